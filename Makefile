@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# udpdrop build. Everything but the final ./udpdrop goes to .output/.
+#   make            build ./udpdrop
+#   make check      unit tests, BPF integration tests (root), sanitizer build
+#   make deps       install the Debian packages the build and tests need
+#   make demo       deps + build + show real drops in throwaway namespaces
+#   make bench      per-drop BPF cost and storm rate, side by side
+#   make install    PREFIX=/usr/local DESTDIR=
+#   V=1             show full commands
+
+VERSION     := 0.1.0
+OUTPUT      ?= .output
+CLANG       ?= clang
+BPFTOOL     ?= bpftool
+CC          ?= cc
+PKG_CONFIG  ?= pkg-config
+PREFIX      ?= /usr/local
+ARCH        := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+VMLINUX_DIR := vmlinux/$(shell uname -m)
+
+CFLAGS      ?= -g -O2
+CFLAGS      += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+               -std=gnu11 -D_GNU_SOURCE -DUDPDROP_VERSION='"$(VERSION)"'
+INCLUDES    := -Iinclude -Isrc -I$(OUTPUT)
+LIBS        := -lbpf -lelf -lz
+BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+               -Wno-unused-function -Wno-compare-distinct-pointer-types \
+               -I$(VMLINUX_DIR) -Iinclude -Ibpf
+
+ifeq ($(V),1)
+  Q =
+  msg =
+else
+  Q = @
+  msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# The core library: every subcommand links all of it.
+CORE_SRCS   := $(filter-out src/main.c,$(wildcard src/*.c))
+CORE_OBJS   := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CORE_SRCS))
+MAIN_OBJ    := $(OUTPUT)/main.o
+BPF_SRCS    := $(wildcard bpf/*.bpf.c)
+SKELS       := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
+UNIT_BINS   := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+HELPER_BIN  := $(OUTPUT)/tests/udptest
+
+.PHONY: all clean check unit integration asan deps demo bench install uninstall vmlinux
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: udpdrop
+
+$(OUTPUT) $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+# BPF: compile, link (bpftool gen object), then the skeleton header.
+$(OUTPUT)/%.tmp.bpf.o: bpf/%.bpf.c | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MT $@ -c $< -o $@
+
+$(OUTPUT)/%.bpf.o: $(OUTPUT)/%.tmp.bpf.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+# User space: every object may include a skeleton.
+$(OUTPUT)/%.o: src/%.c $(SKELS) | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
+
+udpdrop: $(MAIN_OBJ) $(CORE_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
+
+# Unit tests: cmocka, no root, linked against the core library.
+$(OUTPUT)/tests/%: tests/unit/%.c $(CORE_OBJS) | $(OUTPUT)/tests
+	$(call msg,TEST-CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -MMD -MP $< $(CORE_OBJS) $(LIBS) -lcmocka -o $@
+
+$(HELPER_BIN): tests/integration/udptest.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -MMD -MP $< -o $@
+
+unit: $(UNIT_BINS)
+	$(Q)tools/run-unit.sh $(UNIT_BINS)
+
+integration: udpdrop $(HELPER_BIN)
+	$(Q)tests/integration/run.sh
+
+# Sanitizer build of the user-space code in its own output tree; runs the
+# unit tests and a short live `top --batch`.
+asan:
+	$(Q)$(MAKE) --no-print-directory OUTPUT=.output/asan \
+		CFLAGS='-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
+		LDFLAGS='-fsanitize=address,undefined' unit
+	$(Q)$(MAKE) --no-print-directory OUTPUT=.output/asan \
+		CFLAGS='-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
+		LDFLAGS='-fsanitize=address,undefined' .output/asan/udpdrop-asan
+	$(Q)tools/asan-live.sh .output/asan/udpdrop-asan
+
+$(OUTPUT)/udpdrop-asan: $(MAIN_OBJ) $(CORE_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(HELPER_BIN)
+	$(Q)tools/check.sh
+
+deps:
+	$(Q)tools/deps.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all $(HELPER_BIN)
+	$(Q)tools/demo.sh
+
+bench: udpdrop $(HELPER_BIN)
+	$(Q)tools/bench.sh
+
+vmlinux:
+	$(Q)tools/gen-vmlinux.sh
+
+install: udpdrop
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0755 udpdrop $(DESTDIR)$(PREFIX)/sbin/udpdrop
+	install -m 0644 man/udpdrop.8 $(DESTDIR)$(PREFIX)/share/man/man8/udpdrop.8
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/sbin/udpdrop $(DESTDIR)$(PREFIX)/share/man/man8/udpdrop.8
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -rf $(OUTPUT) udpdrop
+
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d)

@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * udpdrop kernel side: classify every freed-with-a-reason skb that carries
+ * UDP, attribute it to a socket (or a flow when there is none) and count it
+ * in a per-CPU map. User space reads the map each interval; nothing here
+ * sends one event per drop, so the counts are exact at any drop rate.
+ *
+ * Three entry points share one classifier; the loader picks the first one
+ * this kernel accepts: tp_btf (direct BTF reads, cheapest), raw_tp
+ * (probe reads), classic tracepoint (needs tracefs).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_core_read.h>
+#include "core_fixes.bpf.h"
+#include "udpdrop.h"
+
+#define AF_INET 2
+#define AF_INET6 10
+#define ETH_P_IP 0x0800
+#define IPPROTO_FRAGMENT_HDR 44
+#define IP_MF 0x2000
+#define IP_OFFSET 0x1fff
+#define TCP_TIME_WAIT_STATE 6
+#define TCP_NEW_SYN_RECV_STATE 12
+#define ENOMEM_ 12
+#define ENOBUFS_ 105
+
+/* Load-time knobs (set by the loader before load, read-only after). */
+const volatile __u32 filter_netns = 0;  /* 0: every netns */
+const volatile __u16 filter_port = 0;   /* 0: every port */
+const volatile bool use_rx_sk = true;   /* false forces the pre-6.11 path */
+const volatile __u64 frag_window_ns = 60ull * 1000000000ull;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 16384); /* resized by the loader (--map-entries) */
+	__type(key, struct ud_key);
+	__type(value, struct ud_val);
+} drops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UD_OVERFLOW_SLOTS);
+	__type(key, __u32);
+	__type(value, struct ud_val);
+} overflow SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UD_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Datagram identity of an IP fragment, for counting a datagram once. */
+struct frag_id {
+	__u8 saddr[16];
+	__u8 daddr[16];
+	__u32 netns;
+	__u32 id;
+	__u8 family;
+	__u8 proto;
+	__u16 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct frag_id);
+	__type(value, __u64); /* last time a fragment of it was freed */
+} frags SEC(".maps");
+
+/*
+ * Per-CPU hand-over between consecutive events on one CPU:
+ * - children: freeing a reassembled (or GRO) skb frees its frag_list
+ *   members right after it, each with its own kfree_skb event; they belong
+ *   to the parent's bucket and are not datagrams of their own;
+ * - fail: udp_fail_queue_rcv_skb fires just before the kfree_skb of the
+ *   same skb and names the socket on kernels without rx_sk.
+ */
+struct handover {
+	struct ud_key key;   /* parent bucket */
+	__u64 next_child;    /* struct sk_buff * expected next */
+	__u64 fail_sk;       /* struct sock * from udp_fail_queue_rcv_skb */
+	__u64 fail_skb;      /* its skb (0 on kernels where the tp lacks it) */
+	__s32 fail_rc;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct handover);
+} handover SEC(".maps");
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		*v += 1;
+}
+
+/*
+ * Field readers: direct BTF loads in tp_btf (plain loads, no helper call),
+ * probe reads elsewhere. `direct` is a literal at every call site, so the
+ * compiler keeps only one side.
+ */
+#define RD(direct, direct_expr, ...)                                           \
+	((direct) ? (direct_expr) : BPF_CORE_READ(__VA_ARGS__))
+
+static __always_inline __u32 sk_netns(bool direct, struct sock *sk)
+{
+	return RD(direct, sk->__sk_common.skc_net.net->ns.inum,
+		  sk, __sk_common.skc_net.net, ns.inum);
+}
+
+static __always_inline __u32 dev_netns(bool direct, struct net_device *dev)
+{
+	return RD(direct, dev->nd_net.net->ns.inum, dev, nd_net.net, ns.inum);
+}
+
+static __always_inline __u32 task_netns(bool direct)
+{
+	if (direct) {
+		struct task_struct *t = bpf_get_current_task_btf();
+
+		return t->nsproxy->net_ns->ns.inum;
+	}
+	struct task_struct *t = (void *)bpf_get_current_task();
+
+	return BPF_CORE_READ(t, nsproxy, net_ns, ns.inum);
+}
+
+/*
+ * The socket cookie, as sock_diag reports it. It is generated lazily; a
+ * socket nobody asked about yet has none, and then the inode names it
+ * (user space dumps sockets often, which generates the cookies).
+ */
+static __always_inline void sk_identity(bool direct, struct sock *sk,
+					struct ud_key *k)
+{
+	__u64 cookie = RD(direct, sk->__sk_common.skc_cookie.counter,
+			  sk, __sk_common.skc_cookie.counter);
+
+	if (cookie) {
+		k->cookie = cookie;
+		return;
+	}
+	k->cookie = RD(direct, sk->sk_socket->file->f_inode->i_ino,
+		       sk, sk_socket, file, f_inode, i_ino);
+	if (k->cookie)
+		k->flags |= UD_KEY_INODE;
+}
+
+/* Returns the socket's IP protocol, or 0 for sockets that are not full. */
+static __always_inline __u16 sk_proto(bool direct, struct sock *sk)
+{
+	__u8 state = RD(direct, sk->__sk_common.skc_state, sk,
+			__sk_common.skc_state);
+
+	if (state == TCP_TIME_WAIT_STATE || state == TCP_NEW_SYN_RECV_STATE)
+		return 0;
+	if (direct)
+		return BPF_CORE_READ_BITFIELD(sk, sk_protocol);
+	return BPF_CORE_READ_BITFIELD_PROBED(sk, sk_protocol);
+}
+
+static __always_inline bool wanted_proto(__u16 proto)
+{
+	return proto == 17 /* UDP */ || proto == 136 /* UDP-Lite */;
+}
+
+struct pkt_info {
+	__u32 id;
+	bool fragment;   /* MF set or offset != 0 */
+	bool first_frag; /* offset == 0 */
+};
+
+/*
+ * Parse the IPv4/IPv6 + UDP header of the freed skb into the flow fields
+ * of the key. Returns false if the skb carries no IP header we understand.
+ */
+static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
+					  struct ud_key *k, struct pkt_info *pi)
+{
+	unsigned char *head = RD(direct, skb->head, skb, head);
+	__u16 nh = RD(direct, skb->network_header, skb, network_header);
+	__u8 buf[48];
+
+	/* ~0: network header never set (dropped before L3) */
+	if (nh == 0xffff || !head)
+		return false;
+	if (bpf_probe_read_kernel(buf, sizeof(buf), head + nh))
+		return false;
+
+	__u8 version = buf[0] >> 4;
+
+	if (version == 4) {
+		struct iphdr *ip = (void *)buf;
+		__u32 ihl = (buf[0] & 0xf) * 4;
+		__u16 frag = bpf_ntohs(ip->frag_off);
+
+		k->family = AF_INET;
+		k->proto = ip->protocol;
+		__builtin_memcpy(k->saddr, &ip->saddr, 4);
+		__builtin_memcpy(k->daddr, &ip->daddr, 4);
+		pi->id = bpf_ntohs(ip->id);
+		pi->fragment = frag & (IP_MF | IP_OFFSET);
+		pi->first_frag = !(frag & IP_OFFSET);
+		if (!pi->first_frag)
+			return true;
+		if (ihl == 20) {
+			struct udphdr *uh = (void *)(buf + 20);
+
+			k->dport = bpf_ntohs(uh->dest);
+		} else {
+			__be16 ports[2];
+
+			if (ihl < 20 || bpf_probe_read_kernel(ports, sizeof(ports),
+							      head + nh + ihl))
+				return true;
+			k->dport = bpf_ntohs(ports[1]);
+		}
+		return true;
+	}
+	if (version == 6) {
+		struct ipv6hdr *ip6 = (void *)buf;
+
+		k->family = AF_INET6;
+		k->proto = ip6->nexthdr;
+		__builtin_memcpy(k->saddr, &ip6->saddr, 16);
+		__builtin_memcpy(k->daddr, &ip6->daddr, 16);
+		pi->first_frag = true;
+		if (ip6->nexthdr == IPPROTO_FRAGMENT_HDR) {
+			struct frag_hdr *fh = (void *)(buf + 40);
+			__u16 off = bpf_ntohs(fh->frag_off);
+			__be16 ports[2];
+
+			k->proto = fh->nexthdr;
+			pi->id = bpf_ntohl(fh->identification);
+			pi->fragment = true;
+			pi->first_frag = !(off & 0xfff8);
+			if (pi->first_frag &&
+			    !bpf_probe_read_kernel(ports, sizeof(ports),
+						   head + nh + 48))
+				k->dport = bpf_ntohs(ports[1]);
+			return true;
+		}
+		struct udphdr *uh = (void *)(buf + 40);
+
+		k->dport = bpf_ntohs(uh->dest);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A datagram is lost once however many fragment skbs go with it. A
+ * reassembly failure counts it unless a fragment of it was already counted
+ * within the window; any other fragment drop counts it only for the first
+ * fragment (offset 0) or a local sender's fragment, because a non-first
+ * fragment dropped on the receive path is followed by the reassembly
+ * failure that names the datagram's loss (and matches IpReasmFails).
+ */
+static __always_inline __u64 frag_datagrams(struct ud_key *k,
+					    struct pkt_info *pi, __u32 reason)
+{
+	bool reasm_fail = reason == UD_REASON(FRAG_REASM_TIMEOUT) ||
+			  reason == UD_REASON(FRAG_TOO_FAR);
+	bool local_sender = k->flags & UD_KEY_SKB_SK;
+	struct frag_id id = {};
+	__u64 now, *seen;
+
+	if (reason == UD_REASON(DUP_FRAG))
+		return 0; /* a duplicate: the datagram may still arrive */
+	if (!reasm_fail && !local_sender && !pi->first_frag)
+		return 0;
+
+	__builtin_memcpy(id.saddr, k->saddr, 16);
+	__builtin_memcpy(id.daddr, k->daddr, 16);
+	id.netns = k->netns;
+	id.id = pi->id;
+	id.family = k->family;
+	id.proto = k->proto;
+	now = bpf_ktime_get_ns();
+	seen = bpf_map_lookup_elem(&frags, &id);
+	if (seen && now - *seen < frag_window_ns) {
+		*seen = now;
+		return 0;
+	}
+	bpf_map_update_elem(&frags, &id, &now, BPF_ANY);
+	return 1;
+}
+
+static __always_inline void account(struct ud_key *k, __u64 datagrams,
+				    __u64 len)
+{
+	struct ud_val *v = bpf_map_lookup_elem(&drops, k);
+
+	if (!v) {
+		struct ud_val zero = {};
+
+		/* EEXIST (another CPU won) is fine; E2BIG means full */
+		bpf_map_update_elem(&drops, k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&drops, k);
+	}
+	if (v) {
+		stat_inc(UD_STAT_COUNTED);
+	} else {
+		__u32 slot = k->reason < UD_OVERFLOW_SLOTS - 1
+				     ? k->reason
+				     : UD_OVERFLOW_SLOTS - 1;
+
+		v = bpf_map_lookup_elem(&overflow, &slot);
+		if (!v)
+			return;
+		stat_inc(UD_STAT_OVERFLOW);
+	}
+	v->datagrams += datagrams;
+	v->skbs += 1;
+	v->bytes += len;
+}
+
+static __always_inline bool filtered_out(struct ud_key *k, __u16 lport)
+{
+	if (filter_netns && k->netns != filter_netns)
+		return true;
+	if (filter_port && lport != filter_port && k->dport != filter_port)
+		return true;
+	return false;
+}
+
+/*
+ * Fill the socket part of the key. Returns false when the socket is not a
+ * full UDP socket (a raw socket sending UDP, a TCP request sock, ...).
+ */
+static __always_inline bool sock_key(bool direct, struct sock *sk,
+				     struct ud_key *k, __u16 *lport)
+{
+	__u16 proto = sk_proto(direct, sk);
+
+	if (!wanted_proto(proto))
+		return false;
+	k->proto = proto;
+	k->flags |= UD_KEY_SOCK;
+	k->netns = sk_netns(direct, sk);
+	k->family = RD(direct, sk->__sk_common.skc_family, sk,
+		       __sk_common.skc_family);
+	*lport = RD(direct, sk->__sk_common.skc_num, sk, __sk_common.skc_num);
+	sk_identity(direct, sk, k);
+	return true;
+}
+
+/* The number of datagrams a (GSO or GRO) skb stands for. */
+static __always_inline __u64 skb_segments(bool direct, struct sk_buff *skb,
+					  __u64 *frag_list)
+{
+	unsigned char *head;
+	struct skb_shared_info *sh;
+	__u32 data_len = RD(direct, skb->data_len, skb, data_len);
+	__u32 end;
+	__u32 gso_type;
+	__u16 segs;
+
+	*frag_list = 0;
+	if (!data_len) /* linear skb: no frag_list, no GSO payload */
+		return 1;
+	head = RD(direct, skb->head, skb, head);
+	end = RD(direct, skb->end, skb, end);
+	sh = (void *)(head + end);
+	*frag_list = (__u64)BPF_CORE_READ(sh, frag_list);
+	gso_type = BPF_CORE_READ(sh, gso_type);
+	segs = BPF_CORE_READ(sh, gso_segs);
+	if ((gso_type & (SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST)) && segs > 1)
+		return segs;
+	return 1;
+}
+
+static __always_inline int classify(bool direct, struct sk_buff *skb,
+				    void *location, __u32 reason,
+				    struct sock *rx_sk)
+{
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	struct ud_key k;
+	struct pkt_info pi = {};
+	struct sock *sk = rx_sk, *fsk = NULL;
+	bool have_sk = false;
+	__u16 lport = 0;
+	__u64 datagrams, frag_list;
+	__u32 len;
+
+	if (!ho)
+		return 0;
+	stat_inc(UD_STAT_EVENTS);
+	len = RD(direct, skb->len, skb, len);
+
+	/* A frag_list member of the skb just counted: same bucket, 0 datagrams */
+	if (ho->next_child && ho->next_child == (__u64)skb) {
+		ho->next_child = (__u64)RD(direct, skb->next, skb, next);
+		stat_inc(UD_STAT_COUNTED);
+		account(&ho->key, 0, len);
+		return 0;
+	}
+	ho->next_child = 0;
+
+	__builtin_memset(&k, 0, sizeof(k));
+	k.reason = reason;
+	k.location = (__u64)location;
+
+	/*
+	 * The socket, most direct first: rx_sk, the udp_fail handover, then
+	 * skb->sk (a local sender). The handover pointer went through a map,
+	 * so it is read with probe reads even in tp_btf.
+	 */
+	if (!sk && ho->fail_sk &&
+	    (!ho->fail_skb || ho->fail_skb == (__u64)skb)) {
+		fsk = (void *)ho->fail_sk;
+		k.flags |= ho->fail_rc == -ENOMEM_ ? UD_KEY_FAIL_RCVBUF
+						   : UD_KEY_FAIL_MEM;
+	}
+	ho->fail_sk = 0;
+	if (fsk) {
+		have_sk = sock_key(false, fsk, &k, &lport);
+		k.flags |= UD_KEY_RX_SK;
+	} else if (sk) {
+		have_sk = sock_key(direct, sk, &k, &lport);
+		k.flags |= UD_KEY_RX_SK;
+	} else {
+		sk = RD(direct, skb->sk, skb, sk);
+		if (sk && sock_key(direct, sk, &k, &lport)) {
+			have_sk = true;
+			k.flags |= UD_KEY_SKB_SK;
+		}
+	}
+	if (have_sk) {
+		/* a local sender's datagram may be a fragment: look */
+		if (k.flags & UD_KEY_SKB_SK) {
+			struct ud_key tmp = {};
+
+			if (parse_headers(direct, skb, &tmp, &pi) && pi.fragment) {
+				k.flags |= UD_KEY_FRAG;
+				__builtin_memcpy(k.saddr, tmp.saddr, 16);
+				__builtin_memcpy(k.daddr, tmp.daddr, 16);
+			}
+		}
+	} else {
+		struct net_device *dev;
+
+		/* e.g. a raw socket sending UDP: judge the packet itself */
+		k.flags &= ~(UD_KEY_FAIL_MEM | UD_KEY_FAIL_RCVBUF | UD_KEY_RX_SK |
+			     UD_KEY_SOCK);
+		if (!parse_headers(direct, skb, &k, &pi) ||
+		    !wanted_proto(k.proto)) {
+			stat_inc(UD_STAT_NOT_OURS);
+			return 0;
+		}
+		if (pi.fragment)
+			k.flags |= UD_KEY_FRAG;
+		dev = RD(direct, skb->dev, skb, dev);
+		/* no device: process context (e.g. recvmsg), the task's netns */
+		k.netns = dev ? dev_netns(direct, dev) : task_netns(direct);
+	}
+
+	if (filtered_out(&k, lport)) {
+		stat_inc(UD_STAT_FILTERED);
+		return 0;
+	}
+
+	datagrams = skb_segments(direct, skb, &frag_list);
+	if (k.flags & UD_KEY_FRAG) {
+		datagrams = frag_datagrams(&k, &pi, reason);
+		/* the fragment's addresses were only needed for the identity */
+		if (k.flags & UD_KEY_SOCK) {
+			__builtin_memset(k.saddr, 0, sizeof(k.saddr));
+			__builtin_memset(k.daddr, 0, sizeof(k.daddr));
+		}
+	}
+	account(&k, datagrams, len);
+	if (frag_list) {
+		ho->key = k;
+		ho->next_child = frag_list;
+	}
+	return 0;
+}
+
+/* tp_btf: arguments are typed, reads are plain loads. */
+SEC("tp_btf/kfree_skb")
+int BPF_PROG(udpdrop_kfree_btf, struct sk_buff *skb, void *location)
+{
+	__u32 reason = 0;
+	struct sock *rx_sk = NULL;
+
+	if (kfree_skb_has_reason())
+		reason = (__u32)ctx[2];
+	if (kfree_skb_has_rx_sk() && use_rx_sk)
+		rx_sk = (struct sock *)ctx[3];
+	return classify(true, skb, location, reason, rx_sk);
+}
+
+/* raw_tp: same arguments, untyped: every read is a probe read. */
+SEC("raw_tp/kfree_skb")
+int BPF_PROG(udpdrop_kfree_raw, struct sk_buff *skb, void *location)
+{
+	__u32 reason = 0;
+	struct sock *rx_sk = NULL;
+
+	if (kfree_skb_has_reason())
+		reason = (__u32)ctx[2];
+	if (kfree_skb_has_rx_sk() && use_rx_sk)
+		rx_sk = (struct sock *)ctx[3];
+	return classify(false, skb, location, reason, rx_sk);
+}
+
+/* Classic tracepoint: the record the trace event fills in (needs tracefs). */
+SEC("tracepoint/skb/kfree_skb")
+int udpdrop_kfree_tp(struct trace_event_raw_kfree_skb *args)
+{
+	__u32 reason = 0;
+	struct sock *rx_sk = NULL;
+
+	if (kfree_skb_has_reason())
+		reason = BPF_CORE_READ(args, reason);
+	if (kfree_skb_has_rx_sk() && use_rx_sk)
+		rx_sk = BPF_CORE_READ(args, rx_sk);
+	return classify(false, BPF_CORE_READ(args, skbaddr),
+			BPF_CORE_READ(args, location), reason, rx_sk);
+}
+
+static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb)
+{
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+
+	stat_inc(UD_STAT_FAIL_EVENTS);
+	if (!ho)
+		return 0;
+	ho->fail_sk = (__u64)sk;
+	ho->fail_skb = skb;
+	ho->fail_rc = rc;
+	return 0;
+}
+
+/*
+ * udp:udp_fail_queue_rcv_skb: (rc, sk) before 6.10, (rc, sk, skb) since
+ * "udp: add IP/port data to the tracepoint udp/udp_fail_queue_rcv_skb"
+ * (6.10), which added the sport field tested here.
+ * Only loaded when kfree_skb lacks rx_sk (or the loader is told so).
+ */
+SEC("raw_tp/udp_fail_queue_rcv_skb")
+int BPF_PROG(udpdrop_fail_raw, int rc, struct sock *sk)
+{
+	__u64 skb = 0;
+
+	if (bpf_core_field_exists(struct trace_event_raw_udp_fail_queue_rcv_skb,
+				  sport))
+		skb = ctx[2];
+	return fail_handover(rc, sk, skb);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

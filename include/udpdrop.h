@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Types shared by the BPF programs (bpf/) and user space (src/).
+ * Fixed-width __u* types only: this header is compiled both against
+ * vmlinux.h and against the libc/uapi headers.
+ */
+#ifndef UDPDROP_H
+#define UDPDROP_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Where the socket identity in ud_key.cookie came from. */
+#define UD_KEY_SOCK      (1u << 0) /* cookie names a socket */
+#define UD_KEY_RX_SK     (1u << 1) /* ... the receiving socket (rx_sk / udp_fail tp) */
+#define UD_KEY_SKB_SK    (1u << 2) /* ... skb->sk: a local sender (or early demux) */
+#define UD_KEY_INODE     (1u << 3) /* cookie field holds the socket inode instead */
+#define UD_KEY_FRAG      (1u << 4) /* the freed skb was an IP fragment */
+#define UD_KEY_FAIL_RCVBUF (1u << 5) /* udp_fail_queue_rcv_skb said -ENOMEM (rcvbuf) */
+#define UD_KEY_FAIL_MEM  (1u << 6) /* udp_fail_queue_rcv_skb said -ENOBUFS (udp_mem) */
+#define UD_KEY_CHILD     (1u << 7) /* a frag_list member freed with its parent */
+
+/*
+ * One aggregation bucket. Socket-attributed drops leave the flow fields
+ * zero (the socket table knows the tuple), which keeps the map small;
+ * drops with no socket keep saddr/daddr/dport so user space can match them
+ * to a bound socket or show the flow. sport is never kept: it would make
+ * one bucket per client port.
+ */
+struct ud_key {
+	__u64 cookie;   /* socket cookie (or inode, see UD_KEY_INODE), 0 if none */
+	__u64 location; /* kernel text address that freed the skb */
+	__u32 netns;    /* network namespace inode */
+	__u32 reason;   /* raw enum skb_drop_reason, subsystem bits included */
+	__u8 saddr[16]; /* IPv4 in the first 4 bytes */
+	__u8 daddr[16];
+	__u16 dport;    /* host byte order; 0 for non-first fragments */
+	__u8 family;    /* AF_INET (2), AF_INET6 (10) or 0 if unknown */
+	__u8 proto;     /* IPPROTO_UDP, IPPROTO_UDPLITE, ... */
+	__u32 flags;    /* UD_KEY_* */
+};
+
+struct ud_val {
+	__u64 datagrams; /* lost datagrams (see DESIGN.md, counting rules) */
+	__u64 skbs;      /* raw kfree_skb events */
+	__u64 bytes;     /* skb->len summed over the events */
+};
+
+/* Global per-CPU counters: everything the programs saw, so nothing hides. */
+enum ud_stat {
+	UD_STAT_EVENTS,        /* kfree_skb events examined */
+	UD_STAT_NOT_OURS,      /* not UDP (or not the wanted protocols) */
+	UD_STAT_FILTERED,      /* UDP but excluded by --port/--netns */
+	UD_STAT_COUNTED,       /* events added to the drops map */
+	UD_STAT_OVERFLOW,      /* events that found the drops map full */
+	UD_STAT_FAIL_EVENTS,   /* udp_fail_queue_rcv_skb events */
+	UD_STAT_MAX,
+};
+
+/*
+ * When the drops map is full, events land in the overflow array instead,
+ * indexed by reason (reasons at or above the last slot share it), so totals
+ * per cause stay exact even when per-socket detail is lost.
+ */
+#define UD_OVERFLOW_SLOTS 256
+
+#endif /* UDPDROP_H */

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <string.h>
+#include "causes.h"
+#include "udpdrop.h"
+#include "util.h"
+
+static const struct {
+	const char *name;
+	const char *describe;
+} causes[CAUSE_MAX] = {
+	[CAUSE_RCVBUF] = { "rcvbuf", "socket receive buffer full: the reader is slower than the arrivals" },
+	[CAUSE_UDP_MEM] = { "udp_mem", "system-wide UDP memory limit (net.ipv4.udp_mem) reached" },
+	[CAUSE_NO_SOCKET] = { "no_socket", "nothing listening on the destination port" },
+	[CAUSE_CHECKSUM] = { "checksum", "bad checksum: a broken sender or checksum offload" },
+	[CAUSE_SOCKET_FILTER] = { "socket_filter", "rejected by a BPF socket filter attached to the socket" },
+	[CAUSE_NETFILTER] = { "netfilter", "dropped by a netfilter (nftables/iptables) rule" },
+	[CAUSE_FRAG_TIMEOUT] = { "frag_timeout", "IP reassembly timed out: a fragment never arrived (net.ipv4.ipfrag_time)" },
+	[CAUSE_FRAG_TOO_FAR] = { "frag_too_far", "IP reassembly gave up: too many newer datagrams (net.ipv4.ipfrag_max_dist)" },
+	[CAUSE_FRAG_DUP] = { "frag_dup", "duplicate IP fragment discarded (the datagram may still arrive)" },
+	[CAUSE_QDISC] = { "qdisc", "dropped by the egress queueing discipline (queue full or over limit)" },
+	[CAUSE_CPU_BACKLOG] = { "cpu_backlog", "per-CPU input backlog full (net.core.netdev_max_backlog)" },
+	[CAUSE_XDP] = { "xdp", "dropped by an XDP program" },
+	[CAUSE_TC] = { "tc", "dropped by a tc filter or action" },
+	[CAUSE_NOMEM] = { "nomem", "the kernel could not allocate memory" },
+	[CAUSE_HEADER] = { "header", "malformed or truncated header" },
+	[CAUSE_ROUTE] = { "route", "no route, bad address or reverse-path filter" },
+	[CAUSE_NEIGH] = { "neigh", "neighbour (ARP/ND) resolution failed or its queue was full" },
+	[CAUSE_SOCKET_CLOSE] = { "socket_close", "socket closed with datagrams still queued (never read)" },
+	[CAUSE_CGROUP_BPF] = { "cgroup_bpf", "dropped by a cgroup BPF program" },
+	[CAUSE_OTHER] = { "other", "a kernel reason udpdrop has no cause for (see the raw reason)" },
+};
+
+const char *cause__name(enum cause c)
+{
+	return c < CAUSE_MAX ? causes[c].name : "other";
+}
+
+const char *cause__describe(enum cause c)
+{
+	return c < CAUSE_MAX ? causes[c].describe : causes[CAUSE_OTHER].describe;
+}
+
+int cause__from_name(const char *name)
+{
+	for (int i = 0; i < CAUSE_MAX; i++)
+		if (!strcmp(causes[i].name, name))
+			return i;
+	return -1;
+}
+
+/* Exact names first, then prefixes; order matters only among prefixes. */
+static const struct {
+	const char *reason;
+	bool prefix;
+	enum cause cause;
+} rules[] = {
+	{ "SOCKET_RCVBUFF", false, CAUSE_RCVBUF },
+	{ "PROTO_MEM", false, CAUSE_UDP_MEM },
+	{ "NO_SOCKET", false, CAUSE_NO_SOCKET },
+	{ "UDP_CSUM", false, CAUSE_CHECKSUM },
+	{ "IP_CSUM", false, CAUSE_CHECKSUM },
+	{ "SKB_CSUM", false, CAUSE_CHECKSUM },
+	{ "TCP_CSUM", false, CAUSE_CHECKSUM },
+	{ "ICMP_CSUM", false, CAUSE_CHECKSUM },
+	{ "SOCKET_FILTER", false, CAUSE_SOCKET_FILTER },
+	{ "NETFILTER_DROP", false, CAUSE_NETFILTER },
+	{ "FRAG_REASM_TIMEOUT", false, CAUSE_FRAG_TIMEOUT },
+	{ "FRAG_TOO_FAR", false, CAUSE_FRAG_TOO_FAR },
+	{ "DUP_FRAG", false, CAUSE_FRAG_DUP },
+	{ "CPU_BACKLOG", false, CAUSE_CPU_BACKLOG },
+	{ "XDP", false, CAUSE_XDP },
+	{ "NOMEM", false, CAUSE_NOMEM },
+	{ "PFMEMALLOC", false, CAUSE_NOMEM },
+	{ "SKB_UCOPY_FAULT", false, CAUSE_NOMEM },
+	{ "PKT_TOO_SMALL", false, CAUSE_HEADER },
+	{ "PKT_TOO_BIG", false, CAUSE_HEADER },
+	{ "IP_INHDR", false, CAUSE_HEADER },
+	{ "HDR_TRUNC", false, CAUSE_HEADER },
+	{ "INVALID_PROTO", false, CAUSE_HEADER },
+	{ "IPV6_BAD_EXTHDR", false, CAUSE_HEADER },
+	{ "UNHANDLED_PROTO", false, CAUSE_HEADER },
+	{ "OTHERHOST", false, CAUSE_ROUTE },
+	{ "IP_RPFILTER", false, CAUSE_ROUTE },
+	{ "IP_NOPROTO", false, CAUSE_ROUTE },
+	{ "UNICAST_IN_L2_MULTICAST", false, CAUSE_ROUTE },
+	{ "IPV6DISABLED", false, CAUSE_ROUTE },
+	{ "SOCKET_CLOSE", false, CAUSE_SOCKET_CLOSE },
+	{ "QUEUE_PURGE", false, CAUSE_SOCKET_CLOSE },
+	{ "BPF_CGROUP_EGRESS", false, CAUSE_CGROUP_BPF },
+	{ "QDISC_", true, CAUSE_QDISC },
+	{ "FQ_", true, CAUSE_QDISC },
+	{ "CAKE_", true, CAUSE_QDISC },
+	{ "DUALPI2_", true, CAUSE_QDISC },
+	{ "TC_", true, CAUSE_TC },
+	{ "IP_OUTNOROUTES", false, CAUSE_ROUTE },
+	{ "IP_IN", true, CAUSE_ROUTE },  /* IP_INADDRERRORS, IP_INNOROUTES */
+	{ "IP_LOCAL", true, CAUSE_ROUTE },
+	{ "IP_INVALID_", true, CAUSE_ROUTE },
+	{ "NEIGH_", true, CAUSE_NEIGH },
+};
+
+enum cause cause__classify(const char *reason, uint32_t flags)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
+		bool hit = rules[i].prefix
+				   ? !strncmp(reason, rules[i].reason,
+					      strlen(rules[i].reason))
+				   : !strcmp(reason, rules[i].reason);
+		if (hit)
+			return rules[i].cause;
+	}
+	/* Kernels without reasons: the udp_fail tracepoint's rc tells. */
+	if (flags & UD_KEY_FAIL_RCVBUF)
+		return CAUSE_RCVBUF;
+	if (flags & UD_KEY_FAIL_MEM)
+		return CAUSE_UDP_MEM;
+	return CAUSE_OTHER;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * User-facing causes: short, stable, lowercase names (a contract: add,
+ * never rename), each mapped from one or more kernel reasons by name.
+ */
+#ifndef UD_CAUSES_H
+#define UD_CAUSES_H
+
+#include <stdint.h>
+
+enum cause {
+	CAUSE_RCVBUF,
+	CAUSE_UDP_MEM,
+	CAUSE_NO_SOCKET,
+	CAUSE_CHECKSUM,
+	CAUSE_SOCKET_FILTER,
+	CAUSE_NETFILTER,
+	CAUSE_FRAG_TIMEOUT,
+	CAUSE_FRAG_TOO_FAR,
+	CAUSE_FRAG_DUP,
+	CAUSE_QDISC,
+	CAUSE_CPU_BACKLOG,
+	CAUSE_XDP,
+	CAUSE_TC,
+	CAUSE_NOMEM,
+	CAUSE_HEADER,
+	CAUSE_ROUTE,
+	CAUSE_NEIGH,
+	CAUSE_SOCKET_CLOSE,
+	CAUSE_CGROUP_BPF,
+	CAUSE_OTHER,
+	CAUSE_MAX,
+};
+
+const char *cause__name(enum cause c);
+/* One line: what the cause means for a UDP application. */
+const char *cause__describe(enum cause c);
+/* -1 if unknown */
+int cause__from_name(const char *name);
+/*
+ * The cause for a kernel reason name (without the SKB_DROP_REASON_
+ * prefix) and the key's UD_KEY_* flags. Unknown reasons are CAUSE_OTHER.
+ */
+enum cause cause__classify(const char *reason_name, uint32_t key_flags);
+
+#endif

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Exit codes and the subcommand entry points (documented in the README). */
+#ifndef UD_CLI_H
+#define UD_CLI_H
+
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,     /* runtime failure */
+	EXIT_USAGE = 2,    /* bad option or value */
+	EXIT_PRIV = 3,     /* not root / missing capabilities */
+	EXIT_KERNEL = 4,   /* kernel lacks a feature, or BPF load/attach failed */
+};
+
+int do_top(int argc, char **argv);
+
+#endif

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <inttypes.h>
+#include <math.h>
+#include "json.h"
+
+void json_init(struct json *j, struct strbuf *sb)
+{
+	j->sb = sb;
+	j->depth = 0;
+	j->need_comma[0] = false;
+}
+
+/* Called before every value and key: the comma, if one is due. */
+static void sep(struct json *j)
+{
+	if (j->need_comma[j->depth])
+		sb_printf(j->sb, ",");
+	j->need_comma[j->depth] = true;
+}
+
+static void open_(struct json *j, char c)
+{
+	sep(j);
+	sb_printf(j->sb, "%c", c);
+	if (j->depth < JSON_MAX_DEPTH - 1)
+		j->depth++;
+	j->need_comma[j->depth] = false;
+}
+
+static void close_(struct json *j, char c)
+{
+	if (j->depth > 0)
+		j->depth--;
+	sb_printf(j->sb, "%c", c);
+}
+
+void json_obj_begin(struct json *j) { open_(j, '{'); }
+void json_obj_end(struct json *j) { close_(j, '}'); }
+void json_arr_begin(struct json *j) { open_(j, '['); }
+void json_arr_end(struct json *j) { close_(j, ']'); }
+
+static void str_raw(struct json *j, const char *s)
+{
+	sb_printf(j->sb, "\"");
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': sb_printf(j->sb, "\\\""); break;
+		case '\\': sb_printf(j->sb, "\\\\"); break;
+		case '\n': sb_printf(j->sb, "\\n"); break;
+		case '\t': sb_printf(j->sb, "\\t"); break;
+		case '\r': sb_printf(j->sb, "\\r"); break;
+		default:
+			if (*p < 0x20)
+				sb_printf(j->sb, "\\u%04x", *p);
+			else
+				sb_printf(j->sb, "%c", *p);
+		}
+	}
+	sb_printf(j->sb, "\"");
+}
+
+void json_key(struct json *j, const char *key)
+{
+	sep(j);
+	str_raw(j, key);
+	sb_printf(j->sb, ":");
+	/* the value that follows needs no comma of its own */
+	j->need_comma[j->depth] = false;
+	/* ...but the next key does: re-armed by the value's sep() */
+}
+
+void json_str(struct json *j, const char *s)
+{
+	if (!s) {
+		json_null(j);
+		return;
+	}
+	sep(j);
+	str_raw(j, s);
+}
+
+void json_u64(struct json *j, uint64_t v)
+{
+	sep(j);
+	sb_printf(j->sb, "%" PRIu64, v);
+}
+
+void json_i64(struct json *j, int64_t v)
+{
+	sep(j);
+	sb_printf(j->sb, "%" PRId64, v);
+}
+
+void json_double(struct json *j, double v, int decimals)
+{
+	sep(j);
+	if (!isfinite(v))
+		sb_printf(j->sb, "null");
+	else
+		sb_printf(j->sb, "%.*f", decimals, v);
+}
+
+void json_bool(struct json *j, bool v)
+{
+	sep(j);
+	sb_printf(j->sb, v ? "true" : "false");
+}
+
+void json_null(struct json *j)
+{
+	sep(j);
+	sb_printf(j->sb, "null");
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* udpdrop: the subcommand table, as bpftool's main.c has it. */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+static const struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} cmds[] = {
+	{ "top", do_top, "live per-socket drop counts (batch and JSON for now)" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: udpdrop COMMAND [OPTIONS]\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\n'udpdrop COMMAND --help' for a command's options; -V for the version.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *match = NULL;
+	size_t len;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("udpdrop %s\n", UDPDROP_VERSION);
+		return EXIT_OK;
+	}
+	/* unambiguous prefixes, as bpftool accepts them */
+	len = strlen(argv[1]);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strncmp(cmds[i].name, argv[1], len))
+			continue;
+		if (match) {
+			fprintf(stderr, "udpdrop: ambiguous command '%s'\n", argv[1]);
+			return EXIT_USAGE;
+		}
+		match = &cmds[i];
+	}
+	if (!match || !len) {
+		fprintf(stderr, "udpdrop: unknown command '%s'\nTry 'udpdrop --help'.\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	return match->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "log.h"
+#include "model.h"
+#include "util.h"
+
+int model__init(struct model *m, const struct model_opts *o)
+{
+	int err;
+
+	memset(m, 0, sizeof(*m));
+	m->opts = *o;
+	memset(m->cause_cache, -1, sizeof(m->cause_cache));
+	err = reasons__load(&m->reasons, NULL);
+	if (err)
+		return err;
+	/* without symbols locations print as addresses: not fatal */
+	if (ksyms__load(&m->ksyms, NULL))
+		pr_warn("cannot read /proc/kallsyms: drop locations stay addresses\n");
+	if (netns__scan(&m->nt) || socktab__init(&m->st) ||
+	    htab__init(&m->known, sizeof(uint64_t), sizeof(struct sock_info)) ||
+	    htab__init(&m->inode2cookie, sizeof(uint32_t), sizeof(uint64_t)) ||
+	    htab__init(&m->flow_attr, sizeof(struct ud_key), sizeof(uint64_t)) ||
+	    htab__init(&m->rows, sizeof(struct row_key), sizeof(struct row)) ||
+	    htab__init(&m->pid_inodes, sizeof(uint32_t), 1))
+		return -ENOMEM;
+	m->start_ns = m->last_ns = now_ns();
+	m->start_wall = wall_time();
+	return 0;
+}
+
+void model__free(struct model *m)
+{
+	reasons__free(&m->reasons);
+	ksyms__free(&m->ksyms);
+	netns__free(&m->nt);
+	socktab__free(&m->st);
+	htab__free(&m->known);
+	htab__free(&m->inode2cookie);
+	htab__free(&m->flow_attr);
+	htab__free(&m->rows);
+	htab__free(&m->pid_inodes);
+	free(m->counters);
+	free(m->view_sockets);
+	free(m->view_flows);
+	memset(m, 0, sizeof(*m));
+}
+
+const char *model__reason_name(struct model *m, uint32_t reason, char *buf,
+			       int len)
+{
+	return reasons__name(&m->reasons, reason, buf, len);
+}
+
+enum cause model__cause(struct model *m, uint32_t reason, uint32_t flags)
+{
+	bool cacheable = reason < sizeof(m->cause_cache) &&
+			 !(flags & (UD_KEY_FAIL_RCVBUF | UD_KEY_FAIL_MEM));
+	char buf[32];
+	enum cause c;
+
+	if (cacheable && m->cause_cache[reason] >= 0)
+		return m->cause_cache[reason];
+	c = cause__classify(reasons__name(&m->reasons, reason, buf, sizeof(buf)),
+			    flags);
+	if (cacheable)
+		m->cause_cache[reason] = c;
+	return c;
+}
+
+enum cause row__main_cause(const struct row *r)
+{
+	int best = CAUSE_OTHER;
+
+	for (int c = 0; c < CAUSE_MAX; c++)
+		if (r->cause[c] > r->cause[best] ||
+		    (r->cause[c] == r->cause[best] &&
+		     r->cause_skbs[c] > r->cause_skbs[best]))
+			best = c;
+	return best;
+}
+
+const char *model__netns_label(struct model *m, uint32_t netns, char *buf,
+			       int len)
+{
+	const struct netns_info *ni = netns__find(&m->nt, netns);
+
+	if (ni && ni->name[0])
+		return ni->name;
+	snprintf(buf, len, "%u", netns);
+	return buf;
+}
+
+int cause__mibs(enum cause c, enum mib_id *ids, int n)
+{
+	static const struct {
+		enum cause c;
+		enum mib_id ids[3];
+		int n;
+	} map[] = {
+		{ CAUSE_RCVBUF, { MIB_UdpRcvbufErrors, MIB_Udp6RcvbufErrors, MIB_UdpLiteRcvbufErrors }, 3 },
+		{ CAUSE_UDP_MEM, { MIB_UdpMemErrors, MIB_Udp6MemErrors }, 2 },
+		{ CAUSE_NO_SOCKET, { MIB_UdpNoPorts, MIB_Udp6NoPorts }, 2 },
+		{ CAUSE_CHECKSUM, { MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors, MIB_UdpLiteInCsumErrors }, 3 },
+		{ CAUSE_FRAG_TIMEOUT, { MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout }, 2 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (map[i].c == c) {
+			int k = map[i].n < n ? map[i].n : n;
+
+			memcpy(ids, map[i].ids, k * sizeof(*ids));
+			return k;
+		}
+	return 0;
+}
+
+/* ---- kernel counters ---------------------------------------------- */
+
+static struct netns_counters *counters_for(struct model *m, uint32_t netns)
+{
+	struct netns_counters *nc;
+
+	for (int i = 0; i < m->ncounters; i++)
+		if (m->counters[i].netns == netns)
+			return &m->counters[i];
+	nc = realloc(m->counters, (m->ncounters + 1) * sizeof(*nc));
+	if (!nc)
+		return NULL;
+	m->counters = nc;
+	nc = &m->counters[m->ncounters++];
+	memset(nc, 0, sizeof(*nc));
+	nc->netns = netns;
+	return nc;
+}
+
+static void counters_read(struct model *m, uint32_t netns)
+{
+	struct netns_counters *nc = counters_for(m, netns);
+
+	if (!nc)
+		return;
+	if (!nc->have_base) {
+		/* first sight: counting starts now for this netns */
+		if (mib__read(&m->nt, netns, &nc->base))
+			return;
+		nc->have_base = true;
+		nc->cur = nc->base;
+		return;
+	}
+	mib__read(&m->nt, netns, &nc->cur);
+}
+
+void model__baseline(struct model *m)
+{
+	if (m->opts.netns) {
+		counters_read(m, m->opts.netns);
+		return;
+	}
+	for (int i = 0; i < m->nt.n; i++)
+		counters_read(m, m->nt.v[i].inode);
+}
+
+/* ---- the socket table --------------------------------------------- */
+
+static void remember_sockets(struct model *m)
+{
+	for (int i = 0; i < m->st.n; i++) {
+		struct sock_info *si = &m->st.v[i];
+		struct sock_info *k = htab__upsert(&m->known, &si->cookie, NULL);
+		uint64_t *c;
+
+		if (!k)
+			return;
+		/* keep owners found earlier: the dump does not know them */
+		int npids = k->npids;
+		int pids[SOCK_MAX_PIDS];
+		char comm[16];
+
+		memcpy(pids, k->pids, sizeof(pids));
+		memcpy(comm, k->comm, sizeof(comm));
+		*k = *si;
+		k->npids = npids;
+		memcpy(k->pids, pids, sizeof(pids));
+		memcpy(k->comm, comm, sizeof(comm));
+		if (si->inode && (c = htab__upsert(&m->inode2cookie, &si->inode, NULL)))
+			*c = si->cookie;
+	}
+}
+
+static bool netns_in_list(const uint32_t *list, int n, uint32_t netns)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == netns)
+			return true;
+	return false;
+}
+
+static void refresh_pid_inodes(struct model *m)
+{
+	uint32_t inodes[4096];
+	int n;
+
+	if (!m->opts.pid)
+		return;
+	n = socktab__pid_inodes(m->opts.pid, inodes, ARRAY_SIZE(inodes));
+	for (int i = 0; i < n; i++)
+		htab__upsert(&m->pid_inodes, &inodes[i], NULL);
+}
+
+/*
+ * The socket a socketless drop was headed for, among the sockets seen so
+ * far: live ones win over closed ones, then the kernel's own preference.
+ */
+static uint64_t attribute_flow(struct model *m, const struct ud_key *k)
+{
+	struct sock_info *si;
+
+	/* live table first */
+	si = socktab__lookup(&m->st, k->netns, k->family, k->proto, k->saddr,
+			     k->daddr, k->dport);
+	if (si)
+		return si->cookie;
+	/* then sockets that have closed since (e.g. purged at close) */
+	size_t it = 0;
+	const void *key;
+	void *val;
+	struct socktab one;
+
+	if (socktab__init(&one))
+		return 0;
+	while (htab__next(&m->known, &it, &key, &val)) {
+		struct sock_info *ks = val;
+
+		if (ks->netns != k->netns || ks->sport != k->dport)
+			continue;
+		struct sock_info *slot;
+
+		if (one.n == one.cap) {
+			int ncap = one.cap ? one.cap * 2 : 16;
+			struct sock_info *nv = realloc(one.v, ncap * sizeof(*nv));
+
+			if (!nv)
+				break;
+			one.v = nv;
+			one.cap = ncap;
+		}
+		slot = &one.v[one.n++];
+		*slot = *ks;
+	}
+	si = socktab__lookup(&one, k->netns, k->family, k->proto, k->saddr,
+			     k->daddr, k->dport);
+	uint64_t cookie = si ? si->cookie : 0;
+
+	socktab__free(&one);
+	return cookie;
+}
+
+/* Causes whose drops are never a bound socket's, whatever is bound now. */
+static bool cause_is_socketless(enum cause c)
+{
+	return c == CAUSE_NO_SOCKET;
+}
+
+/* ---- rows ----------------------------------------------------------- */
+
+static struct row *row_for(struct model *m, const struct row_key *rk)
+{
+	int created;
+	struct row *r = htab__upsert(&m->rows, rk, &created);
+
+	if (r && created)
+		r->key = *rk;
+	return r;
+}
+
+static void row_add(struct model *m, struct row *r, const struct ud_key *k,
+		    const struct ud_val *v, enum cause c)
+{
+	int i;
+
+	r->dirty = true;
+	r->drops += v->datagrams;
+	r->skbs += v->skbs;
+	r->bytes += v->bytes;
+	r->cause[c] += v->datagrams;
+	r->cause_skbs[c] += v->skbs;
+	r->flags |= k->flags;
+	for (i = 0; i < r->nreasons; i++)
+		if (r->reasons[i].reason == k->reason)
+			break;
+	if (i == r->nreasons) {
+		if (r->nreasons < ROW_MAX_REASONS)
+			r->reasons[r->nreasons++].reason = k->reason;
+		else
+			i = ROW_MAX_REASONS - 1; /* rare: fold into the last */
+	}
+	r->reasons[i].drops += v->datagrams;
+	r->reasons[i].skbs += v->skbs;
+	for (i = 0; i < r->nlocs; i++)
+		if (r->locs[i].addr == k->location)
+			break;
+	if (i == r->nlocs) {
+		if (r->nlocs < ROW_MAX_LOCS)
+			r->locs[r->nlocs++].addr = k->location;
+		else
+			i = ROW_MAX_LOCS - 1;
+	}
+	r->locs[i].skbs += v->skbs;
+}
+
+static void row_reset(struct row *r)
+{
+	r->drops = r->skbs = r->bytes = 0;
+	memset(r->cause, 0, sizeof(r->cause));
+	memset(r->cause_skbs, 0, sizeof(r->cause_skbs));
+	memset(r->reasons, 0, sizeof(r->reasons));
+	r->nreasons = 0;
+	memset(r->locs, 0, sizeof(r->locs));
+	r->nlocs = 0;
+	r->dirty = false;
+	r->sock_alive = false;
+}
+
+static bool row_visible(struct model *m, const struct row *r)
+{
+	if (r->key.kind == ROW_SOCKET) {
+		if (m->opts.pid && !r->owned_by_pid)
+			return false;
+		if (m->opts.port && r->have_sock && r->sock.sport != m->opts.port)
+			return false;
+		return r->dirty || (m->opts.all && r->sock_alive);
+	}
+	/* socketless drops belong to no process */
+	if (m->opts.pid)
+		return false;
+	return r->dirty;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row **)a, *y = *(const struct row **)b;
+
+	if (x->rate != y->rate)
+		return x->rate > y->rate ? -1 : 1;
+	if (x->drops != y->drops)
+		return x->drops > y->drops ? -1 : 1;
+	if (x->skbs != y->skbs)
+		return x->skbs > y->skbs ? -1 : 1;
+	/* stable tie-breaker: the key itself */
+	return memcmp(&x->key, &y->key, sizeof(x->key));
+}
+
+static void fill_sock(struct model *m, struct row *r)
+{
+	struct sock_info *si = htab__find(&m->known, &r->key.cookie);
+
+	if (si) {
+		r->have_sock = true;
+		r->sock = *si;
+		r->sock_alive = socktab__by_cookie(&m->st, r->key.cookie) != NULL;
+		if (m->opts.pid && si->inode &&
+		    htab__find(&m->pid_inodes, &si->inode))
+			r->owned_by_pid = true;
+	}
+}
+
+int model__update(struct model *m, struct htab *drops,
+		  const struct ud_val *overflow, const uint64_t *stats,
+		  uint64_t now)
+{
+	uint32_t netns_list[256];
+	int nnetns = 0, err;
+	size_t it;
+	const void *key;
+	void *val;
+
+	m->interval = (now - m->last_ns) / 1e9;
+	m->last_ns = now;
+	memcpy(m->stats, stats, sizeof(m->stats));
+	memcpy(m->overflow, overflow, sizeof(m->overflow));
+
+	/* which netns are in view: the filter's, or those that dropped */
+	netns__free(&m->nt);
+	if (netns__scan(&m->nt))
+		return -ENOMEM;
+	if (m->opts.netns) {
+		netns_list[nnetns++] = m->opts.netns;
+	} else {
+		netns_list[nnetns++] = m->nt.self;
+		for (it = 0; htab__next(drops, &it, &key, &val);) {
+			const struct ud_key *k = key;
+
+			if (!netns_in_list(netns_list, nnetns, k->netns) &&
+			    nnetns < (int)ARRAY_SIZE(netns_list))
+				netns_list[nnetns++] = k->netns;
+		}
+	}
+
+	/* the socket tables of those netns (this also makes cookies) */
+	socktab__reset(&m->st);
+	for (int i = 0; i < nnetns; i++) {
+		err = socktab__dump(&m->st, &m->nt, netns_list[i], IPPROTO_UDP);
+		if (err && err != -ENOENT)
+			pr_debug("socket dump of netns %u: %s\n", netns_list[i],
+				 strerror(-err));
+		err = socktab__dump(&m->st, &m->nt, netns_list[i], IPPROTO_UDPLITE);
+		(void)err; /* UDP-Lite may be absent: nothing to show then */
+	}
+	remember_sockets(m);
+	refresh_pid_inodes(m);
+
+	/* rows: rebuild the cumulative counts from the snapshot */
+	for (it = 0; htab__next(&m->rows, &it, &key, &val);)
+		row_reset(val);
+	for (it = 0; htab__next(drops, &it, &key, &val);) {
+		const struct ud_key *k = key;
+		const struct ud_val *v = val;
+		enum cause c = model__cause(m, k->reason, k->flags);
+		struct row_key rk = { .netns = k->netns, .family = k->family,
+				      .proto = k->proto };
+		uint64_t cookie = 0;
+		struct row *r;
+
+		if (k->flags & UD_KEY_SOCK) {
+			cookie = k->cookie;
+			if (k->flags & UD_KEY_INODE) {
+				uint32_t ino = k->cookie;
+				uint64_t *c = htab__find(&m->inode2cookie, &ino);
+
+				/* not dumped yet: stays keyed by inode */
+				cookie = c ? *c : (1ull << 63) | ino;
+			}
+		} else if (!cause_is_socketless(c) && k->dport) {
+			uint64_t *slot = htab__find(&m->flow_attr, k);
+
+			if (slot && *slot) {
+				cookie = *slot;
+			} else {
+				cookie = attribute_flow(m, k);
+				/* once a socket, always that socket */
+				if (cookie && (slot = htab__upsert(&m->flow_attr, k, NULL)))
+					*slot = cookie;
+			}
+		}
+		if (cookie) {
+			rk.kind = ROW_SOCKET;
+			rk.cookie = cookie;
+			rk.family = rk.proto = 0; /* one row per socket */
+		} else {
+			rk.kind = ROW_FLOW;
+			rk.cause = c;
+			memcpy(rk.saddr, k->saddr, 16);
+			memcpy(rk.daddr, k->daddr, 16);
+			rk.dport = k->dport;
+		}
+		r = row_for(m, &rk);
+		if (!r)
+			return -ENOMEM;
+		row_add(m, r, k, v, c);
+	}
+
+	/* quiet sockets, for --all */
+	if (m->opts.all) {
+		for (int i = 0; i < m->st.n; i++) {
+			struct row_key rk = { .kind = ROW_SOCKET,
+					      .netns = m->st.v[i].netns,
+					      .cookie = m->st.v[i].cookie };
+
+			if (!row_for(m, &rk))
+				return -ENOMEM;
+		}
+	}
+
+	/* join, rates, view */
+	int nsock = 0, nflow = 0;
+	bool *want = calloc(m->st.n + 1, sizeof(bool));
+
+	free(m->view_sockets);
+	free(m->view_flows);
+	m->view_sockets = calloc(m->rows.n + 1, sizeof(struct row *));
+	m->view_flows = calloc(m->rows.n + 1, sizeof(struct row *));
+	if (!want || !m->view_sockets || !m->view_flows) {
+		free(want);
+		return -ENOMEM;
+	}
+	memset(&m->totals.cause, 0, sizeof(m->totals.cause));
+	m->totals.drops = m->totals.skbs = m->totals.attributed = 0;
+	for (it = 0; htab__next(&m->rows, &it, &key, &val);) {
+		struct row *r = val;
+
+		if (r->key.kind == ROW_SOCKET)
+			fill_sock(m, r);
+		r->rate = m->interval > 0 ? (r->drops - r->prev_drops) / m->interval : 0;
+		r->prev_drops = r->drops;
+		r->prev_skbs = r->skbs;
+		if (!row_visible(m, r))
+			continue;
+		m->totals.drops += r->drops;
+		m->totals.skbs += r->skbs;
+		for (int c = 0; c < CAUSE_MAX; c++)
+			m->totals.cause[c] += r->cause[c];
+		if (r->key.kind == ROW_SOCKET) {
+			m->totals.attributed += r->drops;
+			m->view_sockets[nsock++] = r;
+			struct sock_info *live = socktab__by_cookie(&m->st, r->key.cookie);
+
+			if (live)
+				want[live - m->st.v] = true;
+		} else {
+			m->view_flows[nflow++] = r;
+		}
+	}
+	m->nview_sockets = nsock;
+	m->nview_flows = nflow;
+
+	/* owners of the sockets in view (the /proc walk ss -p does) */
+	socktab__find_owners(&m->st, want);
+	free(want);
+	for (int i = 0; i < nsock; i++) {
+		struct row *r = m->view_sockets[i];
+		struct sock_info *live = socktab__by_cookie(&m->st, r->key.cookie);
+		struct sock_info *k = htab__find(&m->known, &r->key.cookie);
+
+		if (live && live->npids) {
+			r->sock.npids = live->npids;
+			memcpy(r->sock.pids, live->pids, sizeof(live->pids));
+			memcpy(r->sock.comm, live->comm, sizeof(live->comm));
+			if (k) {
+				k->npids = live->npids;
+				memcpy(k->pids, live->pids, sizeof(live->pids));
+				memcpy(k->comm, live->comm, sizeof(live->comm));
+			}
+		}
+	}
+
+	/* the overflow bucket: no socket, but the cause is kept */
+	m->totals.overflow = m->totals.overflow_skbs = 0;
+	for (int s = 0; s < UD_OVERFLOW_SLOTS; s++) {
+		if (!overflow[s].skbs)
+			continue;
+		m->totals.overflow += overflow[s].datagrams;
+		m->totals.overflow_skbs += overflow[s].skbs;
+		m->totals.cause[model__cause(m, s, 0)] += overflow[s].datagrams;
+	}
+	m->totals.drops += m->totals.overflow;
+	m->totals.skbs += m->totals.overflow_skbs;
+	m->totals.rate = m->interval > 0
+		? (m->totals.drops - m->totals.prev_drops) / m->interval : 0;
+	m->totals.prev_drops = m->totals.drops;
+
+	qsort(m->view_sockets, nsock, sizeof(*m->view_sockets), cmp_rows);
+	qsort(m->view_flows, nflow, sizeof(*m->view_flows), cmp_rows);
+
+	/* kernel counters of the netns in view */
+	for (int i = 0; i < nnetns; i++)
+		counters_read(m, netns_list[i]);
+	return 0;
+}

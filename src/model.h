@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The aggregator: each interval it joins the tracer's counts with the
+ * socket table and the kernel's counters into rows (one per socket that
+ * dropped, one per socketless flow and cause), rates and totals. Printing
+ * lives elsewhere (output.c); this holds no terminal or JSON knowledge.
+ */
+#ifndef UD_MODEL_H
+#define UD_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "causes.h"
+#include "htab.h"
+#include "ksyms.h"
+#include "mib.h"
+#include "netns.h"
+#include "reasons.h"
+#include "socktab.h"
+#include "udpdrop.h"
+
+#define ROW_MAX_REASONS 8
+#define ROW_MAX_LOCS 4
+
+enum row_kind { ROW_SOCKET = 1, ROW_FLOW = 2 };
+
+struct row_key {
+	uint64_t cookie;      /* ROW_SOCKET */
+	uint32_t netns;
+	uint8_t kind;
+	uint8_t family, proto, cause; /* cause: ROW_FLOW only */
+	uint8_t saddr[16], daddr[16]; /* ROW_FLOW only */
+	uint16_t dport;
+	uint16_t pad;
+	uint32_t pad2;
+};
+
+struct row_reason {
+	uint32_t reason;
+	uint64_t drops, skbs;
+};
+
+struct row_loc {
+	uint64_t addr;
+	uint64_t skbs;
+};
+
+struct row {
+	struct row_key key;
+	/* cumulative since start */
+	uint64_t drops, skbs, bytes;
+	uint64_t cause[CAUSE_MAX];      /* datagrams */
+	uint64_t cause_skbs[CAUSE_MAX]; /* skb events */
+	struct row_reason reasons[ROW_MAX_REASONS];
+	int nreasons;
+	struct row_loc locs[ROW_MAX_LOCS];
+	int nlocs;
+	uint32_t flags;       /* UD_KEY_* seen */
+	/* the previous interval's cumulative drops, for rates */
+	uint64_t prev_drops, prev_skbs;
+	double rate;          /* drops/s over the last interval */
+	bool dirty;           /* has counts this snapshot */
+	/* ROW_SOCKET: what the socket table says (last seen) */
+	bool have_sock;
+	bool sock_alive;      /* in the latest socket dump */
+	struct sock_info sock;
+	bool owned_by_pid;    /* the --pid filter's process holds it */
+};
+
+struct model_opts {
+	int pid;               /* 0: any */
+	uint32_t netns;        /* 0: any */
+	uint16_t port;         /* 0: any */
+	bool all;              /* list quiet sockets too */
+};
+
+/* Per netns: the kernel's counters at start and now. */
+struct netns_counters {
+	uint32_t netns;
+	bool have_base;
+	struct mib base, cur;
+};
+
+struct model_totals {
+	uint64_t drops, skbs, attributed, overflow, overflow_skbs;
+	uint64_t cause[CAUSE_MAX];
+	double rate;
+	uint64_t prev_drops;
+};
+
+struct model {
+	struct model_opts opts;
+	struct reasons reasons;
+	struct ksyms ksyms;
+	struct netns_table nt;
+	struct socktab st;
+	struct htab known;      /* cookie -> struct sock_info, last seen */
+	struct htab inode2cookie;
+	struct htab flow_attr;  /* struct ud_key (flow) -> uint64 cookie */
+	struct htab rows;       /* struct row_key -> struct row */
+	struct htab pid_inodes; /* inodes the --pid process ever held */
+	struct netns_counters *counters;
+	int ncounters;
+	struct model_totals totals;
+	uint64_t stats[UD_STAT_MAX];
+	struct ud_val overflow[UD_OVERFLOW_SLOTS];
+	int8_t cause_cache[1024]; /* reason value -> cause, -1 unknown yet */
+	uint64_t start_ns, last_ns;
+	double interval;         /* seconds covered by the last update */
+	double start_wall;
+	/* the sorted view of the last update */
+	struct row **view_sockets, **view_flows;
+	int nview_sockets, nview_flows;
+};
+
+int model__init(struct model *m, const struct model_opts *o);
+void model__free(struct model *m);
+/* Kernel counters at start, for every netns in view. */
+void model__baseline(struct model *m);
+/* Join a tracer snapshot (ud_key -> ud_val) into rows; now in ns. */
+int model__update(struct model *m, struct htab *drops,
+		  const struct ud_val *overflow, const uint64_t *stats,
+		  uint64_t now);
+enum cause model__cause(struct model *m, uint32_t reason, uint32_t flags);
+const char *model__reason_name(struct model *m, uint32_t reason, char *buf,
+			       int len);
+/* The row's main cause: the most datagrams, then the most skb events. */
+enum cause row__main_cause(const struct row *r);
+/* The netns name if it has one, else its inode as text. */
+const char *model__netns_label(struct model *m, uint32_t netns, char *buf,
+			       int len);
+/*
+ * Which kernel counters a cause reconciles with: fills up to n ids,
+ * returns how many. Several ids are summed (IPv4 + IPv6).
+ */
+int cause__mibs(enum cause c, enum mib_id *ids, int n);
+
+#endif

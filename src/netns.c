@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "netns.h"
+#include "util.h"
+
+static uint32_t inode_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : (uint32_t)st.st_ino;
+}
+
+uint32_t netns__of_pid(int pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+	return inode_of(path);
+}
+
+static struct netns_info *add(struct netns_table *t, uint32_t inode)
+{
+	struct netns_info *nv;
+
+	for (int i = 0; i < t->n; i++)
+		if (t->v[i].inode == inode)
+			return &t->v[i];
+	nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	t->v = nv;
+	memset(&nv[t->n], 0, sizeof(nv[t->n]));
+	nv[t->n].inode = inode;
+	return &nv[t->n++];
+}
+
+int netns__scan(struct netns_table *t)
+{
+	struct dirent *de;
+	DIR *d;
+
+	memset(t, 0, sizeof(*t));
+	t->self = inode_of("/proc/self/ns/net");
+	if (t->self) {
+		struct netns_info *ni = add(t, t->self);
+
+		if (!ni)
+			return -ENOMEM;
+		snprintf(ni->path, sizeof(ni->path), "/proc/%d/ns/net", getpid());
+	}
+	/* named ones first, so a name wins over a pid path */
+	d = opendir("/run/netns");
+	while (d && (de = readdir(d))) {
+		char path[sizeof(((struct netns_info *)0)->path) + 256];
+		struct netns_info *ni;
+		uint32_t ino;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (strlen(de->d_name) >= sizeof(t->v[0].name) ||
+		    snprintf(path, sizeof(path), "/run/netns/%s", de->d_name) >=
+			    (int)sizeof(t->v[0].path))
+			continue; /* too long to name or enter: skip */
+		ino = inode_of(path);
+		if (!ino)
+			continue;
+		ni = add(t, ino);
+		if (!ni)
+			break;
+		if (!ni->name[0]) {
+			memcpy(ni->name, de->d_name, strlen(de->d_name) + 1);
+			memcpy(ni->path, path, strlen(path) + 1);
+		}
+	}
+	if (d)
+		closedir(d);
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		struct netns_info *ni;
+		uint32_t ino;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		ino = netns__of_pid(atoi(de->d_name));
+		if (!ino)
+			continue;
+		ni = add(t, ino);
+		if (!ni)
+			break;
+		if (!ni->path[0])
+			snprintf(ni->path, sizeof(ni->path), "/proc/%.16s/ns/net",
+				 de->d_name);
+	}
+	if (d)
+		closedir(d);
+	return 0;
+}
+
+void netns__free(struct netns_table *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+const struct netns_info *netns__find(const struct netns_table *t,
+				     uint32_t inode)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->v[i].inode == inode)
+			return &t->v[i];
+	return NULL;
+}
+
+int netns__resolve(const struct netns_table *t, const char *spec,
+		   uint32_t *inode)
+{
+	uint64_t v;
+
+	if (!parse_u64(spec, 1, UINT32_MAX, &v)) {
+		if (!netns__find(t, v))
+			return -ENOENT;
+		*inode = v;
+		return 0;
+	}
+	if (!strchr(spec, '/')) {
+		for (int i = 0; i < t->n; i++)
+			if (!strcmp(t->v[i].name, spec)) {
+				*inode = t->v[i].inode;
+				return 0;
+			}
+		return -ENOENT;
+	}
+	v = inode_of(spec);
+	if (!v)
+		return -ENOENT;
+	*inode = v;
+	return 0;
+}
+
+int netns__run_in(const struct netns_table *t, uint32_t inode,
+		  int (*fn)(void *arg), void *arg)
+{
+	const struct netns_info *ni = netns__find(t, inode);
+	int self, target, ret;
+
+	if (inode == t->self)
+		return fn(arg);
+	if (!ni || !ni->path[0])
+		return -ENOENT;
+	target = open(ni->path, O_RDONLY | O_CLOEXEC);
+	if (target < 0)
+		return -errno;
+	/* the path may now name another netns (pid reuse): check */
+	struct stat st;
+
+	if (fstat(target, &st) || (uint32_t)st.st_ino != inode) {
+		close(target);
+		return -ENOENT;
+	}
+	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0) {
+		ret = -errno;
+		close(target);
+		return ret;
+	}
+	if (setns(target, CLONE_NEWNET)) {
+		ret = -errno;
+		goto out;
+	}
+	ret = fn(arg);
+	if (setns(self, CLONE_NEWNET)) {
+		/* stuck in another netns: every later answer would be wrong */
+		perror("udpdrop: setns back to the original netns");
+		abort();
+	}
+out:
+	close(self);
+	close(target);
+	return ret;
+}

@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <time.h>
+#include "json.h"
+#include "output.h"
+
+const char *proto_name(int proto, char *buf, int len)
+{
+	if (proto == IPPROTO_UDP)
+		return "udp";
+	if (proto == IPPROTO_UDPLITE)
+		return "udplite";
+	snprintf(buf, len, "%d", proto);
+	return buf;
+}
+
+void row_flow(const struct row *r, char *buf, int len)
+{
+	char src[64], dst[80];
+
+	fmt_addr(src, sizeof(src), r->key.family, r->key.saddr);
+	if (r->key.dport)
+		fmt_endpoint(dst, sizeof(dst), r->key.family, r->key.daddr,
+			     r->key.dport);
+	else /* a non-first fragment: no UDP header, no port */
+		fmt_addr(dst, sizeof(dst), r->key.family, r->key.daddr);
+	snprintf(buf, len, "%s -> %s", src, dst);
+}
+
+static void sock_local(const struct row *r, char *buf, int len)
+{
+	if (!r->have_sock)
+		snprintf(buf, len, "?");
+	else
+		fmt_endpoint(buf, len, r->sock.family, r->sock.saddr, r->sock.sport);
+}
+
+static void sock_remote(const struct row *r, char *buf, int len)
+{
+	if (!r->have_sock)
+		snprintf(buf, len, "?");
+	else if (!r->sock.dport)
+		snprintf(buf, len, "*");
+	else
+		fmt_endpoint(buf, len, r->sock.family, r->sock.daddr, r->sock.dport);
+}
+
+static const char *flow_why(const struct row *r)
+{
+	if (r->key.cause == CAUSE_NO_SOCKET)
+		return "no socket bound to the port";
+	if (!r->key.dport)
+		return "IP fragment without a UDP header";
+	return "no socket matches the destination";
+}
+
+/* Sum of a cause's drops in one netns, for the reconciliation. */
+static uint64_t netns_cause(struct model *m, uint32_t netns, enum cause c)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < m->nview_sockets; i++)
+		if (m->view_sockets[i]->key.netns == netns)
+			n += m->view_sockets[i]->cause[c];
+	for (int i = 0; i < m->nview_flows; i++)
+		if (m->view_flows[i]->key.netns == netns)
+			n += m->view_flows[i]->cause[c];
+	return n;
+}
+
+static uint64_t mib_delta(const struct netns_counters *nc, enum mib_id id)
+{
+	return nc->cur.v[id] - nc->base.v[id];
+}
+
+/* Which causes reconcile with counters, in print order. */
+static const enum cause reconciled[] = { CAUSE_RCVBUF, CAUSE_UDP_MEM,
+					 CAUSE_NO_SOCKET, CAUSE_CHECKSUM,
+					 CAUSE_FRAG_TIMEOUT };
+
+static bool netns_has_rows(struct model *m, uint32_t netns)
+{
+	for (int i = 0; i < m->nview_sockets; i++)
+		if (m->view_sockets[i]->key.netns == netns)
+			return true;
+	for (int i = 0; i < m->nview_flows; i++)
+		if (m->view_flows[i]->key.netns == netns)
+			return true;
+	return m->opts.netns == netns;
+}
+
+/* ---- plain ---------------------------------------------------------- */
+
+static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
+{
+	char local[64], remote[64], ns[32], nsbuf[16], owner[40], rate[24],
+		total[24], rcvbuf[16], queue[16], pbuf[8];
+
+	sb_printf(sb, "%-5s %-22s %-22s %-12s %-22s %9s %9s %-13s %8s %5s\n",
+		  "PROTO", "LOCAL", "REMOTE", "NETNS", "PID/COMM",
+		  final ? "DROPS/s" : "DROPS/s", "DROPS", "CAUSE", "RCVBUF",
+		  "QUEUE");
+	for (int i = 0; i < m->nview_sockets; i++) {
+		struct row *r = m->view_sockets[i];
+
+		sock_local(r, local, sizeof(local));
+		sock_remote(r, remote, sizeof(remote));
+		snprintf(ns, sizeof(ns), "%s",
+			 model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf)));
+		if (r->sock.npids > 1)
+			snprintf(owner, sizeof(owner), "%d/%s +%d", r->sock.pids[0],
+				 r->sock.comm, r->sock.npids - 1);
+		else if (r->sock.npids == 1)
+			snprintf(owner, sizeof(owner), "%d/%s", r->sock.pids[0],
+				 r->sock.comm);
+		else
+			snprintf(owner, sizeof(owner), "-");
+		snprintf(rate, sizeof(rate), "%.0f", r->rate);
+		fmt_count(total, sizeof(total), r->drops);
+		if (r->have_sock && r->sock.have_mem) {
+			fmt_bytes(rcvbuf, sizeof(rcvbuf), r->sock.rcvbuf);
+			snprintf(queue, sizeof(queue), "%u%%",
+				 r->sock.rcvbuf ? (unsigned)(100.0 * r->sock.rmem / r->sock.rcvbuf) : 0);
+		} else {
+			snprintf(rcvbuf, sizeof(rcvbuf), "-");
+			snprintf(queue, sizeof(queue), "-");
+		}
+		sb_printf(sb, "%-5s %-22s %-22s %-12s %-22s %9s %9s %-13s %8s %5s\n",
+			  r->have_sock ? proto_name(r->sock.proto, pbuf, sizeof(pbuf)) : "?",
+			  local, remote, ns, owner, rate, total,
+			  r->drops || r->skbs ? cause__name(row__main_cause(r)) : "-",
+			  rcvbuf, queue);
+	}
+}
+
+static void plain_flows(struct model *m, struct strbuf *sb)
+{
+	char flow[128], ns[32], nsbuf[16], rate[24], total[24], skbs[24];
+
+	sb_printf(sb, "no socket:\n%-13s %-12s %-44s %9s %9s %9s\n", "CAUSE",
+		  "NETNS", "FLOW", "DROPS/s", "DROPS", "SKBS");
+	for (int i = 0; i < m->nview_flows; i++) {
+		struct row *r = m->view_flows[i];
+
+		row_flow(r, flow, sizeof(flow));
+		snprintf(ns, sizeof(ns), "%s",
+			 model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf)));
+		snprintf(rate, sizeof(rate), "%.0f", r->rate);
+		fmt_count(total, sizeof(total), r->drops);
+		fmt_count(skbs, sizeof(skbs), r->skbs);
+		sb_printf(sb, "%-13s %-12s %-44s %9s %9s %9s\n",
+			  cause__name(r->key.cause), ns, flow, rate, total, skbs);
+	}
+}
+
+static void plain_causes(struct model *m, struct strbuf *sb)
+{
+	char n[24];
+	bool any = false;
+
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		if (!m->totals.cause[c])
+			continue;
+		fmt_count(n, sizeof(n), m->totals.cause[c]);
+		sb_printf(sb, "%s %s %s", any ? "," : "  by cause:", cause__name(c), n);
+		any = true;
+	}
+	if (any)
+		sb_printf(sb, "\n");
+}
+
+static void plain_reconcile(struct model *m, struct strbuf *sb)
+{
+	for (int i = 0; i < m->ncounters; i++) {
+		struct netns_counters *nc = &m->counters[i];
+		char nsbuf[16];
+		bool header = false;
+
+		if (!nc->have_base || !netns_has_rows(m, nc->netns))
+			continue;
+		for (size_t j = 0; j < ARRAY_SIZE(reconciled); j++) {
+			enum mib_id ids[3];
+			int n = cause__mibs(reconciled[j], ids, 3);
+			uint64_t kern = 0, ours = netns_cause(m, nc->netns, reconciled[j]);
+			char a[24], b[24];
+
+			for (int k = 0; k < n; k++)
+				kern += mib_delta(nc, ids[k]);
+			if (!kern && !ours)
+				continue;
+			if (!header) {
+				sb_printf(sb, "kernel counters, netns %s (%u):\n",
+					  model__netns_label(m, nc->netns, nsbuf, sizeof(nsbuf)),
+					  nc->netns);
+				header = true;
+			}
+			fmt_count(a, sizeof(a), kern);
+			fmt_count(b, sizeof(b), ours);
+			sb_printf(sb, "  %-18s +%-10s udpdrop %-13s %-10s %s\n",
+				  mib__name(ids[0]), a, cause__name(reconciled[j]), b,
+				  kern == ours ? "match"
+					       : kern ? "MISMATCH" : "MISMATCH (no counter moved)");
+		}
+	}
+}
+
+void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *sb)
+{
+	char tbuf[32], drops[24], skbs[24], att[24];
+	time_t now = time(NULL);
+	struct tm tm;
+	double elapsed = (m->last_ns - m->start_ns) / 1e9;
+
+	localtime_r(&now, &tm);
+	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
+	fmt_count(drops, sizeof(drops), m->totals.drops);
+	fmt_count(skbs, sizeof(skbs), m->totals.skbs);
+	fmt_count(att, sizeof(att), m->totals.attributed);
+	if (o->final)
+		sb_printf(sb, "\n=== summary: %.1f s traced via %s ===\n", elapsed, o->attach);
+	else
+		sb_printf(sb, "%s  %.0f drops/s  interval %.2f s\n", tbuf,
+			  m->totals.rate, m->interval);
+	sb_printf(sb, "total %s datagrams dropped (%s skb events), %s attributed to sockets",
+		  drops, skbs, att);
+	if (m->totals.overflow_skbs)
+		sb_printf(sb, ", %" PRIu64 " in the overflow bucket (map full: raise --map-entries)",
+			  m->totals.overflow);
+	sb_printf(sb, "\n");
+	plain_causes(m, sb);
+	if (m->nview_sockets)
+		plain_sockets(m, sb, o->final);
+	if (m->nview_flows)
+		plain_flows(m, sb);
+	if (o->final) {
+		for (int i = 0; i < m->nview_sockets; i++) {
+			struct row *r = m->view_sockets[i];
+			char local[64], reason[48];
+
+			if (!r->skbs)
+				continue;
+			sock_local(r, local, sizeof(local));
+			sb_printf(sb, "%s:", local);
+			for (int k = 0; k < r->nreasons; k++)
+				sb_printf(sb, " %s %" PRIu64 " (%" PRIu64 " skbs)",
+					  model__reason_name(m, r->reasons[k].reason, reason, sizeof(reason)),
+					  r->reasons[k].drops, r->reasons[k].skbs);
+			if (r->have_sock && r->sock.have_mem)
+				sb_printf(sb, "; kernel sk_drops %u", r->sock.drops);
+			sb_printf(sb, "\n");
+		}
+		plain_reconcile(m, sb);
+	}
+	sb_printf(sb, "\n");
+}
+
+/* ---- JSON ----------------------------------------------------------- */
+
+static void json_reasons(struct model *m, struct json *j, const struct row *r)
+{
+	char buf[48];
+
+	json_key(j, "reasons");
+	json_obj_begin(j);
+	for (int i = 0; i < r->nreasons; i++) {
+		json_key(j, model__reason_name(m, r->reasons[i].reason, buf, sizeof(buf)));
+		json_u64(j, r->reasons[i].drops);
+	}
+	json_obj_end(j);
+	json_key(j, "locations");
+	json_obj_begin(j);
+	for (int i = 0; i < r->nlocs; i++) {
+		json_key(j, ksyms__format(&m->ksyms, r->locs[i].addr, buf, sizeof(buf)));
+		json_u64(j, r->locs[i].skbs);
+	}
+	json_obj_end(j);
+}
+
+static void json_causes(struct json *j, const uint64_t *cause)
+{
+	json_key(j, "causes");
+	json_obj_begin(j);
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		if (!cause[c])
+			continue;
+		json_key(j, cause__name(c));
+		json_u64(j, cause[c]);
+	}
+	json_obj_end(j);
+}
+
+static void json_socket(struct model *m, struct json *j, const struct row *r)
+{
+	char buf[80], nsbuf[16];
+	const char *name;
+
+	json_obj_begin(j);
+	json_key(j, "proto");
+	json_str(j, r->have_sock ? proto_name(r->sock.proto, buf, sizeof(buf)) : NULL);
+	json_key(j, "family");
+	json_str(j, !r->have_sock ? NULL : r->sock.family == AF_INET6 ? "inet6" : "inet");
+	json_key(j, "local");
+	sock_local(r, buf, sizeof(buf));
+	json_str(j, r->have_sock ? buf : NULL);
+	json_key(j, "remote");
+	sock_remote(r, buf, sizeof(buf));
+	json_str(j, r->have_sock ? buf : NULL);
+	json_key(j, "netns");
+	json_u64(j, r->key.netns);
+	json_key(j, "netns_name");
+	name = model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf));
+	json_str(j, name == nsbuf ? NULL : name);
+	json_key(j, "cookie");
+	json_u64(j, r->key.cookie);
+	json_key(j, "inode");
+	if (r->have_sock)
+		json_u64(j, r->sock.inode);
+	else
+		json_null(j);
+	json_key(j, "pid");
+	if (r->sock.npids)
+		json_i64(j, r->sock.pids[0]);
+	else
+		json_null(j);
+	json_key(j, "comm");
+	json_str(j, r->sock.npids ? r->sock.comm : NULL);
+	json_key(j, "nprocs");
+	json_i64(j, r->sock.npids);
+	json_key(j, "pids");
+	json_arr_begin(j);
+	for (int i = 0; i < r->sock.npids && i < SOCK_MAX_PIDS; i++)
+		json_i64(j, r->sock.pids[i]);
+	json_arr_end(j);
+	json_key(j, "alive");
+	json_bool(j, r->sock_alive);
+	json_key(j, "rcvbuf");
+	if (r->have_sock && r->sock.have_mem)
+		json_u64(j, r->sock.rcvbuf);
+	else
+		json_null(j);
+	json_key(j, "queued");
+	if (r->have_sock && r->sock.have_mem)
+		json_u64(j, r->sock.rmem);
+	else
+		json_null(j);
+	json_key(j, "sk_drops");
+	if (r->have_sock && r->sock.have_mem)
+		json_u64(j, r->sock.drops);
+	else
+		json_null(j);
+	json_key(j, "drops");
+	json_u64(j, r->drops);
+	json_key(j, "skb_events");
+	json_u64(j, r->skbs);
+	json_key(j, "bytes");
+	json_u64(j, r->bytes);
+	json_key(j, "drops_per_s");
+	json_double(j, r->rate, 1);
+	json_key(j, "cause");
+	json_str(j, r->skbs ? cause__name(row__main_cause(r)) : NULL);
+	json_causes(j, r->cause);
+	json_reasons(m, j, r);
+	json_obj_end(j);
+}
+
+static void json_flow(struct model *m, struct json *j, const struct row *r)
+{
+	char buf[128], nsbuf[16];
+	const char *name;
+
+	json_obj_begin(j);
+	json_key(j, "cause");
+	json_str(j, cause__name(r->key.cause));
+	json_key(j, "netns");
+	json_u64(j, r->key.netns);
+	json_key(j, "netns_name");
+	name = model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf));
+	json_str(j, name == nsbuf ? NULL : name);
+	json_key(j, "proto");
+	json_str(j, proto_name(r->key.proto, nsbuf, sizeof(nsbuf)));
+	json_key(j, "family");
+	json_str(j, r->key.family == AF_INET6 ? "inet6" : "inet");
+	json_key(j, "flow");
+	row_flow(r, buf, sizeof(buf));
+	json_str(j, buf);
+	json_key(j, "why");
+	json_str(j, flow_why(r));
+	json_key(j, "drops");
+	json_u64(j, r->drops);
+	json_key(j, "skb_events");
+	json_u64(j, r->skbs);
+	json_key(j, "drops_per_s");
+	json_double(j, r->rate, 1);
+	json_reasons(m, j, r);
+	json_obj_end(j);
+}
+
+void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb)
+{
+	struct json j;
+
+	json_init(&j, sb);
+	json_obj_begin(&j);
+	json_key(&j, "time");
+	json_double(&j, wall_time(), 3);
+	json_key(&j, "interval");
+	json_double(&j, o->final ? (m->last_ns - m->start_ns) / 1e9 : m->interval, 3);
+	json_key(&j, "final");
+	json_bool(&j, o->final);
+	json_key(&j, "attach");
+	json_str(&j, o->attach);
+	json_key(&j, "netns_filter");
+	if (m->opts.netns)
+		json_u64(&j, m->opts.netns);
+	else
+		json_null(&j);
+	json_key(&j, "port_filter");
+	if (m->opts.port)
+		json_u64(&j, m->opts.port);
+	else
+		json_null(&j);
+	json_key(&j, "pid_filter");
+	if (m->opts.pid)
+		json_i64(&j, m->opts.pid);
+	else
+		json_null(&j);
+
+	json_key(&j, "sockets");
+	json_arr_begin(&j);
+	for (int i = 0; i < m->nview_sockets; i++)
+		json_socket(m, &j, m->view_sockets[i]);
+	json_arr_end(&j);
+	json_key(&j, "unattributed");
+	json_arr_begin(&j);
+	for (int i = 0; i < m->nview_flows; i++)
+		json_flow(m, &j, m->view_flows[i]);
+	json_arr_end(&j);
+
+	json_key(&j, "totals");
+	json_obj_begin(&j);
+	json_key(&j, "drops");
+	json_u64(&j, m->totals.drops);
+	json_key(&j, "attributed");
+	json_u64(&j, m->totals.attributed);
+	json_key(&j, "skb_events");
+	json_u64(&j, m->totals.skbs);
+	json_key(&j, "overflow");
+	json_u64(&j, m->totals.overflow);
+	json_key(&j, "overflow_skb_events");
+	json_u64(&j, m->totals.overflow_skbs);
+	json_key(&j, "drops_per_s");
+	json_double(&j, m->totals.rate, 1);
+	json_causes(&j, m->totals.cause);
+	json_key(&j, "kernel_events");
+	json_u64(&j, m->stats[UD_STAT_EVENTS]);
+	json_key(&j, "not_udp");
+	json_u64(&j, m->stats[UD_STAT_NOT_OURS]);
+	json_key(&j, "filtered");
+	json_u64(&j, m->stats[UD_STAT_FILTERED]);
+	json_obj_end(&j);
+
+	json_key(&j, "counters");
+	json_obj_begin(&j);
+	for (int i = 0; i < m->ncounters; i++) {
+		struct netns_counters *nc = &m->counters[i];
+		char ino[16];
+
+		if (!nc->have_base || !netns_has_rows(m, nc->netns))
+			continue;
+		snprintf(ino, sizeof(ino), "%u", nc->netns);
+		json_key(&j, ino);
+		json_obj_begin(&j);
+		for (int k = 0; k < MIB_MAX; k++) {
+			if (!nc->cur.present[k])
+				continue;
+			json_key(&j, mib__name(k));
+			json_u64(&j, mib_delta(nc, k));
+		}
+		json_obj_end(&j);
+	}
+	json_obj_end(&j);
+
+	json_key(&j, "reconcile");
+	json_arr_begin(&j);
+	for (int i = 0; i < m->ncounters; i++) {
+		struct netns_counters *nc = &m->counters[i];
+
+		if (!nc->have_base || !netns_has_rows(m, nc->netns))
+			continue;
+		for (size_t c = 0; c < ARRAY_SIZE(reconciled); c++) {
+			enum mib_id ids[3];
+			int n = cause__mibs(reconciled[c], ids, 3);
+			uint64_t kern = 0, ours = netns_cause(m, nc->netns, reconciled[c]);
+
+			for (int k = 0; k < n; k++)
+				kern += mib_delta(nc, ids[k]);
+			if (!kern && !ours)
+				continue;
+			json_obj_begin(&j);
+			json_key(&j, "netns");
+			json_u64(&j, nc->netns);
+			json_key(&j, "cause");
+			json_str(&j, cause__name(reconciled[c]));
+			json_key(&j, "counter");
+			json_str(&j, mib__name(ids[0]));
+			json_key(&j, "kernel");
+			json_u64(&j, kern);
+			json_key(&j, "udpdrop");
+			json_u64(&j, ours);
+			json_obj_end(&j);
+		}
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	sb_printf(sb, "\n");
+}

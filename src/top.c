@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * udpdrop top: per-interval tables of the sockets (and socketless flows)
+ * that drop, with a summary at exit. This file holds batch mode (plain
+ * and JSON); it parses options, drives the core, and prints.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "caps.h"
+#include "cli.h"
+#include "log.h"
+#include "model.h"
+#include "output.h"
+#include "tracer.h"
+#include "util.h"
+
+struct top_opts {
+	double interval;
+	uint64_t count;     /* 0: until signalled */
+	bool json, batch;
+	struct model_opts model;
+	struct tracer_opts tracer;
+	const char *netns_spec;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: udpdrop top [OPTIONS]\n"
+"Live per-socket UDP drop counts, with cause, from the kernel's drop points.\n"
+"\n"
+"  -b, --batch            plain output each interval (default when stdout is not a tty)\n"
+"  -j, --json             one JSON object per interval (implies --batch)\n"
+"  -i, --interval SECS    refresh interval (default 1, 0.1 to 3600)\n"
+"  -n, --count N          stop after N intervals (default: until Ctrl-C)\n"
+"  -p, --pid PID          only sockets held by process PID\n"
+"      --port PORT        only drops to or from this local port\n"
+"  -N, --netns NS         only this network namespace: ip-netns NAME, nsfs PATH or INODE\n"
+"  -a, --all              list quiet sockets too\n"
+"      --map-entries N    size of the in-kernel drop table (default 16384)\n"
+"      --attach MODE      auto, tp_btf, raw_tp or tracepoint (default auto)\n"
+"      --no-rx-sk         ignore kfree_skb's rx_sk (exercise the pre-6.11 path)\n"
+"  -v, --verbose          loader and libbpf details (twice: more)\n"
+"  -V, --version          print the version\n"
+"  -h, --help             this help\n"
+"\n"
+"Exit codes: 0 ok, 1 runtime error, 2 bad usage, 3 missing privileges,\n"
+"4 kernel feature missing or BPF load failure.\n");
+}
+
+static int bad_value(const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "udpdrop top: invalid %s '%s': %s\n"
+		"Try 'udpdrop top --help'.\n", opt, val, want);
+	return -EXIT_USAGE;
+}
+
+enum { OPT_PORT = 256, OPT_MAP_ENTRIES, OPT_ATTACH, OPT_NO_RX_SK };
+
+/* Returns 0, or -exit_code; prints its own errors. */
+static int parse_args(int argc, char **argv, struct top_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "batch", no_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "port", required_argument, NULL, OPT_PORT },
+		{ "netns", required_argument, NULL, 'N' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "map-entries", required_argument, NULL, OPT_MAP_ENTRIES },
+		{ "attach", required_argument, NULL, OPT_ATTACH },
+		{ "no-rx-sk", no_argument, NULL, OPT_NO_RX_SK },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	int verbose = 0, c;
+	uint64_t v;
+
+	o->interval = 1.0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":bji:n:p:N:avVh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': o->batch = true; break;
+		case 'j': o->json = o->batch = true; break;
+		case 'i':
+			if (parse_seconds(optarg, 0.1, 3600, &o->interval))
+				return bad_value("--interval", optarg, "seconds from 0.1 to 3600");
+			break;
+		case 'n':
+			if (parse_u64(optarg, 1, UINT32_MAX, &o->count))
+				return bad_value("--count", optarg, "a whole number of intervals, at least 1");
+			break;
+		case 'p':
+			if (parse_u64(optarg, 1, INT32_MAX, &v))
+				return bad_value("--pid", optarg, "a process id");
+			o->model.pid = v;
+			break;
+		case OPT_PORT:
+			if (parse_u64(optarg, 1, 65535, &v))
+				return bad_value("--port", optarg, "a port from 1 to 65535");
+			o->model.port = o->tracer.filter_port = v;
+			break;
+		case 'N': o->netns_spec = optarg; break;
+		case 'a': o->model.all = true; break;
+		case OPT_MAP_ENTRIES:
+			if (parse_u64(optarg, 64, 1u << 24, &v))
+				return bad_value("--map-entries", optarg, "a number from 64 to 16777216");
+			o->tracer.map_entries = v;
+			break;
+		case OPT_ATTACH:
+			if (attach_mode__parse(optarg, &o->tracer.mode))
+				return bad_value("--attach", optarg, "auto, tp_btf, raw_tp or tracepoint");
+			break;
+		case OPT_NO_RX_SK: o->tracer.no_rx_sk = true; break;
+		case 'v': verbose++; break;
+		case 'V':
+			printf("udpdrop %s\n", UDPDROP_VERSION);
+			return 1;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			fprintf(stderr, "udpdrop top: option '%s' needs a value\n"
+				"Try 'udpdrop top --help'.\n", argv[optind - 1]);
+			return -EXIT_USAGE;
+		default:
+			fprintf(stderr, "udpdrop top: unknown option '%s'\n"
+				"Try 'udpdrop top --help'.\n", argv[optind - 1]);
+			return -EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "udpdrop top: unexpected argument '%s'\n"
+			"Try 'udpdrop top --help'.\n", argv[optind]);
+		return -EXIT_USAGE;
+	}
+	log__set_level(verbose >= 2 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_WARN);
+	if (verbose >= 2)
+		log__set_level(LOG_DEBUG);
+	return 0;
+}
+
+/* Sleep until `deadline` (monotonic ns) or a signal. */
+static void sleep_until(uint64_t deadline)
+{
+	struct timespec ts = { .tv_sec = deadline / 1000000000ull,
+			       .tv_nsec = deadline % 1000000000ull };
+
+	while (!stop_signal &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static int emit(struct model *m, struct top_opts *o, const char *attach,
+		bool final)
+{
+	struct output_ctx oc = { .attach = attach, .final = final };
+	struct strbuf sb = {};
+
+	if (o->json)
+		output__json(m, &oc, &sb);
+	else
+		output__plain(m, &oc, &sb);
+	if (sb.len && fwrite(sb.buf, 1, sb.len, stdout) != sb.len) {
+		sb_free(&sb);
+		return -EIO;
+	}
+	sb_free(&sb);
+	return fflush(stdout) ? -EIO : 0;
+}
+
+int do_top(int argc, char **argv)
+{
+	struct top_opts o = {};
+	struct tracer t = {};
+	struct tracer_error te;
+	struct model m = {};
+	struct htab drops = {};
+	struct ud_val *overflow = NULL;
+	uint64_t stats[UD_STAT_MAX] = {};
+	char missing[128];
+	int err, ret = EXIT_FAIL;
+	bool tracer_up = false, model_up = false;
+
+	err = parse_args(argc, argv, &o);
+	if (err)
+		return err > 0 ? EXIT_OK : -err;
+	if (!o.batch && !isatty(STDOUT_FILENO))
+		o.batch = true;
+	if (caps__check_bpf(missing, sizeof(missing))) {
+		fprintf(stderr, "udpdrop: permission denied: tracing drops needs %s; run as root (sudo udpdrop top)\n",
+			missing);
+		return EXIT_PRIV;
+	}
+	log__install_libbpf();
+
+	/* resolve filters before loading anything */
+	struct netns_table nt;
+
+	if (netns__scan(&nt)) {
+		fprintf(stderr, "udpdrop: out of memory\n");
+		return EXIT_FAIL;
+	}
+	if (o.netns_spec &&
+	    netns__resolve(&nt, o.netns_spec, &o.model.netns)) {
+		fprintf(stderr, "udpdrop top: unknown netns '%s': give an `ip netns` name, an nsfs path (/proc/PID/ns/net) or a netns inode\n",
+			o.netns_spec);
+		netns__free(&nt);
+		return EXIT_USAGE;
+	}
+	netns__free(&nt);
+	if (o.model.pid) {
+		uint32_t pid_ns = netns__of_pid(o.model.pid);
+
+		if (!pid_ns) {
+			fprintf(stderr, "udpdrop top: no process with pid %d\n", o.model.pid);
+			return EXIT_USAGE;
+		}
+		/* in the kernel, the pid's netns is the cheap exact superset */
+		if (!o.model.netns)
+			o.tracer.filter_netns = pid_ns;
+	}
+	if (o.model.netns)
+		o.tracer.filter_netns = o.model.netns;
+
+	err = model__init(&m, &o.model);
+	if (err) {
+		if (err == -ENOENT)
+			fprintf(stderr, "udpdrop: this kernel's BTF has no enum skb_drop_reason (kernel older than 5.17?): drop reasons unavailable\n");
+		else
+			fprintf(stderr, "udpdrop: cannot read the kernel's drop reasons from BTF: %s\n",
+				strerror(-err));
+		ret = err == -ENOMEM ? EXIT_FAIL : EXIT_KERNEL;
+		goto out;
+	}
+	model_up = true;
+	overflow = calloc(UD_OVERFLOW_SLOTS, sizeof(*overflow));
+	if (!overflow || htab__init(&drops, sizeof(struct ud_key), sizeof(struct ud_val))) {
+		fprintf(stderr, "udpdrop: out of memory\n");
+		goto out;
+	}
+
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	model__baseline(&m);
+	err = tracer__open(&t, &o.tracer, &te);
+	if (err) {
+		fprintf(stderr, "udpdrop: %s\n", te.msg);
+		ret = err == -EPERM || err == -EACCES ? EXIT_PRIV : EXIT_KERNEL;
+		goto out;
+	}
+	tracer_up = true;
+	fprintf(stderr, "udpdrop: tracing UDP drops via %s (Ctrl-C to stop)\n",
+		attach_mode__name(t.mode));
+
+	/* the trace starts now: rates and uptime count from here */
+	m.start_ns = m.last_ns = now_ns();
+
+	uint64_t step = (uint64_t)(o.interval * 1e9), next = m.start_ns + step;
+
+	for (uint64_t i = 0; !o.count || i < o.count; i++) {
+		sleep_until(next);
+		if (stop_signal)
+			break;
+		next += step;
+		err = tracer__read(&t, &drops, overflow, stats);
+		if (!err)
+			err = model__update(&m, &drops, overflow, stats, now_ns());
+		if (err) {
+			fprintf(stderr, "udpdrop: reading the drop counts failed: %s\n",
+				strerror(-err));
+			goto out;
+		}
+		if (o.count && i + 1 == o.count)
+			break; /* the last interval is the summary's */
+		if (emit(&m, &o, attach_mode__name(t.mode), false))
+			goto out_quiet; /* stdout closed (e.g. `| head`): stop */
+	}
+	/* the summary: one last read so nothing between ticks is lost */
+	err = tracer__read(&t, &drops, overflow, stats);
+	if (!err)
+		err = model__update(&m, &drops, overflow, stats, now_ns());
+	if (err) {
+		fprintf(stderr, "udpdrop: reading the drop counts failed: %s\n", strerror(-err));
+		goto out;
+	}
+	if (emit(&m, &o, attach_mode__name(t.mode), true))
+		goto out_quiet;
+	ret = EXIT_OK;
+	goto out;
+out_quiet:
+	ret = EXIT_OK;
+out:
+	if (tracer_up)
+		tracer__close(&t);
+	if (model_up)
+		model__free(&m);
+	htab__free(&drops);
+	free(overflow);
+	return ret;
+}

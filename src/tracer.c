@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "tracer.h"
+#include "udpdrop.skel.h"
+
+#define DEFAULT_MAP_ENTRIES 16384
+
+const char *attach_mode__name(enum attach_mode m)
+{
+	switch (m) {
+	case ATTACH_TP_BTF: return "tp_btf";
+	case ATTACH_RAW_TP: return "raw_tp";
+	case ATTACH_TRACEPOINT: return "tracepoint";
+	default: return "auto";
+	}
+}
+
+int attach_mode__parse(const char *s, enum attach_mode *m)
+{
+	static const enum attach_mode all[] = { ATTACH_AUTO, ATTACH_TP_BTF,
+						ATTACH_RAW_TP, ATTACH_TRACEPOINT };
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(s, attach_mode__name(all[i]))) {
+			*m = all[i];
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* Does this kernel's kfree_skb tracepoint carry rx_sk (6.11+)? */
+static bool kernel_has_rx_sk(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "trace_event_raw_kfree_skb",
+				    BTF_KIND_STRUCT);
+	if (id > 0) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_member *m = btf_members(t);
+
+		for (int i = 0; i < btf_vlen(t); i++)
+			if (!strcmp(btf__name_by_offset(btf, m[i].name_off),
+				    "rx_sk"))
+				found = true;
+	}
+	btf__free(btf);
+	return found;
+}
+
+static int try_mode(struct tracer *t, const struct tracer_opts *o,
+		    enum attach_mode mode, struct tracer_error *e)
+{
+	struct udpdrop_bpf *skel;
+	struct bpf_program *kfree;
+	bool need_fail = !t->rx_sk;
+	int err;
+
+	skel = udpdrop_bpf__open();
+	if (!skel) {
+		err = -errno;
+		snprintf(e->msg, sizeof(e->msg), "cannot open the BPF object: %s",
+			 strerror(-err));
+		return err;
+	}
+	skel->rodata->filter_netns = o->filter_netns;
+	skel->rodata->filter_port = o->filter_port;
+	skel->rodata->use_rx_sk = t->rx_sk;
+	if (o->frag_window_s)
+		skel->rodata->frag_window_ns = o->frag_window_s * 1000000000ull;
+	bpf_map__set_max_entries(skel->maps.drops,
+				 o->map_entries ?: DEFAULT_MAP_ENTRIES);
+
+	kfree = mode == ATTACH_TP_BTF ? skel->progs.udpdrop_kfree_btf
+		: mode == ATTACH_RAW_TP ? skel->progs.udpdrop_kfree_raw
+					: skel->progs.udpdrop_kfree_tp;
+	bpf_program__set_autoload(skel->progs.udpdrop_kfree_btf, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_kfree_raw, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_kfree_tp, false);
+	bpf_program__set_autoload(kfree, true);
+	/*
+	 * The classic tracepoint's record has no socket pointer, so the fail
+	 * handover (raw_tp) only serves the two BTF-era variants.
+	 */
+	bpf_program__set_autoload(skel->progs.udpdrop_fail_raw,
+				  need_fail && mode != ATTACH_TRACEPOINT);
+
+	err = udpdrop_bpf__load(skel);
+	if (err) {
+		snprintf(e->msg, sizeof(e->msg),
+			 "cannot load the %s program: %s%s",
+			 attach_mode__name(mode), strerror(-err),
+			 log__level() < LOG_DEBUG ? " (run with -v for the verifier log)" : "");
+		goto fail;
+	}
+	t->kfree_link = bpf_program__attach(kfree);
+	if (!t->kfree_link) {
+		err = -errno;
+		snprintf(e->msg, sizeof(e->msg), "cannot attach to skb:kfree_skb (%s): %s%s",
+			 attach_mode__name(mode), strerror(-err),
+			 mode == ATTACH_TRACEPOINT && access("/sys/kernel/tracing/events", F_OK)
+				 ? " (tracefs is not mounted at /sys/kernel/tracing)" : "");
+		goto fail;
+	}
+	if (need_fail && mode != ATTACH_TRACEPOINT) {
+		t->fail_link = bpf_program__attach(skel->progs.udpdrop_fail_raw);
+		if (!t->fail_link) {
+			err = -errno;
+			snprintf(e->msg, sizeof(e->msg),
+				 "cannot attach to udp:udp_fail_queue_rcv_skb: %s",
+				 strerror(-err));
+			goto fail;
+		}
+	}
+	t->skel = skel;
+	t->mode = mode;
+	return 0;
+fail:
+	bpf_link__destroy(t->kfree_link);
+	t->kfree_link = NULL;
+	udpdrop_bpf__destroy(skel);
+	return err;
+}
+
+int tracer__open(struct tracer *t, const struct tracer_opts *o,
+		 struct tracer_error *e)
+{
+	static const enum attach_mode order[] = { ATTACH_TP_BTF, ATTACH_RAW_TP,
+						  ATTACH_TRACEPOINT };
+	int err = -ENOENT;
+
+	memset(t, 0, sizeof(*t));
+	memset(e, 0, sizeof(*e));
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		e->code = -ENOENT;
+		snprintf(e->msg, sizeof(e->msg),
+			 "this kernel has no BTF (/sys/kernel/btf/vmlinux): udpdrop needs CONFIG_DEBUG_INFO_BTF=y");
+		return e->code;
+	}
+	t->ncpus = libbpf_num_possible_cpus();
+	if (t->ncpus <= 0) {
+		e->code = t->ncpus ?: -EINVAL;
+		snprintf(e->msg, sizeof(e->msg), "cannot count the possible CPUs");
+		return e->code;
+	}
+	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk;
+
+	if (o->mode != ATTACH_AUTO) {
+		err = try_mode(t, o, o->mode, e);
+	} else {
+		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+			bool last = i == sizeof(order) / sizeof(order[0]) - 1;
+			struct tracer_error probe_err = {};
+
+			/* an expected failure on the way down is not an error */
+			log__set_probing(!last);
+			err = try_mode(t, o, order[i], &probe_err);
+			log__set_probing(false);
+			if (!err)
+				break;
+			pr_info("%s unavailable (%s), trying the next variant\n",
+				attach_mode__name(order[i]), probe_err.msg);
+			*e = probe_err;
+		}
+	}
+	if (err) {
+		e->code = err;
+		return err;
+	}
+	pr_info("attached to skb:kfree_skb via %s; socket from %s\n",
+		attach_mode__name(t->mode),
+		t->rx_sk ? "rx_sk" : "udp_fail_queue_rcv_skb + headers");
+	return 0;
+}
+
+void tracer__close(struct tracer *t)
+{
+	bpf_link__destroy(t->fail_link);
+	bpf_link__destroy(t->kfree_link);
+	udpdrop_bpf__destroy(t->skel);
+	free(t->keys);
+	free(t->vals);
+	memset(t, 0, sizeof(*t));
+}
+
+static int ensure_bufs(struct tracer *t, uint32_t n)
+{
+	void *k, *v;
+
+	if (t->buf_entries >= n)
+		return 0;
+	k = realloc(t->keys, (size_t)n * sizeof(struct ud_key));
+	if (!k)
+		return -ENOMEM;
+	t->keys = k;
+	v = realloc(t->vals, (size_t)n * t->ncpus * sizeof(struct ud_val));
+	if (!v)
+		return -ENOMEM;
+	t->vals = v;
+	t->buf_entries = n;
+	return 0;
+}
+
+static void add_val(struct ud_val *sum, const struct ud_val *v)
+{
+	sum->datagrams += v->datagrams;
+	sum->skbs += v->skbs;
+	sum->bytes += v->bytes;
+}
+
+int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
+		 uint64_t *stats)
+{
+	int fd = bpf_map__fd(t->skel->maps.drops);
+	uint32_t max = bpf_map__max_entries(t->skel->maps.drops);
+	uint64_t in = 0, out = 0;
+	bool first = true;
+	int err;
+
+	htab__clear(drops);
+	if (ensure_bufs(t, max))
+		return -ENOMEM;
+	/* the whole map in as few syscalls as it takes (per-CPU values) */
+	for (;;) {
+		uint32_t count = max;
+		LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, t->keys,
+					   t->vals, &count, &opts);
+		if (err && errno != ENOENT)
+			return -errno;
+		for (uint32_t i = 0; i < count; i++) {
+			struct ud_key *k = (struct ud_key *)t->keys + i;
+			struct ud_val *sum = htab__upsert(drops, k, NULL);
+			struct ud_val *pc = (struct ud_val *)t->vals + (size_t)i * t->ncpus;
+
+			if (!sum)
+				return -ENOMEM;
+			for (int c = 0; c < t->ncpus; c++)
+				add_val(sum, &pc[c]);
+		}
+		if (err) /* ENOENT: that was the last batch */
+			break;
+		in = out;
+		first = false;
+	}
+
+	/* overflow slots and stats: per-CPU arrays */
+	struct ud_val *pv = calloc(t->ncpus, sizeof(*pv));
+	uint64_t *ps = calloc(t->ncpus, sizeof(*ps));
+
+	if (!pv || !ps) {
+		free(pv);
+		free(ps);
+		return -ENOMEM;
+	}
+	err = 0;
+	for (uint32_t slot = 0; slot < UD_OVERFLOW_SLOTS && !err; slot++) {
+		memset(&overflow[slot], 0, sizeof(overflow[slot]));
+		if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.overflow), &slot, pv))
+			err = -errno;
+		for (int c = 0; c < t->ncpus && !err; c++)
+			add_val(&overflow[slot], &pv[c]);
+	}
+	for (uint32_t s = 0; s < UD_STAT_MAX && !err; s++) {
+		stats[s] = 0;
+		if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &s, ps))
+			err = -errno;
+		for (int c = 0; c < t->ncpus && !err; c++)
+			stats[s] += ps[c];
+	}
+	free(pv);
+	free(ps);
+	return err;
+}
+
+int tracer__prog_ids(struct tracer *t, uint32_t *ids, int n)
+{
+	struct bpf_link *links[2] = { t->kfree_link, t->fail_link };
+	int got = 0;
+
+	for (int i = 0; i < 2 && got < n; i++) {
+		struct bpf_link_info info = {};
+		uint32_t len = sizeof(info);
+
+		if (!links[i])
+			continue;
+		if (!bpf_obj_get_info_by_fd(bpf_link__fd(links[i]), &info, &len))
+			ids[got++] = info.prog_id;
+	}
+	return got;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The loader: open the skeleton, set the load-time filters, pick the best
+ * attach variant this kernel allows, load, attach (bpf_link: closing the
+ * process detaches everything), and read the aggregated maps.
+ */
+#ifndef UD_TRACER_H
+#define UD_TRACER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "htab.h"
+#include "udpdrop.h"
+
+enum attach_mode { ATTACH_AUTO, ATTACH_TP_BTF, ATTACH_RAW_TP, ATTACH_TRACEPOINT };
+
+struct tracer_opts {
+	uint32_t filter_netns;
+	uint16_t filter_port;
+	enum attach_mode mode;
+	bool no_rx_sk;          /* use the pre-6.11 attribution path */
+	uint32_t map_entries;   /* 0: default */
+	uint32_t frag_window_s; /* 0: default */
+};
+
+struct tracer {
+	struct udpdrop_bpf *skel;
+	struct bpf_link *kfree_link, *fail_link;
+	enum attach_mode mode;   /* the variant in use */
+	bool rx_sk;              /* kfree_skb carries rx_sk and we use it */
+	int ncpus;
+	/* batch read buffers */
+	void *keys, *vals;
+	uint32_t buf_entries;
+};
+
+/* Exit-worthy failures: what failed, in one line for the user. */
+struct tracer_error {
+	int code;        /* negative errno */
+	char msg[256];
+};
+
+const char *attach_mode__name(enum attach_mode m);
+int attach_mode__parse(const char *s, enum attach_mode *m);
+
+int tracer__open(struct tracer *t, const struct tracer_opts *o,
+		 struct tracer_error *e);
+void tracer__close(struct tracer *t);
+/*
+ * Read the cumulative counts. `drops` maps struct ud_key -> struct ud_val
+ * (summed over CPUs; cleared first). overflow has UD_OVERFLOW_SLOTS slots.
+ */
+int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
+		 uint64_t *stats);
+/* Program ids, for tests and `bpftool prog show id`. */
+int tracer__prog_ids(struct tracer *t, uint32_t *ids, int n);
+
+#endif

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "util.h"
+
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int parse_seconds(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || end == s || isnan(v))
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+void fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = bytes;
+	unsigned int u = 0;
+
+	while (v >= 1024 && u < ARRAY_SIZE(units) - 1) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+	else if (v < 10)
+		snprintf(buf, len, "%.1f %s", v, units[u]);
+	else
+		snprintf(buf, len, "%.0f %s", v, units[u]);
+}
+
+void fmt_count(char *buf, size_t len, uint64_t n)
+{
+	char tmp[32];
+	int digits = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)n);
+	size_t o = 0;
+
+	for (int i = 0; i < digits && o + 1 < len; i++) {
+		if (i && (digits - i) % 3 == 0 && o + 2 < len)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+}
+
+static bool addr_is_any(int family, const void *addr)
+{
+	static const uint8_t zero[16];
+
+	return !memcmp(addr, zero, family == AF_INET6 ? 16 : 4);
+}
+
+void fmt_addr(char *buf, size_t len, int family, const void *addr)
+{
+	if (family != AF_INET && family != AF_INET6) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	if (addr_is_any(family, addr)) {
+		snprintf(buf, len, "*");
+		return;
+	}
+	if (!inet_ntop(family, addr, buf, len))
+		snprintf(buf, len, "?");
+}
+
+void fmt_endpoint(char *buf, size_t len, int family, const void *addr,
+		  uint16_t port)
+{
+	char a[INET6_ADDRSTRLEN];
+	char p[8];
+
+	fmt_addr(a, sizeof(a), family, addr);
+	if (port)
+		snprintf(p, sizeof(p), "%u", port);
+	else
+		snprintf(p, sizeof(p), "*");
+	if (family == AF_INET6 && strcmp(a, "*"))
+		snprintf(buf, len, "[%s]:%s", a, p);
+	else
+		snprintf(buf, len, "%s:%s", a, p);
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+double wall_time(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		size_t avail = sb->cap - sb->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(sb->buf ? sb->buf + sb->len : NULL, avail, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if ((size_t)n < avail) {
+			sb->len += n;
+			return;
+		}
+		size_t ncap = sb->cap ? sb->cap * 2 : 256;
+
+		while (ncap < sb->len + n + 1)
+			ncap *= 2;
+		char *nb = realloc(sb->buf, ncap);
+
+		if (!nb)
+			abort(); /* out of memory formatting output: nothing sane to do */
+		sb->buf = nb;
+		sb->cap = ncap;
+	}
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Small pure helpers: option parsing, units, address formatting. */
+#ifndef UD_UTIL_H
+#define UD_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Strict parsers: the whole string, in range, or -EINVAL / -ERANGE. */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int parse_seconds(const char *s, double min, double max, double *out);
+
+/* "1.5 KiB", "212 KiB", "8.0 MiB": binary units, always with the unit. */
+void fmt_bytes(char *buf, size_t len, uint64_t bytes);
+/* "1,204": thousands separators for counts people compare by eye. */
+void fmt_count(char *buf, size_t len, uint64_t n);
+/* "10.0.0.2:5001", "[fe80::1]:53", "*:5001"; port 0 prints as "*". */
+void fmt_endpoint(char *buf, size_t len, int family, const void *addr,
+		  uint16_t port);
+/* Address alone: "10.0.0.1", "fe80::1", "*" for the unspecified address. */
+void fmt_addr(char *buf, size_t len, int family, const void *addr);
+
+uint64_t now_ns(void);      /* CLOCK_MONOTONIC */
+double wall_time(void);     /* CLOCK_REALTIME, seconds */
+
+/* A growable string. */
+struct strbuf {
+	char *buf;
+	size_t len, cap;
+};
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sb_free(struct strbuf *sb);
+
+#endif

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * udptest: the integration tests' ground truth. A sender that says how
+ * many datagrams it handed to the kernel, and a receiver that says how many
+ * it read, so "dropped = sent - read" is known exactly.
+ *
+ *   udptest send HOST:PORT [-c N] [-s BYTES] [--bad-csum] [--src ADDR]
+ *                [--gap-us USEC] [--sport PORT]
+ *   udptest recv ADDR:PORT [--rcvbuf BYTES] [--read] [--filter-drop]
+ *                [--share]
+ *
+ * recv prints "ready" once bound, then holds (or reads, with --read) until
+ * SIGUSR1 or SIGTERM, drains what is queued and prints "received N".
+ * --share forks after binding so two processes hold the socket; the child
+ * waits for the parent to finish.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <netinet/ip.h>
+#include <netinet/udp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t done;
+
+static void on_sig(int s)
+{
+	done = 1;
+}
+
+static int parse_ep(const char *s, struct sockaddr_storage *ss, socklen_t *len)
+{
+	char host[128];
+	const char *colon = strrchr(s, ':');
+	int port;
+
+	if (!colon || colon - s >= (int)sizeof(host))
+		return -1;
+	memcpy(host, s, colon - s);
+	host[colon - s] = '\0';
+	port = atoi(colon + 1);
+	memset(ss, 0, sizeof(*ss));
+	if (host[0] == '[') {
+		struct sockaddr_in6 *a = (void *)ss;
+		size_t l = strlen(host);
+
+		if (host[l - 1] != ']')
+			return -1;
+		host[l - 1] = '\0';
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons(port);
+		if (inet_pton(AF_INET6, host + 1, &a->sin6_addr) != 1)
+			return -1;
+		*len = sizeof(*a);
+		return 0;
+	}
+	struct sockaddr_in *a = (void *)ss;
+
+	a->sin_family = AF_INET;
+	a->sin_port = htons(port);
+	if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+		return -1;
+	*len = sizeof(*a);
+	return 0;
+}
+
+static uint16_t csum16(const void *data, size_t len, uint32_t sum)
+{
+	const uint8_t *p = data;
+
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += p[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum;
+}
+
+/* IPv4 UDP with a deliberately wrong checksum, through a raw socket. */
+static int send_bad_csum(struct sockaddr_in *dst, const char *src, int count,
+			 int size, int sport, long gap_us)
+{
+	int fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	uint8_t *pkt = calloc(1, 28 + size);
+	struct iphdr *ip = (void *)pkt;
+	struct udphdr *uh = (void *)(pkt + 20);
+	int sent = 0;
+
+	if (fd < 0 || !pkt) {
+		perror("raw socket");
+		return -1;
+	}
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->ttl = 64;
+	ip->protocol = IPPROTO_UDP;
+	ip->tot_len = htons(28 + size);
+	ip->daddr = dst->sin_addr.s_addr;
+	if (!src || inet_pton(AF_INET, src, &ip->saddr) != 1) {
+		fprintf(stderr, "send --bad-csum needs --src ADDR\n");
+		return -1;
+	}
+	uh->source = htons(sport ?: 40000);
+	uh->dest = dst->sin_port;
+	uh->len = htons(8 + size);
+	for (int i = 0; i < count; i++) {
+		ip->id = htons(i + 1);
+		uh->check = 0;
+		/* a valid checksum, then broken: never 0 (which means "none") */
+		uh->check = htons(csum16(uh, 8 + size, 0) ^ 0x5555) ?: 1;
+		if (sendto(fd, pkt, 28 + size, 0, (void *)dst, sizeof(*dst)) == 28 + size)
+			sent++;
+		if (gap_us)
+			usleep(gap_us);
+	}
+	printf("sent %d\n", sent);
+	return 0;
+}
+
+static int do_send(int argc, char **argv)
+{
+	struct sockaddr_storage dst;
+	socklen_t dlen;
+	int count = 1, size = 100, sport = 0, errors = 0, sent = 0;
+	bool bad = false;
+	const char *src = NULL;
+	long gap_us = 0;
+
+	if (argc < 2 || parse_ep(argv[1], &dst, &dlen)) {
+		fprintf(stderr, "send: need HOST:PORT\n");
+		return 2;
+	}
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "-c") && i + 1 < argc)
+			count = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
+			size = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--bad-csum"))
+			bad = true;
+		else if (!strcmp(argv[i], "--src") && i + 1 < argc)
+			src = argv[++i];
+		else if (!strcmp(argv[i], "--gap-us") && i + 1 < argc)
+			gap_us = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--sport") && i + 1 < argc)
+			sport = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "send: unknown option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	if (bad)
+		return send_bad_csum((void *)&dst, src, count, size, sport, gap_us) ? 1 : 0;
+
+	int fd = socket(dst.ss_family, SOCK_DGRAM, 0);
+	char *buf = calloc(1, size ?: 1);
+
+	if (fd < 0 || !buf) {
+		perror("socket");
+		return 1;
+	}
+	if (sport) {
+		struct sockaddr_storage b = { .ss_family = dst.ss_family };
+
+		((struct sockaddr_in *)&b)->sin_port = htons(sport);
+		if (bind(fd, (void *)&b, dlen)) {
+			perror("bind");
+			return 1;
+		}
+	}
+	for (int i = 0; i < count; i++) {
+		memcpy(buf, &i, size >= 4 ? 4 : size);
+		if (sendto(fd, buf, size, 0, (void *)&dst, dlen) == size)
+			sent++;
+		else
+			errors++;
+		if (gap_us)
+			usleep(gap_us);
+	}
+	/* sent = handed to the kernel without error; ENOBUFS is not reported
+	 * for UDP unless IP_RECVERR, so sender drops show in the tracer */
+	printf("sent %d errors %d\n", sent, errors);
+	return 0;
+}
+
+static int drain(int fd, char *buf, size_t len)
+{
+	int n = 0;
+
+	while (recv(fd, buf, len, MSG_DONTWAIT) >= 0)
+		n++;
+	return n;
+}
+
+static int do_recv(int argc, char **argv)
+{
+	struct sockaddr_storage a;
+	socklen_t alen;
+	int rcvbuf = 0, fd, received = 0;
+	bool reading = false, filter_drop = false, share = false;
+	static char buf[65536];
+	pid_t child = 0;
+
+	if (argc < 2 || parse_ep(argv[1], &a, &alen)) {
+		fprintf(stderr, "recv: need ADDR:PORT\n");
+		return 2;
+	}
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--rcvbuf") && i + 1 < argc)
+			rcvbuf = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--read"))
+			reading = true;
+		else if (!strcmp(argv[i], "--filter-drop"))
+			filter_drop = true;
+		else if (!strcmp(argv[i], "--share"))
+			share = true;
+		else {
+			fprintf(stderr, "recv: unknown option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	struct sigaction sa = { .sa_handler = on_sig };
+
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	fd = socket(a.ss_family, SOCK_DGRAM, 0);
+	if (fd < 0 ||
+	    (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) ||
+	    bind(fd, (void *)&a, alen)) {
+		perror("recv socket");
+		return 1;
+	}
+	if (filter_drop) {
+		/* classic BPF "ret #0": reject every datagram */
+		struct sock_filter code[] = { { BPF_RET | BPF_K, 0, 0, 0 } };
+		struct sock_fprog prog = { .len = 1, .filter = code };
+
+		if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog))) {
+			perror("SO_ATTACH_FILTER");
+			return 1;
+		}
+	}
+	if (share) {
+		child = fork();
+		if (child == 0) {
+			/* holds the same socket until the parent is done */
+			while (!done)
+				usleep(20000);
+			_exit(0);
+		}
+	}
+	printf("ready\n");
+	fflush(stdout);
+	struct timeval tv = { .tv_usec = 100000 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (!done) {
+		if (!reading) {
+			usleep(20000); /* not pause(): a signal may come before it */
+			continue;
+		}
+		if (recv(fd, buf, sizeof(buf), 0) >= 0)
+			received++;
+	}
+	received += drain(fd, buf, sizeof(buf));
+	printf("received %d\n", received);
+	fflush(stdout);
+	if (child) {
+		kill(child, SIGUSR1);
+		waitpid(child, NULL, 0);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 2 && !strcmp(argv[1], "send"))
+		return do_send(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "recv"))
+		return do_recv(argc - 1, argv + 1);
+	fprintf(stderr, "usage: udptest send|recv ...\n");
+	return 2;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Install the Debian packages udpdrop's build, tests and benchmarks need.
+# Safe to run twice: installs only what is missing.
+set -euo pipefail
+
+pkgs=(
+	clang llvm make pkg-config           # build: BPF with clang, user space with cc
+	libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev
+	libcmocka-dev                        # unit tests
+	iproute2 nftables jq tmux util-linux # integration tests: netns, veth, nft, tc
+	bpftrace                             # benchmark peer (optional at run time)
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+	echo "deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+if [[ $(id -u) -ne 0 ]]; then
+	echo "deps: missing ${missing[*]}; run as root (sudo make deps)" >&2
+	exit 3
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps: done"
