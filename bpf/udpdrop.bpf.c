@@ -33,6 +33,9 @@ const volatile __u32 filter_netns = 0;  /* 0: every netns */
 const volatile __u16 filter_port = 0;   /* 0: every port */
 const volatile bool use_rx_sk = true;   /* false forces the pre-6.11 path */
 const volatile __u64 frag_window_ns = 60ull * 1000000000ull;
+/* inet_frag_rbtree_purge's text, from kallsyms: frees of queued fragments */
+const volatile __u64 purge_start = 0;
+const volatile __u64 purge_end = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -79,10 +82,16 @@ struct {
  *   members right after it, each with its own kfree_skb event; they belong
  *   to the parent's bucket and are not datagrams of their own;
  * - fail: udp_fail_queue_rcv_skb fires just before the kfree_skb of the
- *   same skb and names the socket on kernels without rx_sk.
+ *   same skb and names the socket on kernels without rx_sk;
+ * - frag: when a reassembly queue expires, its head is freed with the
+ *   input device set again (so we know the netns), then the other queued
+ *   fragments from inet_frag_rbtree_purge; those have no socket, and
+ *   skb->dev overlaps their rb-tree node, so it is not a device. They
+ *   take the netns of the head with the same addresses and IP ID.
  */
 struct handover {
 	struct ud_key key;   /* parent bucket */
+	struct frag_id frag; /* last reassembly failure seen with a device */
 	__u64 next_child;    /* struct sk_buff * expected next */
 	__u64 fail_sk;       /* struct sock * from udp_fail_queue_rcv_skb */
 	__u64 fail_skb;      /* its skb (0 on kernels where the tp lacks it) */
@@ -259,6 +268,55 @@ static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
 	return false;
 }
 
+static __always_inline bool is_reasm_fail(__u32 reason)
+{
+	return reason == UD_REASON(FRAG_REASM_TIMEOUT) ||
+	       reason == UD_REASON(FRAG_TOO_FAR);
+}
+
+static __always_inline void frag_identity(struct frag_id *id,
+					  const struct ud_key *k,
+					  const struct pkt_info *pi)
+{
+	__builtin_memset(id, 0, sizeof(*id));
+	__builtin_memcpy(id->saddr, k->saddr, 16);
+	__builtin_memcpy(id->daddr, k->daddr, 16);
+	id->netns = k->netns;
+	id->id = pi->id;
+	id->family = k->family;
+	id->proto = k->proto;
+}
+
+/* Same addresses, protocol and IP ID (the netns is what we look for). */
+static __always_inline bool same_datagram(const struct frag_id *a,
+					  const struct frag_id *b)
+{
+	const __u64 *x = (const __u64 *)a->saddr, *y = (const __u64 *)b->saddr;
+
+	/* saddr and daddr: 32 bytes as four words */
+	for (int i = 0; i < 4; i++)
+		if (x[i] != y[i])
+			return false;
+	return a->id == b->id && a->family == b->family && a->proto == b->proto;
+}
+
+/* See struct handover: remember the head's netns, or inherit it. */
+static __always_inline __u32 frag_netns(struct handover *ho,
+					const struct ud_key *k,
+					const struct pkt_info *pi)
+{
+	struct frag_id id;
+
+	frag_identity(&id, k, pi);
+	if (k->location < purge_start || k->location >= purge_end) {
+		ho->frag = id; /* a head: its device is real */
+		return k->netns;
+	}
+	if (ho->frag.netns && same_datagram(&id, &ho->frag))
+		return ho->frag.netns;
+	return 0; /* a queue freed later than its head: unknown */
+}
+
 /*
  * A datagram is lost once however many fragment skbs go with it. A
  * reassembly failure counts it unless a fragment of it was already counted
@@ -270,10 +328,9 @@ static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
 static __always_inline __u64 frag_datagrams(struct ud_key *k,
 					    struct pkt_info *pi, __u32 reason)
 {
-	bool reasm_fail = reason == UD_REASON(FRAG_REASM_TIMEOUT) ||
-			  reason == UD_REASON(FRAG_TOO_FAR);
+	bool reasm_fail = is_reasm_fail(reason);
 	bool local_sender = k->flags & UD_KEY_SKB_SK;
-	struct frag_id id = {};
+	struct frag_id id;
 	__u64 now, *seen;
 
 	if (reason == UD_REASON(DUP_FRAG))
@@ -281,12 +338,7 @@ static __always_inline __u64 frag_datagrams(struct ud_key *k,
 	if (!reasm_fail && !local_sender && !pi->first_frag)
 		return 0;
 
-	__builtin_memcpy(id.saddr, k->saddr, 16);
-	__builtin_memcpy(id.daddr, k->daddr, 16);
-	id.netns = k->netns;
-	id.id = pi->id;
-	id.family = k->family;
-	id.proto = k->proto;
+	frag_identity(&id, k, pi);
 	now = bpf_ktime_get_ns();
 	seen = bpf_map_lookup_elem(&frags, &id);
 	if (seen && now - *seen < frag_window_ns) {
@@ -462,9 +514,18 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 		}
 		if (pi.fragment)
 			k.flags |= UD_KEY_FRAG;
+		/*
+		 * Once queued on a UDP socket, skb->dev is dev_scratch (udp.c
+		 * keeps truesize and flags there), not a device; a read through
+		 * it faults to 0. Then we are in process context (recvmsg, close)
+		 * and the task's netns is the socket's.
+		 */
 		dev = RD(direct, skb->dev, skb, dev);
-		/* no device: process context (e.g. recvmsg), the task's netns */
-		k.netns = dev ? dev_netns(direct, dev) : task_netns(direct);
+		k.netns = dev ? dev_netns(direct, dev) : 0;
+		if (pi.fragment && is_reasm_fail(reason))
+			k.netns = frag_netns(ho, &k, &pi);
+		else if (!k.netns)
+			k.netns = task_netns(direct);
 	}
 
 	if (filtered_out(&k, lport)) {

@@ -84,3 +84,21 @@ const char *ksyms__format(const struct ksyms *ks, uint64_t addr, char *buf,
 			 (unsigned long long)(addr - ks->v[best].addr));
 	return buf;
 }
+
+int ksyms__range(const struct ksyms *ks, const char *name, uint64_t *start,
+		 uint64_t *end)
+{
+	for (int i = 0; i < ks->n; i++) {
+		if (strcmp(ks->v[i].name, name))
+			continue;
+		*start = ks->v[i].addr;
+		/* the next symbol up ends it (sorted; skip aliases) */
+		for (int j = i + 1; j < ks->n; j++)
+			if (ks->v[j].addr > *start) {
+				*end = ks->v[j].addr;
+				return 0;
+			}
+		break;
+	}
+	return -ENOENT;
+}

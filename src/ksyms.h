@@ -17,6 +17,9 @@ struct ksyms {
 
 int ksyms__load(struct ksyms *ks, const char *path); /* NULL: /proc/kallsyms */
 void ksyms__free(struct ksyms *ks);
+/* [start, end) of a function's text; -ENOENT if unknown. */
+int ksyms__range(const struct ksyms *ks, const char *name, uint64_t *start,
+		 uint64_t *end);
 /* "sk_skb_reason_drop+0x45"; "0x..." when unknown or hidden (kptr_restrict) */
 const char *ksyms__format(const struct ksyms *ks, uint64_t addr, char *buf,
 			  int len);

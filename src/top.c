@@ -252,6 +252,9 @@ int do_top(int argc, char **argv)
 		goto out;
 	}
 	model_up = true;
+	if (ksyms__range(&m.ksyms, "inet_frag_rbtree_purge", &o.tracer.purge_start,
+			 &o.tracer.purge_end))
+		pr_info("inet_frag_rbtree_purge not in kallsyms: fragments freed with an expired queue may show the wrong netns\n");
 	overflow = calloc(UD_OVERFLOW_SLOTS, sizeof(*overflow));
 	if (!overflow || htab__init(&drops, sizeof(struct ud_key), sizeof(struct ud_val))) {
 		fprintf(stderr, "udpdrop: out of memory\n");

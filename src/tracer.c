@@ -78,6 +78,8 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	skel->rodata->filter_netns = o->filter_netns;
 	skel->rodata->filter_port = o->filter_port;
 	skel->rodata->use_rx_sk = t->rx_sk;
+	skel->rodata->purge_start = o->purge_start;
+	skel->rodata->purge_end = o->purge_end;
 	if (o->frag_window_s)
 		skel->rodata->frag_window_ns = o->frag_window_s * 1000000000ull;
 	bpf_map__set_max_entries(skel->maps.drops,

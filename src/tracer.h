@@ -21,6 +21,8 @@ struct tracer_opts {
 	bool no_rx_sk;          /* use the pre-6.11 attribution path */
 	uint32_t map_entries;   /* 0: default */
 	uint32_t frag_window_s; /* 0: default */
+	/* text range of inet_frag_rbtree_purge (0, 0 if unknown) */
+	uint64_t purge_start, purge_end;
 };
 
 struct tracer {

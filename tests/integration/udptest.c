@@ -5,7 +5,7 @@
  * it read, so "dropped = sent - read" is known exactly.
  *
  *   udptest send HOST:PORT [-c N] [-s BYTES] [--bad-csum] [--src ADDR]
- *                [--gap-us USEC] [--sport PORT]
+ *                [--gap-us USEC] [--sport PORT] [--linger-ms MS]
  *   udptest recv ADDR:PORT [--rcvbuf BYTES] [--read] [--filter-drop]
  *                [--share]
  *
@@ -134,6 +134,7 @@ static int do_send(int argc, char **argv)
 	bool bad = false;
 	const char *src = NULL;
 	long gap_us = 0;
+	int linger_ms = 0;
 
 	if (argc < 2 || parse_ep(argv[1], &dst, &dlen)) {
 		fprintf(stderr, "send: need HOST:PORT\n");
@@ -152,6 +153,8 @@ static int do_send(int argc, char **argv)
 			gap_us = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--sport") && i + 1 < argc)
 			sport = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--linger-ms") && i + 1 < argc)
+			linger_ms = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "send: unknown option %s\n", argv[i]);
 			return 2;
@@ -188,6 +191,9 @@ static int do_send(int argc, char **argv)
 	/* sent = handed to the kernel without error; ENOBUFS is not reported
 	 * for UDP unless IP_RECVERR, so sender drops show in the tracer */
 	printf("sent %d errors %d\n", sent, errors);
+	/* keep the socket open a while, e.g. so a tracer can still name it */
+	if (linger_ms)
+		usleep(linger_ms * 1000);
 	return 0;
 }
 

@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Helpers for the integration tests: two hosts in network namespaces joined
+# by a veth pair, udpdrop in the background, ground truth from udptest,
+# ss and the kernel's counters. Sourced by run.sh; every test runs in its
+# own subshell whose EXIT trap removes everything it made.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+UDPDROP=${UDPDROP:-$ROOT/udpdrop}
+UDPTEST=${UDPTEST:-$ROOT/.output/tests/udptest}
+TOP_INTERVAL=${TOP_INTERVAL:-0.5}
+
+# Per-test state (set by setup_hosts).
+A= B= T= V4A= V4B= V6A= V6B=
+TOP_PID= TOP_OUT= TOP_ERR=
+declare -a BG_PIDS=()
+
+fail() {
+	echo "    FAIL: $*" >&2
+	FAILED=1
+}
+
+expect_eq() { # name actual expected
+	if [[ "$2" == "$3" ]]; then
+		echo "    ok: $1 = $2"
+	else
+		fail "$1: got '$2', want '$3'"
+	fi
+}
+
+expect_gt() { # name actual floor
+	if [[ "$2" =~ ^[0-9]+$ ]] && (($2 > $3)); then
+		echo "    ok: $1 = $2 (> $3)"
+	else
+		fail "$1: got '$2', want more than $3"
+	fi
+}
+
+cleanup() {
+	local p
+	[[ -n "$TOP_PID" ]] && kill -KILL "$TOP_PID" 2>/dev/null
+	for p in "${BG_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	[[ -n "$A" ]] && ip netns del "$A" 2>/dev/null
+	[[ -n "$B" ]] && ip netns del "$B" 2>/dev/null
+	[[ -n "$T" && -d "$T" ]] && rm -rf "$T"
+	return 0
+}
+
+# Two hosts: $A (sender, $V4A/$V6A) and $B (receiver, $V4B/$V6B).
+setup_hosts() {
+	local id=$((RANDOM % 200 + 20))
+	A=udt-$$-a B=udt-$$-b
+	T=$(mktemp -d /tmp/udpdrop-test.XXXXXX)
+	V4A=10.213.$id.1 V4B=10.213.$id.2
+	V6A=fd00:213:$id::1 V6B=fd00:213:$id::2
+	trap cleanup EXIT
+	ip netns add "$A" && ip netns add "$B" &&
+	ip link add veth0 netns "$A" type veth peer name veth0 netns "$B" &&
+	ip -n "$A" addr add "$V4A/24" dev veth0 &&
+	ip -n "$B" addr add "$V4B/24" dev veth0 &&
+	ip -n "$A" addr add "$V6A/64" dev veth0 nodad &&
+	ip -n "$B" addr add "$V6B/64" dev veth0 nodad &&
+	ip -n "$A" link set veth0 up && ip -n "$B" link set veth0 up &&
+	ip -n "$A" link set lo up && ip -n "$B" link set lo up ||
+		{ fail "cannot build the test hosts"; return 1; }
+	# a link just set up drops while carrier and neighbours settle: wait
+	# until a probe datagram reaches B over IPv4 and IPv6 (port 9: nobody)
+	local i v4 v6
+	for ((i = 0; i < 50; i++)); do
+		v4=$(mib "$B" Udp NoPorts) v6=$(mib "$B" Udp6 NoPorts)
+		send "$A" "$V4B:9" >/dev/null
+		send "$A" "[$V6B]:9" >/dev/null
+		sleep 0.1
+		(($(mib "$B" Udp NoPorts) > v4 && $(mib "$B" Udp6 NoPorts) > v6)) && return 0
+	done
+	fail "test hosts cannot reach each other"
+	return 1
+}
+
+ns_inode() { stat -L -c %i "/run/netns/$1"; }
+
+# A kernel counter in a netns, e.g. mib $B Udp RcvbufErrors.
+mib() {
+	local ns=$1 grp=$2 name=$3
+	if [[ $grp == Udp6 || $grp == Ip6 ]]; then
+		ip netns exec "$ns" awk -v k="$grp$name" '$1 == k { print $2 }' /proc/net/snmp6
+		return
+	fi
+	ip netns exec "$ns" awk -v g="$grp:" -v k="$name" '
+		$1 == g && !hdr { for (i = 2; i <= NF; i++) col[$i] = i; hdr = 1; next }
+		$1 == g && hdr { print $(col[k]); exit }' /proc/net/snmp
+}
+
+# The `d` (sk_drops) of the UDP socket bound to local port $2 in netns $1.
+ss_drops() {
+	ip netns exec "$1" ss -uamnH "sport = :$2" |
+		grep -o 'skmem:([^)]*)' | grep -o ',d[0-9]*' | head -1 | tr -d ',d'
+}
+
+# start_top ARGS...: udpdrop top --json in the background, ready to trace.
+start_top() {
+	TOP_OUT=$T/top.json TOP_ERR=$T/top.err
+	"$UDPDROP" top --json -i "$TOP_INTERVAL" "$@" >"$TOP_OUT" 2>"$TOP_ERR" &
+	TOP_PID=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'tracing UDP drops' "$TOP_ERR" 2>/dev/null && return 0
+		if ! kill -0 "$TOP_PID" 2>/dev/null; then
+			fail "udpdrop top did not start: $(cat "$TOP_ERR")"
+			TOP_PID=
+			return 1
+		fi
+		sleep 0.1
+	done
+	fail "udpdrop top not ready after 10 s: $(cat "$TOP_ERR")"
+	return 1
+}
+
+# stop_top: SIGINT, wait, keep the final summary object in $T/final.json.
+stop_top() {
+	local rc
+	kill -INT "$TOP_PID"
+	wait "$TOP_PID"
+	rc=$?
+	TOP_PID=
+	expect_eq "udpdrop exit code" "$rc" 0
+	tail -n 1 "$TOP_OUT" >"$T/final.json"
+	if [[ $(jq -r .final "$T/final.json" 2>/dev/null) != true ]]; then
+		fail "no final summary object: $(tail -c 300 "$TOP_OUT")"
+		return 1
+	fi
+}
+
+final() { jq -r "$@" "$T/final.json"; }
+
+# socket_field LOCAL FIELD: a field of the socket row bound to LOCAL.
+socket_field() {
+	final --arg l "$1" "[.sockets[] | select(.local == \$l)] | if length == 0 then \"none\" else .[0]$2 end"
+}
+
+# start_recv NS ADDR:PORT OPTS...: a receiver; its pid in RECV_PID.
+start_recv() {
+	local ns=$1 ep=$2 out
+	shift 2
+	out=$T/recv.$RANDOM
+	ip netns exec "$ns" "$UDPTEST" recv "$ep" "$@" >"$out" 2>&1 &
+	RECV_PID=$!
+	RECV_OUT=$out
+	BG_PIDS+=("$RECV_PID")
+	local i
+	for ((i = 0; i < 50; i++)); do
+		grep -q ready "$out" && return 0
+		sleep 0.1
+	done
+	fail "receiver on $ep not ready: $(cat "$out")"
+	return 1
+}
+
+# stop_recv PID OUT: how many datagrams the receiver read, in total.
+# (Called in $(...): a subshell cannot wait for it, so watch its output.)
+stop_recv() {
+	local i
+	kill -USR1 "$1"
+	for ((i = 0; i < 100; i++)); do
+		grep -q '^received' "$2" && break
+		sleep 0.05
+	done
+	awk '/^received/ { print $2 }' "$2"
+}
+
+send() { # NS ARGS...: prints the number sent
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$UDPTEST" send "$@" | awk '/^sent/ { print $2 }'
+}
+
+# Drops are counted in softirq right after the send; a short settle lets
+# the last ones land before we read ground truth.
+settle() { sleep "${1:-0.5}"; }

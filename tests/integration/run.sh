@@ -1,0 +1,400 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# BPF integration tests: real programs, real namespaces, real datagrams,
+# exact counts against ground truth (sent - read, ss -uam `d`, the kernel's
+# MIB counters, nft counters). Root only. Ends with "N passed, N failed".
+#
+#   tests/integration/run.sh [TEST...]     (default: all)
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/lib.sh
+
+if [[ $(id -u) -ne 0 ]]; then
+	echo "integration tests need root (they load BPF and build namespaces)" >&2
+	exit 3
+fi
+[[ -x $UDPDROP && -x $UDPTEST ]] || { echo "build first: make udpdrop $UDPTEST" >&2; exit 2; }
+
+# ---------------------------------------------------------------------------
+
+# rcvbuf: a receiver that never reads, a small SO_RCVBUF.
+# Extra args go to udpdrop (the attach-variant tests reuse this).
+rcvbuf_case() {
+	local sent got dropped
+	setup_hosts || return
+	start_recv "$B" "$V4B:5001" --rcvbuf 4096 || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	local before=$(mib "$B" Udp RcvbufErrors)
+	start_top -N "$B" "$@" || return
+	sent=$(send "$A" "$V4B:5001" -c 300 -s 1000)
+	settle
+	local d=$(ss_drops "$B" 5001)
+	stop_top || return
+	got=$(stop_recv "$rpid" "$rout")
+	dropped=$((sent - got))
+	expect_eq sent "$sent" 300
+	expect_gt dropped "$dropped" 0
+	expect_eq "socket drops" "$(socket_field "$V4B:5001" .drops)" "$dropped"
+	expect_eq "socket cause rcvbuf" "$(socket_field "$V4B:5001" .causes.rcvbuf)" "$dropped"
+	expect_eq "reason SOCKET_RCVBUFF" "$(socket_field "$V4B:5001" .reasons.SOCKET_RCVBUFF)" "$dropped"
+	expect_eq "ss -uam d" "$d" "$dropped"
+	expect_eq "sk_drops in JSON" "$(socket_field "$V4B:5001" .sk_drops)" "$dropped"
+	expect_eq "UdpRcvbufErrors delta" "$(($(mib "$B" Udp RcvbufErrors) - before))" "$dropped"
+	expect_eq "counters.UdpRcvbufErrors" "$(final ".counters[\"$(ns_inode "$B")\"].UdpRcvbufErrors")" "$dropped"
+	expect_eq "owner comm" "$(socket_field "$V4B:5001" .comm)" udptest
+	expect_eq "owner pid" "$(socket_field "$V4B:5001" .pid)" "$rpid"
+	expect_eq "totals.drops" "$(final .totals.drops)" "$dropped"
+	expect_eq "totals.attributed" "$(final .totals.attributed)" "$dropped"
+	expect_eq "netns" "$(socket_field "$V4B:5001" .netns)" "$(ns_inode "$B")"
+}
+
+test_rcvbuf() { rcvbuf_case; }
+test_rcvbuf_raw_tp_no_rx_sk() { rcvbuf_case --attach raw_tp --no-rx-sk; }
+
+test_rcvbuf_tracepoint() {
+	local mounted=
+	if [[ ! -d /sys/kernel/tracing/events ]]; then
+		mount -t tracefs nodev /sys/kernel/tracing || { fail "cannot mount tracefs"; return; }
+		mounted=1
+	fi
+	rcvbuf_case --attach tracepoint
+	[[ -n $mounted ]] && umount /sys/kernel/tracing
+}
+
+# rcvbuf with datagrams larger than the MTU: one drop per datagram, and
+# the fragments show as skb events (the reassembled skb + its frag_list).
+test_rcvbuf_fragmented() {
+	local sent got dropped
+	setup_hosts || return
+	start_recv "$B" "$V4B:5002" --rcvbuf 16384 || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	local before=$(mib "$B" Udp RcvbufErrors)
+	start_top -N "$B" || return
+	sent=$(send "$A" "$V4B:5002" -c 100 -s 4000)
+	settle
+	local d=$(ss_drops "$B" 5002)
+	stop_top || return
+	got=$(stop_recv "$rpid" "$rout")
+	dropped=$((sent - got))
+	expect_gt dropped "$dropped" 0
+	expect_eq "socket drops (datagrams)" "$(socket_field "$V4B:5002" .drops)" "$dropped"
+	expect_eq "skb events (3 fragments each)" "$(socket_field "$V4B:5002" .skb_events)" "$((3 * dropped))"
+	expect_eq "ss -uam d" "$d" "$dropped"
+	expect_eq "UdpRcvbufErrors delta" "$(($(mib "$B" Udp RcvbufErrors) - before))" "$dropped"
+}
+
+test_no_socket() {
+	setup_hosts || return
+	local before=$(mib "$B" Udp NoPorts)
+	start_top -N "$B" || return
+	local sent=$(send "$A" "$V4B:5999" -c 50)
+	settle
+	stop_top || return
+	expect_eq sent "$sent" 50
+	expect_eq "UdpNoPorts delta" "$(($(mib "$B" Udp NoPorts) - before))" 50
+	expect_eq "unattributed no_socket drops" \
+		"$(final "[.unattributed[] | select(.cause == \"no_socket\" and .flow == \"$V4A -> $V4B:5999\")][0].drops")" 50
+	expect_eq "no socket rows" "$(final '.sockets | length')" 0
+	expect_eq "reconcile no_socket" \
+		"$(final '[.reconcile[] | select(.cause == "no_socket")][0] | "\(.kernel) \(.udpdrop)"')" "50 50"
+}
+
+test_checksum() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:5003" --read || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	local before=$(mib "$B" Udp InCsumErrors)
+	start_top -N "$B" || return
+	local sent=$(send "$A" "$V4B:5003" -c 40 --bad-csum --src "$V4A")
+	settle 1
+	local d=$(ss_drops "$B" 5003)
+	stop_top || return
+	local got=$(stop_recv "$rpid" "$rout")
+	expect_eq sent "$sent" 40
+	expect_eq "read by the app" "$got" 0
+	expect_eq "UdpInCsumErrors delta" "$(($(mib "$B" Udp InCsumErrors) - before))" 40
+	expect_eq "socket cause checksum" "$(socket_field "$V4B:5003" .causes.checksum)" 40
+	expect_eq "ss -uam d" "$d" 40
+}
+
+test_netfilter() {
+	setup_hosts || return
+	ip netns exec "$B" nft -f - <<-EOF || { fail "nft"; return; }
+	table inet udt {
+		chain in {
+			type filter hook input priority 0;
+			udp dport 5004 counter drop
+		}
+	}
+	EOF
+	start_recv "$B" "$V4B:5004" --read || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	start_top -N "$B" || return
+	local sent=$(send "$A" "$V4B:5004" -c 60)
+	settle
+	stop_top || return
+	local got=$(stop_recv "$rpid" "$rout")
+	local nftn=$(ip netns exec "$B" nft -j list chain inet udt in |
+		jq '[.nftables[] | .rule? // empty | .expr[] | .counter? // empty | .packets][0]')
+	expect_eq "read by the app" "$got" 0
+	expect_eq "nft counter" "$nftn" 60
+	expect_eq "socket cause netfilter" "$(socket_field "$V4B:5004" .causes.netfilter)" 60
+	expect_eq "reason NETFILTER_DROP" "$(socket_field "$V4B:5004" .reasons.NETFILTER_DROP)" 60
+}
+
+# Three fragments each; nft drops the last one before reassembly, the
+# other two wait ipfrag_time (1 s) and expire: one frag_timeout per datagram.
+test_frag_timeout() {
+	setup_hosts || return
+	ip netns exec "$B" sysctl -qw net.ipv4.ipfrag_time=1
+	ip netns exec "$B" nft -f - <<-EOF || { fail "nft"; return; }
+	table ip udt {
+		chain pre {
+			type filter hook prerouting priority -450;
+			ip frag-off & 0x1fff != 0 ip frag-off & 0x2000 == 0 counter drop
+		}
+	}
+	EOF
+	start_recv "$B" "$V4B:5005" --read || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	local fails=$(mib "$B" Ip ReasmFails) tmo=$(mib "$B" Ip ReasmTimeout)
+	start_top -N "$B" || return
+	local sent=$(send "$A" "$V4B:5005" -c 30 -s 3000)
+	settle 3 # ipfrag_time plus the timer's slack
+	stop_top || return
+	local got=$(stop_recv "$rpid" "$rout")
+	expect_eq "read by the app" "$got" 0
+	expect_eq "IpReasmFails delta" "$(($(mib "$B" Ip ReasmFails) - fails))" 30
+	expect_eq "IpReasmTimeout delta" "$(($(mib "$B" Ip ReasmTimeout) - tmo))" 30
+	expect_eq "socket cause frag_timeout" "$(socket_field "$V4B:5005" .causes.frag_timeout)" 30
+	expect_eq "socket drops (one per datagram)" "$(socket_field "$V4B:5005" .drops)" 30
+	expect_eq "totals.drops (no double count)" "$(final .totals.drops)" 30
+	expect_eq "fragment skb events (2 timed out + 1 by nft, each)" "$(final .totals.skb_events)" 90
+	expect_eq "reconcile frag_timeout" \
+		"$(final '[.reconcile[] | select(.cause == "frag_timeout")][0] | "\(.kernel) \(.udpdrop)"')" "30 30"
+}
+
+test_socket_filter() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:5006" --filter-drop || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	local before=$(mib "$B" Udp InErrors)
+	start_top -N "$B" || return
+	local sent=$(send "$A" "$V4B:5006" -c 40)
+	settle
+	local d=$(ss_drops "$B" 5006)
+	stop_top || return
+	local got=$(stop_recv "$rpid" "$rout")
+	expect_eq "read by the app" "$got" 0
+	expect_eq "socket cause socket_filter" "$(socket_field "$V4B:5006" .causes.socket_filter)" 40
+	expect_eq "ss -uam d" "$d" 40
+	expect_eq "UdpInErrors delta" "$(($(mib "$B" Udp InErrors) - before))" 40
+}
+
+# Sender side: a tbf qdisc with a tiny limit on the sender's veth.
+test_qdisc() {
+	setup_hosts || return
+	ip netns exec "$A" tc qdisc add dev veth0 root tbf rate 1mbit burst 1600 limit 1600 ||
+		{ fail "tc tbf"; return; }
+	start_recv "$B" "$V4B:5007" --read || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	local before=$(mib "$A" Udp SndbufErrors)
+	start_top -N "$A" || return
+	# the sender lingers so its socket is still there to be named
+	ip netns exec "$A" "$UDPTEST" send "$V4B:5007" -c 200 -s 1000 --sport 6007 --linger-ms 1500 >"$T/send.out" &
+	local spid=$!
+	BG_PIDS+=("$spid")
+	sleep 1
+	stop_top || return
+	wait "$spid"
+	local sent=$(awk '/^sent/ { print $2 }' "$T/send.out")
+	settle 1.5 # what tbf queued drains at 1 Mbit/s
+	local got=$(stop_recv "$rpid" "$rout")
+	local dropped=$((sent - got))
+	expect_eq sent "$sent" 200
+	expect_gt "dropped at the qdisc" "$dropped" 0
+	# the sender binds the wildcard address: ss shows it as *:6007 too
+	expect_eq "sender socket cause qdisc" "$(socket_field "*:6007" .causes.qdisc)" "$dropped"
+	expect_eq "UdpSndbufErrors delta" "$(($(mib "$A" Udp SndbufErrors) - before))" "$dropped"
+	expect_eq "netns of the sender" "$(socket_field "*:6007" .netns)" "$(ns_inode "$A")"
+}
+
+test_ipv6_rcvbuf() {
+	setup_hosts || return
+	start_recv "$B" "[$V6B]:5008" --rcvbuf 4096 || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	local before=$(mib "$B" Udp6 RcvbufErrors)
+	start_top -N "$B" || return
+	local sent=$(send "$A" "[$V6B]:5008" -c 300 -s 1000)
+	settle
+	local d=$(ss_drops "$B" 5008)
+	stop_top || return
+	local got=$(stop_recv "$rpid" "$rout")
+	local dropped=$((sent - got))
+	expect_gt dropped "$dropped" 0
+	expect_eq "socket drops" "$(socket_field "[$V6B]:5008" .drops)" "$dropped"
+	expect_eq "family" "$(socket_field "[$V6B]:5008" .family)" inet6
+	expect_eq "ss -uam d" "$d" "$dropped"
+	expect_eq "Udp6RcvbufErrors delta" "$(($(mib "$B" Udp6 RcvbufErrors) - before))" "$dropped"
+}
+
+test_ipv6_no_socket() {
+	setup_hosts || return
+	local before=$(mib "$B" Udp6 NoPorts)
+	start_top -N "$B" || return
+	local sent=$(send "$A" "[$V6B]:5998" -c 25)
+	settle
+	stop_top || return
+	expect_eq sent "$sent" 25
+	expect_eq "Udp6NoPorts delta" "$(($(mib "$B" Udp6 NoPorts) - before))" 25
+	expect_eq "unattributed no_socket (IPv6)" \
+		"$(final "[.unattributed[] | select(.cause == \"no_socket\" and .flow == \"$V6A -> [$V6B]:5998\")][0].drops")" 25
+}
+
+test_two_sockets() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:5010" --rcvbuf 4096 || return
+	local p1=$RECV_PID o1=$RECV_OUT
+	start_recv "$B" "$V4B:5011" --rcvbuf 4096 || return
+	local p2=$RECV_PID o2=$RECV_OUT
+	start_top -N "$B" || return
+	local s1=$(send "$A" "$V4B:5010" -c 100 -s 1000)
+	local s2=$(send "$A" "$V4B:5011" -c 250 -s 1000)
+	settle
+	stop_top || return
+	local g1=$(stop_recv "$p1" "$o1") g2=$(stop_recv "$p2" "$o2")
+	expect_eq "socket 5010 drops" "$(socket_field "$V4B:5010" .drops)" "$((s1 - g1))"
+	expect_eq "socket 5011 drops" "$(socket_field "$V4B:5011" .drops)" "$((s2 - g2))"
+	expect_eq "socket 5010 pid" "$(socket_field "$V4B:5010" .pid)" "$p1"
+	expect_eq "socket 5011 pid" "$(socket_field "$V4B:5011" .pid)" "$p2"
+	expect_eq "rows" "$(final '.sockets | length')" 2
+}
+
+test_shared_socket() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:5012" --rcvbuf 4096 --share || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	start_top -N "$B" || return
+	local sent=$(send "$A" "$V4B:5012" -c 100 -s 1000)
+	settle
+	stop_top || return
+	local got=$(stop_recv "$rpid" "$rout")
+	expect_eq "socket drops" "$(socket_field "$V4B:5012" .drops)" "$((sent - got))"
+	expect_eq "processes sharing it" "$(socket_field "$V4B:5012" .nprocs)" 2
+	expect_eq "first owner is a holder" \
+		"$(final --arg p "$rpid" "[.sockets[0].pids[] | tostring] | index(\$p) != null")" true
+}
+
+# --port, --pid and --netns keep what they should and nothing else.
+test_filters() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:5020" --rcvbuf 4096 || return
+	local p1=$RECV_PID o1=$RECV_OUT
+	start_recv "$B" "$V4B:5021" --rcvbuf 4096 || return
+	local p2=$RECV_PID o2=$RECV_OUT
+
+	start_top --port 5020 || return
+	local s1=$(send "$A" "$V4B:5020" -c 80 -s 1000)
+	local s2=$(send "$A" "$V4B:5021" -c 80 -s 1000)
+	send "$B" "$V4A:5020" -c 10 >/dev/null # no_socket in A, port 5020: kept
+	settle
+	stop_top || return
+	cp "$T/final.json" "$T/port.json"
+	expect_eq "--port: only 5020" "$(final '[.sockets[].local] | join(",")')" "$V4B:5020"
+	expect_eq "--port: no_socket to 5020 kept" "$(final '[.unattributed[] | select(.cause == "no_socket")][0].drops')" 10
+	expect_gt "--port: others filtered in the kernel" "$(final .totals.filtered)" 0
+
+	start_top -p "$p2" || return
+	send "$A" "$V4B:5020" -c 50 -s 1000 >/dev/null
+	send "$A" "$V4B:5021" -c 50 -s 1000 >/dev/null
+	settle
+	stop_top || return
+	expect_eq "--pid: only its socket" "$(final '[.sockets[].local] | join(",")')" "$V4B:5021"
+	expect_eq "--pid: its pid" "$(final '.sockets[0].pid')" "$p2"
+
+	start_top -N "$A" || return
+	send "$A" "$V4B:5021" -c 50 -s 1000 >/dev/null # drops in B
+	send "$B" "$V4A:5999" -c 7 >/dev/null          # no_socket in A
+	settle
+	stop_top || return
+	expect_eq "--netns A: no socket of B" "$(final '.sockets | length')" 0
+	expect_eq "--netns A: its no_socket" "$(final '[.unattributed[].drops] | add')" 7
+	stop_recv "$p1" "$o1" >/dev/null
+	stop_recv "$p2" "$o2" >/dev/null
+}
+
+test_bad_input() {
+	local out rc
+	for args in "--interval -1" "--interval 0" "--port 70000" "--port 0" "--count x" \
+		"--netns no-such-netns" "--bogus" "--pid 999999999" "extra"; do
+		out=$("$UDPDROP" top $args 2>&1 >/dev/null)
+		rc=$?
+		expect_eq "top $args: exit" "$rc" 2
+		[[ -n $out && $(wc -l <<<"$out") -le 2 ]] || fail "top $args: unclear error '$out'"
+	done
+	"$UDPDROP" nosuchcmd >/dev/null 2>&1
+	expect_eq "unknown command: exit" "$?" 2
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$UDPDROP" top -b -n 1 2>&1)
+	rc=$?
+	expect_eq "not root: exit" "$rc" 3
+	[[ $out == *"CAP_BPF"* && $out == *"root"* ]] || fail "not root: message '$out'"
+}
+
+# Programs are freed after an RCU grace period once the last fd closes:
+# poll a little before calling one a leftover.
+udpdrop_progs_after_release() {
+	local i n
+	for ((i = 0; i < 40; i++)); do
+		n=$(bpftool prog show -j | jq '[.[] | select(.name | startswith("udpdrop_"))] | length')
+		((n == 0)) && break
+		sleep 0.1
+	done
+	echo "$n"
+}
+
+# SIGTERM prints the summary and exits 0; SIGKILL leaves nothing attached.
+test_signals() {
+	setup_hosts || return
+	local out=$T/sig.out
+	"$UDPDROP" top -b -i 5 >"$out" 2>/dev/null &
+	local pid=$!
+	sleep 1.5
+	local ids=$(bpftool prog show -j | jq -r '.[] | select(.name | startswith("udpdrop_")) | .id' | sort | tr '\n' ' ')
+	[[ -n $ids ]] || fail "no udpdrop program attached while running"
+	kill -TERM "$pid"
+	wait "$pid"
+	expect_eq "SIGTERM exit" "$?" 0
+	grep -q '=== summary' "$out" || fail "SIGTERM: no summary printed"
+	expect_eq "after SIGTERM: programs left" "$(udpdrop_progs_after_release)" 0
+
+	"$UDPDROP" top -b -i 5 >/dev/null 2>&1 &
+	pid=$!
+	sleep 1.5
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	expect_eq "after SIGKILL: programs left" "$(udpdrop_progs_after_release)" 0
+	expect_eq "after SIGKILL: links left" \
+		"$(bpftool link show -j 2>/dev/null | jq '[.[] | select((.tp_name // "") == "kfree_skb")] | length')" 0
+}
+
+# ---------------------------------------------------------------------------
+
+ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
+SELECTED=("$@")
+((${#SELECTED[@]})) || read -r -a SELECTED <<<"$(echo $ALL)"
+
+passed=0 failed=0
+for t in "${SELECTED[@]}"; do
+	[[ $t == test_* ]] || t=test_$t
+	echo "--- $t"
+	(FAILED=0; "$t"; exit $FAILED)
+	if (($? == 0)); then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "--- $t FAILED"
+	fi
+done
+echo "integration: $passed passed, $failed failed"
+((failed == 0 && passed > 0))
