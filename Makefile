@@ -18,9 +18,11 @@ PREFIX      ?= /usr/local
 ARCH        := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 VMLINUX_DIR := vmlinux/$(shell uname -m)
 
+# CFLAGS/LDFLAGS are the user's (and the asan target's); the rest is ours.
 CFLAGS      ?= -g -O2
-CFLAGS      += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-               -std=gnu11 -D_GNU_SOURCE -DUDPDROP_VERSION='"$(VERSION)"'
+ALL_CFLAGS  := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter \
+               -Wno-missing-field-initializers -std=gnu11 -D_GNU_SOURCE \
+               -DUDPDROP_VERSION='"$(VERSION)"'
 INCLUDES    := -Iinclude -Isrc -I$(OUTPUT)
 LIBS        := -lbpf -lelf -lz
 BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
@@ -44,6 +46,7 @@ SKELS       := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 HELPER_BIN  := $(OUTPUT)/tests/udptest
+FLOOR_BIN   := $(OUTPUT)/bench-floor
 
 .PHONY: all clean check unit integration asan deps demo bench install uninstall vmlinux
 .DELETE_ON_ERROR:
@@ -70,20 +73,25 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 # User space: every object may include a skeleton.
 $(OUTPUT)/%.o: src/%.c $(SKELS) | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
 
 udpdrop: $(MAIN_OBJ) $(CORE_OBJS)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
 # Unit tests: cmocka, no root, linked against the core library.
 $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST-CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -MMD -MP $< $(CORE_OBJS) $(LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP $< $(CORE_OBJS) $(LIBS) -lcmocka -o $@
 
 $(HELPER_BIN): tests/integration/udptest.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -MMD -MP $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP $< -o $@
+
+# The benchmark's floor: an empty tp_btf program on the same tracepoint.
+$(FLOOR_BIN): tools/bench/floor.c $(OUTPUT)/bench_floor.skel.h | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP $< $(LIBS) -o $@
 
 unit: $(UNIT_BINS)
 	$(Q)tools/run-unit.sh $(UNIT_BINS)
@@ -104,7 +112,7 @@ asan:
 
 $(OUTPUT)/udpdrop-asan: $(MAIN_OBJ) $(CORE_OBJS)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(HELPER_BIN)
@@ -117,7 +125,7 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all $(HELPER_BIN)
 	$(Q)tools/demo.sh
 
-bench: udpdrop $(HELPER_BIN)
+bench: udpdrop $(HELPER_BIN) $(FLOOR_BIN)
 	$(Q)tools/bench.sh
 
 vmlinux:

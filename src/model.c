@@ -155,27 +155,87 @@ static void counters_read(struct model *m, uint32_t netns)
 	mib__read(&m->nt, netns, &nc->cur);
 }
 
-void model__baseline(struct model *m)
+static void remember_sockets(struct model *m, bool baseline);
+
+int model__baseline(struct model *m)
 {
-	if (m->opts.netns) {
-		counters_read(m, m->opts.netns);
-		return;
+	netns__free(&m->nt);
+	if (netns__scan(&m->nt))
+		return -ENOMEM;
+	socktab__reset(&m->st);
+	for (int i = 0; i < m->nt.n; i++) {
+		uint32_t ns = m->nt.v[i].inode;
+
+		if (m->opts.netns && ns != m->opts.netns)
+			continue;
+		counters_read(m, ns);
+		socktab__dump(&m->st, &m->nt, ns, IPPROTO_UDP);
 	}
-	for (int i = 0; i < m->nt.n; i++)
-		counters_read(m, m->nt.v[i].inode);
+	remember_sockets(m, true);
+	return 0;
+}
+
+void model__baseline_counts(struct model *m, struct htab *drops)
+{
+	size_t it = 0;
+	const void *key;
+	void *val;
+
+	/* what udpdrop had counted when the counters were read */
+	while (htab__next(drops, &it, &key, &val)) {
+		const struct ud_key *k = key;
+		const struct ud_val *v = val;
+		struct netns_counters *nc = counters_for(m, k->netns);
+
+		if (nc)
+			nc->cause_base[model__cause(m, k->reason, k->flags)] += v->datagrams;
+	}
+}
+
+void model__read_counters(struct model *m)
+{
+	for (int i = 0; i < m->ncounters; i++)
+		if (m->counters[i].have_base)
+			mib__read(&m->nt, m->counters[i].netns, &m->counters[i].cur);
+}
+
+uint64_t model__netns_cause(struct model *m, uint32_t netns, enum cause c)
+{
+	struct netns_counters *nc = NULL;
+	uint64_t n = 0;
+
+	for (int i = 0; i < m->nview_sockets; i++)
+		if (m->view_sockets[i]->key.netns == netns)
+			n += m->view_sockets[i]->cause[c];
+	for (int i = 0; i < m->nview_flows; i++)
+		if (m->view_flows[i]->key.netns == netns)
+			n += m->view_flows[i]->cause[c];
+	for (int i = 0; i < m->ncounters; i++)
+		if (m->counters[i].netns == netns)
+			nc = &m->counters[i];
+	if (nc && nc->cause_base[c] <= n)
+		n -= nc->cause_base[c];
+	return n;
 }
 
 /* ---- the socket table --------------------------------------------- */
 
-static void remember_sockets(struct model *m)
+/*
+ * Keep the last word on every socket seen, so rows of sockets that have
+ * closed still name them. sk_drops counts from the socket's birth: note
+ * where it stood when udpdrop started (0 for sockets born later).
+ */
+static void remember_sockets(struct model *m, bool baseline)
 {
 	for (int i = 0; i < m->st.n; i++) {
 		struct sock_info *si = &m->st.v[i];
-		struct sock_info *k = htab__upsert(&m->known, &si->cookie, NULL);
+		int created;
+		struct sock_info *k = htab__upsert(&m->known, &si->cookie, &created);
 		uint64_t *c;
 
 		if (!k)
 			return;
+		si->drops_base = created ? (baseline ? si->drops : 0) : k->drops_base;
 		/* keep owners found earlier: the dump does not know them */
 		int npids = k->npids;
 		int pids[SOCK_MAX_PIDS];
@@ -411,7 +471,7 @@ int model__update(struct model *m, struct htab *drops,
 		err = socktab__dump(&m->st, &m->nt, netns_list[i], IPPROTO_UDPLITE);
 		(void)err; /* UDP-Lite may be absent: nothing to show then */
 	}
-	remember_sockets(m);
+	remember_sockets(m, false);
 	refresh_pid_inodes(m);
 
 	/* rows: rebuild the cumulative counts from the snapshot */
@@ -556,8 +616,12 @@ int model__update(struct model *m, struct htab *drops,
 	qsort(m->view_sockets, nsock, sizeof(*m->view_sockets), cmp_rows);
 	qsort(m->view_flows, nflow, sizeof(*m->view_flows), cmp_rows);
 
-	/* kernel counters of the netns in view */
-	for (int i = 0; i < nnetns; i++)
-		counters_read(m, netns_list[i]);
+	/* netns seen for the first time: their counting starts now */
+	for (int i = 0; i < nnetns; i++) {
+		struct netns_counters *nc = counters_for(m, netns_list[i]);
+
+		if (nc && !nc->have_base)
+			counters_read(m, netns_list[i]);
+	}
 	return 0;
 }

@@ -79,6 +79,7 @@ struct netns_counters {
 	uint32_t netns;
 	bool have_base;
 	struct mib base, cur;
+	uint64_t cause_base[CAUSE_MAX]; /* udpdrop's counts at the baseline */
 };
 
 struct model_totals {
@@ -115,8 +116,22 @@ struct model {
 
 int model__init(struct model *m, const struct model_opts *o);
 void model__free(struct model *m);
-/* Kernel counters at start, for every netns in view. */
-void model__baseline(struct model *m);
+/*
+ * Call model__baseline right after the programs are attached, then
+ * model__baseline_counts with the tracer's first snapshot: the kernel's
+ * counters, each socket's sk_drops and udpdrop's own counts at (nearly)
+ * one instant, so the reconciliation compares like with like even when
+ * traffic is already flowing.
+ */
+int model__baseline(struct model *m);
+void model__baseline_counts(struct model *m, struct htab *drops);
+/*
+ * Read the kernel counters of the netns in view. Called right before each
+ * tracer read, as the baseline is, so both sides cover the same span.
+ */
+void model__read_counters(struct model *m);
+/* A cause's datagrams in one netns since the baseline (rows in view). */
+uint64_t model__netns_cause(struct model *m, uint32_t netns, enum cause c);
 /* Join a tracer snapshot (ud_key -> ud_val) into rows; now in ns. */
 int model__update(struct model *m, struct htab *drops,
 		  const struct ud_val *overflow, const uint64_t *stats,

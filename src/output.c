@@ -56,18 +56,14 @@ static const char *flow_why(const struct row *r)
 	return "no socket matches the destination";
 }
 
-/* Sum of a cause's drops in one netns, for the reconciliation. */
-static uint64_t netns_cause(struct model *m, uint32_t netns, enum cause c)
+/* Per interval: the last interval's rate; in the summary: the average. */
+static double row_rate(const struct model *m, const struct row *r, bool final)
 {
-	uint64_t n = 0;
+	double elapsed = (m->last_ns - m->start_ns) / 1e9;
 
-	for (int i = 0; i < m->nview_sockets; i++)
-		if (m->view_sockets[i]->key.netns == netns)
-			n += m->view_sockets[i]->cause[c];
-	for (int i = 0; i < m->nview_flows; i++)
-		if (m->view_flows[i]->key.netns == netns)
-			n += m->view_flows[i]->cause[c];
-	return n;
+	if (!final)
+		return r->rate;
+	return elapsed > 0 ? r->drops / elapsed : 0;
 }
 
 static uint64_t mib_delta(const struct netns_counters *nc, enum mib_id id)
@@ -98,9 +94,9 @@ static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 	char local[64], remote[64], ns[32], nsbuf[16], owner[40], rate[24],
 		total[24], rcvbuf[16], queue[16], pbuf[8];
 
-	sb_printf(sb, "%-5s %-22s %-22s %-12s %-22s %9s %9s %-13s %8s %5s\n",
+	sb_printf(sb, "%-5s %-22s %-22s %-14s %-22s %9s %9s %-13s %8s %5s\n",
 		  "PROTO", "LOCAL", "REMOTE", "NETNS", "PID/COMM",
-		  final ? "DROPS/s" : "DROPS/s", "DROPS", "CAUSE", "RCVBUF",
+		  final ? "AVG/s" : "DROPS/s", "DROPS", "CAUSE", "RCVBUF",
 		  "QUEUE");
 	for (int i = 0; i < m->nview_sockets; i++) {
 		struct row *r = m->view_sockets[i];
@@ -117,7 +113,7 @@ static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 				 r->sock.comm);
 		else
 			snprintf(owner, sizeof(owner), "-");
-		snprintf(rate, sizeof(rate), "%.0f", r->rate);
+		snprintf(rate, sizeof(rate), "%.0f", row_rate(m, r, final));
 		fmt_count(total, sizeof(total), r->drops);
 		if (r->have_sock && r->sock.have_mem) {
 			fmt_bytes(rcvbuf, sizeof(rcvbuf), r->sock.rcvbuf);
@@ -127,7 +123,7 @@ static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 			snprintf(rcvbuf, sizeof(rcvbuf), "-");
 			snprintf(queue, sizeof(queue), "-");
 		}
-		sb_printf(sb, "%-5s %-22s %-22s %-12s %-22s %9s %9s %-13s %8s %5s\n",
+		sb_printf(sb, "%-5s %-22s %-22s %-14.14s %-22.22s %9s %9s %-13s %8s %5s\n",
 			  r->have_sock ? proto_name(r->sock.proto, pbuf, sizeof(pbuf)) : "?",
 			  local, remote, ns, owner, rate, total,
 			  r->drops || r->skbs ? cause__name(row__main_cause(r)) : "-",
@@ -135,22 +131,22 @@ static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 	}
 }
 
-static void plain_flows(struct model *m, struct strbuf *sb)
+static void plain_flows(struct model *m, struct strbuf *sb, bool final)
 {
 	char flow[128], ns[32], nsbuf[16], rate[24], total[24], skbs[24];
 
-	sb_printf(sb, "no socket:\n%-13s %-12s %-44s %9s %9s %9s\n", "CAUSE",
-		  "NETNS", "FLOW", "DROPS/s", "DROPS", "SKBS");
+	sb_printf(sb, "no socket:\n%-13s %-14s %-44s %9s %9s %9s\n", "CAUSE",
+		  "NETNS", "FLOW", final ? "AVG/s" : "DROPS/s", "DROPS", "SKBS");
 	for (int i = 0; i < m->nview_flows; i++) {
 		struct row *r = m->view_flows[i];
 
 		row_flow(r, flow, sizeof(flow));
 		snprintf(ns, sizeof(ns), "%s",
 			 model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf)));
-		snprintf(rate, sizeof(rate), "%.0f", r->rate);
+		snprintf(rate, sizeof(rate), "%.0f", row_rate(m, r, final));
 		fmt_count(total, sizeof(total), r->drops);
 		fmt_count(skbs, sizeof(skbs), r->skbs);
-		sb_printf(sb, "%-13s %-12s %-44s %9s %9s %9s\n",
+		sb_printf(sb, "%-13s %-14.14s %-44s %9s %9s %9s\n",
 			  cause__name(r->key.cause), ns, flow, rate, total, skbs);
 	}
 }
@@ -183,7 +179,7 @@ static void plain_reconcile(struct model *m, struct strbuf *sb)
 		for (size_t j = 0; j < ARRAY_SIZE(reconciled); j++) {
 			enum mib_id ids[3];
 			int n = cause__mibs(reconciled[j], ids, 3);
-			uint64_t kern = 0, ours = netns_cause(m, nc->netns, reconciled[j]);
+			uint64_t kern = 0, ours = model__netns_cause(m, nc->netns, reconciled[j]);
 			char a[24], b[24];
 
 			for (int k = 0; k < n; k++)
@@ -198,10 +194,16 @@ static void plain_reconcile(struct model *m, struct strbuf *sb)
 			}
 			fmt_count(a, sizeof(a), kern);
 			fmt_count(b, sizeof(b), ours);
+			char verdict[64];
+
+			if (kern == ours)
+				snprintf(verdict, sizeof(verdict), "match");
+			else
+				snprintf(verdict, sizeof(verdict), "differ by %lld",
+					 (long long)(ours - kern));
 			sb_printf(sb, "  %-18s +%-10s udpdrop %-13s %-10s %s\n",
 				  mib__name(ids[0]), a, cause__name(reconciled[j]), b,
-				  kern == ours ? "match"
-					       : kern ? "MISMATCH" : "MISMATCH (no counter moved)");
+				  verdict);
 		}
 	}
 }
@@ -233,7 +235,7 @@ void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *s
 	if (m->nview_sockets)
 		plain_sockets(m, sb, o->final);
 	if (m->nview_flows)
-		plain_flows(m, sb);
+		plain_flows(m, sb, o->final);
 	if (o->final) {
 		for (int i = 0; i < m->nview_sockets; i++) {
 			struct row *r = m->view_sockets[i];
@@ -248,7 +250,8 @@ void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *s
 					  model__reason_name(m, r->reasons[k].reason, reason, sizeof(reason)),
 					  r->reasons[k].drops, r->reasons[k].skbs);
 			if (r->have_sock && r->sock.have_mem)
-				sb_printf(sb, "; kernel sk_drops %u", r->sock.drops);
+				sb_printf(sb, "; kernel sk_drops +%u since start",
+					  r->sock.drops - r->sock.drops_base);
 			sb_printf(sb, "\n");
 		}
 		plain_reconcile(m, sb);
@@ -291,7 +294,8 @@ static void json_causes(struct json *j, const uint64_t *cause)
 	json_obj_end(j);
 }
 
-static void json_socket(struct model *m, struct json *j, const struct row *r)
+static void json_socket(struct model *m, struct json *j, const struct row *r,
+			bool final)
 {
 	char buf[80], nsbuf[16];
 	const char *name;
@@ -350,6 +354,11 @@ static void json_socket(struct model *m, struct json *j, const struct row *r)
 		json_u64(j, r->sock.drops);
 	else
 		json_null(j);
+	json_key(j, "sk_drops_since_start");
+	if (r->have_sock && r->sock.have_mem)
+		json_u64(j, r->sock.drops - r->sock.drops_base);
+	else
+		json_null(j);
 	json_key(j, "drops");
 	json_u64(j, r->drops);
 	json_key(j, "skb_events");
@@ -357,7 +366,7 @@ static void json_socket(struct model *m, struct json *j, const struct row *r)
 	json_key(j, "bytes");
 	json_u64(j, r->bytes);
 	json_key(j, "drops_per_s");
-	json_double(j, r->rate, 1);
+	json_double(j, row_rate(m, r, final), 1);
 	json_key(j, "cause");
 	json_str(j, r->skbs ? cause__name(row__main_cause(r)) : NULL);
 	json_causes(j, r->cause);
@@ -365,7 +374,8 @@ static void json_socket(struct model *m, struct json *j, const struct row *r)
 	json_obj_end(j);
 }
 
-static void json_flow(struct model *m, struct json *j, const struct row *r)
+static void json_flow(struct model *m, struct json *j, const struct row *r,
+		      bool final)
 {
 	char buf[128], nsbuf[16];
 	const char *name;
@@ -392,7 +402,7 @@ static void json_flow(struct model *m, struct json *j, const struct row *r)
 	json_key(j, "skb_events");
 	json_u64(j, r->skbs);
 	json_key(j, "drops_per_s");
-	json_double(j, r->rate, 1);
+	json_double(j, row_rate(m, r, final), 1);
 	json_reasons(m, j, r);
 	json_obj_end(j);
 }
@@ -430,12 +440,12 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	json_key(&j, "sockets");
 	json_arr_begin(&j);
 	for (int i = 0; i < m->nview_sockets; i++)
-		json_socket(m, &j, m->view_sockets[i]);
+		json_socket(m, &j, m->view_sockets[i], o->final);
 	json_arr_end(&j);
 	json_key(&j, "unattributed");
 	json_arr_begin(&j);
 	for (int i = 0; i < m->nview_flows; i++)
-		json_flow(m, &j, m->view_flows[i]);
+		json_flow(m, &j, m->view_flows[i], o->final);
 	json_arr_end(&j);
 
 	json_key(&j, "totals");
@@ -492,7 +502,7 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 		for (size_t c = 0; c < ARRAY_SIZE(reconciled); c++) {
 			enum mib_id ids[3];
 			int n = cause__mibs(reconciled[c], ids, 3);
-			uint64_t kern = 0, ours = netns_cause(m, nc->netns, reconciled[c]);
+			uint64_t kern = 0, ours = model__netns_cause(m, nc->netns, reconciled[c]);
 
 			for (int k = 0; k < n; k++)
 				kern += mib_delta(nc, ids[k]);

@@ -24,6 +24,7 @@ struct sock_info {
 	uint32_t uid;
 	uint32_t rmem, rcvbuf, wmem, sndbuf, drops; /* SK_MEMINFO_* */
 	bool have_mem;
+	uint32_t drops_base;   /* sk_drops when udpdrop first saw it (0 if born later) */
 	/* owners: filled by socktab__find_owners */
 	int npids;             /* processes holding it; may exceed SOCK_MAX_PIDS */
 	int pids[SOCK_MAX_PIDS];

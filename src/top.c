@@ -268,7 +268,6 @@ int do_top(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	model__baseline(&m);
 	err = tracer__open(&t, &o.tracer, &te);
 	if (err) {
 		fprintf(stderr, "udpdrop: %s\n", te.msg);
@@ -276,6 +275,15 @@ int do_top(int argc, char **argv)
 		goto out;
 	}
 	tracer_up = true;
+	err = model__baseline(&m);
+	if (!err)
+		err = tracer__read(&t, &drops, overflow, stats);
+	if (!err)
+		model__baseline_counts(&m, &drops);
+	if (err) {
+		fprintf(stderr, "udpdrop: reading the first counts failed: %s\n", strerror(-err));
+		goto out;
+	}
 	fprintf(stderr, "udpdrop: tracing UDP drops via %s (Ctrl-C to stop)\n",
 		attach_mode__name(t.mode));
 
@@ -289,6 +297,7 @@ int do_top(int argc, char **argv)
 		if (stop_signal)
 			break;
 		next += step;
+		model__read_counters(&m);
 		err = tracer__read(&t, &drops, overflow, stats);
 		if (!err)
 			err = model__update(&m, &drops, overflow, stats, now_ns());
@@ -303,6 +312,7 @@ int do_top(int argc, char **argv)
 			goto out_quiet; /* stdout closed (e.g. `| head`): stop */
 	}
 	/* the summary: one last read so nothing between ticks is lost */
+	model__read_counters(&m);
 	err = tracer__read(&t, &drops, overflow, stats);
 	if (!err)
 		err = model__update(&m, &drops, overflow, stats, now_ns());

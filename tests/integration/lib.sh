@@ -16,6 +16,11 @@ declare -a BG_PIDS=()
 
 fail() {
 	echo "    FAIL: $*" >&2
+	# the evidence, once per test: what udpdrop said at the end
+	if [[ $FAILED == 0 && -n $T && -s $T/final.json ]]; then
+		echo "    final summary was:" >&2
+		jq -c 'del(.counters)' "$T/final.json" | cut -c1-2000 | sed 's/^/      /' >&2
+	fi
 	FAILED=1
 }
 
