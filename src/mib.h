@@ -17,7 +17,7 @@
 	X(Udp6InDatagrams) X(Udp6InErrors) X(Udp6RcvbufErrors) X(Udp6NoPorts)  \
 	X(Udp6InCsumErrors) X(Udp6MemErrors) X(Udp6SndbufErrors)               \
 	X(UdpLiteRcvbufErrors) X(UdpLiteInCsumErrors)                         \
-	X(IpReasmFails) X(IpReasmTimeout) X(IpReasmOverlaps)                   \
+	X(IpReasmFails) X(IpReasmTimeout) X(IpExtReasmOverlaps)                   \
 	X(Ip6ReasmFails) X(Ip6ReasmTimeout)
 
 enum mib_id {

@@ -256,10 +256,13 @@ struct sock_info *socktab__lookup(struct socktab *st, uint32_t netns,
 		}
 		/* connected to this very source: the kernel's first choice */
 		if (si->dport && saddr) {
-			if (si->family == family && !memcmp(si->daddr, saddr, alen))
-				score += 8;
-			else
+			bool same = si->family == family
+					    ? !memcmp(si->daddr, saddr, alen)
+					    : is_v4mapped(si->daddr, saddr);
+
+			if (!same)
 				continue; /* connected elsewhere: never receives it */
+			score += 8;
 		}
 		if (score > best_score) {
 			best = si;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -14,7 +15,8 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+	/* strtoull would skip leading space and accept a sign: we do not */
+	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -31,7 +33,9 @@ int parse_seconds(const char *s, double min, double max, double *out)
 	char *end;
 	double v;
 
-	if (!s || !*s || *s == ' ')
+	/* decimal only: no leading space, no hex ("0x10"), no "inf" */
+	if (!s || !(isdigit((unsigned char)*s) || *s == '-' || *s == '.') ||
+	    strpbrk(s, "xXpPiInN"))
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
@@ -49,13 +53,15 @@ void fmt_bytes(char *buf, size_t len, uint64_t bytes)
 	double v = bytes;
 	unsigned int u = 0;
 
-	while (v >= 1024 && u < ARRAY_SIZE(units) - 1) {
+	/* step up when the printed figure would round to 1024 */
+	while (u < ARRAY_SIZE(units) - 1 &&
+	       (v >= 1024 || (u > 0 && v >= 1023.5))) {
 		v /= 1024;
 		u++;
 	}
 	if (u == 0)
 		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
-	else if (v < 10)
+	else if (v < 9.95) /* would print as "10.0": use the integer form */
 		snprintf(buf, len, "%.1f %s", v, units[u]);
 	else
 		snprintf(buf, len, "%.0f %s", v, units[u]);
@@ -67,6 +73,8 @@ void fmt_count(char *buf, size_t len, uint64_t n)
 	int digits = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)n);
 	size_t o = 0;
 
+	if (!len)
+		return;
 	for (int i = 0; i < digits && o + 1 < len; i++) {
 		if (i && (digits - i) % 3 == 0 && o + 2 < len)
 			buf[o++] = ',';

@@ -4,8 +4,9 @@
 # and sum their test cases into one last line:
 #   unit: N passed, N failed
 # Exit status: 0 only if at least one test ran and none failed.
-# A binary that dies before its summary (crash, sanitizer abort) counts the
-# tests it announced but did not report as passed as failed.
+# A binary that dies before its summary (crash, sanitizer abort, failed
+# group setup) counts the tests it announced but did not report OK as
+# failed; one that runs no cmocka test at all makes the run fail.
 
 passed=0
 failed=0
@@ -36,28 +37,31 @@ for bin in "$@"; do
 	rc=$?
 	cat "$out"
 
-	# Only the summary lines: "[  PASSED  ] 12 test(s)." and
+	# The summary lines only: "[  PASSED  ] 12 test(s)." and
 	# "[  FAILED  ] 1 test(s), listed below:" (not the per-test lines).
 	ran=$(sed -n 's/^\[==========\] Running \([0-9][0-9]*\) test(s)\.$/\1/p' "$out" | awk '{s += $1} END {print s + 0}')
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9][0-9]*\) test(s)\..*$/\1/p' "$out" | awk '{s += $1} END {print s + 0}')
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9][0-9]*\) test(s).*$/\1/p' "$out" | awk '{s += $1} END {print s + 0}')
 	s=$(sed -n 's/^\[  SKIPPED \] \([0-9][0-9]*\) test(s).*$/\1/p' "$out" | awk '{s += $1} END {print s + 0}')
 
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		# died without a failure summary: what did not pass failed
-		lost=$((ran - p - s))
-		[ "$lost" -gt 0 ] || lost=0
-		echo "run-unit: $name exited with status $rc" \
-		     "($lost test(s) unaccounted for, counted as failed)" >&2
-		f=$lost
+	if [ "$ran" -eq 0 ]; then
+		echo "run-unit: $name ran no cmocka tests (status $rc)" >&2
 		broken=$((broken + 1))
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		# Died before its summary (e.g. a sanitizer abort) or a group
+		# setup failed: the tests that did not report OK failed.
+		p=$(grep -c '^\[       OK \]' "$out")
+		f=$((ran - p - s))
+		[ "$f" -gt 0 ] || f=1
+		echo "run-unit: $name exited with status $rc;" \
+		     "$f test(s) not reported as passed, counted as failed" >&2
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
 done
 
-[ "$skipped" -eq 0 ] || echo "unit: $skipped skipped"
+[ "$skipped" -eq 0 ] || echo "run-unit: $skipped test(s) skipped"
 echo "unit: $passed passed, $failed failed"
 
 [ "$failed" -eq 0 ] && [ "$broken" -eq 0 ] && [ "$passed" -gt 0 ]

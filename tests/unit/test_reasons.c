@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include "reasons.h"
 
 #define VMLINUX "/sys/kernel/btf/vmlinux"
@@ -194,6 +195,8 @@ static void test_not_btf(void **state)
 	struct reasons r;
 	char path[256];
 	static const char junk[] = "not a BTF file, just some text\n";
+	/* libbpf would log "failed to get EHDR": expected here */
+	libbpf_print_fn_t old = libbpf_set_print(NULL);
 
 	temp_path(path, sizeof(path));
 	write_file(path, junk, sizeof(junk) - 1);
@@ -209,6 +212,7 @@ static void test_not_btf(void **state)
 		assert_null(r.v);
 		assert_int_equal(r.n, 0);
 	}
+	libbpf_set_print(old);
 }
 
 static void test_missing_file(void **state)

@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -71,6 +72,8 @@ static void test_parse_u64_junk(void **state)
 	expect_u64_err("0x10", 0, 100, -EINVAL);
 	expect_u64_err("5s", 0, 100, -EINVAL);
 	expect_u64_err("1\n", 0, 100, -EINVAL);
+	expect_u64_err("\t5", 0, 10, -EINVAL);
+	expect_u64_err("\n7", 0, 10, -EINVAL);
 }
 
 /* ---- parse_seconds ---- */
@@ -112,8 +115,11 @@ static void test_parse_seconds_range(void **state)
 	expect_sec_err("-1", 0, 100, -ERANGE);
 	expect_sec_err("-0.001", 0, 100, -ERANGE);
 	expect_sec_err("1e999", 0, 1e300, -ERANGE);
-	expect_sec_err("inf", 0, 1e9, -ERANGE);
-	expect_sec_err("-inf", 0, 1e9, -ERANGE);
+	/* not decimal numbers at all */
+	expect_sec_err("inf", 0, 1e9, -EINVAL);
+	expect_sec_err("-inf", 0, 1e9, -EINVAL);
+	expect_sec_err("0x10", 0, 100, -EINVAL);
+	expect_sec_err("\t1", 0, 100, -EINVAL);
 }
 
 static void test_parse_seconds_junk(void **state)
@@ -159,6 +165,10 @@ static void test_fmt_bytes(void **state)
 	expect_bytes(1ull << 30, "1.0 GiB");
 	expect_bytes(1ull << 40, "1.0 TiB");
 	expect_bytes(1ull << 50, "1024 TiB"); /* TiB is the largest unit */
+	/* values that would round up to "1024 KiB" or "10.0 KiB" */
+	expect_bytes(1048575, "1.0 MiB");
+	expect_bytes(1073741823, "1.0 GiB");
+	expect_bytes(10239, "10 KiB");
 }
 
 static void test_fmt_bytes_truncates(void **state)
