@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # A first look: two throwaway namespaces joined by veth, a receiver with a
-# small buffer that reads slowly... not at all, a sender, a port nobody
+# small buffer that never reads, a sender, a port nobody
 # listens on, and `udpdrop top --batch` watching. Removes everything on
 # exit, Ctrl-C and errors included.
 set -euo pipefail
@@ -33,6 +33,7 @@ sleep 0.5
 echo "demo: a receiver that never reads (SO_RCVBUF 4096) on 10.199.0.2:5001 in netns $B;"
 echo "demo: a sender at ~1000 datagrams/s, plus 10/s to port 5999 where nobody listens."
 (
+	exec 2>/dev/null # the loop may outlive a namespace being torn down
 	for _ in $(seq 60); do
 		ip netns exec "$A" "$U" send 10.199.0.2:5001 -c 100 -s 1000 --gap-us 1000 >/dev/null
 		ip netns exec "$A" "$U" send 10.199.0.2:5999 -c 1 >/dev/null
