@@ -57,6 +57,7 @@ stats_prev=
 cleanup() {
 	local rc=$? pid
 	trap - EXIT INT TERM
+	((rc == 130 || rc == 143)) && echo "bench: interrupted, cleaning up" >&2
 	for pid in "${started[@]}"; do
 		kill -0 "$pid" 2>/dev/null && kill -TERM "$pid" 2>/dev/null || true
 	done
@@ -128,9 +129,9 @@ prog_stats() {
 			 "\(map(.run_time_ns // 0) | add // 0) \(map(.run_cnt // 0) | add // 0)"'
 }
 
-# CPU time of process $1 in clock ticks (user + system).
-cpu_ticks() {
-	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0
+# CPU time of process $1 in ns, all its threads (schedstat: ns on CPU).
+cpu_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ t += $1 } END { printf "%d\n", t }'
 }
 
 # Wait until file $2 contains pattern $3 while process $1 lives.
@@ -186,6 +187,23 @@ fi
 configs=(none floor udpdrop)
 ((${#bpftrace_cmd[@]})) && configs+=(bpftrace)
 
+# SIGINT (a tracer's normal stop: udpdrop prints its summary), then wait;
+# SIGKILL if it is still there after 10 s.
+stop_tool() {
+	local pid=$1
+	kill -INT "$pid" 2>/dev/null || true
+	for _ in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "bench: pid $pid ignored SIGINT for 10 s: killed" >&2
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+	forget "$pid"
+}
+
 # ---- one measurement ---------------------------------------------------------
 
 results=$work/results.tsv # cfg round rate ns_ev run_cnt tool_cpu_ms foreign dropped sk_drops ud_total
@@ -193,7 +211,7 @@ results=$work/results.tsv # cfg round rate ns_ev run_cnt tool_cpu_ms foreign dro
 
 run_one() {
 	local cfg=$1 round=$2 out=$work/$1.$2.out err=$work/$1.$2.err
-	local pid= ids= s0 s1 c0=0 c1=0 storm_line foreign ud_total=-
+	local pid= ids= s0 s1 c0=0 c1=0 spid storm_line foreign ud_total=-
 
 	case $cfg in
 	none) ;;
@@ -230,16 +248,19 @@ run_one() {
 	foreign=$(foreign_progs "$ids" | paste -sd, -)
 
 	[[ -n $ids ]] && s0=$(prog_stats "$ids")
-	[[ -n $pid ]] && c0=$(cpu_ticks "$pid")
-	storm_line=$("$STORM" -p "$PORT" -t "$SECS") || die "storm failed"
+	[[ -n $pid ]] && c0=$(cpu_ns "$pid")
+	# in the background, so a signal to the bench stops it at once too
+	"$STORM" -p "$PORT" -t "$SECS" >"$work/storm.out" &
+	spid=$!
+	started+=("$spid")
+	wait "$spid" || die "storm failed (port $PORT)"
+	forget "$spid"
+	storm_line=$(<"$work/storm.out")
 	[[ -n $ids ]] && s1=$(prog_stats "$ids")
-	[[ -n $pid ]] && c1=$(cpu_ticks "$pid")
+	[[ -n $pid ]] && c1=$(cpu_ns "$pid")
 
-	if [[ -n $pid ]]; then
-		kill -INT "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-		forget "$pid"
-	fi
+	[[ -n $foreign ]] || foreign=$(foreign_progs "$ids" | paste -sd, -)
+	[[ -n $pid ]] && stop_tool "$pid"
 	echo "$storm_line" >"$work/$cfg.$round.storm"
 
 	local rate dropped skd ns_ev=- cnt=- cpu_ms
@@ -252,15 +273,13 @@ run_one() {
 		cnt=$((n1 - n0))
 		((cnt > 0)) && ns_ev=$(awk -v t=$((rt1 - rt0)) -v n="$cnt" 'BEGIN { printf "%.1f", t / n }')
 	fi
-	cpu_ms=$(awk -v t=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%d", t * 1000 / hz }')
+	cpu_ms=$(awk -v t=$((c1 - c0)) 'BEGIN { printf "%.1f", t / 1e6 }')
 	if [[ $cfg == udpdrop ]]; then
 		# the final summary's "total N datagrams dropped"
 		ud_total=$(sed -n '/=== summary/,$ s/^total \([0-9,]*\) datagrams dropped.*/\1/p' "$out" |
 			tail -n 1 | tr -d ,)
 		[[ -n $ud_total ]] || ud_total=missing
-		cp "$out" "$work/udpdrop.last.out"
 	fi
-	[[ $cfg == bpftrace ]] && cp "$out" "$work/bpftrace.last.out"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cfg" "$round" "$rate" \
 		"$ns_ev" "$cnt" "$cpu_ms" "${foreign:--}" "$dropped" "$skd" "$ud_total" >>"$results"
 	printf '  round %d %-9s %9s dgram/s  %8s ns/event  %10s events  tool CPU %5s ms%s\n' \
@@ -323,6 +342,7 @@ else
 	echo "udpdrop / bpftrace: - ($bpftrace_note)"
 fi
 echo "ns/event = delta run_time_ns / delta run_cnt over the storm (kernel.bpf_stats_enabled); every kfree_skb in the system counts as an event"
+echo "tool CPU = the tracer process's own CPU time (all threads) during the storm; its BPF time runs in the storm's softirq, in ns/event"
 
 echo
 echo "correctness (udpdrop rounds): storm drops vs udpdrop's summary total"
