@@ -45,18 +45,19 @@ struct {
 } drops SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, UD_SLOTS_PER_CPU); /* times the CPUs (loader) */
+	__type(key, __u32);
+	__type(value, struct ud_slot);
+} slots SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, UD_OVERFLOW_SLOTS);
 	__type(key, __u32);
 	__type(value, struct ud_val);
 } overflow SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, UD_STAT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
 
 /* Datagram identity of an IP fragment, for counting a datagram once. */
 struct frag_id {
@@ -90,13 +91,27 @@ struct {
  *   take the netns of the head with the same addresses and IP ID.
  */
 struct handover {
+	__u64 stats[UD_STAT_MAX]; /* first: user space reads them at offset 0 */
 	struct ud_key key;   /* parent bucket */
 	struct frag_id frag; /* last reassembly failure seen with a device */
 	__u64 next_child;    /* struct sk_buff * expected next */
 	__u64 fail_sk;       /* struct sock * from udp_fail_queue_rcv_skb */
 	__u64 fail_skb;      /* its skb (0 on kernels where the tp lacks it) */
 	__s32 fail_rc;
-	__u32 pad;
+	__u32 cpu;           /* this CPU's id, cached: saves a helper call */
+	bool cpu_known;
+	/*
+	 * fast: the last event's socket bucket, when it was an rx_sk drop
+	 * counted in an owned slot. A storm of drops on one socket repeats
+	 * it; the cookie (unique, never reused) proves it is the same socket
+	 * even if the struct sock was freed and its memory reused.
+	 */
+	bool fast_valid;
+	__u32 fast_slot;
+	__u32 fast_reason;
+	__u64 fast_sk;
+	__u64 fast_cookie;
+	__u64 fast_location;
 };
 
 struct {
@@ -106,12 +121,10 @@ struct {
 	__type(value, struct handover);
 } handover SEC(".maps");
 
-static __always_inline void stat_inc(__u32 idx)
+static __always_inline void stat_inc(struct handover *ho, __u32 idx)
 {
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		*v += 1;
+	if (idx < UD_STAT_MAX)
+		ho->stats[idx] += 1;
 }
 
 /*
@@ -349,11 +362,77 @@ static __always_inline __u64 frag_datagrams(struct ud_key *k,
 	return 1;
 }
 
-static __always_inline void account(struct ud_key *k, __u64 datagrams,
-				    __u64 len)
+static __always_inline bool key_eq(const struct ud_key *a,
+				   const struct ud_key *b)
 {
-	struct ud_val *v = bpf_map_lookup_elem(&drops, k);
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
 
+	for (int i = 0; i < (int)(sizeof(*a) / 8); i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
+static __always_inline __u32 slot_hash(const struct ud_key *k)
+{
+	const __u64 *w = (const __u64 *)k;
+	__u64 h = 0;
+
+	for (int i = 0; i < (int)(sizeof(*k) / 8); i++)
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull;
+	return (h >> 32) & (UD_SLOTS_PER_CPU - 1);
+}
+
+/* The hot path: this CPU's slot for the key, if the key owns it. */
+static __always_inline struct ud_val *slot_val(struct handover *ho,
+					       const struct ud_key *k,
+					       __u32 *slot)
+{
+	__u32 idx;
+	struct ud_slot *s;
+
+	if (!ho->cpu_known) {
+		ho->cpu = bpf_get_smp_processor_id();
+		ho->cpu_known = true;
+	}
+	idx = ho->cpu * UD_SLOTS_PER_CPU + slot_hash(k);
+	s = bpf_map_lookup_elem(&slots, &idx);
+
+	*slot = idx;
+
+	if (!s)
+		return NULL;
+	if (s->state == UD_SLOT_READY)
+		return key_eq(&s->key, k) ? &s->val : NULL;
+	/* a free slot: claim it (a nested program on this CPU may race us) */
+	if (s->state != UD_SLOT_FREE ||
+	    __sync_val_compare_and_swap(&s->state, UD_SLOT_FREE, UD_SLOT_CLAIMED) !=
+		    UD_SLOT_FREE)
+		return NULL;
+	s->key = *k;
+	__sync_lock_test_and_set(&s->state, UD_SLOT_READY);
+	return &s->val;
+}
+
+static __always_inline void add(struct ud_val *v, __u64 datagrams, __u64 len)
+{
+	v->datagrams += datagrams;
+	v->skbs += 1;
+	v->bytes += len;
+}
+
+/* Count one event; returns the slot it went to, or -1 (hash map). */
+static __always_inline long account(struct handover *ho, struct ud_key *k,
+				    __u64 datagrams, __u64 len)
+{
+	__u32 slot;
+	struct ud_val *v = slot_val(ho, k, &slot);
+
+	if (v) {
+		add(v, datagrams, len);
+		return slot;
+	}
+	v = bpf_map_lookup_elem(&drops, k);
 	if (!v) {
 		struct ud_val zero = {};
 
@@ -361,21 +440,18 @@ static __always_inline void account(struct ud_key *k, __u64 datagrams,
 		bpf_map_update_elem(&drops, k, &zero, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&drops, k);
 	}
-	if (v) {
-		stat_inc(UD_STAT_COUNTED);
-	} else {
-		__u32 slot = k->reason < UD_OVERFLOW_SLOTS - 1
+	if (!v) {
+		slot = k->reason < UD_OVERFLOW_SLOTS - 1
 				     ? k->reason
 				     : UD_OVERFLOW_SLOTS - 1;
 
 		v = bpf_map_lookup_elem(&overflow, &slot);
 		if (!v)
-			return;
-		stat_inc(UD_STAT_OVERFLOW);
+			return -1;
+		stat_inc(ho, UD_STAT_OVERFLOW);
 	}
-	v->datagrams += datagrams;
-	v->skbs += 1;
-	v->bytes += len;
+	add(v, datagrams, len);
+	return -1;
 }
 
 static __always_inline bool filtered_out(struct ud_key *k, __u16 lport)
@@ -445,21 +521,40 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 	bool have_sk = false;
 	__u16 lport = 0;
 	__u64 datagrams, frag_list;
+	long slot;
 	__u32 len;
 
 	if (!ho)
 		return 0;
-	stat_inc(UD_STAT_EVENTS);
+	/* UD_STAT_EVENTS is derived in user space: every event is counted
+	 * exactly once, as an skb, NOT_OURS or FILTERED */
 	len = RD(direct, skb->len, skb, len);
 
 	/* A frag_list member of the skb just counted: same bucket, 0 datagrams */
 	if (ho->next_child && ho->next_child == (__u64)skb) {
 		ho->next_child = (__u64)RD(direct, skb->next, skb, next);
-		stat_inc(UD_STAT_COUNTED);
-		account(&ho->key, 0, len);
+		account(ho, &ho->key, 0, len);
 		return 0;
 	}
 	ho->next_child = 0;
+
+	/* the same socket, reason and place as the last event: count it */
+	if (rx_sk && ho->fast_valid && ho->fast_sk == (__u64)rx_sk &&
+	    ho->fast_reason == reason && ho->fast_location == (__u64)location &&
+	    ho->fast_cookie == RD(direct, rx_sk->__sk_common.skc_cookie.counter,
+				  rx_sk, __sk_common.skc_cookie.counter)) {
+		__u32 idx = ho->fast_slot;
+		struct ud_slot *sl = bpf_map_lookup_elem(&slots, &idx);
+
+		if (sl) {
+			datagrams = skb_segments(direct, skb, &frag_list);
+			add(&sl->val, datagrams, len);
+			if (frag_list)
+				ho->next_child = frag_list; /* ho->key is this key */
+			return 0;
+		}
+	}
+	ho->fast_valid = false;
 
 	__builtin_memset(&k, 0, sizeof(k));
 	k.reason = reason;
@@ -509,7 +604,7 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 			     UD_KEY_SOCK);
 		if (!parse_headers(direct, skb, &k, &pi) ||
 		    !wanted_proto(k.proto)) {
-			stat_inc(UD_STAT_NOT_OURS);
+			stat_inc(ho, UD_STAT_NOT_OURS);
 			return 0;
 		}
 		if (pi.fragment)
@@ -529,7 +624,7 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 	}
 
 	if (filtered_out(&k, lport)) {
-		stat_inc(UD_STAT_FILTERED);
+		stat_inc(ho, UD_STAT_FILTERED);
 		return 0;
 	}
 
@@ -542,10 +637,19 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 			__builtin_memset(k.daddr, 0, sizeof(k.daddr));
 		}
 	}
-	account(&k, datagrams, len);
-	if (frag_list) {
+	slot = account(ho, &k, datagrams, len);
+	if (frag_list || slot >= 0)
 		ho->key = k;
+	if (frag_list)
 		ho->next_child = frag_list;
+	/* arm the fast path for a repeat of this drop */
+	if (slot >= 0 && rx_sk && k.flags == (UD_KEY_SOCK | UD_KEY_RX_SK)) {
+		ho->fast_valid = true;
+		ho->fast_slot = slot;
+		ho->fast_sk = (__u64)rx_sk;
+		ho->fast_cookie = k.cookie;
+		ho->fast_reason = reason;
+		ho->fast_location = (__u64)location;
 	}
 	return 0;
 }
@@ -598,9 +702,9 @@ static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb)
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
 
-	stat_inc(UD_STAT_FAIL_EVENTS);
 	if (!ho)
 		return 0;
+	stat_inc(ho, UD_STAT_FAIL_EVENTS);
 	ho->fail_sk = (__u64)sk;
 	ho->fail_skb = skb;
 	ho->fail_rc = rc;

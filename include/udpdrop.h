@@ -47,12 +47,34 @@ struct ud_val {
 	__u64 bytes;     /* skb->len summed over the events */
 };
 
-/* Global per-CPU counters: everything the programs saw, so nothing hides. */
+/*
+ * The hot path's counters: a direct-mapped table per CPU in one mmap-able
+ * array (slot = cpu * UD_SLOTS_PER_CPU + hash). The first key to land in a
+ * slot owns it for the whole run and is counted there with plain adds;
+ * a key that finds its slot owned by another goes to the drops hash map.
+ * Counts never move between the two, so user space sums both and stays
+ * exact without any hand-off race.
+ */
+#define UD_SLOTS_PER_CPU 256
+#define UD_SLOT_FREE 0
+#define UD_SLOT_CLAIMED 1 /* key being written */
+#define UD_SLOT_READY 2
+
+struct ud_slot {
+	__u64 state;
+	struct ud_key key;
+	struct ud_val val;
+};
+
+/*
+ * Global per-CPU counters: everything the programs saw, so nothing hides.
+ * They are the first UD_STAT_MAX words of the per-CPU `handover` value.
+ */
 enum ud_stat {
-	UD_STAT_EVENTS,        /* kfree_skb events examined */
+	UD_STAT_EVENTS,        /* kfree_skb events examined (derived: skbs +
+				  NOT_OURS + FILTERED; saves a write per drop) */
 	UD_STAT_NOT_OURS,      /* not UDP (or not the wanted protocols) */
 	UD_STAT_FILTERED,      /* UDP but excluded by --port/--netns */
-	UD_STAT_COUNTED,       /* events added to the drops map */
 	UD_STAT_OVERFLOW,      /* events that found the drops map full */
 	UD_STAT_FAIL_EVENTS,   /* udp_fail_queue_rcv_skb events */
 	UD_STAT_MAX,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -84,6 +85,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 		skel->rodata->frag_window_ns = o->frag_window_s * 1000000000ull;
 	bpf_map__set_max_entries(skel->maps.drops,
 				 o->map_entries ?: DEFAULT_MAP_ENTRIES);
+	bpf_map__set_max_entries(skel->maps.slots, t->ncpus * UD_SLOTS_PER_CPU);
 
 	kfree = mode == ATTACH_TP_BTF ? skel->progs.udpdrop_kfree_btf
 		: mode == ATTACH_RAW_TP ? skel->progs.udpdrop_kfree_raw
@@ -126,12 +128,26 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 			goto fail;
 		}
 	}
+	/* the slot table is read in place: no syscall per interval */
+	t->nslots = bpf_map__max_entries(skel->maps.slots);
+	t->slots_len = (size_t)t->nslots * sizeof(struct ud_slot);
+	t->slots_len = (t->slots_len + getpagesize() - 1) & ~((size_t)getpagesize() - 1);
+	t->slots = mmap(NULL, t->slots_len, PROT_READ, MAP_SHARED,
+			bpf_map__fd(skel->maps.slots), 0);
+	if (t->slots == MAP_FAILED) {
+		err = -errno;
+		t->slots = NULL;
+		snprintf(e->msg, sizeof(e->msg), "cannot map the slot table: %s",
+			 strerror(-err));
+		goto fail;
+	}
 	t->skel = skel;
 	t->mode = mode;
 	return 0;
 fail:
 	bpf_link__destroy(t->kfree_link);
-	t->kfree_link = NULL;
+	bpf_link__destroy(t->fail_link);
+	t->kfree_link = t->fail_link = NULL;
 	udpdrop_bpf__destroy(skel);
 	return err;
 }
@@ -189,6 +205,8 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 
 void tracer__close(struct tracer *t)
 {
+	if (t->slots)
+		munmap((void *)t->slots, t->slots_len);
 	bpf_link__destroy(t->fail_link);
 	bpf_link__destroy(t->kfree_link);
 	udpdrop_bpf__destroy(t->skel);
@@ -222,6 +240,59 @@ static void add_val(struct ud_val *sum, const struct ud_val *v)
 	sum->bytes += v->bytes;
 }
 
+/*
+ * The overflow array (UD_OVERFLOW_SLOTS per-CPU values) and the stats,
+ * which live in the per-CPU hand-over area the programs already touch.
+ * The hand-over struct is private to bpf/: only its leading stats array
+ * (UD_STAT_MAX u64s, first by contract, see bpf/udpdrop.bpf.c) is read.
+ */
+static int read_percpu(struct tracer *t, struct ud_val *overflow, uint64_t *stats)
+{
+	uint32_t n = UD_OVERFLOW_SLOTS, out = 0, zero = 0;
+	size_t ho_size = bpf_map__value_size(t->skel->maps.handover);
+	size_t stride = (ho_size + 7) & ~(size_t)7;
+	void *keys = calloc(n, sizeof(uint32_t));
+	struct ud_val *vals = calloc((size_t)n * t->ncpus, sizeof(*vals));
+	uint8_t *ho = calloc(t->ncpus, stride);
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int err = 0;
+
+	if (!keys || !vals || !ho) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (bpf_map_lookup_batch(bpf_map__fd(t->skel->maps.overflow), NULL, &out,
+				 keys, vals, &n, &opts) && errno != ENOENT) {
+		err = -errno;
+		goto out;
+	}
+	memset(overflow, 0, UD_OVERFLOW_SLOTS * sizeof(*overflow));
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t slot = ((uint32_t *)keys)[i];
+
+		if (slot >= UD_OVERFLOW_SLOTS)
+			continue;
+		for (int c = 0; c < t->ncpus; c++)
+			add_val(&overflow[slot], &vals[(size_t)i * t->ncpus + c]);
+	}
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.handover), &zero, ho)) {
+		err = -errno;
+		goto out;
+	}
+	memset(stats, 0, UD_STAT_MAX * sizeof(*stats));
+	for (int c = 0; c < t->ncpus; c++) {
+		const uint64_t *cs = (const uint64_t *)(ho + (size_t)c * stride);
+
+		for (int s = 0; s < UD_STAT_MAX; s++)
+			stats[s] += cs[s];
+	}
+out:
+	free(keys);
+	free(vals);
+	free(ho);
+	return err;
+}
+
 int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 		 uint64_t *stats)
 {
@@ -229,6 +300,8 @@ int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 	uint32_t max = bpf_map__max_entries(t->skel->maps.drops);
 	uint64_t in = 0, out = 0;
 	bool first = true;
+	const void *key;
+	void *val;
 	int err;
 
 	htab__clear(drops);
@@ -259,33 +332,30 @@ int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 		first = false;
 	}
 
-	/* overflow slots and stats: per-CPU arrays */
-	struct ud_val *pv = calloc(t->ncpus, sizeof(*pv));
-	uint64_t *ps = calloc(t->ncpus, sizeof(*ps));
+	/* the slot table: owned slots only, their counts only ever grow */
+	for (uint32_t i = 0; i < t->nslots; i++) {
+		const struct ud_slot *sl = &t->slots[i];
+		struct ud_val *sum;
 
-	if (!pv || !ps) {
-		free(pv);
-		free(ps);
-		return -ENOMEM;
+		if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != UD_SLOT_READY)
+			continue;
+		sum = htab__upsert(drops, &sl->key, NULL);
+		if (!sum)
+			return -ENOMEM;
+		add_val(sum, &sl->val);
 	}
-	err = 0;
-	for (uint32_t slot = 0; slot < UD_OVERFLOW_SLOTS && !err; slot++) {
-		memset(&overflow[slot], 0, sizeof(overflow[slot]));
-		if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.overflow), &slot, pv))
-			err = -errno;
-		for (int c = 0; c < t->ncpus && !err; c++)
-			add_val(&overflow[slot], &pv[c]);
-	}
-	for (uint32_t s = 0; s < UD_STAT_MAX && !err; s++) {
-		stats[s] = 0;
-		if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &s, ps))
-			err = -errno;
-		for (int c = 0; c < t->ncpus && !err; c++)
-			stats[s] += ps[c];
-	}
-	free(pv);
-	free(ps);
-	return err;
+
+	/* overflow slots and stats: per-CPU arrays, one syscall each */
+	err = read_percpu(t, overflow, stats);
+	if (err)
+		return err;
+	/* every event was counted once: as an skb somewhere, or not ours, or filtered */
+	stats[UD_STAT_EVENTS] = stats[UD_STAT_NOT_OURS] + stats[UD_STAT_FILTERED];
+	for (size_t it = 0; htab__next(drops, &it, &key, &val);)
+		stats[UD_STAT_EVENTS] += ((struct ud_val *)val)->skbs;
+	for (int s = 0; s < UD_OVERFLOW_SLOTS; s++)
+		stats[UD_STAT_EVENTS] += overflow[s].skbs;
+	return 0;
 }
 
 int tracer__prog_ids(struct tracer *t, uint32_t *ids, int n)

@@ -31,6 +31,10 @@ struct tracer {
 	enum attach_mode mode;   /* the variant in use */
 	bool rx_sk;              /* kfree_skb carries rx_sk and we use it */
 	int ncpus;
+	/* the per-CPU slot table, mapped read-only */
+	const struct ud_slot *slots;
+	size_t slots_len;
+	uint32_t nslots;
 	/* batch read buffers */
 	void *keys, *vals;
 	uint32_t buf_entries;

@@ -107,6 +107,9 @@ ss_drops() {
 # start_top ARGS...: udpdrop top --json in the background, ready to trace.
 start_top() {
 	TOP_OUT=$T/top.json TOP_ERR=$T/top.err
+	# empty them first: a previous run's "tracing" line must not count
+	: >"$TOP_OUT"
+	: >"$TOP_ERR"
 	"$UDPDROP" top --json -i "$TOP_INTERVAL" "$@" >"$TOP_OUT" 2>"$TOP_ERR" &
 	TOP_PID=$!
 	local i
