@@ -17,17 +17,9 @@
 #include "log.h"
 #include "model.h"
 #include "output.h"
+#include "top.h"
 #include "tracer.h"
 #include "util.h"
-
-struct top_opts {
-	double interval;
-	uint64_t count;     /* 0: until signalled */
-	bool json, batch;
-	struct model_opts model;
-	struct tracer_opts tracer;
-	const char *netns_spec;
-};
 
 static volatile sig_atomic_t stop_signal;
 
@@ -70,8 +62,7 @@ static int bad_value(const char *opt, const char *val, const char *want)
 
 enum { OPT_PORT = 256, OPT_MAP_ENTRIES, OPT_ATTACH, OPT_NO_RX_SK };
 
-/* Returns 0, or -exit_code; prints its own errors. */
-static int parse_args(int argc, char **argv, struct top_opts *o)
+int top__parse_args(int argc, char **argv, struct top_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "batch", no_argument, NULL, 'b' },
@@ -153,8 +144,6 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 		return -EXIT_USAGE;
 	}
 	log__set_level(verbose >= 2 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_WARN);
-	if (verbose >= 2)
-		log__set_level(LOG_DEBUG);
 	return 0;
 }
 
@@ -200,7 +189,7 @@ int do_top(int argc, char **argv)
 	int err, ret = EXIT_FAIL;
 	bool tracer_up = false, model_up = false;
 
-	err = parse_args(argc, argv, &o);
+	err = top__parse_args(argc, argv, &o);
 	if (err)
 		return err > 0 ? EXIT_OK : -err;
 	if (!o.batch && !isatty(STDOUT_FILENO))
