@@ -8,6 +8,9 @@
 #include "model.h"
 #include "util.h"
 
+/* How often the owners of every socket in view are looked up again. */
+#define OWNERS_REFRESH_NS (10 * 1000000000ull)
+
 int model__init(struct model *m, const struct model_opts *o)
 {
 	int err;
@@ -25,6 +28,7 @@ int model__init(struct model *m, const struct model_opts *o)
 	    htab__init(&m->known, sizeof(uint64_t), sizeof(struct sock_info)) ||
 	    htab__init(&m->inode2cookie, sizeof(uint32_t), sizeof(uint64_t)) ||
 	    htab__init(&m->flow_attr, sizeof(struct ud_key), sizeof(uint64_t)) ||
+	    htab__init(&m->by_port, sizeof(struct port_key), sizeof(struct port_socks)) ||
 	    htab__init(&m->rows, sizeof(struct row_key), sizeof(struct row)) ||
 	    htab__init(&m->pid_inodes, sizeof(uint32_t), 1))
 		return -ENOMEM;
@@ -42,6 +46,7 @@ void model__free(struct model *m)
 	htab__free(&m->known);
 	htab__free(&m->inode2cookie);
 	htab__free(&m->flow_attr);
+	htab__free(&m->by_port);
 	htab__free(&m->rows);
 	htab__free(&m->pid_inodes);
 	free(m->counters);
@@ -220,6 +225,25 @@ uint64_t model__netns_cause(struct model *m, uint32_t netns, enum cause c)
 
 /* ---- the socket table --------------------------------------------- */
 
+static void index_port(struct model *m, const struct sock_info *si)
+{
+	struct port_key pk = { .netns = si->netns, .port = si->sport,
+			       .proto = si->proto };
+	struct port_socks *ps;
+
+	if (!si->sport)
+		return;
+	ps = htab__upsert(&m->by_port, &pk, NULL);
+	if (!ps)
+		return;
+	if (ps->n == PORT_SOCKS_MAX) {
+		memmove(ps->cookies, ps->cookies + 1,
+			(PORT_SOCKS_MAX - 1) * sizeof(ps->cookies[0]));
+		ps->n--;
+	}
+	ps->cookies[ps->n++] = si->cookie;
+}
+
 /*
  * Keep the last word on every socket seen, so rows of sockets that have
  * closed still name them. sk_drops counts from the socket's birth: note
@@ -236,19 +260,18 @@ static void remember_sockets(struct model *m, bool baseline)
 		if (!k)
 			return;
 		si->drops_base = created ? (baseline ? si->drops : 0) : k->drops_base;
-		/* keep owners found earlier: the dump does not know them */
-		int npids = k->npids;
-		int pids[SOCK_MAX_PIDS];
-		char comm[16];
+		/* the dump knows no owners: keep those found earlier */
+		struct sock_info prev = *k;
 
-		memcpy(pids, k->pids, sizeof(pids));
-		memcpy(comm, k->comm, sizeof(comm));
 		*k = *si;
-		k->npids = npids;
-		memcpy(k->pids, pids, sizeof(pids));
-		memcpy(k->comm, comm, sizeof(comm));
+		k->npids = prev.npids;
+		memcpy(k->pids, prev.pids, sizeof(k->pids));
+		memcpy(k->comm, prev.comm, sizeof(k->comm));
+		k->owner_tried = prev.owner_tried;
 		if (si->inode && (c = htab__upsert(&m->inode2cookie, &si->inode, NULL)))
 			*c = si->cookie;
+		if (created)
+			index_port(m, si);
 	}
 }
 
@@ -273,50 +296,35 @@ static void refresh_pid_inodes(struct model *m)
 }
 
 /*
- * The socket a socketless drop was headed for, among the sockets seen so
- * far: live ones win over closed ones, then the kernel's own preference.
+ * The socket a socketless drop was headed for, among the sockets seen on
+ * its port so far: live ones first (the kernel's own preference among
+ * them), then sockets that have closed since (e.g. purged at close).
  */
 static uint64_t attribute_flow(struct model *m, const struct ud_key *k)
 {
-	struct sock_info *si;
+	struct port_key pk = { .netns = k->netns, .port = k->dport, .proto = k->proto };
+	struct port_socks *ps = htab__find(&m->by_port, &pk);
+	struct sock_info cand[PORT_SOCKS_MAX];
+	struct socktab one = { .v = cand, .cap = PORT_SOCKS_MAX };
+	uint64_t cookie = 0;
 
-	/* live table first */
-	si = socktab__lookup(&m->st, k->netns, k->family, k->proto, k->saddr,
-			     k->daddr, k->dport);
-	if (si)
-		return si->cookie;
-	/* then sockets that have closed since (e.g. purged at close) */
-	size_t it = 0;
-	const void *key;
-	void *val;
-	struct socktab one;
-
-	if (socktab__init(&one))
+	if (!ps)
 		return 0;
-	while (htab__next(&m->known, &it, &key, &val)) {
-		struct sock_info *ks = val;
+	for (int pass = 0; pass < 2 && !cookie; pass++) {
+		one.n = 0;
+		for (int i = 0; i < ps->n; i++) {
+			struct sock_info *ks = htab__find(&m->known, &ps->cookies[i]);
+			bool alive = socktab__by_cookie(&m->st, ps->cookies[i]);
 
-		if (ks->netns != k->netns || ks->sport != k->dport)
-			continue;
-		struct sock_info *slot;
-
-		if (one.n == one.cap) {
-			int ncap = one.cap ? one.cap * 2 : 16;
-			struct sock_info *nv = realloc(one.v, ncap * sizeof(*nv));
-
-			if (!nv)
-				break;
-			one.v = nv;
-			one.cap = ncap;
+			if (ks && alive == (pass == 0))
+				cand[one.n++] = *ks;
 		}
-		slot = &one.v[one.n++];
-		*slot = *ks;
+		struct sock_info *si = socktab__lookup(&one, k->netns, k->family,
+						       k->proto, k->saddr, k->daddr,
+						       k->dport);
+		if (si)
+			cookie = si->cookie;
 	}
-	si = socktab__lookup(&one, k->netns, k->family, k->proto, k->saddr,
-			     k->daddr, k->dport);
-	uint64_t cookie = si ? si->cookie : 0;
-
-	socktab__free(&one);
 	return cookie;
 }
 
@@ -539,6 +547,8 @@ int model__update(struct model *m, struct htab *drops,
 	/* join, rates, view */
 	int nsock = 0, nflow = 0;
 	bool *want = calloc(m->st.n + 1, sizeof(bool));
+	bool any_want = false;
+	bool refresh_owners = now - m->owners_ns >= OWNERS_REFRESH_NS;
 
 	free(m->view_sockets);
 	free(m->view_flows);
@@ -565,12 +575,21 @@ int model__update(struct model *m, struct htab *drops,
 		for (int c = 0; c < CAUSE_MAX; c++)
 			m->totals.cause[c] += r->cause[c];
 		if (r->key.kind == ROW_SOCKET) {
+			struct sock_info *live = socktab__by_cookie(&m->st, r->key.cookie);
+			struct sock_info *k = htab__find(&m->known, &r->key.cookie);
+
 			m->totals.attributed += r->drops;
 			m->view_sockets[nsock++] = r;
-			struct sock_info *live = socktab__by_cookie(&m->st, r->key.cookie);
-
-			if (live)
+			/*
+			 * Owners rarely change: look them up for sockets never
+			 * looked at, and for all of them every OWNERS_REFRESH.
+			 */
+			if (live && (refresh_owners || (k && !k->owner_tried))) {
 				want[live - m->st.v] = true;
+				any_want = true;
+				if (k)
+					k->owner_tried = true;
+			}
 		} else {
 			m->view_flows[nflow++] = r;
 		}
@@ -579,14 +598,19 @@ int model__update(struct model *m, struct htab *drops,
 	m->nview_flows = nflow;
 
 	/* owners of the sockets in view (the /proc walk ss -p does) */
-	socktab__find_owners(&m->st, want);
+	if (any_want) {
+		socktab__find_owners(&m->st, want);
+		if (refresh_owners)
+			m->owners_ns = now;
+	}
 	free(want);
 	for (int i = 0; i < nsock; i++) {
 		struct row *r = m->view_sockets[i];
 		struct sock_info *live = socktab__by_cookie(&m->st, r->key.cookie);
 		struct sock_info *k = htab__find(&m->known, &r->key.cookie);
 
-		if (live && live->npids) {
+		if (live && (live->npids || refresh_owners)) {
+			/* a refresh also clears owners that have gone */
 			r->sock.npids = live->npids;
 			memcpy(r->sock.pids, live->pids, sizeof(live->pids));
 			memcpy(r->sock.comm, live->comm, sizeof(live->comm));

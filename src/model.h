@@ -67,6 +67,18 @@ struct row {
 	bool owned_by_pid;    /* the --pid filter's process holds it */
 };
 
+/* Sockets ever seen on a local port: flow attribution looks only here. */
+#define PORT_SOCKS_MAX 8
+struct port_key {
+	uint32_t netns;
+	uint16_t port;
+	uint8_t proto, pad;
+};
+struct port_socks {
+	int n;
+	uint64_t cookies[PORT_SOCKS_MAX]; /* oldest first; the oldest goes when full */
+};
+
 struct model_opts {
 	int pid;               /* 0: any */
 	uint32_t netns;        /* 0: any */
@@ -98,6 +110,7 @@ struct model {
 	struct htab known;      /* cookie -> struct sock_info, last seen */
 	struct htab inode2cookie;
 	struct htab flow_attr;  /* struct ud_key (flow) -> uint64 cookie */
+	struct htab by_port;    /* struct port_key -> struct port_socks: known sockets per port */
 	struct htab rows;       /* struct row_key -> struct row */
 	struct htab pid_inodes; /* inodes the --pid process ever held */
 	struct netns_counters *counters;
@@ -107,6 +120,7 @@ struct model {
 	struct ud_val overflow[UD_OVERFLOW_SLOTS];
 	int8_t cause_cache[1024]; /* reason value -> cause, -1 unknown yet */
 	uint64_t start_ns, last_ns;
+	uint64_t owners_ns;      /* last full walk of /proc for socket owners */
 	double interval;         /* seconds covered by the last update */
 	double start_wall;
 	/* the sorted view of the last update */

@@ -29,6 +29,7 @@ struct sock_info {
 	int npids;             /* processes holding it; may exceed SOCK_MAX_PIDS */
 	int pids[SOCK_MAX_PIDS];
 	char comm[16];         /* of pids[0] */
+	bool owner_tried;      /* looked for owners at least once */
 };
 
 struct socktab {
