@@ -235,7 +235,7 @@ int do_top(int argc, char **argv)
 		if (err == -ENOENT)
 			fprintf(stderr, "udpdrop: this kernel's BTF has no enum skb_drop_reason (kernel older than 5.17?): drop reasons unavailable\n");
 		else
-			fprintf(stderr, "udpdrop: cannot read the kernel's drop reasons from BTF: %s\n",
+			fprintf(stderr, "udpdrop: cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s; udpdrop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n",
 				strerror(-err));
 		ret = err == -ENOMEM ? EXIT_FAIL : EXIT_KERNEL;
 		goto out;

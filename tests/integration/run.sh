@@ -341,6 +341,36 @@ test_bad_input() {
 	[[ $out == *"CAP_BPF"* && $out == *"root"* ]] || fail "not root: message '$out'"
 }
 
+# A missing kernel feature: exit 4 and a line that names it. Each case
+# hides the feature in a private mount namespace, so the host is untouched.
+test_missing_kernel_features() {
+	local out rc
+	out=$(unshare -m sh -c 'mount --bind /dev/null /sys/kernel/btf/vmlinux &&
+		exec "$0" top -b -n 1 -i 0.2' "$UDPDROP" 2>&1 >/dev/null)
+	rc=$?
+	expect_eq "no usable BTF: exit" "$rc" 4
+	[[ $out == *BTF* ]] || fail "no usable BTF: message does not name BTF: '$out'"
+	out=$(unshare -m sh -c 'umount /sys/kernel/tracing 2>/dev/null;
+		mount -t tmpfs none /sys/kernel/tracing &&
+		exec "$0" top -b -n 1 -i 0.2 --attach tracepoint' "$UDPDROP" 2>&1 >/dev/null)
+	rc=$?
+	expect_eq "no tracefs, --attach tracepoint: exit" "$rc" 4
+	[[ $out == *tracefs* ]] || fail "no tracefs: message does not name tracefs: '$out'"
+	expect_eq "nothing left attached" "$(udpdrop_progs_after_release)" 0
+}
+
+# make install honours DESTDIR and PREFIX and installs a working binary.
+test_install() {
+	local d
+	d=$(mktemp -d)
+	make --no-print-directory install DESTDIR="$d" PREFIX=/opt/ud >/dev/null ||
+		{ fail "make install"; rm -rf "$d"; return; }
+	[[ -x $d/opt/ud/sbin/udpdrop ]] || fail "binary not installed"
+	[[ -f $d/opt/ud/share/man/man8/udpdrop.8 ]] || fail "man page not installed"
+	expect_eq "installed binary runs" "$("$d/opt/ud/sbin/udpdrop" -V)" "udpdrop $(sed -n 's/^VERSION *:= *//p' Makefile)"
+	rm -rf "$d"
+}
+
 # Programs are freed after an RCU grace period once the last fd closes:
 # poll a little before calling one a leftover.
 udpdrop_progs_after_release() {
