@@ -70,10 +70,13 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-# User space: every object may include a skeleton.
-$(OUTPUT)/%.o: src/%.c $(SKELS) | $(OUTPUT)
+# User space. -MMD tracks headers once an object exists; the skeleton a
+# file includes must exist before its first compile, so that one is named.
+$(OUTPUT)/%.o: src/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
+
+$(OUTPUT)/tracer.o: $(OUTPUT)/udpdrop.skel.h
 
 udpdrop: $(MAIN_OBJ) $(CORE_OBJS)
 	$(call msg,BINARY,$@)
