@@ -85,7 +85,7 @@ int top__parse_args(int argc, char **argv, struct top_opts *o)
 	uint64_t v;
 
 	o->interval = 1.0;
-	optind = 1;
+	optind = 0; /* 0, not 1: glibc then also forgets a half-read "-zb" */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":bji:n:p:N:avVh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -129,13 +129,21 @@ int top__parse_args(int argc, char **argv, struct top_opts *o)
 			usage(stdout);
 			return 1;
 		case ':':
-			fprintf(stderr, "udpdrop top: option '%s' needs a value\n"
-				"Try 'udpdrop top --help'.\n", argv[optind - 1]);
+		default: {
+			/*
+			 * A long option has been stepped over (argv[optind - 1]);
+			 * a short one may sit inside a bundle ("-zb"): name it by
+			 * optopt, as argv[optind - 1] is still the word before.
+			 */
+			const char *word = argv[optind - 1];
+			char shortopt[3] = { '-', (char)optopt, 0 };
+			const char *name = !strncmp(word, "--", 2) || !optopt ? word : shortopt;
+
+			fprintf(stderr, c == ':' ? "udpdrop top: option '%s' needs a value\n"
+						 : "udpdrop top: unknown option '%s'\n", name);
+			fprintf(stderr, "Try 'udpdrop top --help'.\n");
 			return -EXIT_USAGE;
-		default:
-			fprintf(stderr, "udpdrop top: unknown option '%s'\n"
-				"Try 'udpdrop top --help'.\n", argv[optind - 1]);
-			return -EXIT_USAGE;
+		}
 		}
 	}
 	if (optind < argc) {

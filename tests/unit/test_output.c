@@ -1,0 +1,920 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests for src/model.c and src/output.c: hand-built tracer snapshots joined into rows, totals and rates, printed as plain text and JSON. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "causes.h"
+#include "htab.h"
+#include "model.h"
+#include "output.h"
+#include "reasons.h"
+#include "udpdrop.h"
+#include "util.h"
+
+#ifndef SO_COOKIE
+#define SO_COOKIE 57
+#endif
+
+#define NS_PER_S 1000000000ull
+#define UNKNOWN_COOKIE 123456789ull  /* matches no real socket (checked) */
+#define UNKNOWN_COOKIE2 987654321ull
+#define UNKNOWN_REASON 60000u        /* in no kernel's table (checked) */
+
+struct fx {
+	struct model m;
+	bool model_up;
+	struct htab drops;
+	struct ud_val overflow[UD_OVERFLOW_SLOTS];
+	uint64_t stats[UD_STAT_MAX];
+	struct strbuf sb;
+	uint32_t netns;                 /* this process's netns inode */
+	uint32_t r_no_socket, r_rcvbuff;
+	int fds[2];                     /* real sockets, -1 if none */
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct stat st;
+
+	if (!f)
+		return -1;
+	f->fds[0] = f->fds[1] = -1;
+	if (htab__init(&f->drops, sizeof(struct ud_key), sizeof(struct ud_val)) ||
+	    stat("/proc/self/ns/net", &st)) {
+		free(f);
+		return -1;
+	}
+	f->netns = st.st_ino;
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	if (f->model_up)
+		model__free(&f->m);
+	htab__free(&f->drops);
+	sb_free(&f->sb);
+	for (int i = 0; i < 2; i++)
+		if (f->fds[i] >= 0)
+			close(f->fds[i]);
+	free(f);
+	return 0;
+}
+
+static uint32_t reason_of(struct fx *f, const char *name)
+{
+	int64_t v = reasons__value(&f->m.reasons, name);
+
+	if (v < 0) {
+		print_message("this kernel has no SKB_DROP_REASON_%s\n", name);
+		skip();
+	}
+	return v;
+}
+
+/* model__init with these options, and the reasons the tests use. */
+static void fx_init(struct fx *f, const struct model_opts *o)
+{
+	assert_int_equal(model__init(&f->m, o), 0);
+	f->model_up = true;
+	f->r_no_socket = reason_of(f, "NO_SOCKET");
+	f->r_rcvbuff = reason_of(f, "SOCKET_RCVBUFF");
+	/* the stats the JSON totals echo */
+	f->stats[UD_STAT_EVENTS] = 20;
+	f->stats[UD_STAT_NOT_OURS] = 11;
+	f->stats[UD_STAT_FILTERED] = 2;
+}
+
+static void ip4(const char *s, uint8_t out[16])
+{
+	memset(out, 0, 16);
+	assert_int_equal(inet_pton(AF_INET, s, out), 1);
+}
+
+static struct ud_key flow_key(struct fx *f, uint32_t reason, const char *src,
+			      const char *dst, uint16_t dport, uint32_t flags)
+{
+	struct ud_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.netns = f->netns;
+	k.reason = reason;
+	k.family = AF_INET;
+	k.proto = IPPROTO_UDP;
+	k.flags = flags;
+	k.dport = dport;
+	ip4(src, k.saddr);
+	ip4(dst, k.daddr);
+	return k;
+}
+
+static struct ud_key sock_key(struct fx *f, uint32_t reason, uint64_t cookie)
+{
+	struct ud_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.netns = f->netns;
+	k.reason = reason;
+	k.cookie = cookie;
+	k.flags = UD_KEY_SOCK | UD_KEY_RX_SK;
+	return k;
+}
+
+/* Set (not add: the tracer's counts are cumulative) a key's counts. */
+static void put(struct fx *f, struct ud_key k, uint64_t datagrams,
+		uint64_t skbs, uint64_t bytes)
+{
+	struct ud_val *v = htab__upsert(&f->drops, &k, NULL);
+
+	assert_non_null(v);
+	v->datagrams = datagrams;
+	v->skbs = skbs;
+	v->bytes = bytes;
+}
+
+/* model__update at start + ms milliseconds. */
+static void update_at(struct fx *f, uint64_t ms)
+{
+	assert_int_equal(model__update(&f->m, &f->drops, f->overflow, f->stats,
+				       f->m.start_ns + ms * 1000000ull), 0);
+}
+
+static const char *json(struct fx *f, bool final)
+{
+	struct output_ctx oc = { .attach = "tp_btf", .final = final };
+
+	sb_free(&f->sb);
+	output__json(&f->m, &oc, &f->sb);
+	assert_non_null(f->sb.buf);
+	/* one line: the only newline ends it */
+	assert_ptr_equal(strchr(f->sb.buf, '\n'), f->sb.buf + f->sb.len - 1);
+	return f->sb.buf;
+}
+
+static const char *plain(struct fx *f, bool final)
+{
+	struct output_ctx oc = { .attach = "tp_btf", .final = final };
+
+	sb_free(&f->sb);
+	output__plain(&f->m, &oc, &f->sb);
+	assert_non_null(f->sb.buf);
+	return f->sb.buf;
+}
+
+/* jq -e FILTER on text: its exit status (0: the filter was true). */
+static int jq_status(const char *text, const char *filter)
+{
+	char cmd[1024];
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "jq -e '%s' >/dev/null 2>&1", filter);
+	fflush(NULL);
+	p = popen(cmd, "w");
+	assert_non_null(p);
+	fputs(text, p);
+	st = pclose(p);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+#define ASSERT_JQ(text, ...) do {					\
+	char filter_[768];						\
+									\
+	snprintf(filter_, sizeof(filter_), __VA_ARGS__);		\
+	if (jq_status((text), filter_) != 0)				\
+		fail_msg("jq -e '%s' is not true of:\n%s", filter_, (text)); \
+} while (0)
+
+#define ASSERT_HAS(text, ...) do {					\
+	char want_[1024];						\
+									\
+	snprintf(want_, sizeof(want_), __VA_ARGS__);			\
+	if (!strstr((text), want_))					\
+		fail_msg("missing \"%s\" in:\n%s", want_, (text));	\
+} while (0)
+
+#define ASSERT_LACKS(text, s) do {					\
+	if (strstr((text), (s)))					\
+		fail_msg("unexpected \"%s\" in:\n%s", (s), (text));	\
+} while (0)
+
+static struct row *find_sock(struct model *m, uint64_t cookie)
+{
+	for (int i = 0; i < m->nview_sockets; i++)
+		if (m->view_sockets[i]->key.cookie == cookie)
+			return m->view_sockets[i];
+	return NULL;
+}
+
+/* A UDP socket of ours bound to 127.0.0.1:<ephemeral>; its cookie. */
+static uint64_t open_udp(struct fx *f, int slot, uint16_t *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a), clen;
+	uint64_t cookie = 0;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	f->fds[slot] = fd;
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	*port = ntohs(a.sin_port);
+	clen = sizeof(cookie);
+	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_COOKIE, &cookie, &clen), 0);
+	assert_int_not_equal(cookie, 0);
+	return cookie;
+}
+
+static void self_comm(char *buf, size_t len)
+{
+	FILE *c = fopen("/proc/self/comm", "r");
+
+	assert_non_null(c);
+	assert_non_null(fgets(buf, len, c));
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(c);
+}
+
+/* ---- tests ---------------------------------------------------------- */
+
+/* The jq helper itself: it must be able to say no. */
+static void test_jq_helper(void **state)
+{
+	assert_int_equal(jq_status("{\"a\":1}\n", "."), 0);
+	assert_int_equal(jq_status("{\"a\":1}\n", ".a == 1"), 0);
+	assert_int_not_equal(jq_status("{\"a\":1}\n", ".a == 2"), 0);
+	assert_int_not_equal(jq_status("{\"a\":1,}\n", "."), 0);
+	assert_int_not_equal(jq_status("{\"a\":1}{\n", "."), 0);
+}
+
+static void test_socketless_flow(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	const char *j;
+	struct row *r;
+
+	fx_init(f, &o);
+	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 7, 7, 700);
+	update_at(f, 2000);
+
+	assert_true(f->m.interval == 2.0);
+	assert_int_equal(f->m.nview_sockets, 0);
+	assert_int_equal(f->m.nview_flows, 1);
+	r = f->m.view_flows[0];
+	assert_int_equal(r->key.kind, ROW_FLOW);
+	assert_int_equal(r->key.cause, CAUSE_NO_SOCKET);
+	assert_int_equal(r->key.netns, f->netns);
+	assert_int_equal(r->key.dport, 9999);
+	assert_int_equal(r->drops, 7);
+	assert_int_equal(r->skbs, 7);
+	assert_int_equal(r->bytes, 700);
+	assert_int_equal(r->cause[CAUSE_NO_SOCKET], 7);
+	assert_int_equal(r->nreasons, 1);
+	assert_int_equal(r->reasons[0].reason, f->r_no_socket);
+	assert_int_equal(r->reasons[0].drops, 7);
+	assert_true(r->rate == 3.5);
+	assert_int_equal(row__main_cause(r), CAUSE_NO_SOCKET);
+	assert_int_equal(f->m.totals.drops, 7);
+	assert_int_equal(f->m.totals.skbs, 7);
+	assert_int_equal(f->m.totals.attributed, 0);
+	assert_int_equal(f->m.totals.overflow, 0);
+	assert_int_equal(f->m.totals.cause[CAUSE_NO_SOCKET], 7);
+	assert_true(f->m.totals.rate == 3.5);
+
+	char flow[128];
+
+	row_flow(r, flow, sizeof(flow));
+	assert_string_equal(flow, "10.1.2.3 -> 10.1.2.4:9999");
+
+	j = json(f, false);
+	assert_int_equal(jq_status(j, "."), 0);
+	ASSERT_HAS(j, "{\"time\":");
+	ASSERT_HAS(j, ",\"interval\":2.000,\"final\":false,\"attach\":\"tp_btf\","
+		   "\"netns_filter\":null,\"port_filter\":null,\"pid_filter\":null,"
+		   "\"sockets\":[],\"unattributed\":[{\"cause\":\"no_socket\","
+		   "\"netns\":%u,\"netns_name\":", f->netns);
+	ASSERT_HAS(j, ",\"proto\":\"udp\",\"family\":\"inet\","
+		   "\"flow\":\"10.1.2.3 -> 10.1.2.4:9999\","
+		   "\"why\":\"no socket bound to the port\",\"drops\":7,"
+		   "\"skb_events\":7,\"drops_per_s\":3.5,"
+		   "\"reasons\":{\"NO_SOCKET\":7},\"locations\":{");
+	ASSERT_HAS(j, "}}],\"totals\":{\"drops\":7,\"attributed\":0,"
+		   "\"skb_events\":7,\"overflow\":0,\"overflow_skb_events\":0,"
+		   "\"drops_per_s\":3.5,\"causes\":{\"no_socket\":7},"
+		   "\"kernel_events\":20,\"not_udp\":11,\"filtered\":2}");
+	ASSERT_JQ(j, ".unattributed | length == 1");
+	ASSERT_JQ(j, ".unattributed[0].netns == %u", f->netns);
+	ASSERT_JQ(j, "[.unattributed[0].locations[]] == [7]");
+	/* the kernel counters of our netns start at this update: deltas 0 */
+	ASSERT_JQ(j, ".counters[\"%u\"] | length > 0 and all(.[]; . == 0)", f->netns);
+	ASSERT_JQ(j, ".reconcile == [{\"netns\":%u,\"cause\":\"no_socket\","
+		  "\"counter\":\"UdpNoPorts\",\"kernel\":0,\"udpdrop\":7}]", f->netns);
+}
+
+static void test_socket_row_unknown_socket(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	const char *j;
+	struct row *r;
+
+	fx_init(f, &o);
+	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 7, 7, 700);
+	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 5, 5, 500);
+	update_at(f, 2000);
+	assert_null(socktab__by_cookie(&f->m.st, UNKNOWN_COOKIE));
+
+	assert_int_equal(f->m.nview_sockets, 1);
+	assert_int_equal(f->m.nview_flows, 1);
+	r = f->m.view_sockets[0];
+	assert_int_equal(r->key.kind, ROW_SOCKET);
+	assert_int_equal(r->key.cookie, UNKNOWN_COOKIE);
+	assert_int_equal(r->drops, 5);
+	assert_int_equal(r->skbs, 5);
+	assert_int_equal(r->cause[CAUSE_RCVBUF], 5);
+	assert_int_equal(r->flags, UD_KEY_SOCK | UD_KEY_RX_SK);
+	assert_false(r->have_sock);
+	assert_false(r->sock_alive);
+	assert_true(r->rate == 2.5);
+	assert_int_equal(f->m.totals.attributed, 5);
+	assert_int_equal(f->m.totals.drops, 12);
+	assert_int_equal(f->m.totals.skbs, 12);
+	assert_int_equal(f->m.totals.cause[CAUSE_RCVBUF], 5);
+	assert_int_equal(f->m.totals.cause[CAUSE_NO_SOCKET], 7);
+
+	j = json(f, false);
+	assert_int_equal(jq_status(j, "."), 0);
+	ASSERT_HAS(j, "\"sockets\":[{\"proto\":null,\"family\":null,\"local\":null,"
+		   "\"remote\":null,\"netns\":%u,\"netns_name\":", f->netns);
+	ASSERT_HAS(j, ",\"cookie\":123456789,\"inode\":null,\"pid\":null,"
+		   "\"comm\":null,\"nprocs\":0,\"pids\":[],\"alive\":false,"
+		   "\"rcvbuf\":null,\"queued\":null,\"sk_drops\":null,"
+		   "\"sk_drops_since_start\":null,\"drops\":5,\"skb_events\":5,"
+		   "\"bytes\":500,\"drops_per_s\":2.5,\"cause\":\"rcvbuf\","
+		   "\"causes\":{\"rcvbuf\":5},\"reasons\":{\"SOCKET_RCVBUFF\":5},"
+		   "\"locations\":{");
+	ASSERT_HAS(j, "\"totals\":{\"drops\":12,\"attributed\":5,\"skb_events\":12,");
+	ASSERT_JQ(j, ".sockets | length == 1");
+	ASSERT_JQ(j, ".totals.causes == {\"rcvbuf\":5,\"no_socket\":7}");
+	ASSERT_JQ(j, ".totals.drops_per_s == 6");
+}
+
+/* Fragments without a datagram of their own: drops 0, the cause from skbs. */
+static void test_fragment_only(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	uint32_t r_frag;
+	const char *j;
+	struct row *r;
+	char flow[128];
+
+	fx_init(f, &o);
+	r_frag = reason_of(f, "FRAG_REASM_TIMEOUT");
+	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 7, 7, 700);
+	/* a non-first fragment: no UDP header, so no port */
+	put(f, flow_key(f, r_frag, "10.1.2.3", "10.1.2.4", 0, UD_KEY_FRAG), 0, 3, 4500);
+	/* a socket with fragment skbs only (3) and one rcvbuf skb (no datagram) */
+	put(f, sock_key(f, r_frag, UNKNOWN_COOKIE), 0, 3, 3000);
+	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 0, 1, 100);
+	update_at(f, 2000);
+
+	assert_int_equal(f->m.nview_flows, 2);
+	/* sorted by drops: the 7-drop flow first */
+	assert_int_equal(f->m.view_flows[0]->drops, 7);
+	r = f->m.view_flows[1];
+	assert_int_equal(r->key.cause, CAUSE_FRAG_TIMEOUT);
+	assert_int_equal(r->key.dport, 0);
+	assert_int_equal(r->drops, 0);
+	assert_int_equal(r->skbs, 3);
+	assert_int_equal(r->bytes, 4500);
+	assert_int_equal(r->cause[CAUSE_FRAG_TIMEOUT], 0);
+	assert_int_equal(r->cause_skbs[CAUSE_FRAG_TIMEOUT], 3);
+	assert_int_equal(row__main_cause(r), CAUSE_FRAG_TIMEOUT);
+	assert_true(r->rate == 0.0);
+	row_flow(r, flow, sizeof(flow));
+	assert_string_equal(flow, "10.1.2.3 -> 10.1.2.4");
+
+	assert_int_equal(f->m.nview_sockets, 1);
+	r = f->m.view_sockets[0];
+	assert_int_equal(r->drops, 0);
+	assert_int_equal(r->skbs, 4);
+	assert_int_equal(r->nreasons, 2);
+	assert_int_equal(row__main_cause(r), CAUSE_FRAG_TIMEOUT);
+
+	assert_int_equal(f->m.totals.drops, 7);
+	assert_int_equal(f->m.totals.skbs, 14); /* 7 + 3 + 3 + 1 */
+	assert_int_equal(f->m.totals.attributed, 0);
+	/* causes count datagrams: skb-only causes are not listed */
+	assert_int_equal(f->m.totals.cause[CAUSE_FRAG_TIMEOUT], 0);
+
+	j = json(f, false);
+	assert_int_equal(jq_status(j, "."), 0);
+	ASSERT_HAS(j, "\"flow\":\"10.1.2.3 -> 10.1.2.4\","
+		   "\"why\":\"IP fragment without a UDP header\",\"drops\":0,"
+		   "\"skb_events\":3,\"drops_per_s\":0.0,"
+		   "\"reasons\":{\"FRAG_REASM_TIMEOUT\":0},");
+	ASSERT_JQ(j, ".unattributed[1].cause == \"frag_timeout\"");
+	ASSERT_JQ(j, ".sockets[0] | .drops == 0 and .skb_events == 4 and "
+		  ".cause == \"frag_timeout\" and .causes == {}");
+	ASSERT_JQ(j, ".totals.causes == {\"no_socket\":7}");
+
+	/* one datagram outweighs any number of skb events */
+	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 1, 1, 100);
+	update_at(f, 3000);
+	r = find_sock(&f->m, UNKNOWN_COOKIE);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 1);
+	assert_int_equal(row__main_cause(r), CAUSE_RCVBUF);
+	j = json(f, false);
+	ASSERT_JQ(j, ".sockets[0] | .cause == \"rcvbuf\" and .causes == {\"rcvbuf\":1}");
+}
+
+/* row__main_cause on hand-made rows. */
+static void test_main_cause(void **state)
+{
+	struct row r;
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(row__main_cause(&r), CAUSE_OTHER);
+	r.cause_skbs[CAUSE_CHECKSUM] = 2;
+	assert_int_equal(row__main_cause(&r), CAUSE_CHECKSUM);
+	r.cause_skbs[CAUSE_XDP] = 3;
+	assert_int_equal(row__main_cause(&r), CAUSE_XDP);
+	r.cause[CAUSE_RCVBUF] = 1;
+	assert_int_equal(row__main_cause(&r), CAUSE_RCVBUF);
+	r.cause[CAUSE_UDP_MEM] = 2;
+	assert_int_equal(row__main_cause(&r), CAUSE_UDP_MEM);
+	/* a tie in datagrams: the skb events decide */
+	r.cause[CAUSE_RCVBUF] = 2;
+	r.cause_skbs[CAUSE_RCVBUF] = 5;
+	r.cause_skbs[CAUSE_UDP_MEM] = 4;
+	assert_int_equal(row__main_cause(&r), CAUSE_RCVBUF);
+}
+
+static void test_rates(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	const char *j, *p;
+	struct row *r;
+	char line[256], ns[32], nsbuf[16];
+
+	fx_init(f, &o);
+	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 7, 7, 700);
+	/* GRO skbs of several datagrams: rates count datagrams, not skbs */
+	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 5, 2, 500);
+	update_at(f, 2000);
+	r = find_sock(&f->m, UNKNOWN_COOKIE);
+	assert_non_null(r);
+	assert_true(r->rate == 2.5);
+
+	/* one second later: 10 more datagrams on the socket, none elsewhere */
+	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 15, 4, 1500);
+	update_at(f, 3000);
+	assert_true(f->m.interval == 1.0);
+	r = find_sock(&f->m, UNKNOWN_COOKIE);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 15);
+	assert_int_equal(r->prev_drops, 15);
+	assert_int_equal(r->prev_skbs, 4);
+	assert_true(r->rate == 10.0);
+	assert_int_equal(f->m.nview_flows, 1);
+	assert_int_equal(f->m.view_flows[0]->drops, 7);
+	assert_true(f->m.view_flows[0]->rate == 0.0);
+	assert_int_equal(f->m.totals.drops, 22);
+	assert_true(f->m.totals.rate == 10.0);
+
+	j = json(f, false);
+	assert_int_equal(jq_status(j, "."), 0);
+	ASSERT_HAS(j, "\"interval\":1.000,");
+	ASSERT_HAS(j, "\"drops\":15,\"skb_events\":4,\"bytes\":1500,\"drops_per_s\":10.0,");
+	ASSERT_JQ(j, ".unattributed[0].drops_per_s == 0");
+	ASSERT_JQ(j, ".totals.drops_per_s == 10");
+
+	/* the summary: averages over the whole 3 s */
+	j = json(f, true);
+	assert_int_equal(jq_status(j, "."), 0);
+	ASSERT_HAS(j, "\"interval\":3.000,\"final\":true,");
+	ASSERT_JQ(j, ".sockets[0].drops_per_s == 5");
+	ASSERT_JQ(j, "(.unattributed[0].drops_per_s * 10 | round) == 23");
+
+	/* the plain socket row, column for column */
+	p = plain(f, false);
+	snprintf(ns, sizeof(ns), "%s",
+		 model__netns_label(&f->m, f->netns, nsbuf, sizeof(nsbuf)));
+	snprintf(line, sizeof(line),
+		 "%-5s %-22s %-22s %-14.14s %-22.22s %9s %9s %-13s %8s %5s\n",
+		 "?", "?", "?", ns, "-", "10", "15", "rcvbuf", "-", "-");
+	ASSERT_HAS(p, "%s", line);
+	ASSERT_HAS(p, "  10 drops/s  interval 1.00 s\n"
+		   "total 22 datagrams dropped (11 skb events), 15 attributed to sockets\n"
+		   "  by cause: rcvbuf 15, no_socket 7\n");
+	ASSERT_HAS(p, "DROPS/s");
+	ASSERT_LACKS(p, "AVG/s");
+}
+
+static void test_unknown_reason(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	char buf[32];
+	const char *j, *p;
+	struct row *r;
+
+	fx_init(f, &o);
+	assert_string_equal(reasons__name(&f->m.reasons, UNKNOWN_REASON, buf, sizeof(buf)),
+			    "REASON_60000");
+	assert_string_equal(model__reason_name(&f->m, UNKNOWN_REASON, buf, sizeof(buf)),
+			    "REASON_60000");
+	assert_int_equal(model__cause(&f->m, UNKNOWN_REASON, 0), CAUSE_OTHER);
+	/* the udp_fail tracepoint's verdict, not the (cached) reason, decides */
+	assert_int_equal(model__cause(&f->m, UNKNOWN_REASON, UD_KEY_FAIL_RCVBUF), CAUSE_RCVBUF);
+	assert_string_equal(reasons__name(&f->m.reasons, 1000, buf, sizeof(buf)),
+			    "REASON_1000");
+	assert_int_equal(model__cause(&f->m, 1000, 0), CAUSE_OTHER);
+	assert_int_equal(model__cause(&f->m, 1000, UD_KEY_FAIL_MEM), CAUSE_UDP_MEM);
+	assert_int_equal(model__cause(&f->m, 1000, 0), CAUSE_OTHER);
+	assert_int_equal(model__cause(&f->m, f->r_no_socket, 0), CAUSE_NO_SOCKET);
+
+	put(f, sock_key(f, UNKNOWN_REASON, UNKNOWN_COOKIE2), 2, 2, 200);
+	put(f, flow_key(f, UNKNOWN_REASON, "10.9.9.9", "10.9.9.8", 0, 0), 4, 4, 400);
+	update_at(f, 2000);
+
+	r = find_sock(&f->m, UNKNOWN_COOKIE2);
+	assert_non_null(r);
+	assert_int_equal(r->cause[CAUSE_OTHER], 2);
+	assert_int_equal(row__main_cause(r), CAUSE_OTHER);
+	assert_int_equal(f->m.nview_flows, 1);
+	assert_int_equal(f->m.view_flows[0]->key.cause, CAUSE_OTHER);
+	assert_int_equal(f->m.totals.cause[CAUSE_OTHER], 6);
+
+	j = json(f, false);
+	assert_int_equal(jq_status(j, "."), 0);
+	ASSERT_HAS(j, "\"cause\":\"other\",\"causes\":{\"other\":2},"
+		   "\"reasons\":{\"REASON_60000\":2},");
+	ASSERT_HAS(j, "\"unattributed\":[{\"cause\":\"other\",");
+	ASSERT_HAS(j, "\"drops\":4,\"skb_events\":4,\"drops_per_s\":2.0,"
+		   "\"reasons\":{\"REASON_60000\":4},");
+	ASSERT_JQ(j, ".totals.causes == {\"other\":6}");
+
+	p = plain(f, true);
+	ASSERT_HAS(p, "?: REASON_60000 2 (2 skbs)\n");
+	ASSERT_HAS(p, "  by cause: other 6\n");
+}
+
+static void test_overflow(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	const char *j, *p;
+
+	fx_init(f, &o);
+	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 7, 7, 700);
+	assert_true(f->r_no_socket < UD_OVERFLOW_SLOTS);
+	f->overflow[f->r_no_socket].datagrams = 4;
+	f->overflow[f->r_no_socket].skbs = 4;
+	f->overflow[f->r_no_socket].bytes = 400;
+	update_at(f, 2000);
+
+	assert_int_equal(f->m.totals.overflow, 4);
+	assert_int_equal(f->m.totals.overflow_skbs, 4);
+	assert_int_equal(f->m.totals.drops, 11);
+	assert_int_equal(f->m.totals.skbs, 11);
+	assert_int_equal(f->m.totals.cause[CAUSE_NO_SOCKET], 11);
+	assert_int_equal(f->m.totals.attributed, 0);
+	/* no row for the overflow: the cause is all that is left */
+	assert_int_equal(f->m.nview_flows, 1);
+	assert_int_equal(f->m.view_flows[0]->drops, 7);
+	assert_true(f->m.totals.rate == 5.5);
+	assert_int_equal(f->m.overflow[f->r_no_socket].datagrams, 4);
+
+	j = json(f, false);
+	assert_int_equal(jq_status(j, "."), 0);
+	ASSERT_HAS(j, "\"totals\":{\"drops\":11,\"attributed\":0,\"skb_events\":11,"
+		   "\"overflow\":4,\"overflow_skb_events\":4,\"drops_per_s\":5.5,"
+		   "\"causes\":{\"no_socket\":11},");
+
+	p = plain(f, false);
+	ASSERT_HAS(p, "total 11 datagrams dropped (11 skb events), 0 attributed to sockets, "
+		   "4 in the overflow bucket (map full: raise --map-entries)\n");
+	ASSERT_HAS(p, "  by cause: no_socket 11\n");
+
+	/* counted once more, a second later: the rate includes it */
+	f->overflow[f->r_no_socket].datagrams = 6;
+	f->overflow[f->r_no_socket].skbs = 6;
+	update_at(f, 3000);
+	assert_int_equal(f->m.totals.overflow, 6);
+	assert_int_equal(f->m.totals.drops, 13);
+	assert_true(f->m.totals.rate == 2.0);
+}
+
+static void test_plain(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	const char *p;
+	char line[256], ns[32], nsbuf[16];
+
+	fx_init(f, &o);
+	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 8, 8, 800);
+	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 5, 5, 500);
+	update_at(f, 2000);
+	snprintf(ns, sizeof(ns), "%s",
+		 model__netns_label(&f->m, f->netns, nsbuf, sizeof(nsbuf)));
+
+	p = plain(f, false);
+	ASSERT_LACKS(p, "=== summary");
+	ASSERT_HAS(p, "  6 drops/s  interval 2.00 s\n"
+		   "total 13 datagrams dropped (13 skb events), 5 attributed to sockets\n"
+		   "  by cause: rcvbuf 5, no_socket 8\n"
+		   "PROTO LOCAL");
+	snprintf(line, sizeof(line), "no socket:\n%-13s %-14s %-44s %9s %9s %9s\n",
+		 "CAUSE", "NETNS", "FLOW", "DROPS/s", "DROPS", "SKBS");
+	ASSERT_HAS(p, "%s", line);
+	snprintf(line, sizeof(line), "%-13s %-14.14s %-44s %9s %9s %9s\n",
+		 "no_socket", ns, "10.1.2.3 -> 10.1.2.4:9999", "4", "8", "8");
+	ASSERT_HAS(p, "%s", line);
+	/* the kernel counters are the summary's */
+	ASSERT_LACKS(p, "kernel counters");
+	ASSERT_LACKS(p, "SOCKET_RCVBUFF");
+	ASSERT_LACKS(p, "overflow bucket");
+	assert_int_equal(p[strlen(p) - 1], '\n');
+	assert_int_equal(p[strlen(p) - 2], '\n');
+
+	p = plain(f, true);
+	ASSERT_HAS(p, "\n=== summary: 2.0 s traced via tp_btf ===\n"
+		   "total 13 datagrams dropped (13 skb events), 5 attributed to sockets\n");
+	ASSERT_HAS(p, "AVG/s");
+	ASSERT_LACKS(p, "DROPS/s");
+	snprintf(line, sizeof(line), "%-13s %-14.14s %-44s %9s %9s %9s\n",
+		 "no_socket", ns, "10.1.2.3 -> 10.1.2.4:9999", "4", "8", "8");
+	ASSERT_HAS(p, "%s", line);
+	ASSERT_HAS(p, "?: SOCKET_RCVBUFF 5 (5 skbs)\n");
+	snprintf(line, sizeof(line), "kernel counters, netns %s (%u):\n", ns, f->netns);
+	ASSERT_HAS(p, "%s", line);
+	ASSERT_HAS(p, "  %-18s +%-10s udpdrop %-13s %-10s %s\n", "UdpRcvbufErrors",
+		   "0", "rcvbuf", "5", "differ by 5");
+	ASSERT_HAS(p, "  %-18s +%-10s udpdrop %-13s %-10s %s\n", "UdpNoPorts",
+		   "0", "no_socket", "8", "differ by 8");
+}
+
+/* A real socket of ours: the socket table names it, /proc its owner. */
+static void test_known_socket(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	uint16_t port;
+	uint64_t cookie;
+	struct stat st;
+	int rcvbuf;
+	socklen_t len = sizeof(rcvbuf);
+	char comm[32];
+	const char *j, *p;
+	struct row *r;
+
+	fx_init(f, &o);
+	cookie = open_udp(f, 0, &port);
+	assert_int_equal(fstat(f->fds[0], &st), 0);
+	assert_int_equal(getsockopt(f->fds[0], SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len), 0);
+	self_comm(comm, sizeof(comm));
+	put(f, sock_key(f, f->r_rcvbuff, cookie), 3, 3, 300);
+	update_at(f, 2000);
+
+	r = find_sock(&f->m, cookie);
+	assert_non_null(r);
+	assert_true(r->have_sock);
+	assert_true(r->sock_alive);
+	assert_int_equal(r->sock.sport, port);
+	assert_int_equal(r->sock.inode, st.st_ino);
+	assert_int_equal(r->sock.npids, 1);
+	assert_int_equal(r->sock.pids[0], getpid());
+	assert_string_equal(r->sock.comm, comm);
+
+	j = json(f, false);
+	assert_int_equal(jq_status(j, "."), 0);
+	ASSERT_HAS(j, "{\"proto\":\"udp\",\"family\":\"inet\","
+		   "\"local\":\"127.0.0.1:%u\",\"remote\":\"*\",\"netns\":%u,",
+		   port, f->netns);
+	ASSERT_HAS(j, ",\"cookie\":%" PRIu64 ",\"inode\":%lu,\"pid\":%d,"
+		   "\"comm\":\"%s\",\"nprocs\":1,\"pids\":[%d],\"alive\":true,"
+		   "\"rcvbuf\":%d,\"queued\":0,\"sk_drops\":0,"
+		   "\"sk_drops_since_start\":0,\"drops\":3,\"skb_events\":3,"
+		   "\"bytes\":300,\"drops_per_s\":1.5,\"cause\":\"rcvbuf\",",
+		   cookie, (unsigned long)st.st_ino, (int)getpid(), comm,
+		   (int)getpid(), rcvbuf);
+
+	p = plain(f, true);
+	ASSERT_HAS(p, "127.0.0.1:%u: SOCKET_RCVBUFF 3 (3 skbs); kernel sk_drops +0 since start\n",
+		   port);
+	ASSERT_HAS(p, "%d/%s", (int)getpid(), comm);
+
+	/* closed: the row keeps its name, and says it is gone */
+	close(f->fds[0]);
+	f->fds[0] = -1;
+	update_at(f, 3000);
+	r = find_sock(&f->m, cookie);
+	assert_non_null(r);
+	assert_true(r->have_sock);
+	assert_false(r->sock_alive);
+	j = json(f, false);
+	ASSERT_JQ(j, ".sockets[0] | .local == \"127.0.0.1:%u\" and .alive == false "
+		  "and .drops == 3 and .drops_per_s == 0", port);
+}
+
+/* A socketless drop to a port a socket of ours is bound to goes to it. */
+static void test_flow_attributed(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	uint32_t r_csum;
+	uint16_t port;
+	uint64_t cookie;
+	struct row *r;
+	const char *j;
+
+	fx_init(f, &o);
+	r_csum = reason_of(f, "UDP_CSUM");
+	cookie = open_udp(f, 0, &port);
+	put(f, flow_key(f, r_csum, "127.0.0.1", "127.0.0.1", port, 0), 6, 6, 600);
+	/* no_socket drops are never a socket's, whatever is bound now */
+	put(f, flow_key(f, f->r_no_socket, "127.0.0.1", "127.0.0.1", port, 0), 2, 2, 200);
+	update_at(f, 2000);
+
+	assert_int_equal(f->m.nview_sockets, 1);
+	r = f->m.view_sockets[0];
+	assert_int_equal(r->key.cookie, cookie);
+	assert_int_equal(r->drops, 6);
+	assert_int_equal(r->cause[CAUSE_CHECKSUM], 6);
+	assert_int_equal(f->m.nview_flows, 1);
+	assert_int_equal(f->m.view_flows[0]->key.cause, CAUSE_NO_SOCKET);
+	assert_int_equal(f->m.view_flows[0]->drops, 2);
+	assert_int_equal(f->m.totals.attributed, 6);
+	assert_int_equal(f->m.totals.drops, 8);
+	j = json(f, false);
+	ASSERT_JQ(j, ".sockets[0] | .cookie == %" PRIu64 " and .cause == \"checksum\" "
+		  "and .causes == {\"checksum\":6}", cookie);
+
+	/* once a socket's, always: even after it closes */
+	close(f->fds[0]);
+	f->fds[0] = -1;
+	put(f, flow_key(f, r_csum, "127.0.0.1", "127.0.0.1", port, 0), 9, 9, 900);
+	update_at(f, 3000);
+	r = find_sock(&f->m, cookie);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 9);
+	assert_true(r->rate == 3.0);
+	assert_false(r->sock_alive);
+}
+
+/* --pid: only the process's sockets; socketless rows belong to no one. */
+static void test_pid_filter(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = { .pid = getpid() };
+	uint16_t port;
+	uint64_t cookie;
+	const char *j, *p;
+	struct row *r;
+
+	fx_init(f, &o);
+	cookie = open_udp(f, 0, &port);
+	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 7, 7, 700);
+	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 5, 5, 500);
+	put(f, sock_key(f, f->r_rcvbuff, cookie), 3, 3, 300);
+	update_at(f, 2000);
+
+	assert_int_equal(f->m.nview_flows, 0);
+	assert_int_equal(f->m.nview_sockets, 1);
+	r = f->m.view_sockets[0];
+	assert_int_equal(r->key.cookie, cookie);
+	assert_true(r->owned_by_pid);
+	assert_int_equal(f->m.totals.drops, 3);
+	assert_int_equal(f->m.totals.attributed, 3);
+	assert_int_equal(f->m.totals.cause[CAUSE_NO_SOCKET], 0);
+
+	j = json(f, false);
+	assert_int_equal(jq_status(j, "."), 0);
+	ASSERT_HAS(j, "\"pid_filter\":%d,", (int)getpid());
+	ASSERT_HAS(j, "\"unattributed\":[],");
+	ASSERT_JQ(j, ".sockets | length == 1");
+	ASSERT_JQ(j, ".sockets[0].local == \"127.0.0.1:%u\"", port);
+
+	p = plain(f, false);
+	ASSERT_LACKS(p, "no socket:");
+	ASSERT_LACKS(p, "10.1.2.3");
+	ASSERT_HAS(p, "127.0.0.1:%u", port);
+
+	/* without the filter the same snapshot shows all three */
+	model__free(&f->m);
+	f->model_up = false;
+	o.pid = 0;
+	fx_init(f, &o);
+	update_at(f, 2000);
+	assert_int_equal(f->m.nview_flows, 1);
+	assert_int_equal(f->m.nview_sockets, 2);
+	assert_int_equal(f->m.totals.drops, 15);
+}
+
+/* --port: sockets on other ports are hidden. */
+static void test_port_filter(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	uint16_t port_a, port_b;
+	uint64_t cookie_a, cookie_b;
+	const char *j;
+
+	cookie_a = open_udp(f, 0, &port_a);
+	cookie_b = open_udp(f, 1, &port_b);
+	o.port = port_a;
+	fx_init(f, &o);
+	put(f, sock_key(f, f->r_rcvbuff, cookie_a), 3, 3, 300);
+	put(f, sock_key(f, f->r_rcvbuff, cookie_b), 4, 4, 400);
+	update_at(f, 2000);
+
+	assert_int_equal(f->m.nview_sockets, 1);
+	assert_int_equal(f->m.view_sockets[0]->key.cookie, cookie_a);
+	assert_int_equal(f->m.totals.drops, 3);
+	j = json(f, false);
+	ASSERT_HAS(j, "\"port_filter\":%u,", port_a);
+	ASSERT_JQ(j, ".sockets | length == 1 and .[0].local == \"127.0.0.1:%u\"", port_a);
+}
+
+/* --all: quiet sockets are listed, with no cause. */
+static void test_all_quiet(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = { .all = true };
+	uint16_t port;
+	uint64_t cookie;
+	const char *j, *p;
+	struct row *r;
+
+	fx_init(f, &o);
+	cookie = open_udp(f, 0, &port);
+	update_at(f, 2000);
+
+	assert_true(f->m.nview_sockets >= 1);
+	assert_int_equal(f->m.nview_flows, 0);
+	r = find_sock(&f->m, cookie);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 0);
+	assert_true(r->sock_alive);
+	assert_int_equal(f->m.totals.drops, 0);
+
+	j = json(f, false);
+	assert_int_equal(jq_status(j, "."), 0);
+	ASSERT_JQ(j, "[.sockets[] | select(.cookie == %" PRIu64 ")] | length == 1 "
+		  "and .[0].cause == null and .[0].drops == 0 and .[0].causes == {}",
+		  cookie);
+	p = plain(f, false);
+	ASSERT_HAS(p, "127.0.0.1:%u", port);
+	ASSERT_HAS(p, "total 0 datagrams dropped (0 skb events), 0 attributed to sockets\n");
+	ASSERT_LACKS(p, "by cause:");
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_jq_helper),
+		cmocka_unit_test(test_main_cause),
+		T(test_socketless_flow),
+		T(test_socket_row_unknown_socket),
+		T(test_fragment_only),
+		T(test_rates),
+		T(test_unknown_reason),
+		T(test_overflow),
+		T(test_plain),
+		T(test_known_socket),
+		T(test_flow_attributed),
+		T(test_pid_filter),
+		T(test_port_filter),
+		T(test_all_quiet),
+	};
+#undef T
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
