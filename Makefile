@@ -103,7 +103,11 @@ integration: udpdrop $(HELPER_BIN)
 	$(Q)tests/integration/run.sh
 
 # Sanitizer build of the user-space code in its own output tree; runs the
-# unit tests and a short live `top --batch`.
+# unit tests, a short live `top --batch`, and the integration tests that
+# drive the most user-space paths (flow attribution, closed sockets,
+# fragments, the old-kernel path) against the sanitized binary.
+ASAN_INTEGRATION := rcvbuf_tracepoint_no_rx_sk restart_same_port socket_close \
+		    frag_timeout checksum two_sockets filters
 asan:
 	$(Q)$(MAKE) --no-print-directory OUTPUT=.output/asan \
 		CFLAGS='-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
@@ -112,6 +116,7 @@ asan:
 		CFLAGS='-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
 		LDFLAGS='-fsanitize=address,undefined' .output/asan/udpdrop-asan
 	$(Q)tools/asan-live.sh .output/asan/udpdrop-asan
+	$(Q)UDPDROP=.output/asan/udpdrop-asan tests/integration/run.sh $(ASAN_INTEGRATION)
 
 $(OUTPUT)/udpdrop-asan: $(MAIN_OBJ) $(CORE_OBJS)
 	$(call msg,BINARY,$@)

@@ -20,6 +20,7 @@
 #define AF_INET 2
 #define AF_INET6 10
 #define ETH_P_IP 0x0800
+#define ETH_P_IPV6 0x86dd
 #define IPPROTO_FRAGMENT_HDR 44
 #define IP_MF 0x2000
 #define IP_OFFSET 0x1fff
@@ -33,16 +34,27 @@ const volatile __u32 filter_netns = 0;  /* 0: every netns */
 const volatile __u16 filter_port = 0;   /* 0: every port */
 const volatile bool use_rx_sk = true;   /* false forces the pre-6.11 path */
 const volatile __u64 frag_window_ns = 60ull * 1000000000ull;
-/* inet_frag_rbtree_purge's text, from kallsyms: frees of queued fragments */
-const volatile __u64 purge_start = 0;
-const volatile __u64 purge_end = 0;
+/* [start, end) of kernel functions recognised by location (enum ud_range) */
+const volatile __u64 range_start[UD_RANGE_MAX] = {};
+const volatile __u64 range_end[UD_RANGE_MAX] = {};
 
+/*
+ * Socket buckets and socketless flow buckets live apart, so that a flood
+ * of flows (a port scan) cannot take the room sockets need.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 16384); /* resized by the loader (--map-entries) */
 	__type(key, struct ud_key);
 	__type(value, struct ud_val);
 } drops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 16384); /* resized by the loader (--map-entries) */
+	__type(key, struct ud_key);
+	__type(value, struct ud_val);
+} flows SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -78,7 +90,12 @@ struct {
 } frags SEC(".maps");
 
 /*
- * Per-CPU hand-over between consecutive events on one CPU:
+ * Per-CPU state. The kernel never runs this program nested on one CPU (a
+ * kfree_skb inside a running invocation is skipped and counted in the
+ * program's recursion_misses, which user space reports), so plain
+ * read-modify-writes here and in the slot table are safe.
+ *
+ * Hand-over between consecutive events on one CPU:
  * - children: freeing a reassembled (or GRO) skb frees its frag_list
  *   members right after it, each with its own kfree_skb event; they belong
  *   to the parent's bucket and are not datagrams of their own;
@@ -120,6 +137,11 @@ struct {
 	__type(key, __u32);
 	__type(value, struct handover);
 } handover SEC(".maps");
+
+static __always_inline bool in_range(int r, __u64 addr)
+{
+	return addr >= range_start[r] && addr < range_end[r];
+}
 
 static __always_inline void stat_inc(struct handover *ho, __u32 idx)
 {
@@ -214,9 +236,22 @@ static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
 	__u16 nh = RD(direct, skb->network_header, skb, network_header);
 	__u8 buf[48];
 
-	/* ~0: network header never set (dropped before L3) */
-	if (nh == 0xffff || !head)
+	if (!head)
 		return false;
+	/*
+	 * A fresh skb's network header is 0 (only mac/transport start as ~0)
+	 * until the stack sets it; an skb dropped before that (a full CPU
+	 * backlog, a driver) has data at L3 once eth_type_trans has set
+	 * protocol, so start from data then.
+	 */
+	if (nh == 0 || nh == 0xffff) {
+		__u16 proto = bpf_ntohs(RD(direct, skb->protocol, skb, protocol));
+		unsigned char *data = RD(direct, skb->data, skb, data);
+
+		if ((proto != ETH_P_IP && proto != ETH_P_IPV6) || data < head)
+			return false;
+		nh = data - head;
+	}
 	if (bpf_probe_read_kernel(buf, sizeof(buf), head + nh))
 		return false;
 
@@ -321,7 +356,7 @@ static __always_inline __u32 frag_netns(struct handover *ho,
 	struct frag_id id;
 
 	frag_identity(&id, k, pi);
-	if (k->location < purge_start || k->location >= purge_end) {
+	if (!in_range(UD_RANGE_FRAG_PURGE, k->location)) {
 		ho->frag = id; /* a head: its device is real */
 		return k->netns;
 	}
@@ -353,11 +388,14 @@ static __always_inline __u64 frag_datagrams(struct ud_key *k,
 
 	frag_identity(&id, k, pi);
 	now = bpf_ktime_get_ns();
+	/*
+	 * Not refreshed on a hit: the window runs from the first fragment
+	 * counted, as the kernel's reassembly timer runs from the first
+	 * fragment queued (the loader sets it to ipfrag_time plus slack).
+	 */
 	seen = bpf_map_lookup_elem(&frags, &id);
-	if (seen && now - *seen < frag_window_ns) {
-		*seen = now;
+	if (seen && now - *seen < frag_window_ns)
 		return 0;
-	}
 	bpf_map_update_elem(&frags, &id, &now, BPF_ANY);
 	return 1;
 }
@@ -404,11 +442,11 @@ static __always_inline struct ud_val *slot_val(struct handover *ho,
 		return NULL;
 	if (s->state == UD_SLOT_READY)
 		return key_eq(&s->key, k) ? &s->val : NULL;
-	/* a free slot: claim it (a nested program on this CPU may race us) */
-	if (s->state != UD_SLOT_FREE ||
-	    __sync_val_compare_and_swap(&s->state, UD_SLOT_FREE, UD_SLOT_CLAIMED) !=
-		    UD_SLOT_FREE)
+	if (s->state != UD_SLOT_FREE)
 		return NULL;
+	/* a free slot: ours. READY is stored last, with a full barrier, so
+	 * user space reading the mmap never sees a half-written key */
+	s->state = UD_SLOT_CLAIMED;
 	s->key = *k;
 	__sync_lock_test_and_set(&s->state, UD_SLOT_READY);
 	return &s->val;
@@ -425,20 +463,26 @@ static __always_inline void add(struct ud_val *v, __u64 datagrams, __u64 len)
 static __always_inline long account(struct handover *ho, struct ud_key *k,
 				    __u64 datagrams, __u64 len)
 {
+	bool sock = k->flags & UD_KEY_SOCK;
+	void *map = sock ? (void *)&drops : (void *)&flows;
+	struct ud_val *v;
 	__u32 slot;
-	struct ud_val *v = slot_val(ho, k, &slot);
 
-	if (v) {
-		add(v, datagrams, len);
-		return slot;
+	/* the slot table is the sockets' fast lane: flows go by the map */
+	if (sock) {
+		v = slot_val(ho, k, &slot);
+		if (v) {
+			add(v, datagrams, len);
+			return slot;
+		}
 	}
-	v = bpf_map_lookup_elem(&drops, k);
+	v = bpf_map_lookup_elem(map, k);
 	if (!v) {
 		struct ud_val zero = {};
 
 		/* EEXIST (another CPU won) is fine; E2BIG means full */
-		bpf_map_update_elem(&drops, k, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&drops, k);
+		bpf_map_update_elem(map, k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(map, k);
 	}
 	if (!v) {
 		slot = k->reason < UD_OVERFLOW_SLOTS - 1
@@ -456,7 +500,8 @@ static __always_inline long account(struct handover *ho, struct ud_key *k,
 
 static __always_inline bool filtered_out(struct ud_key *k, __u16 lport)
 {
-	if (filter_netns && k->netns != filter_netns)
+	/* netns 0: not knowable here (see UD_KEY_CLOSE); user space filters */
+	if (filter_netns && k->netns && k->netns != filter_netns)
 		return true;
 	if (filter_port && lport != filter_port && k->dport != filter_port)
 		return true;
@@ -617,10 +662,20 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 		 */
 		dev = RD(direct, skb->dev, skb, dev);
 		k.netns = dev ? dev_netns(direct, dev) : 0;
-		if (pi.fragment && is_reasm_fail(reason))
+		if (pi.fragment && is_reasm_fail(reason)) {
 			k.netns = frag_netns(ho, &k, &pi);
-		else if (!k.netns)
+		} else if (in_range(UD_RANGE_UDP_DESTRUCT, k.location) ||
+			   in_range(UD_RANGE_INET_DESTRUCT, k.location)) {
+			/*
+			 * A closing socket's queue, freed from an RCU callback:
+			 * no socket, no device, and any task's netns. User space
+			 * finds the socket (and so the netns) by the flow.
+			 */
+			k.flags |= UD_KEY_CLOSE;
+			k.netns = 0;
+		} else if (!k.netns) {
 			k.netns = task_netns(direct);
+		}
 	}
 
 	if (filtered_out(&k, lport)) {
@@ -643,7 +698,8 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 	if (frag_list)
 		ho->next_child = frag_list;
 	/* arm the fast path for a repeat of this drop */
-	if (slot >= 0 && rx_sk && k.flags == (UD_KEY_SOCK | UD_KEY_RX_SK)) {
+	if (slot >= 0 && rx_sk && k.cookie &&
+	    k.flags == (UD_KEY_SOCK | UD_KEY_RX_SK)) {
 		ho->fast_valid = true;
 		ho->fast_slot = slot;
 		ho->fast_sk = (__u64)rx_sk;

@@ -20,6 +20,8 @@
 #define UD_KEY_FAIL_RCVBUF (1u << 5) /* udp_fail_queue_rcv_skb said -ENOMEM (rcvbuf) */
 #define UD_KEY_FAIL_MEM  (1u << 6) /* udp_fail_queue_rcv_skb said -ENOBUFS (udp_mem) */
 #define UD_KEY_CHILD     (1u << 7) /* a frag_list member freed with its parent */
+#define UD_KEY_CLOSE     (1u << 8) /* freed by a socket's destructor: queued,
+				      never read; netns unknown (0) in BPF */
 
 /*
  * One aggregation bucket. Socket-attributed drops leave the flow fields
@@ -78,6 +80,17 @@ enum ud_stat {
 	UD_STAT_OVERFLOW,      /* events that found the drops map full */
 	UD_STAT_FAIL_EVENTS,   /* udp_fail_queue_rcv_skb events */
 	UD_STAT_MAX,
+};
+
+/*
+ * Kernel text ranges the classifier must recognise by drop location,
+ * found in kallsyms by the loader (0, 0 when unknown).
+ */
+enum ud_range {
+	UD_RANGE_FRAG_PURGE,   /* inet_frag_rbtree_purge: a queue's fragments */
+	UD_RANGE_UDP_DESTRUCT, /* udp_destruct_common: queue purged at close */
+	UD_RANGE_INET_DESTRUCT,/* inet_sock_destruct: ditto, older kernels */
+	UD_RANGE_MAX,
 };
 
 /*

@@ -109,6 +109,9 @@ enum cause cause__classify(const char *reason, uint32_t flags)
 		if (hit)
 			return rules[i].cause;
 	}
+	/* a closing socket's queue, freed without a reason (6.18 does so) */
+	if (flags & UD_KEY_CLOSE)
+		return CAUSE_SOCKET_CLOSE;
 	/* Kernels without reasons: the udp_fail tracepoint's rc tells. */
 	if (flags & UD_KEY_FAIL_RCVBUF)
 		return CAUSE_RCVBUF;

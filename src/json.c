@@ -39,24 +39,55 @@ void json_obj_end(struct json *j) { close_(j, '}'); }
 void json_arr_begin(struct json *j) { open_(j, '['); }
 void json_arr_end(struct json *j) { close_(j, ']'); }
 
+/* Length of a valid UTF-8 sequence at p (1-4), or 0 if invalid. */
+static int utf8_len(const unsigned char *p)
+{
+	int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (!n || p[0] > 0xf4)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * Runs of plain characters go out in one append; quotes, backslashes and
+ * controls are escaped; bytes that are not UTF-8 (a comm or a netns name
+ * can hold anything) become U+FFFD so the document stays valid JSON.
+ */
 static void str_raw(struct json *j, const char *s)
 {
-	sb_printf(j->sb, "\"");
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+
+	sb_append(j->sb, "\"", 1);
+	while (*p) {
+		int n = utf8_len(p);
+
+		if (n && *p != '"' && *p != '\\' && *p >= 0x20) {
+			p += n;
+			continue;
+		}
+		sb_append(j->sb, (const char *)run, p - run);
 		switch (*p) {
-		case '"': sb_printf(j->sb, "\\\""); break;
-		case '\\': sb_printf(j->sb, "\\\\"); break;
-		case '\n': sb_printf(j->sb, "\\n"); break;
-		case '\t': sb_printf(j->sb, "\\t"); break;
-		case '\r': sb_printf(j->sb, "\\r"); break;
+		case '"': sb_append(j->sb, "\\\"", 2); break;
+		case '\\': sb_append(j->sb, "\\\\", 2); break;
+		case '\n': sb_append(j->sb, "\\n", 2); break;
+		case '\t': sb_append(j->sb, "\\t", 2); break;
+		case '\r': sb_append(j->sb, "\\r", 2); break;
 		default:
 			if (*p < 0x20)
 				sb_printf(j->sb, "\\u%04x", *p);
 			else
-				sb_printf(j->sb, "%c", *p);
+				sb_append(j->sb, "\\ufffd", 6);
 		}
+		run = ++p;
 	}
-	sb_printf(j->sb, "\"");
+	sb_append(j->sb, (const char *)run, p - run);
+	sb_append(j->sb, "\"", 1);
 }
 
 void json_key(struct json *j, const char *key)

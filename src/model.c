@@ -27,8 +27,9 @@ int model__init(struct model *m, const struct model_opts *o)
 	if (netns__scan(&m->nt) || socktab__init(&m->st) ||
 	    htab__init(&m->known, sizeof(uint64_t), sizeof(struct sock_info)) ||
 	    htab__init(&m->inode2cookie, sizeof(uint32_t), sizeof(uint64_t)) ||
-	    htab__init(&m->flow_attr, sizeof(struct ud_key), sizeof(uint64_t)) ||
+	    htab__init(&m->flow_attr, sizeof(struct ud_key), sizeof(struct flow_attr)) ||
 	    htab__init(&m->by_port, sizeof(struct port_key), sizeof(struct port_socks)) ||
+	    htab__init(&m->local_addrs, sizeof(uint32_t), sizeof(struct local_addrs)) ||
 	    htab__init(&m->rows, sizeof(struct row_key), sizeof(struct row)) ||
 	    htab__init(&m->pid_inodes, sizeof(uint32_t), 1))
 		return -ENOMEM;
@@ -47,6 +48,7 @@ void model__free(struct model *m)
 	htab__free(&m->inode2cookie);
 	htab__free(&m->flow_attr);
 	htab__free(&m->by_port);
+	htab__free(&m->local_addrs);
 	htab__free(&m->rows);
 	htab__free(&m->pid_inodes);
 	free(m->counters);
@@ -64,7 +66,7 @@ const char *model__reason_name(struct model *m, uint32_t reason, char *buf,
 enum cause model__cause(struct model *m, uint32_t reason, uint32_t flags)
 {
 	bool cacheable = reason < sizeof(m->cause_cache) &&
-			 !(flags & (UD_KEY_FAIL_RCVBUF | UD_KEY_FAIL_MEM));
+			 !(flags & (UD_KEY_FAIL_RCVBUF | UD_KEY_FAIL_MEM | UD_KEY_CLOSE));
 	char buf[32];
 	enum cause c;
 
@@ -161,22 +163,27 @@ static void counters_read(struct model *m, uint32_t netns)
 }
 
 static void remember_sockets(struct model *m, bool baseline);
+static uint64_t netns_cause_all(struct model *m, uint32_t netns, enum cause c);
 
 int model__baseline(struct model *m)
 {
 	netns__free(&m->nt);
 	if (netns__scan(&m->nt))
 		return -ENOMEM;
-	socktab__reset(&m->st);
+	/* counters first, all of them, then the caller reads the tracer:
+	 * the two sides' starting points as close together as they can be */
 	for (int i = 0; i < m->nt.n; i++) {
 		uint32_t ns = m->nt.v[i].inode;
 
 		if (m->opts.netns && ns != m->opts.netns)
 			continue;
+		struct netns_counters *nc = counters_for(m, ns);
+
+		if (!nc)
+			return -ENOMEM;
 		counters_read(m, ns);
-		socktab__dump(&m->st, &m->nt, ns, IPPROTO_UDP);
+		nc->in_view = m->opts.netns || ns == m->nt.self;
 	}
-	remember_sockets(m, true);
 	return 0;
 }
 
@@ -185,6 +192,12 @@ void model__baseline_counts(struct model *m, struct htab *drops)
 	size_t it = 0;
 	const void *key;
 	void *val;
+
+	/* sockets and their sk_drops at the start (this also makes cookies) */
+	socktab__reset(&m->st);
+	for (int i = 0; i < m->ncounters; i++)
+		socktab__dump(&m->st, &m->nt, m->counters[i].netns, IPPROTO_UDP);
+	remember_sockets(m, true);
 
 	/* what udpdrop had counted when the counters were read */
 	while (htab__next(drops, &it, &key, &val)) {
@@ -199,30 +212,60 @@ void model__baseline_counts(struct model *m, struct htab *drops)
 
 void model__read_counters(struct model *m)
 {
-	for (int i = 0; i < m->ncounters; i++)
-		if (m->counters[i].have_base)
-			mib__read(&m->nt, m->counters[i].netns, &m->counters[i].cur);
+	for (int i = 0; i < m->ncounters; i++) {
+		struct netns_counters *nc = &m->counters[i];
+		struct mib now;
+
+		/* only the netns on show; a failed read keeps the last good one */
+		if (nc->have_base && nc->in_view &&
+		    !mib__read(&m->nt, nc->netns, &now))
+			nc->cur = now;
+	}
+}
+
+/* A cause's datagrams in one netns, over every row (shown or not). */
+static uint64_t netns_cause_all(struct model *m, uint32_t netns, enum cause c)
+{
+	size_t it = 0;
+	const void *key;
+	void *val;
+	uint64_t n = 0;
+
+	while (htab__next(&m->rows, &it, &key, &val)) {
+		const struct row *r = val;
+
+		if (r->key.netns == netns)
+			n += r->cause[c];
+	}
+	/* with --netns the overflow bucket is all this netns's */
+	if (m->opts.netns == netns)
+		for (int s = 0; s < UD_OVERFLOW_SLOTS; s++)
+			if (model__cause(m, s, 0) == c)
+				n += m->overflow[s].datagrams;
+	return n;
 }
 
 uint64_t model__netns_cause(struct model *m, uint32_t netns, enum cause c)
 {
-	struct netns_counters *nc = NULL;
-	uint64_t n = 0;
+	uint64_t n = netns_cause_all(m, netns, c);
 
-	for (int i = 0; i < m->nview_sockets; i++)
-		if (m->view_sockets[i]->key.netns == netns)
-			n += m->view_sockets[i]->cause[c];
-	for (int i = 0; i < m->nview_flows; i++)
-		if (m->view_flows[i]->key.netns == netns)
-			n += m->view_flows[i]->cause[c];
 	for (int i = 0; i < m->ncounters; i++)
 		if (m->counters[i].netns == netns)
-			nc = &m->counters[i];
-	if (nc && nc->cause_base[c] <= n)
-		n -= nc->cause_base[c];
+			return n >= m->counters[i].cause_base[c]
+				       ? n - m->counters[i].cause_base[c] : 0;
 	return n;
 }
 
+const char *model__reconcile_caveat(struct model *m)
+{
+	if (m->opts.port || m->opts.pid)
+		return "not comparable: --port/--pid count part of what the netns counters count";
+	if (m->missed)
+		return "inexact: the kernel skipped some events (see missed)";
+	if (m->totals.overflow_skbs && !m->opts.netns)
+		return "inexact: some drops are in the overflow bucket, which has no netns";
+	return NULL;
+}
 /* ---- the socket table --------------------------------------------- */
 
 static void index_port(struct model *m, const struct sock_info *si)
@@ -295,37 +338,88 @@ static void refresh_pid_inodes(struct model *m)
 		htab__upsert(&m->pid_inodes, &inodes[i], NULL);
 }
 
+/* Is addr one of netns's own addresses (so the datagram was for this host)? */
+static bool addr_is_local(struct model *m, uint32_t netns, int family,
+			  const uint8_t *addr)
+{
+	struct local_addrs *la = htab__find(&m->local_addrs, &netns);
+
+	if (!la) {
+		la = htab__upsert(&m->local_addrs, &netns, NULL);
+		if (!la)
+			return false;
+		netns__local_addrs(&m->nt, netns, la);
+	}
+	for (int i = 0; i < la->n; i++)
+		if (la->v[i].family == family &&
+		    !memcmp(la->v[i].addr, addr, family == AF_INET6 ? 16 : 4))
+			return true;
+	return false;
+}
+
+static void candidates(struct model *m, const struct port_socks *ps,
+		       bool alive, struct socktab *one)
+{
+	for (int i = 0; i < ps->n && one->n < one->cap; i++) {
+		struct sock_info *ks = htab__find(&m->known, &ps->cookies[i]);
+
+		if (ks && !!socktab__by_cookie(&m->st, ps->cookies[i]) == alive)
+			one->v[one->n++] = *ks;
+	}
+}
+
 /*
  * The socket a socketless drop was headed for, among the sockets seen on
  * its port so far: live ones first (the kernel's own preference among
- * them), then sockets that have closed since (e.g. purged at close).
+ * them), then sockets that have closed since. Only datagrams addressed to
+ * this netns qualify: a packet leaving or forwarded is no local socket's.
+ * A closing socket's purged queue (UD_KEY_CLOSE) has no netns: look in
+ * every netns, closed sockets first; *netns gets the socket's.
  */
-static uint64_t attribute_flow(struct model *m, const struct ud_key *k)
+static uint64_t attribute_flow(struct model *m, const struct ud_key *k,
+			       uint32_t *netns)
 {
-	struct port_key pk = { .netns = k->netns, .port = k->dport, .proto = k->proto };
-	struct port_socks *ps = htab__find(&m->by_port, &pk);
-	struct sock_info cand[PORT_SOCKS_MAX];
-	struct socktab one = { .v = cand, .cap = PORT_SOCKS_MAX };
-	uint64_t cookie = 0;
+	bool closing = k->flags & UD_KEY_CLOSE;
+	struct sock_info cand[PORT_SOCKS_MAX * 4];
+	struct socktab one = { .v = cand, .cap = ARRAY_SIZE(cand) };
 
-	if (!ps)
+	if (!closing && !addr_is_local(m, k->netns, k->family, k->daddr))
 		return 0;
-	for (int pass = 0; pass < 2 && !cookie; pass++) {
-		one.n = 0;
-		for (int i = 0; i < ps->n; i++) {
-			struct sock_info *ks = htab__find(&m->known, &ps->cookies[i]);
-			bool alive = socktab__by_cookie(&m->st, ps->cookies[i]);
+	for (int pass = 0; pass < 2; pass++) {
+		bool alive = closing ? pass == 1 : pass == 0;
+		size_t it = 0;
+		const void *key;
+		void *val;
 
-			if (ks && alive == (pass == 0))
-				cand[one.n++] = *ks;
+		one.n = 0;
+		if (!closing) {
+			struct port_key pk = { .netns = k->netns, .port = k->dport,
+					       .proto = k->proto };
+			struct port_socks *ps = htab__find(&m->by_port, &pk);
+
+			if (ps)
+				candidates(m, ps, alive, &one);
+		} else {
+			while (htab__next(&m->by_port, &it, &key, &val)) {
+				const struct port_key *pk = key;
+
+				if (pk->port == k->dport && pk->proto == k->proto)
+					candidates(m, val, alive, &one);
+			}
 		}
-		struct sock_info *si = socktab__lookup(&one, k->netns, k->family,
-						       k->proto, k->saddr, k->daddr,
-						       k->dport);
-		if (si)
-			cookie = si->cookie;
+		for (int i = 0; i < one.n; i++) {
+			struct sock_info *si;
+
+			/* each candidate in its own netns (one netns if not closing) */
+			si = socktab__lookup(&one, cand[i].netns, k->family, k->proto,
+					     k->saddr, k->daddr, k->dport);
+			if (si) {
+				*netns = si->netns;
+				return si->cookie;
+			}
+		}
 	}
-	return cookie;
+	return 0;
 }
 
 /* Causes whose drops are never a bound socket's, whatever is bound now. */
@@ -396,6 +490,9 @@ static void row_reset(struct row *r)
 
 static bool row_visible(struct model *m, const struct row *r)
 {
+	/* the kernel filters by netns, except where it cannot know it */
+	if (m->opts.netns && r->key.netns != m->opts.netns)
+		return false;
 	if (r->key.kind == ROW_SOCKET) {
 		if (m->opts.pid && !r->owned_by_pid)
 			return false;
@@ -407,6 +504,23 @@ static bool row_visible(struct model *m, const struct row *r)
 	if (m->opts.pid)
 		return false;
 	return r->dirty;
+}
+
+static int cmp_rows_total(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row **)a, *y = *(const struct row **)b;
+
+	if (x->drops != y->drops)
+		return x->drops > y->drops ? -1 : 1;
+	if (x->skbs != y->skbs)
+		return x->skbs > y->skbs ? -1 : 1;
+	return memcmp(&x->key, &y->key, sizeof(x->key));
+}
+
+void model__sort_by_total(struct model *m)
+{
+	qsort(m->view_sockets, m->nview_sockets, sizeof(*m->view_sockets), cmp_rows_total);
+	qsort(m->view_flows, m->nview_flows, sizeof(*m->view_flows), cmp_rows_total);
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -435,6 +549,89 @@ static void fill_sock(struct model *m, struct row *r)
 		    htab__find(&m->pid_inodes, &si->inode))
 			r->owned_by_pid = true;
 	}
+}
+
+static int add_to_row(struct model *m, const struct ud_key *k,
+		      const struct ud_val *v, enum cause c, uint64_t cookie,
+		      uint32_t netns, uint32_t extra_flags)
+{
+	struct row_key rk = { .netns = netns, .family = k->family,
+			      .proto = k->proto };
+	struct row *r;
+
+	if (cookie) {
+		rk.kind = ROW_SOCKET;
+		rk.cookie = cookie;
+		rk.family = rk.proto = 0; /* one row per socket */
+	} else {
+		rk.kind = ROW_FLOW;
+		rk.cause = c;
+		memcpy(rk.saddr, k->saddr, 16);
+		memcpy(rk.daddr, k->daddr, 16);
+		rk.dport = k->dport;
+	}
+	r = row_for(m, &rk);
+	if (!r)
+		return -ENOMEM;
+	row_add(m, r, k, v, c);
+	r->flags |= extra_flags;
+	return 0;
+}
+
+static void val_sub(struct ud_val *out, const struct ud_val *a,
+		    const struct ud_val *b)
+{
+	/* cumulative counts only grow: a >= b field by field */
+	out->datagrams = a->datagrams - b->datagrams;
+	out->skbs = a->skbs - b->skbs;
+	out->bytes = a->bytes - b->bytes;
+}
+
+/*
+ * A socketless drop headed for a port: it belongs to the socket that
+ * would have received it *when it was dropped*. Each interval the flow's
+ * new counts go to the socket that matches now; a socket that closes and
+ * another that binds the port later each keep their own share, and
+ * counts from before any socket matched stay with the flow.
+ */
+static int add_flow(struct model *m, const struct ud_key *k,
+		    const struct ud_val *v, enum cause c)
+{
+	struct flow_attr *fa = htab__upsert(&m->flow_attr, k, NULL);
+	uint32_t netns = k->netns;
+	uint64_t match;
+
+	if (!fa)
+		return -ENOMEM;
+	if (fa->n == 0 || memcmp(&fa->last, v, sizeof(*v))) {
+		match = attribute_flow(m, k, &netns);
+		if (fa->n == 0) {
+			fa->n = 1;
+			fa->seg[0].cookie = match;
+			fa->seg[0].netns = netns;
+		} else if (match != fa->seg[fa->n - 1].cookie &&
+			   fa->n < FLOW_SEGS) {
+			fa->seg[fa->n].cookie = match;
+			fa->seg[fa->n].netns = netns;
+			fa->seg[fa->n].start = fa->last;
+			fa->n++;
+		}
+		fa->last = *v;
+	}
+	for (int i = 0; i < fa->n; i++) {
+		struct ud_val part;
+		int err;
+
+		val_sub(&part, i + 1 < fa->n ? &fa->seg[i + 1].start : v,
+			&fa->seg[i].start);
+		if (!part.skbs)
+			continue;
+		err = add_to_row(m, k, &part, c, fa->seg[i].cookie, fa->seg[i].netns,
+				 fa->seg[i].cookie ? ROW_VIA_FLOW : 0);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 int model__update(struct model *m, struct htab *drops,
@@ -469,6 +666,9 @@ int model__update(struct model *m, struct htab *drops,
 		}
 	}
 
+	/* addresses can change: learn them again when needed */
+	htab__clear(&m->local_addrs);
+
 	/* the socket tables of those netns (this also makes cookies) */
 	socktab__reset(&m->st);
 	for (int i = 0; i < nnetns; i++) {
@@ -489,47 +689,27 @@ int model__update(struct model *m, struct htab *drops,
 		const struct ud_key *k = key;
 		const struct ud_val *v = val;
 		enum cause c = model__cause(m, k->reason, k->flags);
-		struct row_key rk = { .netns = k->netns, .family = k->family,
-				      .proto = k->proto };
-		uint64_t cookie = 0;
-		struct row *r;
 
 		if (k->flags & UD_KEY_SOCK) {
-			cookie = k->cookie;
+			uint64_t cookie = k->cookie;
+
 			if (k->flags & UD_KEY_INODE) {
 				uint32_t ino = k->cookie;
-				uint64_t *c = htab__find(&m->inode2cookie, &ino);
+				uint64_t *ck = htab__find(&m->inode2cookie, &ino);
 
 				/* not dumped yet: stays keyed by inode */
-				cookie = c ? *c : (1ull << 63) | ino;
+				cookie = ck ? *ck : (1ull << 63) | ino;
 			}
+			/* cookie 0: a socket with neither cookie nor inode
+			 * (a kernel socket): shown with its flow */
+			err = add_to_row(m, k, v, c, cookie, k->netns, 0);
 		} else if (!cause_is_socketless(c) && k->dport) {
-			uint64_t *slot = htab__find(&m->flow_attr, k);
-
-			if (slot && *slot) {
-				cookie = *slot;
-			} else {
-				cookie = attribute_flow(m, k);
-				/* once a socket, always that socket */
-				if (cookie && (slot = htab__upsert(&m->flow_attr, k, NULL)))
-					*slot = cookie;
-			}
-		}
-		if (cookie) {
-			rk.kind = ROW_SOCKET;
-			rk.cookie = cookie;
-			rk.family = rk.proto = 0; /* one row per socket */
+			err = add_flow(m, k, v, c);
 		} else {
-			rk.kind = ROW_FLOW;
-			rk.cause = c;
-			memcpy(rk.saddr, k->saddr, 16);
-			memcpy(rk.daddr, k->daddr, 16);
-			rk.dport = k->dport;
+			err = add_to_row(m, k, v, c, 0, k->netns, 0);
 		}
-		r = row_for(m, &rk);
-		if (!r)
-			return -ENOMEM;
-		row_add(m, r, k, v, c);
+		if (err)
+			return err;
 	}
 
 	/* quiet sockets, for --all */
@@ -640,12 +820,23 @@ int model__update(struct model *m, struct htab *drops,
 	qsort(m->view_sockets, nsock, sizeof(*m->view_sockets), cmp_rows);
 	qsort(m->view_flows, nflow, sizeof(*m->view_flows), cmp_rows);
 
-	/* netns seen for the first time: their counting starts now */
+	/*
+	 * netns seen for the first time: the kernel's counting starts now,
+	 * and so does udpdrop's (what it has counted so far is the base).
+	 */
 	for (int i = 0; i < nnetns; i++) {
 		struct netns_counters *nc = counters_for(m, netns_list[i]);
 
-		if (nc && !nc->have_base)
+		if (!nc)
+			continue;
+		if (!nc->have_base) {
 			counters_read(m, netns_list[i]);
+			for (int c = 0; c < CAUSE_MAX; c++)
+				nc->cause_base[c] = netns_cause_all(m, nc->netns, c);
+		} else if (!nc->in_view) {
+			mib__read(&m->nt, nc->netns, &nc->cur);
+		}
+		nc->in_view = true;
 	}
 	return 0;
 }

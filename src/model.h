@@ -24,6 +24,9 @@
 
 enum row_kind { ROW_SOCKET = 1, ROW_FLOW = 2 };
 
+/* row flags beside the UD_KEY_* ones: matched to the socket by its flow */
+#define ROW_VIA_FLOW (1u << 31)
+
 struct row_key {
 	uint64_t cookie;      /* ROW_SOCKET */
 	uint32_t netns;
@@ -79,6 +82,18 @@ struct port_socks {
 	uint64_t cookies[PORT_SOCKS_MAX]; /* oldest first; the oldest goes when full */
 };
 
+/* Which sockets a socketless flow's counts went to, in order. */
+#define FLOW_SEGS 4
+struct flow_attr {
+	int n;
+	struct {
+		uint64_t cookie;     /* 0: no socket matched */
+		uint32_t netns;      /* the socket's (a closing queue has none) */
+		struct ud_val start; /* the flow's counts when this one began */
+	} seg[FLOW_SEGS];
+	struct ud_val last;      /* the flow's counts last interval */
+};
+
 struct model_opts {
 	int pid;               /* 0: any */
 	uint32_t netns;        /* 0: any */
@@ -92,6 +107,7 @@ struct netns_counters {
 	bool have_base;
 	struct mib base, cur;
 	uint64_t cause_base[CAUSE_MAX]; /* udpdrop's counts at the baseline */
+	bool in_view;                   /* read each interval */
 };
 
 struct model_totals {
@@ -109,7 +125,8 @@ struct model {
 	struct socktab st;
 	struct htab known;      /* cookie -> struct sock_info, last seen */
 	struct htab inode2cookie;
-	struct htab flow_attr;  /* struct ud_key (flow) -> uint64 cookie */
+	struct htab flow_attr;  /* struct ud_key (flow) -> struct flow_attr */
+	struct htab local_addrs;/* netns -> struct local_addrs, per interval */
 	struct htab by_port;    /* struct port_key -> struct port_socks: known sockets per port */
 	struct htab rows;       /* struct row_key -> struct row */
 	struct htab pid_inodes; /* inodes the --pid process ever held */
@@ -117,6 +134,7 @@ struct model {
 	int ncounters;
 	struct model_totals totals;
 	uint64_t stats[UD_STAT_MAX];
+	uint64_t missed;         /* events the kernel skipped (recursion_misses) */
 	struct ud_val overflow[UD_OVERFLOW_SLOTS];
 	int8_t cause_cache[1024]; /* reason value -> cause, -1 unknown yet */
 	uint64_t start_ns, last_ns;
@@ -144,13 +162,17 @@ void model__baseline_counts(struct model *m, struct htab *drops);
  * tracer read, as the baseline is, so both sides cover the same span.
  */
 void model__read_counters(struct model *m);
-/* A cause's datagrams in one netns since the baseline (rows in view). */
+/* A cause's datagrams in one netns since the baseline, shown or not. */
 uint64_t model__netns_cause(struct model *m, uint32_t netns, enum cause c);
+/* Why the reconciliation cannot be exact now, or NULL. */
+const char *model__reconcile_caveat(struct model *m);
 /* Join a tracer snapshot (ud_key -> ud_val) into rows; now in ns. */
 int model__update(struct model *m, struct htab *drops,
 		  const struct ud_val *overflow, const uint64_t *stats,
 		  uint64_t now);
 enum cause model__cause(struct model *m, uint32_t reason, uint32_t flags);
+/* The summary's order: most drops first (not the last interval's rate). */
+void model__sort_by_total(struct model *m);
 const char *model__reason_name(struct model *m, uint32_t reason, char *buf,
 			       int len);
 /* The row's main cause: the most datagrams, then the most skb events. */

@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,4 +188,36 @@ out:
 	close(self);
 	close(target);
 	return ret;
+}
+
+static int local_addrs_here(void *arg)
+{
+	struct local_addrs *out = arg;
+	struct ifaddrs *ifa, *i;
+
+	out->n = 0;
+	if (getifaddrs(&ifa))
+		return -errno;
+	for (i = ifa; i && out->n < LOCAL_ADDRS_MAX; i = i->ifa_next) {
+		if (!i->ifa_addr)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET) {
+			out->v[out->n].family = AF_INET;
+			memcpy(out->v[out->n++].addr,
+			       &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
+		} else if (i->ifa_addr->sa_family == AF_INET6) {
+			out->v[out->n].family = AF_INET6;
+			memcpy(out->v[out->n++].addr,
+			       &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, 16);
+		}
+	}
+	freeifaddrs(ifa);
+	return 0;
+}
+
+int netns__local_addrs(const struct netns_table *t, uint32_t inode,
+		       struct local_addrs *out)
+{
+	out->n = 0;
+	return netns__run_in(t, inode, local_addrs_here, out);
 }

@@ -31,6 +31,19 @@ const struct netns_info *netns__find(const struct netns_table *t,
  */
 int netns__resolve(const struct netns_table *t, const char *spec,
 		   uint32_t *inode);
+#define LOCAL_ADDRS_MAX 64
+struct local_addrs {
+	int n;
+	struct {
+		int family;
+		uint8_t addr[16];
+	} v[LOCAL_ADDRS_MAX];
+};
+
+/* The addresses configured in netns `inode` (getifaddrs there). */
+int netns__local_addrs(const struct netns_table *t, uint32_t inode,
+		       struct local_addrs *out);
+
 /* Inode of the netns of a process; 0 if it has gone. */
 uint32_t netns__of_pid(int pid);
 

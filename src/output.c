@@ -49,8 +49,12 @@ static void sock_remote(const struct row *r, char *buf, int len)
 
 static const char *flow_why(const struct row *r)
 {
+	if (r->flags & UD_KEY_SOCK)
+		return "a socket with no cookie or inode (a kernel socket)";
 	if (r->key.cause == CAUSE_NO_SOCKET)
 		return "no socket bound to the port";
+	if (!r->key.netns)
+		return "netns unknown: no socket matches the flow";
 	if (!r->key.dport)
 		return "IP fragment without a UDP header";
 	return "no socket matches the destination";
@@ -169,6 +173,10 @@ static void plain_causes(struct model *m, struct strbuf *sb)
 
 static void plain_reconcile(struct model *m, struct strbuf *sb)
 {
+	const char *caveat = model__reconcile_caveat(m);
+
+	if (caveat)
+		sb_printf(sb, "kernel counters: %s\n", caveat);
 	for (int i = 0; i < m->ncounters; i++) {
 		struct netns_counters *nc = &m->counters[i];
 		char nsbuf[16];
@@ -227,6 +235,9 @@ void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *s
 			  m->totals.rate, m->interval);
 	sb_printf(sb, "total %s datagrams dropped (%s skb events), %s attributed to sockets",
 		  drops, skbs, att);
+	if (m->missed)
+		sb_printf(sb, ", %" PRIu64 " events the kernel skipped (a drop inside a drop on one CPU)",
+			  m->missed);
 	if (m->totals.overflow_skbs)
 		sb_printf(sb, ", %" PRIu64 " in the overflow bucket (map full: raise --map-entries)",
 			  m->totals.overflow);
@@ -339,6 +350,17 @@ static void json_socket(struct model *m, struct json *j, const struct row *r,
 	json_arr_end(j);
 	json_key(j, "alive");
 	json_bool(j, r->sock_alive);
+	json_key(j, "attribution");
+	json_arr_begin(j);
+	if (r->flags & (UD_KEY_FAIL_RCVBUF | UD_KEY_FAIL_MEM))
+		json_str(j, "udp_fail_queue_rcv_skb");
+	else if (r->flags & UD_KEY_RX_SK)
+		json_str(j, "rx_sk");
+	if (r->flags & UD_KEY_SKB_SK)
+		json_str(j, "skb_sk");
+	if (r->flags & ROW_VIA_FLOW)
+		json_str(j, "flow");
+	json_arr_end(j);
 	json_key(j, "rcvbuf");
 	if (r->have_sock && r->sock.have_mem)
 		json_u64(j, r->sock.rcvbuf);
@@ -409,6 +431,7 @@ static void json_flow(struct model *m, struct json *j, const struct row *r,
 
 void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb)
 {
+	double elapsed = (m->last_ns - m->start_ns) / 1e9;
 	struct json j;
 
 	json_init(&j, sb);
@@ -461,8 +484,11 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	json_key(&j, "overflow_skb_events");
 	json_u64(&j, m->totals.overflow_skbs);
 	json_key(&j, "drops_per_s");
-	json_double(&j, m->totals.rate, 1);
+	json_double(&j, o->final ? (elapsed > 0 ? m->totals.drops / elapsed : 0)
+				 : m->totals.rate, 1);
 	json_causes(&j, m->totals.cause);
+	json_key(&j, "missed");
+	json_u64(&j, m->missed);
 	json_key(&j, "kernel_events");
 	json_u64(&j, m->stats[UD_STAT_EVENTS]);
 	json_key(&j, "not_udp");
@@ -492,6 +518,8 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	}
 	json_obj_end(&j);
 
+	json_key(&j, "reconcile_caveat");
+	json_str(&j, model__reconcile_caveat(m));
 	json_key(&j, "reconcile");
 	json_arr_begin(&j);
 	for (int i = 0; i < m->ncounters; i++) {

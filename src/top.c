@@ -166,6 +166,7 @@ static void sleep_until(uint64_t deadline)
 		;
 }
 
+/* Print one interval or the summary. -EPIPE: the reader has gone. */
 static int emit(struct model *m, struct top_opts *o, const char *attach,
 		bool final)
 {
@@ -176,12 +177,14 @@ static int emit(struct model *m, struct top_opts *o, const char *attach,
 		output__json(m, &oc, &sb);
 	else
 		output__plain(m, &oc, &sb);
-	if (sb.len && fwrite(sb.buf, 1, sb.len, stdout) != sb.len) {
+	if ((sb.len && fwrite(sb.buf, 1, sb.len, stdout) != sb.len) || fflush(stdout)) {
+		int err = errno ? -errno : -EIO;
+
 		sb_free(&sb);
-		return -EIO;
+		return err;
 	}
 	sb_free(&sb);
-	return fflush(stdout) ? -EIO : 0;
+	return 0;
 }
 
 int do_top(int argc, char **argv)
@@ -249,9 +252,17 @@ int do_top(int argc, char **argv)
 		goto out;
 	}
 	model_up = true;
-	if (ksyms__range(&m.ksyms, "inet_frag_rbtree_purge", &o.tracer.purge_start,
-			 &o.tracer.purge_end))
-		pr_info("inet_frag_rbtree_purge not in kallsyms: fragments freed with an expired queue may show the wrong netns\n");
+	/* drop locations the classifier must recognise (see enum ud_range) */
+	static const char *const range_syms[UD_RANGE_MAX] = {
+		[UD_RANGE_FRAG_PURGE] = "inet_frag_rbtree_purge",
+		[UD_RANGE_UDP_DESTRUCT] = "udp_destruct_common",
+		[UD_RANGE_INET_DESTRUCT] = "inet_sock_destruct",
+	};
+	for (int r = 0; r < UD_RANGE_MAX; r++)
+		if (ksyms__range(&m.ksyms, range_syms[r], &o.tracer.range_start[r],
+				 &o.tracer.range_end[r]))
+			pr_info("%s not in kallsyms: drops there may show the wrong netns\n",
+				range_syms[r]);
 	overflow = calloc(UD_OVERFLOW_SLOTS, sizeof(*overflow));
 	if (!overflow || htab__init(&drops, sizeof(struct ud_key), sizeof(struct ud_val))) {
 		fprintf(stderr, "udpdrop: out of memory\n");
@@ -268,7 +279,9 @@ int do_top(int argc, char **argv)
 	err = tracer__open(&t, &o.tracer, &te);
 	if (err) {
 		fprintf(stderr, "udpdrop: %s\n", te.msg);
-		ret = err == -EPERM || err == -EACCES ? EXIT_PRIV : EXIT_KERNEL;
+		/* privileges were checked: a refusal now is the kernel's
+		 * (the verifier says EACCES, lockdown EPERM) */
+		ret = EXIT_KERNEL;
 		goto out;
 	}
 	tracer_up = true;
@@ -281,6 +294,11 @@ int do_top(int argc, char **argv)
 		fprintf(stderr, "udpdrop: reading the first counts failed: %s\n", strerror(-err));
 		goto out;
 	}
+	uint32_t ids[2];
+	int nids = tracer__prog_ids(&t, ids, 2);
+
+	for (int i = 0; i < nids; i++)
+		pr_info("program id %u (bpftool prog show id %u)\n", ids[i], ids[i]);
 	fprintf(stderr, "udpdrop: tracing UDP drops via %s (Ctrl-C to stop)\n",
 		attach_mode__name(t.mode));
 
@@ -294,7 +312,12 @@ int do_top(int argc, char **argv)
 		if (stop_signal)
 			break;
 		next += step;
+		/* late (a stopped terminal, a loaded host): no burst of catch-up
+		 * intervals of a few microseconds each */
+		if (next < now_ns())
+			next = now_ns() + step;
 		model__read_counters(&m);
+		m.missed = tracer__missed(&t);
 		err = tracer__read(&t, &drops, overflow, stats);
 		if (!err)
 			err = model__update(&m, &drops, overflow, stats, now_ns());
@@ -305,11 +328,15 @@ int do_top(int argc, char **argv)
 		}
 		if (o.count && i + 1 == o.count)
 			break; /* the last interval is the summary's */
-		if (emit(&m, &o, attach_mode__name(t.mode), false))
-			goto out_quiet; /* stdout closed (e.g. `| head`): stop */
+		err = emit(&m, &o, attach_mode__name(t.mode), false);
+		if (err == -EPIPE)
+			goto out_quiet; /* the reader has gone (e.g. `| head`): stop */
+		if (err)
+			goto out_write;
 	}
 	/* the summary: one last read so nothing between ticks is lost */
 	model__read_counters(&m);
+	m.missed = tracer__missed(&t);
 	err = tracer__read(&t, &drops, overflow, stats);
 	if (!err)
 		err = model__update(&m, &drops, overflow, stats, now_ns());
@@ -317,12 +344,16 @@ int do_top(int argc, char **argv)
 		fprintf(stderr, "udpdrop: reading the drop counts failed: %s\n", strerror(-err));
 		goto out;
 	}
-	if (emit(&m, &o, attach_mode__name(t.mode), true))
-		goto out_quiet;
-	ret = EXIT_OK;
-	goto out;
+	model__sort_by_total(&m);
+	err = emit(&m, &o, attach_mode__name(t.mode), true);
+	if (err && err != -EPIPE)
+		goto out_write;
 out_quiet:
 	ret = EXIT_OK;
+	goto out;
+out_write:
+	fprintf(stderr, "udpdrop: cannot write the output: %s\n", strerror(-err));
+	ret = EXIT_FAIL;
 out:
 	if (tracer_up)
 		tracer__close(&t);

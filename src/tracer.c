@@ -79,11 +79,15 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	skel->rodata->filter_netns = o->filter_netns;
 	skel->rodata->filter_port = o->filter_port;
 	skel->rodata->use_rx_sk = t->rx_sk;
-	skel->rodata->purge_start = o->purge_start;
-	skel->rodata->purge_end = o->purge_end;
+	for (int r = 0; r < UD_RANGE_MAX; r++) {
+		skel->rodata->range_start[r] = o->range_start[r];
+		skel->rodata->range_end[r] = o->range_end[r];
+	}
 	if (o->frag_window_s)
 		skel->rodata->frag_window_ns = o->frag_window_s * 1000000000ull;
 	bpf_map__set_max_entries(skel->maps.drops,
+				 o->map_entries ?: DEFAULT_MAP_ENTRIES);
+	bpf_map__set_max_entries(skel->maps.flows,
 				 o->map_entries ?: DEFAULT_MAP_ENTRIES);
 	bpf_map__set_max_entries(skel->maps.slots, t->ncpus * UD_SLOTS_PER_CPU);
 
@@ -190,16 +194,22 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 				break;
 			pr_info("%s unavailable (%s), trying the next variant\n",
 				attach_mode__name(order[i]), probe_err.msg);
-			*e = probe_err;
+			/* every variant's reason, the best one's first */
+			size_t used = strlen(e->msg);
+
+			snprintf(e->msg + used, sizeof(e->msg) - used, "%s%s",
+				 used ? "; " : "", probe_err.msg);
 		}
 	}
 	if (err) {
 		e->code = err;
 		return err;
 	}
-	pr_info("attached to skb:kfree_skb via %s; socket from %s\n",
+	pr_info("attached to skb:kfree_skb via %s; receiving socket from %s\n",
 		attach_mode__name(t->mode),
-		t->rx_sk ? "rx_sk" : "udp_fail_queue_rcv_skb + headers");
+		t->rx_sk ? "rx_sk"
+		: t->fail_link ? "udp_fail_queue_rcv_skb, else packet headers"
+			       : "packet headers");
 	return 0;
 }
 
@@ -293,18 +303,15 @@ out:
 	return err;
 }
 
-int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
-		 uint64_t *stats)
+/* Add a per-CPU hash map's contents, summed over CPUs, into drops. */
+static int read_hash(struct tracer *t, struct bpf_map *map, struct htab *drops)
 {
-	int fd = bpf_map__fd(t->skel->maps.drops);
-	uint32_t max = bpf_map__max_entries(t->skel->maps.drops);
+	int fd = bpf_map__fd(map);
+	uint32_t max = bpf_map__max_entries(map);
 	uint64_t in = 0, out = 0;
 	bool first = true;
-	const void *key;
-	void *val;
 	int err;
 
-	htab__clear(drops);
 	if (ensure_bufs(t, max))
 		return -ENOMEM;
 	/* the whole map in as few syscalls as it takes (per-CPU values) */
@@ -327,10 +334,25 @@ int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 				add_val(sum, &pc[c]);
 		}
 		if (err) /* ENOENT: that was the last batch */
-			break;
+			return 0;
 		in = out;
 		first = false;
 	}
+}
+
+int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
+		 uint64_t *stats)
+{
+	const void *key;
+	void *val;
+	int err;
+
+	htab__clear(drops);
+	err = read_hash(t, t->skel->maps.drops, drops);
+	if (!err)
+		err = read_hash(t, t->skel->maps.flows, drops);
+	if (err)
+		return err;
 
 	/* the slot table: owned slots only, their counts only ever grow */
 	for (uint32_t i = 0; i < t->nslots; i++) {
@@ -356,6 +378,27 @@ int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 	for (int s = 0; s < UD_OVERFLOW_SLOTS; s++)
 		stats[UD_STAT_EVENTS] += overflow[s].skbs;
 	return 0;
+}
+
+uint64_t tracer__missed(struct tracer *t)
+{
+	struct bpf_program *progs[2] = { NULL, NULL };
+	uint64_t missed = 0;
+
+	progs[0] = t->mode == ATTACH_TP_BTF ? t->skel->progs.udpdrop_kfree_btf
+		   : t->mode == ATTACH_RAW_TP ? t->skel->progs.udpdrop_kfree_raw
+					      : t->skel->progs.udpdrop_kfree_tp;
+	if (t->fail_link)
+		progs[1] = t->skel->progs.udpdrop_fail_raw;
+	for (int i = 0; i < 2; i++) {
+		struct bpf_prog_info info = {};
+		uint32_t len = sizeof(info);
+
+		if (progs[i] &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len))
+			missed += info.recursion_misses;
+	}
+	return missed;
 }
 
 int tracer__prog_ids(struct tracer *t, uint32_t *ids, int n)

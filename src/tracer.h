@@ -21,8 +21,8 @@ struct tracer_opts {
 	bool no_rx_sk;          /* use the pre-6.11 attribution path */
 	uint32_t map_entries;   /* 0: default */
 	uint32_t frag_window_s; /* 0: default */
-	/* text range of inet_frag_rbtree_purge (0, 0 if unknown) */
-	uint64_t purge_start, purge_end;
+	/* kernel text ranges by enum ud_range (0, 0 if unknown) */
+	uint64_t range_start[UD_RANGE_MAX], range_end[UD_RANGE_MAX];
 };
 
 struct tracer {
@@ -58,6 +58,11 @@ void tracer__close(struct tracer *t);
  */
 int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 		 uint64_t *stats);
+/*
+ * Events the kernel did not run the programs for: a kfree_skb while the
+ * program was already running on that CPU (recursion_misses).
+ */
+uint64_t tracer__missed(struct tracer *t);
 /* Program ids, for tests and `bpftool prog show id`. */
 int tracer__prog_ids(struct tracer *t, uint32_t *ids, int n);
 

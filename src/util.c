@@ -167,6 +167,25 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	}
 }
 
+void sb_append(struct strbuf *sb, const char *s, size_t n)
+{
+	if (sb->len + n + 1 > sb->cap) {
+		size_t ncap = sb->cap ? sb->cap * 2 : 256;
+		char *nb;
+
+		while (ncap < sb->len + n + 1)
+			ncap *= 2;
+		nb = realloc(sb->buf, ncap);
+		if (!nb)
+			abort(); /* out of memory formatting output */
+		sb->buf = nb;
+		sb->cap = ncap;
+	}
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
 void sb_free(struct strbuf *sb)
 {
 	free(sb->buf);

@@ -33,6 +33,7 @@ struct strbuf {
 };
 void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void sb_append(struct strbuf *sb, const char *s, size_t n);
 void sb_free(struct strbuf *sb);
 
 #endif

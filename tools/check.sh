@@ -17,15 +17,16 @@ tier() { # NAME COMMAND...
 	echo "=== $name"
 	"$@" 2>&1 | tee "$log"
 	local rc=${PIPESTATUS[0]}
-	line=$(grep -E '^[a-z-]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+	# a tier may run several suites: add up every result line
+	line=$(grep -E '^[a-z-]+: [0-9]+ passed, [0-9]+ failed' "$log")
 	if [[ -z $line ]]; then
 		echo "=== $name: no test result line (exit $rc): tier did not run" >&2
 		total_fail=$((total_fail + 1))
 		status=1
 		return
 	fi
-	p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")
-	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line" | awk '{ s += $1 } END { print s }')
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line" | awk '{ s += $1 } END { print s }')
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	if ((rc != 0 || f != 0 || p == 0)); then

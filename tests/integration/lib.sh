@@ -110,7 +110,8 @@ start_top() {
 	# empty them first: a previous run's "tracing" line must not count
 	: >"$TOP_OUT"
 	: >"$TOP_ERR"
-	"$UDPDROP" top --json -i "$TOP_INTERVAL" "$@" >"$TOP_OUT" 2>"$TOP_ERR" &
+	# UDPDROP_WRAP: a command to run it under (e.g. a private mount ns)
+	${UDPDROP_WRAP:-} "$UDPDROP" top --json -i "$TOP_INTERVAL" "$@" >"$TOP_OUT" 2>"$TOP_ERR" &
 	TOP_PID=$!
 	local i
 	for ((i = 0; i < 100; i++)); do

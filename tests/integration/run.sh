@@ -18,9 +18,11 @@ fi
 # ---------------------------------------------------------------------------
 
 # rcvbuf: a receiver that never reads, a small SO_RCVBUF.
-# Extra args go to udpdrop (the attach-variant tests reuse this).
+# $1: how the socket must have been found (JSON "attribution");
+# further args go to udpdrop (the attach-variant tests reuse this).
 rcvbuf_case() {
-	local sent got dropped
+	local via=$1 sent got dropped
+	shift
 	setup_hosts || return
 	start_recv "$B" "$V4B:5001" --rcvbuf 4096 || return
 	local rpid=$RECV_PID rout=$RECV_OUT
@@ -46,19 +48,21 @@ rcvbuf_case() {
 	expect_eq "totals.drops" "$(final .totals.drops)" "$dropped"
 	expect_eq "totals.attributed" "$(final .totals.attributed)" "$dropped"
 	expect_eq "netns" "$(socket_field "$V4B:5001" .netns)" "$(ns_inode "$B")"
+	expect_eq "attribution" "$(socket_field "$V4B:5001" '.attribution | join(",")')" "$via"
 }
 
-test_rcvbuf() { rcvbuf_case; }
-test_rcvbuf_raw_tp_no_rx_sk() { rcvbuf_case --attach raw_tp --no-rx-sk; }
+test_rcvbuf() { rcvbuf_case rx_sk; }
+# the pre-6.11 path: the socket handed over by udp_fail_queue_rcv_skb
+test_rcvbuf_raw_tp_no_rx_sk() { rcvbuf_case udp_fail_queue_rcv_skb --attach raw_tp --no-rx-sk; }
 
+# Classic tracepoints need tracefs: with-tracefs.sh mounts it in a private
+# mount namespace for udpdrop alone.
 test_rcvbuf_tracepoint() {
-	local mounted=
-	if [[ ! -d /sys/kernel/tracing/events ]]; then
-		mount -t tracefs nodev /sys/kernel/tracing || { fail "cannot mount tracefs"; return; }
-		mounted=1
-	fi
-	rcvbuf_case --attach tracepoint
-	[[ -n $mounted ]] && umount /sys/kernel/tracing
+	UDPDROP_WRAP=tests/integration/with-tracefs.sh rcvbuf_case rx_sk --attach tracepoint
+}
+# no socket on the record at all: found by the packet's destination
+test_rcvbuf_tracepoint_no_rx_sk() {
+	UDPDROP_WRAP=tests/integration/with-tracefs.sh rcvbuf_case flow --attach tracepoint --no-rx-sk
 }
 
 # rcvbuf with datagrams larger than the MTU: one drop per datagram, and
@@ -293,10 +297,10 @@ test_filters() {
 	start_recv "$B" "$V4B:5021" --rcvbuf 4096 || return
 	local p2=$RECV_PID o2=$RECV_OUT
 
-	start_top --port 5020 || return
+	start_top --port 5020 -N "$B" || return
 	local s1=$(send "$A" "$V4B:5020" -c 80 -s 1000)
 	local s2=$(send "$A" "$V4B:5021" -c 80 -s 1000)
-	send "$B" "$V4A:5020" -c 10 >/dev/null # no_socket in A, port 5020: kept
+	send "$A" "[$V6B]:5020" -c 10 >/dev/null # no IPv6 socket on 5020: kept
 	settle
 	stop_top || return
 	cp "$T/final.json" "$T/port.json"
@@ -356,7 +360,6 @@ test_missing_kernel_features() {
 	rc=$?
 	expect_eq "no tracefs, --attach tracepoint: exit" "$rc" 4
 	[[ $out == *tracefs* ]] || fail "no tracefs: message does not name tracefs: '$out'"
-	expect_eq "nothing left attached" "$(udpdrop_progs_after_release)" 0
 }
 
 # make install honours DESTDIR and PREFIX and installs a working binary.
@@ -371,41 +374,109 @@ test_install() {
 	rm -rf "$d"
 }
 
-# Programs are freed after an RCU grace period once the last fd closes:
-# poll a little before calling one a leftover.
-udpdrop_progs_after_release() {
-	local i n
-	for ((i = 0; i < 40; i++)); do
-		n=$(bpftool prog show -j | jq '[.[] | select(.name | startswith("udpdrop_"))] | length')
-		((n == 0)) && break
+# The ids of the programs a `udpdrop top -v` run reports (its stderr file).
+prog_ids_of() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		grep -q 'tracing UDP drops' "$1" && break
 		sleep 0.1
 	done
-	echo "$n"
+	sed -n 's/.*program id \([0-9]*\) .*/\1/p' "$1"
+}
+
+# Are any of these program ids still loaded? Freed after an RCU grace
+# period once the last fd closes: poll a little before calling it a leak.
+ids_left() {
+	local i id left
+	for ((i = 0; i < 40; i++)); do
+		left=
+		for id in "$@"; do
+			bpftool prog show id "$id" >/dev/null 2>&1 && left+="$id "
+		done
+		[[ -z $left ]] && break
+		sleep 0.1
+	done
+	echo "${left:-none}"
 }
 
 # SIGTERM prints the summary and exits 0; SIGKILL leaves nothing attached.
 test_signals() {
 	setup_hosts || return
-	local out=$T/sig.out
-	"$UDPDROP" top -b -i 5 >"$out" 2>/dev/null &
+	local out=$T/sig.out err=$T/sig.err ids
+	"$UDPDROP" top -b -i 5 -v >"$out" 2>"$err" &
 	local pid=$!
-	sleep 1.5
-	local ids=$(bpftool prog show -j | jq -r '.[] | select(.name | startswith("udpdrop_")) | .id' | sort | tr '\n' ' ')
-	[[ -n $ids ]] || fail "no udpdrop program attached while running"
+	ids=$(prog_ids_of "$err")
+	[[ -n $ids ]] || { fail "no program ids reported: $(cat "$err")"; return; }
+	for id in $ids; do
+		bpftool prog show id "$id" >/dev/null 2>&1 || fail "program $id not loaded while running"
+	done
 	kill -TERM "$pid"
 	wait "$pid"
 	expect_eq "SIGTERM exit" "$?" 0
 	grep -q '=== summary' "$out" || fail "SIGTERM: no summary printed"
-	expect_eq "after SIGTERM: programs left" "$(udpdrop_progs_after_release)" 0
+	expect_eq "after SIGTERM: programs left" "$(ids_left $ids)" none
 
-	"$UDPDROP" top -b -i 5 >/dev/null 2>&1 &
+	"$UDPDROP" top -b -i 5 -v >/dev/null 2>"$err" &
 	pid=$!
-	sleep 1.5
+	ids=$(prog_ids_of "$err")
+	[[ -n $ids ]] || { fail "no program ids reported"; return; }
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
-	expect_eq "after SIGKILL: programs left" "$(udpdrop_progs_after_release)" 0
-	expect_eq "after SIGKILL: links left" \
-		"$(bpftool link show -j 2>/dev/null | jq '[.[] | select((.tp_name // "") == "kfree_skb")] | length')" 0
+	expect_eq "after SIGKILL: programs left" "$(ids_left $ids)" none
+}
+
+# Datagrams still queued when their socket closes: socket_close, on that
+# socket, in its netns (the kernel frees them with no reason and no netns).
+test_socket_close() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:5030" --rcvbuf 1000000 || return
+	local rpid=$RECV_PID
+	start_top -N "$B" || return
+	local sent=$(send "$A" "$V4B:5030" -c 25 -s 200)
+	settle
+	local queued=$(ip netns exec "$B" ss -uanH "sport = :5030" | awk '{ print $2 }')
+	{ kill -KILL "$rpid"; wait "$rpid"; } 2>/dev/null
+	settle 1 # the queue is purged from an RCU callback
+	stop_top || return
+	expect_eq sent "$sent" 25
+	expect_gt "queued bytes before the kill" "$queued" 0
+	expect_eq "socket_close drops" "$(socket_field "$V4B:5030" .causes.socket_close)" 25
+	expect_eq "the socket has gone" "$(socket_field "$V4B:5030" .alive)" false
+	expect_eq "netns" "$(socket_field "$V4B:5030" .netns)" "$(ns_inode "$B")"
+}
+
+# A service restarts on the same port: each socket keeps the drops of its
+# own lifetime (nft drops them before any socket is looked up).
+test_restart_same_port() {
+	setup_hosts || return
+	ip netns exec "$B" nft -f - <<-EOF || { fail "nft"; return; }
+	table inet udt {
+		chain in {
+			type filter hook input priority 0;
+			udp dport 5031 counter drop
+		}
+	}
+	EOF
+	start_recv "$B" "$V4B:5031" --read || return
+	local p1=$RECV_PID o1=$RECV_OUT
+	start_top -N "$B" -i 0.3 || return
+	send "$A" "$V4B:5031" -c 20 >/dev/null
+	sleep 1 # an interval or more: the drops are seen while p1 is alive
+	stop_recv "$p1" "$o1" >/dev/null
+	sleep 0.3
+	start_recv "$B" "$V4B:5031" --read || return
+	local p2=$RECV_PID o2=$RECV_OUT
+	sleep 0.8 # the new socket is seen before its drops
+	send "$A" "$V4B:5031" -c 30 >/dev/null
+	settle 1
+	stop_top || return
+	expect_eq "first socket's drops" \
+		"$(final '[.sockets[] | select(.alive == false)][0].drops')" 20
+	expect_eq "second socket's drops" \
+		"$(final '[.sockets[] | select(.alive == true)][0].drops')" 30
+	expect_eq "second socket's owner" \
+		"$(final '[.sockets[] | select(.alive == true)][0].pid')" "$p2"
+	stop_recv "$p2" "$o2" >/dev/null
 }
 
 # ---------------------------------------------------------------------------
