@@ -9,7 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <linux/nsfs.h>
 #include <unistd.h>
 #include "netns.h"
 #include "util.h"
@@ -141,10 +145,22 @@ int netns__resolve(const struct netns_table *t, const char *spec,
 			}
 		return -ENOENT;
 	}
-	v = inode_of(spec);
-	if (!v)
+	/* a path: it must be a network namespace file (nsfs, type net) */
+	int fd = open(spec, O_RDONLY | O_CLOEXEC);
+	struct statfs sfs;
+	struct stat st;
+	int type;
+
+	if (fd < 0)
 		return -ENOENT;
-	*inode = v;
+	type = ioctl(fd, NS_GET_NSTYPE);
+	if (fstatfs(fd, &sfs) || sfs.f_type != NSFS_MAGIC || type != CLONE_NEWNET ||
+	    fstat(fd, &st)) {
+		close(fd);
+		return -ENOENT;
+	}
+	close(fd);
+	*inode = st.st_ino;
 	return 0;
 }
 

@@ -72,7 +72,9 @@ static double row_rate(const struct model *m, const struct row *r, bool final)
 
 static uint64_t mib_delta(const struct netns_counters *nc, enum mib_id id)
 {
-	return nc->cur.v[id] - nc->base.v[id];
+	/* counters only grow: less than the base means another netns now
+	 * has this inode (reused), so no honest delta exists: say 0 */
+	return nc->cur.v[id] >= nc->base.v[id] ? nc->cur.v[id] - nc->base.v[id] : 0;
 }
 
 /* Which causes reconcile with counters, in print order. */
