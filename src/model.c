@@ -163,6 +163,7 @@ static void counters_read(struct model *m, uint32_t netns)
 }
 
 static void remember_sockets(struct model *m, bool baseline);
+static void index_port(struct model *m, const struct sock_info *si);
 static uint64_t netns_cause_all(struct model *m, uint32_t netns, enum cause c);
 
 int model__baseline(struct model *m)
@@ -311,6 +312,7 @@ static void remember_sockets(struct model *m, bool baseline)
 		memcpy(k->pids, prev.pids, sizeof(k->pids));
 		memcpy(k->comm, prev.comm, sizeof(k->comm));
 		k->owner_tried = prev.owner_tried;
+		k->last_seen_ns = now_ns();
 		if (si->inode && (c = htab__upsert(&m->inode2cookie, &si->inode, NULL)))
 			*c = si->cookie;
 		if (created)
@@ -420,6 +422,74 @@ static uint64_t attribute_flow(struct model *m, const struct ud_key *k,
 		}
 	}
 	return 0;
+}
+
+/*
+ * Sockets come and go (a DNS client may open one per query): forget those
+ * closed for a while that never dropped, so memory follows what is
+ * running rather than everything that ever ran. A socket with a row is
+ * kept: its row names it. Runs once a minute.
+ */
+#define FORGET_AFTER_NS (60 * 1000000000ull)
+
+static void forget_sockets(struct model *m, uint64_t now)
+{
+	struct htab known, inodes, ports;
+	size_t it = 0;
+	const void *key;
+	void *val;
+
+	if (now - m->forget_ns < FORGET_AFTER_NS)
+		return;
+	m->forget_ns = now;
+	if (htab__init(&known, sizeof(uint64_t), sizeof(struct sock_info)))
+		return;
+	if (htab__init(&inodes, sizeof(uint32_t), sizeof(uint64_t))) {
+		htab__free(&known);
+		return;
+	}
+	if (htab__init(&ports, sizeof(struct port_key), sizeof(struct port_socks))) {
+		htab__free(&known);
+		htab__free(&inodes);
+		return;
+	}
+	while (htab__next(&m->known, &it, &key, &val)) {
+		const struct sock_info *si = val;
+		struct row_key rk = { .kind = ROW_SOCKET, .netns = si->netns,
+				      .cookie = si->cookie };
+		struct sock_info *ns;
+		uint64_t *c;
+
+		struct row *r = htab__find(&m->rows, &rk);
+
+		/* (last seen may be later than `now`, taken before the dump) */
+		bool stale = now > si->last_seen_ns &&
+			     now - si->last_seen_ns > FORGET_AFTER_NS;
+
+		if (stale && !(r && r->skbs))
+			continue;
+		ns = htab__upsert(&known, &si->cookie, NULL);
+		if (!ns)
+			goto fail;
+		*ns = *si;
+		if (si->inode && (c = htab__upsert(&inodes, &si->inode, NULL)))
+			*c = si->cookie;
+	}
+	/* the port index and the inode map now name only kept sockets */
+	htab__free(&m->known);
+	htab__free(&m->inode2cookie);
+	m->known = known;
+	m->inode2cookie = inodes;
+	htab__free(&m->by_port);
+	m->by_port = ports;
+	it = 0;
+	while (htab__next(&m->known, &it, &key, &val))
+		index_port(m, val);
+	return;
+fail:
+	htab__free(&known);
+	htab__free(&inodes);
+	htab__free(&ports);
 }
 
 /* Causes whose drops are never a bound socket's, whatever is bound now. */
@@ -680,6 +750,7 @@ int model__update(struct model *m, struct htab *drops,
 		(void)err; /* UDP-Lite may be absent: nothing to show then */
 	}
 	remember_sockets(m, false);
+	forget_sockets(m, now);
 	refresh_pid_inodes(m);
 
 	/* rows: rebuild the cumulative counts from the snapshot */

@@ -139,6 +139,7 @@ struct model {
 	int8_t cause_cache[1024]; /* reason value -> cause, -1 unknown yet */
 	uint64_t start_ns, last_ns;
 	uint64_t owners_ns;      /* last full walk of /proc for socket owners */
+	uint64_t forget_ns;      /* last pruning of long-closed sockets */
 	double interval;         /* seconds covered by the last update */
 	double start_wall;
 	/* the sorted view of the last update */

@@ -30,6 +30,7 @@ struct sock_info {
 	int pids[SOCK_MAX_PIDS];
 	char comm[16];         /* of pids[0] */
 	bool owner_tried;      /* looked for owners at least once */
+	uint64_t last_seen_ns; /* in a dump (model's clock), for forgetting */
 };
 
 struct socktab {

@@ -903,6 +903,40 @@ static void test_all_quiet(void **state)
 	ASSERT_LACKS(p, "by cause:");
 }
 
+/*
+ * Closed sockets are forgotten a minute after they were last seen, unless
+ * they dropped (their row names them); live ones never are.
+ */
+static void test_forget_closed_sockets(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	uint16_t p0, p1;
+	uint64_t quiet, dropped;
+
+	fx_init(f, &o);
+	quiet = open_udp(f, 0, &p0);
+	dropped = open_udp(f, 1, &p1);
+	put(f, sock_key(f, f->r_rcvbuff, dropped), 2, 2, 200);
+	update_at(f, 1000);
+	assert_non_null(htab__find(&f->m.known, &quiet));
+	assert_non_null(htab__find(&f->m.known, &dropped));
+	close(f->fds[0]);
+	close(f->fds[1]);
+	f->fds[0] = f->fds[1] = -1;
+	update_at(f, 2000); /* closed, but seen a moment ago: kept */
+	assert_non_null(htab__find(&f->m.known, &quiet));
+	update_at(f, 2000 + 61000);
+	assert_null(htab__find(&f->m.known, &quiet));
+	assert_non_null(htab__find(&f->m.known, &dropped));
+	/* the row still names its socket */
+	struct row *r = find_sock(&f->m, dropped);
+
+	assert_non_null(r);
+	assert_true(r->have_sock);
+	assert_int_equal(r->sock.sport, p1);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -917,6 +951,7 @@ int main(void)
 		T(test_overflow),
 		T(test_plain),
 		T(test_known_socket),
+		T(test_forget_closed_sockets),
 		T(test_flow_attributed),
 		T(test_pid_filter),
 		T(test_port_filter),
