@@ -710,9 +710,13 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 	return 0;
 }
 
-/* tp_btf: arguments are typed, reads are plain loads. */
-SEC("tp_btf/kfree_skb")
-int BPF_PROG(udpdrop_kfree_btf, struct sk_buff *skb, void *location)
+/*
+ * tp_btf and raw_tp take the same arguments (skb, location, reason,
+ * rx_sk); in tp_btf they are typed and read with plain loads, in raw_tp
+ * every read is a probe read. The CO-RE checks drop the arguments this
+ * kernel lacks, so the verifier never sees a read past the last one.
+ */
+static __always_inline int from_args(bool direct, __u64 *ctx)
 {
 	__u32 reason = 0;
 	struct sock *rx_sk = NULL;
@@ -721,21 +725,20 @@ int BPF_PROG(udpdrop_kfree_btf, struct sk_buff *skb, void *location)
 		reason = (__u32)ctx[2];
 	if (kfree_skb_has_rx_sk() && use_rx_sk)
 		rx_sk = (struct sock *)ctx[3];
-	return classify(true, skb, location, reason, rx_sk);
+	return classify(direct, (struct sk_buff *)ctx[0], (void *)ctx[1], reason,
+			rx_sk);
 }
 
-/* raw_tp: same arguments, untyped: every read is a probe read. */
-SEC("raw_tp/kfree_skb")
-int BPF_PROG(udpdrop_kfree_raw, struct sk_buff *skb, void *location)
+SEC("tp_btf/kfree_skb")
+int BPF_PROG(udpdrop_kfree_btf)
 {
-	__u32 reason = 0;
-	struct sock *rx_sk = NULL;
+	return from_args(true, ctx);
+}
 
-	if (kfree_skb_has_reason())
-		reason = (__u32)ctx[2];
-	if (kfree_skb_has_rx_sk() && use_rx_sk)
-		rx_sk = (struct sock *)ctx[3];
-	return classify(false, skb, location, reason, rx_sk);
+SEC("raw_tp/kfree_skb")
+int BPF_PROG(udpdrop_kfree_raw)
+{
+	return from_args(false, ctx);
 }
 
 /* Classic tracepoint: the record the trace event fills in (needs tracefs). */

@@ -576,6 +576,7 @@ static bool row_visible(struct model *m, const struct row *r)
 	return r->dirty;
 }
 
+/* Most drops first; the key itself is the stable tie-breaker. */
 static int cmp_rows_total(const void *a, const void *b)
 {
 	const struct row *x = *(const struct row **)a, *y = *(const struct row **)b;
@@ -593,18 +594,14 @@ void model__sort_by_total(struct model *m)
 	qsort(m->view_flows, m->nview_flows, sizeof(*m->view_flows), cmp_rows_total);
 }
 
+/* Busiest in the last interval first, then the summary's order. */
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct row *x = *(const struct row **)a, *y = *(const struct row **)b;
 
 	if (x->rate != y->rate)
 		return x->rate > y->rate ? -1 : 1;
-	if (x->drops != y->drops)
-		return x->drops > y->drops ? -1 : 1;
-	if (x->skbs != y->skbs)
-		return x->skbs > y->skbs ? -1 : 1;
-	/* stable tie-breaker: the key itself */
-	return memcmp(&x->key, &y->key, sizeof(x->key));
+	return cmp_rows_total(a, b);
 }
 
 static void fill_sock(struct model *m, struct row *r)

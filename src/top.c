@@ -187,6 +187,26 @@ static int emit(struct model *m, struct top_opts *o, const char *attach,
 	return 0;
 }
 
+/*
+ * One interval's reading: the kernel counters just before the tracer's
+ * maps (the baseline was taken in the same order), then the join.
+ */
+static int refresh(struct model *m, struct tracer *t, struct htab *drops,
+		   struct ud_val *overflow, uint64_t *stats)
+{
+	int err;
+
+	model__read_counters(m);
+	m->missed = tracer__missed(t);
+	err = tracer__read(t, drops, overflow, stats);
+	if (!err)
+		err = model__update(m, drops, overflow, stats, now_ns());
+	if (err)
+		fprintf(stderr, "udpdrop: reading the drop counts failed: %s\n",
+			strerror(-err));
+	return err;
+}
+
 int do_top(int argc, char **argv)
 {
 	struct top_opts o = {};
@@ -316,16 +336,8 @@ int do_top(int argc, char **argv)
 		 * intervals of a few microseconds each */
 		if (next < now_ns())
 			next = now_ns() + step;
-		model__read_counters(&m);
-		m.missed = tracer__missed(&t);
-		err = tracer__read(&t, &drops, overflow, stats);
-		if (!err)
-			err = model__update(&m, &drops, overflow, stats, now_ns());
-		if (err) {
-			fprintf(stderr, "udpdrop: reading the drop counts failed: %s\n",
-				strerror(-err));
+		if (refresh(&m, &t, &drops, overflow, stats))
 			goto out;
-		}
 		if (o.count && i + 1 == o.count)
 			break; /* the last interval is the summary's */
 		err = emit(&m, &o, attach_mode__name(t.mode), false);
@@ -335,15 +347,8 @@ int do_top(int argc, char **argv)
 			goto out_write;
 	}
 	/* the summary: one last read so nothing between ticks is lost */
-	model__read_counters(&m);
-	m.missed = tracer__missed(&t);
-	err = tracer__read(&t, &drops, overflow, stats);
-	if (!err)
-		err = model__update(&m, &drops, overflow, stats, now_ns());
-	if (err) {
-		fprintf(stderr, "udpdrop: reading the drop counts failed: %s\n", strerror(-err));
+	if (refresh(&m, &t, &drops, overflow, stats))
 		goto out;
-	}
 	model__sort_by_total(&m);
 	err = emit(&m, &o, attach_mode__name(t.mode), true);
 	if (err && err != -EPIPE)
