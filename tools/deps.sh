@@ -5,10 +5,10 @@
 set -euo pipefail
 
 pkgs=(
-	clang llvm make pkg-config           # build: BPF with clang, user space with cc
+	clang llvm gcc libc6-dev make pkg-config # build: BPF with clang, user space with cc
 	libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev
 	libcmocka-dev                        # unit tests
-	iproute2 nftables jq tmux util-linux # integration tests: netns, veth, nft, tc
+	iproute2 nftables jq tmux util-linux procps # integration: netns, veth, nft, tc, sysctl
 	bpftrace                             # benchmark peer (optional at run time)
 )
 
