@@ -90,10 +90,11 @@ struct {
 } frags SEC(".maps");
 
 /*
- * Per-CPU state. The kernel never runs this program nested on one CPU (a
- * kfree_skb inside a running invocation is skipped and counted in the
- * program's recursion_misses, which user space reports), so plain
- * read-modify-writes here and in the slot table are safe.
+ * Per-CPU state. Since 6.1 the kernel never runs this program nested on
+ * one CPU (a kfree_skb inside a running invocation is skipped and counted
+ * in the program's recursion_misses, which user space reports); older
+ * kernels may nest a softirq invocation inside a process-context one,
+ * and then a count may be lost, as in any per-CPU BPF counter.
  *
  * Hand-over between consecutive events on one CPU:
  * - children: freeing a reassembled (or GRO) skb frees its frag_list
@@ -442,11 +443,17 @@ static __always_inline struct ud_val *slot_val(struct handover *ho,
 		return NULL;
 	if (s->state == UD_SLOT_READY)
 		return key_eq(&s->key, k) ? &s->val : NULL;
-	if (s->state != UD_SLOT_FREE)
+	/*
+	 * A free slot: claim it. Kernels before 6.1 may nest this program
+	 * on one CPU (no recursion guard on raw tracepoints then), so the
+	 * claim is a compare-and-swap; it runs once per slot, not per drop.
+	 * READY is stored last, with a full barrier, so user space reading
+	 * the mmap never sees a half-written key.
+	 */
+	if (s->state != UD_SLOT_FREE ||
+	    __sync_val_compare_and_swap(&s->state, UD_SLOT_FREE, UD_SLOT_CLAIMED) !=
+		    UD_SLOT_FREE)
 		return NULL;
-	/* a free slot: ours. READY is stored last, with a full barrier, so
-	 * user space reading the mmap never sees a half-written key */
-	s->state = UD_SLOT_CLAIMED;
 	s->key = *k;
 	__sync_lock_test_and_set(&s->state, UD_SLOT_READY);
 	return &s->val;
@@ -500,8 +507,9 @@ static __always_inline long account(struct handover *ho, struct ud_key *k,
 
 static __always_inline bool filtered_out(struct ud_key *k, __u16 lport)
 {
-	/* netns 0: not knowable here (see UD_KEY_CLOSE); user space filters */
-	if (filter_netns && k->netns && k->netns != filter_netns)
+	/* a closing socket's queue has no netns here: user space filters it */
+	if (filter_netns && k->netns != filter_netns &&
+	    !(k->flags & UD_KEY_CLOSE))
 		return true;
 	if (filter_port && lport != filter_port && k->dport != filter_port)
 		return true;

@@ -39,16 +39,30 @@ void json_obj_end(struct json *j) { close_(j, '}'); }
 void json_arr_begin(struct json *j) { open_(j, '['); }
 void json_arr_end(struct json *j) { close_(j, ']'); }
 
-/* Length of a valid UTF-8 sequence at p (1-4), or 0 if invalid. */
+/*
+ * Length of a valid UTF-8 sequence at p (1-4), or 0 if invalid: no
+ * overlong forms, no surrogates, nothing above U+10FFFF (RFC 3629).
+ */
 static int utf8_len(const unsigned char *p)
 {
 	int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+	unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
 
 	if (p[0] < 0x80)
 		return 1;
 	if (!n || p[0] > 0xf4)
 		return 0;
-	for (int i = 1; i < n; i++)
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (int i = 2; i < n; i++)
 		if ((p[i] & 0xc0) != 0x80)
 			return 0;
 	return n;

@@ -217,9 +217,18 @@ void model__read_counters(struct model *m)
 		struct netns_counters *nc = &m->counters[i];
 		struct mib now;
 
-		/* only the netns on show; a failed read keeps the last good one */
-		if (nc->have_base && nc->in_view &&
-		    !mib__read(&m->nt, nc->netns, &now))
+		if (!nc->in_view)
+			continue; /* only the netns on show */
+		if (!nc->have_base) {
+			/* first sight (see model__update): the base, now */
+			if (!mib__read(&m->nt, nc->netns, &nc->base)) {
+				nc->cur = nc->base;
+				nc->have_base = nc->base_fresh = true;
+			}
+			continue;
+		}
+		/* a failed read keeps the last good one */
+		if (!mib__read(&m->nt, nc->netns, &now))
 			nc->cur = now;
 	}
 }
@@ -340,23 +349,43 @@ static void refresh_pid_inodes(struct model *m)
 		htab__upsert(&m->pid_inodes, &inodes[i], NULL);
 }
 
-/* Is addr one of netns's own addresses (so the datagram was for this host)? */
+/*
+ * Could a datagram to addr be for netns itself? Its own addresses, all of
+ * 127/8, broadcast and multicast (delivered to bound sockets too). When
+ * the address list cannot be read or was cut short, say yes: better a
+ * match by port than no match at all.
+ */
 static bool addr_is_local(struct model *m, uint32_t netns, int family,
 			  const uint8_t *addr)
 {
 	struct local_addrs *la = htab__find(&m->local_addrs, &netns);
 
+	if (family == AF_INET &&
+	    (addr[0] == 127 || addr[0] >= 224 /* multicast, class E, broadcast */))
+		return true;
+	if (family == AF_INET6 && addr[0] == 0xff)
+		return true;
 	if (!la) {
 		la = htab__upsert(&m->local_addrs, &netns, NULL);
 		if (!la)
-			return false;
-		netns__local_addrs(&m->nt, netns, la);
+			return true;
+		if (netns__local_addrs(&m->nt, netns, la))
+			la->n = -1; /* unreadable */
 	}
+	if (la->n < 0 || la->n >= LOCAL_ADDRS_MAX)
+		return true;
 	for (int i = 0; i < la->n; i++)
 		if (la->v[i].family == family &&
 		    !memcmp(la->v[i].addr, addr, family == AF_INET6 ? 16 : 4))
 			return true;
 	return false;
+}
+
+static int cmp_last_seen(const void *a, const void *b)
+{
+	const struct sock_info *x = a, *y = b;
+
+	return x->last_seen_ns > y->last_seen_ns ? -1 : x->last_seen_ns < y->last_seen_ns;
 }
 
 static void candidates(struct model *m, const struct port_socks *ps,
@@ -409,9 +438,14 @@ static uint64_t attribute_flow(struct model *m, const struct ud_key *k,
 					candidates(m, val, alive, &one);
 			}
 		}
+		if (closing) /* the socket that closed last is the likeliest */
+			qsort(cand, one.n, sizeof(cand[0]), cmp_last_seen);
 		for (int i = 0; i < one.n; i++) {
 			struct sock_info *si;
 
+			/* a closing queue: only a netns the datagram was for */
+			if (closing && !addr_is_local(m, cand[i].netns, k->family, k->daddr))
+				continue;
 			/* each candidate in its own netns (one netns if not closing) */
 			si = socktab__lookup(&one, cand[i].netns, k->family, k->proto,
 					     k->saddr, k->daddr, k->dport);
@@ -432,7 +466,8 @@ static uint64_t attribute_flow(struct model *m, const struct ud_key *k,
  */
 #define FORGET_AFTER_NS (60 * 1000000000ull)
 
-static void forget_sockets(struct model *m, uint64_t now)
+static void forget_sockets(struct model *m, uint64_t now,
+			   const uint32_t *dumped, int ndumped)
 {
 	struct htab known, inodes, ports;
 	size_t it = 0;
@@ -462,8 +497,13 @@ static void forget_sockets(struct model *m, uint64_t now)
 
 		struct row *r = htab__find(&m->rows, &rk);
 
-		/* (last seen may be later than `now`, taken before the dump) */
-		bool stale = now > si->last_seen_ns &&
+		/*
+		 * Gone a minute from dumps of its netns (a netns not dumped
+		 * now tells nothing). Last seen may be later than `now`,
+		 * which was taken before the dump.
+		 */
+		bool stale = netns_in_list(dumped, ndumped, si->netns) &&
+			     now > si->last_seen_ns &&
 			     now - si->last_seen_ns > FORGET_AFTER_NS;
 
 		if (stale && !(r && r->skbs))
@@ -676,12 +716,20 @@ static int add_flow(struct model *m, const struct ud_key *k,
 			fa->n = 1;
 			fa->seg[0].cookie = match;
 			fa->seg[0].netns = netns;
-		} else if (match != fa->seg[fa->n - 1].cookie &&
-			   fa->n < FLOW_SEGS) {
-			fa->seg[fa->n].cookie = match;
-			fa->seg[fa->n].netns = netns;
-			fa->seg[fa->n].start = fa->last;
-			fa->n++;
+		} else if (match != fa->seg[fa->n - 1].cookie && fa->n < FLOW_SEGS) {
+			/*
+			 * The last segment is kept for "no socket": once the
+			 * others are used up, what follows stays with the flow
+			 * rather than going to a socket that has gone.
+			 */
+			if (fa->n == FLOW_SEGS - 1)
+				match = 0;
+			if (match != fa->seg[fa->n - 1].cookie) {
+				fa->seg[fa->n].cookie = match;
+				fa->seg[fa->n].netns = netns;
+				fa->seg[fa->n].start = fa->last;
+				fa->n++;
+			}
 		}
 		fa->last = *v;
 	}
@@ -727,9 +775,27 @@ int model__update(struct model *m, struct htab *drops,
 		for (it = 0; htab__next(drops, &it, &key, &val);) {
 			const struct ud_key *k = key;
 
-			if (!netns_in_list(netns_list, nnetns, k->netns) &&
+			if (k->netns && !netns_in_list(netns_list, nnetns, k->netns) &&
 			    nnetns < (int)ARRAY_SIZE(netns_list))
 				netns_list[nnetns++] = k->netns;
+			/*
+			 * A closing queue has no netns: dump every netns with a
+			 * socket on its port, so which of them is gone is known.
+			 */
+			if (k->flags & UD_KEY_CLOSE) {
+				size_t pit = 0;
+				const void *pkey;
+				void *pval;
+
+				while (htab__next(&m->by_port, &pit, &pkey, &pval)) {
+					const struct port_key *pk = pkey;
+
+					if (pk->port == k->dport && pk->proto == k->proto &&
+					    !netns_in_list(netns_list, nnetns, pk->netns) &&
+					    nnetns < (int)ARRAY_SIZE(netns_list))
+						netns_list[nnetns++] = pk->netns;
+				}
+			}
 		}
 	}
 
@@ -747,7 +813,7 @@ int model__update(struct model *m, struct htab *drops,
 		(void)err; /* UDP-Lite may be absent: nothing to show then */
 	}
 	remember_sockets(m, false);
-	forget_sockets(m, now);
+	forget_sockets(m, now, netns_list, nnetns);
 	refresh_pid_inodes(m);
 
 	/* rows: rebuild the cumulative counts from the snapshot */
@@ -897,11 +963,17 @@ int model__update(struct model *m, struct htab *drops,
 
 		if (!nc)
 			continue;
-		if (!nc->have_base) {
-			counters_read(m, netns_list[i]);
+		/*
+		 * First sight: the kernel's base is read by the next
+		 * model__read_counters, just before the next tracer read,
+		 * and udpdrop's base is taken from that read's snapshot (the
+		 * order the start-up baseline has). Until then, no deltas.
+		 */
+		if (nc->base_fresh) {
 			for (int c = 0; c < CAUSE_MAX; c++)
 				nc->cause_base[c] = netns_cause_all(m, nc->netns, c);
-		} else if (!nc->in_view) {
+			nc->base_fresh = false;
+		} else if (nc->have_base && !nc->in_view) {
 			mib__read(&m->nt, nc->netns, &nc->cur);
 		}
 		nc->in_view = true;

@@ -83,7 +83,7 @@ struct port_socks {
 };
 
 /* Which sockets a socketless flow's counts went to, in order. */
-#define FLOW_SEGS 4
+#define FLOW_SEGS 8 /* the last is kept for "no socket" */
 struct flow_attr {
 	int n;
 	struct {
@@ -108,6 +108,7 @@ struct netns_counters {
 	struct mib base, cur;
 	uint64_t cause_base[CAUSE_MAX]; /* udpdrop's counts at the baseline */
 	bool in_view;                   /* read each interval */
+	bool base_fresh;                /* base just read: take udpdrop's next */
 };
 
 struct model_totals {

@@ -137,7 +137,13 @@ int top__parse_args(int argc, char **argv, struct top_opts *o)
 			 */
 			const char *word = argv[optind - 1];
 			char shortopt[3] = { '-', (char)optopt, 0 };
-			const char *name = !strncmp(word, "--", 2) || !optopt ? word : shortopt;
+			const char *name = optopt ? shortopt : word;
+
+			/* a long option's value is its optopt too: is it this word? */
+			for (const struct option *lo = longopts; optopt && lo->name; lo++)
+				if (lo->val == optopt && !strncmp(word, "--", 2) &&
+				    !strncmp(word + 2, lo->name, strlen(lo->name)))
+					name = word;
 
 			fprintf(stderr, c == ':' ? "udpdrop top: option '%s' needs a value\n"
 						 : "udpdrop top: unknown option '%s'\n", name);
@@ -299,10 +305,20 @@ int do_top(int argc, char **argv)
 
 	err = tracer__open(&t, &o.tracer, &te);
 	if (err) {
-		fprintf(stderr, "udpdrop: %s\n", te.msg);
-		/* privileges were checked: a refusal now is the kernel's
-		 * (the verifier says EACCES, lockdown EPERM) */
-		ret = EXIT_KERNEL;
+		if (err != -EPERM)
+			fprintf(stderr, "udpdrop: %s%s\n", te.msg,
+				log__level() < LOG_DEBUG ? " (-vv shows libbpf and the verifier)" : "");
+		/*
+		 * The capabilities were checked, but they may be a user
+		 * namespace's, which the kernel does not accept for BPF (EPERM);
+		 * the verifier refuses with EACCES, a missing feature otherwise.
+		 */
+		if (err == -EPERM) {
+			fprintf(stderr, "udpdrop: the kernel refused BPF (EPERM): run as root in the initial user namespace (not in a container's), and check kernel lockdown\n");
+			ret = EXIT_PRIV;
+		} else {
+			ret = EXIT_KERNEL;
+		}
 		goto out;
 	}
 	tracer_up = true;

@@ -107,10 +107,8 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 
 	err = udpdrop_bpf__load(skel);
 	if (err) {
-		snprintf(e->msg, sizeof(e->msg),
-			 "cannot load the %s program: %s%s",
-			 attach_mode__name(mode), strerror(-err),
-			 log__level() < LOG_DEBUG ? " (run with -v for the verifier log)" : "");
+		snprintf(e->msg, sizeof(e->msg), "cannot load the %s program: %s",
+			 attach_mode__name(mode), strerror(-err));
 		goto fail;
 	}
 	t->kfree_link = bpf_program__attach(kfree);

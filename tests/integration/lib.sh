@@ -13,6 +13,7 @@ TOP_INTERVAL=${TOP_INTERVAL:-0.5}
 A= B= T= V4A= V4B= V6A= V6B=
 TOP_PID= TOP_OUT= TOP_ERR=
 declare -a BG_PIDS=()
+declare -a EXTRA_NETNS=() # more hosts a test made: removed with the rest
 
 fail() {
 	echo "    FAIL: $*" >&2
@@ -47,6 +48,9 @@ cleanup() {
 		kill -KILL "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
+	for p in "${EXTRA_NETNS[@]}"; do
+		ip netns del "$p" 2>/dev/null
+	done
 	[[ -n "$A" ]] && ip netns del "$A" 2>/dev/null
 	[[ -n "$B" ]] && ip netns del "$B" 2>/dev/null
 	[[ -n "$T" && -d "$T" ]] && rm -rf "$T"

@@ -445,6 +445,30 @@ test_socket_close() {
 	expect_eq "netns" "$(socket_field "$V4B:5030" .netns)" "$(ns_inode "$B")"
 }
 
+# The same, with a live socket on the same port in a third netns: the
+# purged queue is B's, not C's (it has no netns of its own in the kernel).
+test_socket_close_other_netns() {
+	setup_hosts || return
+	local C=udt-$$-c
+	ip netns add "$C" && ip -n "$C" link set lo up || { fail "netns C"; return; }
+	EXTRA_NETNS+=("$C")
+	start_recv "$C" "0.0.0.0:5040" --read || return
+	local cpid=$RECV_PID
+	start_recv "$B" "$V4B:5040" --rcvbuf 1000000 || return
+	local rpid=$RECV_PID
+	start_top || return
+	send "$A" "$V4B:5040" -c 25 -s 200 >/dev/null
+	settle
+	# both close in the same interval: only the address tells them apart
+	{ kill -KILL "$rpid" "$cpid"; wait "$rpid" "$cpid"; } 2>/dev/null
+	settle 1
+	stop_top || return
+	expect_eq "socket_close on B's socket" \
+		"$(final --arg n "$(ns_inode "$B")" '[.sockets[] | select(.netns == ($n | tonumber))][0].causes.socket_close')" 25
+	expect_eq "nothing on C's socket" \
+		"$(final --arg n "$(ns_inode "$C")" '[.sockets[] | select(.netns == ($n | tonumber))] | length')" 0
+}
+
 # A service restarts on the same port: each socket keeps the drops of its
 # own lifetime (nft drops them before any socket is looked up).
 test_restart_same_port() {

@@ -194,6 +194,22 @@ static void test_utf8_passthrough(void **state)
 	assert_string_equal(OUT, "\"caf\xc3\xa9 \xe2\x82\xac\"");
 }
 
+/* Not UTF-8 (a comm can hold any bytes): each bad byte becomes U+FFFD. */
+static void test_invalid_utf8(void **state)
+{
+	json_arr_begin(J);
+	json_str(J, "a\xff" "b");       /* never valid */
+	json_str(J, "\xc3");            /* cut short at the end */
+	json_str(J, "\xe0\x80\xaf");    /* overlong '/' */
+	json_str(J, "\xed\xa0\x80");    /* a UTF-16 surrogate */
+	json_str(J, "\xf4\x90\x80\x80"); /* above U+10FFFF */
+	json_str(J, "\xf0\x9f\x98\x80"); /* U+1F600: valid, kept */
+	json_arr_end(J);
+	assert_string_equal(OUT, "[\"a\\ufffdb\",\"\\ufffd\","
+			    "\"\\ufffd\\ufffd\\ufffd\",\"\\ufffd\\ufffd\\ufffd\","
+			    "\"\\ufffd\\ufffd\\ufffd\\ufffd\",\"\xf0\x9f\x98\x80\"]");
+}
+
 static void test_empty_string(void **state)
 {
 	json_obj_begin(J);
@@ -286,6 +302,7 @@ int main(void)
 		T(test_escaping_controls),
 		T(test_escaping_keys),
 		T(test_utf8_passthrough),
+		T(test_invalid_utf8),
 		T(test_empty_string),
 		T(test_str_null),
 		T(test_numbers),
