@@ -24,7 +24,7 @@ ALL_CFLAGS  := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter \
                -Wno-missing-field-initializers -std=gnu11 -D_GNU_SOURCE \
                -DUDPDROP_VERSION='"$(VERSION)"'
 INCLUDES    := -Iinclude -Isrc -I$(OUTPUT)
-LIBS        := -lbpf -lelf -lz
+LIBS        := -lbpf -lelf -lz $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo) -lm
 BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
                -Wno-unused-function -Wno-compare-distinct-pointer-types \
                -I$(VMLINUX_DIR) -Iinclude -Ibpf
@@ -96,6 +96,11 @@ $(FLOOR_BIN): tools/bench/floor.c $(OUTPUT)/bench_floor.skel.h | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP $< $(LIBS) -o $@
 
+# top's own CPU use: 10,000 sockets held, 1,000 of them made to drop.
+$(OUTPUT)/bench-sockets: tools/bench/sockets.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP $< -o $@
+
 unit: $(UNIT_BINS)
 	$(Q)tools/run-unit.sh $(UNIT_BINS)
 
@@ -133,8 +138,9 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all $(HELPER_BIN)
 	$(Q)tools/demo.sh
 
-bench: udpdrop $(HELPER_BIN) $(FLOOR_BIN)
+bench: udpdrop $(HELPER_BIN) $(FLOOR_BIN) $(OUTPUT)/bench-sockets
 	$(Q)tools/bench.sh
+	$(Q)tools/bench-top.sh
 
 vmlinux:
 	$(Q)tools/gen-vmlinux.sh

@@ -64,6 +64,21 @@ struct {
 	__type(value, struct ud_slot);
 } slots SEC(".maps");
 
+/* Deliveries per socket identity (see struct ud_rx, struct ud_rx_slot). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UD_RX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct ud_rx_slot);
+} rx_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 16384); /* resized by the loader (--map-entries) */
+	__type(key, __u64);
+	__type(value, struct ud_rx);
+} rx SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, UD_OVERFLOW_SLOTS);
@@ -186,19 +201,28 @@ static __always_inline __u32 task_netns(bool direct)
  * socket nobody asked about yet has none, and then the inode names it
  * (user space dumps sockets often, which generates the cookies).
  */
-static __always_inline void sk_identity(bool direct, struct sock *sk,
-					struct ud_key *k)
+static __always_inline __u64 sk_cookie_or_inode(bool direct, struct sock *sk,
+						 bool *inode)
 {
 	__u64 cookie = RD(direct, sk->__sk_common.skc_cookie.counter,
 			  sk, __sk_common.skc_cookie.counter);
 
-	if (cookie) {
-		k->cookie = cookie;
-		return;
-	}
-	k->cookie = RD(direct, sk->sk_socket->file->f_inode->i_ino,
-		       sk, sk_socket, file, f_inode, i_ino);
-	if (k->cookie)
+	*inode = false;
+	if (cookie)
+		return cookie;
+	cookie = RD(direct, sk->sk_socket->file->f_inode->i_ino,
+		    sk, sk_socket, file, f_inode, i_ino);
+	*inode = cookie != 0;
+	return cookie;
+}
+
+static __always_inline void sk_identity(bool direct, struct sock *sk,
+					struct ud_key *k)
+{
+	bool inode;
+
+	k->cookie = sk_cookie_or_inode(direct, sk, &inode);
+	if (inode)
 		k->flags |= UD_KEY_INODE;
 }
 
@@ -793,6 +817,92 @@ int BPF_PROG(udpdrop_fail_raw, int rc, struct sock *sk)
 				  sport))
 		skb = ctx[2];
 	return fail_handover(rc, sk, skb);
+}
+
+/*
+ * Deliveries: sock:sk_data_ready (6.6+) fires in sock_def_readable, which
+ * UDP calls once per datagram it queues (__udp_enqueue_schedule_skb),
+ * after charging it to sk_rmem_alloc. It fires for every protocol's
+ * sockets, so the test that throws the others out comes first. Optional:
+ * the loader attaches it only where the tracepoint exists, and it leaves
+ * the drop programs' cost alone (its own map; the stats only on overflow).
+ */
+static __always_inline int count_rx(bool direct, struct sock *sk)
+{
+	__u16 family = RD(direct, sk->__sk_common.skc_family, sk,
+			  __sk_common.skc_family);
+	__u16 proto = RD(direct, sk->sk_protocol, sk, sk_protocol);
+	__u16 type = RD(direct, sk->sk_type, sk, sk_type);
+	struct ud_rx *v;
+	bool inode;
+	__u64 id;
+	__u32 rmem;
+
+	/* a raw socket or a netlink one may carry protocol 17 too */
+	if ((family != AF_INET && family != AF_INET6) || !wanted_proto(proto) ||
+	    type != 2 /* SOCK_DGRAM */)
+		return 0;
+	if (filter_netns && sk_netns(direct, sk) != filter_netns)
+		return 0;
+	if (filter_port &&
+	    RD(direct, sk->__sk_common.skc_num, sk, __sk_common.skc_num) != filter_port)
+		return 0;
+	id = sk_cookie_or_inode(direct, sk, &inode);
+	if (inode)
+		id |= UD_RX_INODE;
+	rmem = RD(direct, sk->sk_backlog.rmem_alloc.counter, sk,
+		  sk_backlog.rmem_alloc.counter);
+
+	/*
+	 * This CPU's slot, if the socket owns it or it is free: no hash
+	 * lookup. The program never nests in itself on one CPU (a nested
+	 * run is skipped and counted as a recursion miss), so a plain
+	 * store claims it; 0 is never an owner (it means free).
+	 */
+	__u32 slot = ((id * 0x9e3779b97f4a7c15ull) >> 32) & (UD_RX_SLOTS - 1);
+	struct ud_rx_slot *s = bpf_map_lookup_elem(&rx_slots, &slot);
+
+	if (s && id && (s->id == id || !s->id)) {
+		s->id = id;
+		v = &s->val;
+		goto count;
+	}
+
+	v = bpf_map_lookup_elem(&rx, &id);
+	if (!v) {
+		/* a new socket: this CPU's value set, the others' zeroed */
+		struct ud_rx first = { .datagrams = 1, .peak = rmem };
+		__u32 zero = 0;
+		struct handover *ho;
+
+		if (!bpf_map_update_elem(&rx, &id, &first, BPF_NOEXIST))
+			return 0;
+		/* EEXIST: another CPU added it meanwhile; else full */
+		v = bpf_map_lookup_elem(&rx, &id);
+		if (!v) {
+			ho = bpf_map_lookup_elem(&handover, &zero);
+			if (ho)
+				stat_inc(ho, UD_STAT_RX_OVERFLOW);
+			return 0;
+		}
+	}
+count:
+	v->datagrams += 1;
+	if (rmem > v->peak)
+		v->peak = rmem;
+	return 0;
+}
+
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(udpdrop_rx_btf, const struct sock *sk)
+{
+	return count_rx(true, (struct sock *)sk);
+}
+
+SEC("raw_tp/sk_data_ready")
+int BPF_PROG(udpdrop_rx_raw, const struct sock *sk)
+{
+	return count_rx(false, (struct sock *)sk);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -79,6 +79,7 @@ enum ud_stat {
 	UD_STAT_FILTERED,      /* UDP but excluded by --port/--netns */
 	UD_STAT_OVERFLOW,      /* events that found the drops map full */
 	UD_STAT_FAIL_EVENTS,   /* udp_fail_queue_rcv_skb events */
+	UD_STAT_RX_OVERFLOW,   /* deliveries that found the rx map full */
 	UD_STAT_MAX,
 };
 
@@ -99,5 +100,33 @@ enum ud_range {
  * per cause stay exact even when per-socket detail is lost.
  */
 #define UD_OVERFLOW_SLOTS 256
+
+/*
+ * Deliveries (sock:sk_data_ready, once per datagram UDP queues): the rx
+ * map, per CPU, keyed by the socket's identity as the drop keys name it:
+ * the cookie, or UD_RX_INODE | inode while the socket has no cookie yet
+ * (cookies are far below 2^63). 0: a socket with neither.
+ */
+#define UD_RX_INODE (1ull << 63)
+
+struct ud_rx {
+	__u64 datagrams; /* queued to the socket's receive queue */
+	__u32 peak;      /* most bytes queued (sk_rmem_alloc) seen right
+			    after an enqueue, this datagram included */
+	__u32 pad;
+};
+
+/*
+ * The deliveries' fast lane, a direct-mapped table per CPU (a per-CPU
+ * array): the first identity to land in a slot owns it on that CPU for
+ * the run; one that finds its slot owned goes to the rx hash map. Counts
+ * never move between the two: user space sums both.
+ */
+#define UD_RX_SLOTS 256
+
+struct ud_rx_slot {
+	__u64 id;        /* 0: free */
+	struct ud_rx val;
+};
 
 #endif /* UDPDROP_H */

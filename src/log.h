@@ -12,6 +12,11 @@ enum log_level log__level(void);
 /* While probing kernel features, libbpf's failures are expected: hush them. */
 void log__set_probing(bool probing);
 void log__install_libbpf(void);
+/*
+ * While a full-screen view owns the terminal, messages go to `sink` (one
+ * line, no prefix, no newline) instead of stderr; NULL restores stderr.
+ */
+void log__set_sink(void (*sink)(enum log_level level, const char *line));
 void log__msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

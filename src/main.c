@@ -9,7 +9,7 @@ static const struct cmd {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } cmds[] = {
-	{ "top", do_top, "live per-socket drop counts (batch and JSON for now)" },
+	{ "top", do_top, "which socket drops UDP, and why: live, full-screen or batch/JSON" },
 };
 
 static void usage(FILE *f)

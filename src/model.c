@@ -11,6 +11,13 @@
 /* How often the owners of every socket in view are looked up again. */
 #define OWNERS_REFRESH_NS (10 * 1000000000ull)
 
+/* Deliveries joined per socket row (m->rx_sock). */
+struct rx_sock {
+	uint64_t datagrams; /* since the baseline, this update */
+	uint64_t prev;      /* ... at the previous update, for the rate */
+	uint32_t peak;      /* bytes, the most seen since start */
+};
+
 int model__init(struct model *m, const struct model_opts *o)
 {
 	int err;
@@ -31,7 +38,10 @@ int model__init(struct model *m, const struct model_opts *o)
 	    htab__init(&m->by_port, sizeof(struct port_key), sizeof(struct port_socks)) ||
 	    htab__init(&m->local_addrs, sizeof(uint32_t), sizeof(struct local_addrs)) ||
 	    htab__init(&m->rows, sizeof(struct row_key), sizeof(struct row)) ||
-	    htab__init(&m->pid_inodes, sizeof(uint32_t), 1))
+	    htab__init(&m->pid_inodes, sizeof(uint32_t), 1) ||
+	    htab__init(&m->rx, sizeof(uint64_t), sizeof(struct ud_rx)) ||
+	    htab__init(&m->rx_base, sizeof(uint64_t), sizeof(struct ud_rx)) ||
+	    htab__init(&m->rx_sock, sizeof(uint64_t), sizeof(struct rx_sock)))
 		return -ENOMEM;
 	m->start_ns = m->last_ns = now_ns();
 	m->start_wall = wall_time();
@@ -51,6 +61,9 @@ void model__free(struct model *m)
 	htab__free(&m->local_addrs);
 	htab__free(&m->rows);
 	htab__free(&m->pid_inodes);
+	htab__free(&m->rx);
+	htab__free(&m->rx_base);
+	htab__free(&m->rx_sock);
 	free(m->counters);
 	free(m->view_sockets);
 	free(m->view_flows);
@@ -183,7 +196,7 @@ int model__baseline(struct model *m)
 		if (!nc)
 			return -ENOMEM;
 		counters_read(m, ns);
-		nc->in_view = m->opts.netns || ns == m->nt.self;
+		nc->in_view = true; /* every netns traced, drops or not */
 	}
 	return 0;
 }
@@ -538,6 +551,103 @@ static bool cause_is_socketless(enum cause c)
 	return c == CAUSE_NO_SOCKET;
 }
 
+/* ---- deliveries ----------------------------------------------------- */
+
+int model__baseline_rx(struct model *m, const struct htab *rx)
+{
+	size_t it = 0;
+	const void *key;
+	void *val;
+
+	htab__clear(&m->rx_base);
+	while (htab__next(rx, &it, &key, &val)) {
+		struct ud_rx *b = htab__upsert(&m->rx_base, key, NULL);
+
+		if (!b)
+			return -ENOMEM;
+		*b = *(const struct ud_rx *)val;
+	}
+	return 0;
+}
+
+int model__update_rx(struct model *m, const struct htab *rx)
+{
+	size_t it = 0;
+	const void *key;
+	void *val;
+
+	htab__clear(&m->rx);
+	m->have_rx = rx != NULL;
+	while (rx && htab__next(rx, &it, &key, &val)) {
+		const struct ud_rx *v = val, *b = htab__find(&m->rx_base, key);
+		struct ud_rx *d = htab__upsert(&m->rx, key, NULL);
+
+		if (!d)
+			return -ENOMEM;
+		/* counts since the baseline; the peak is one since the attach */
+		*d = *v;
+		if (b && v->datagrams >= b->datagrams)
+			d->datagrams -= b->datagrams;
+	}
+	return 0;
+}
+
+/*
+ * The deliveries per row cookie: an identity that is an inode goes to the
+ * socket's cookie once a dump has named it (inode2cookie), as drop keys
+ * do, so a socket counted first by inode and later by cookie adds up.
+ */
+static int rx_join(struct model *m)
+{
+	size_t it;
+	const void *key;
+	void *val;
+
+	for (it = 0; htab__next(&m->rx_sock, &it, &key, &val);) {
+		struct rx_sock *rs = val;
+
+		rs->prev = rs->datagrams;
+		rs->datagrams = 0;
+	}
+	for (it = 0; htab__next(&m->rx, &it, &key, &val);) {
+		uint64_t id = *(const uint64_t *)key;
+		const struct ud_rx *v = val;
+		struct rx_sock *rs;
+
+		if (!id)
+			continue; /* a socket with neither cookie nor inode: no row */
+		if (id & UD_RX_INODE) {
+			uint32_t ino = id;
+			uint64_t *ck = htab__find(&m->inode2cookie, &ino);
+
+			/* not dumped yet: the row stays keyed by inode too */
+			id = ck ? *ck : UD_RX_INODE | ino;
+		}
+		rs = htab__upsert(&m->rx_sock, &id, NULL);
+		if (!rs)
+			return -ENOMEM;
+		rs->datagrams += v->datagrams;
+		if (v->peak > rs->peak)
+			rs->peak = v->peak;
+	}
+	return 0;
+}
+
+static void row_rx(struct model *m, struct row *r)
+{
+	const struct rx_sock *rs = htab__find(&m->rx_sock, &r->key.cookie);
+
+	if (!rs) {
+		r->rx = 0;
+		r->rx_rate = 0;
+		return;
+	}
+	r->rx = rs->datagrams;
+	r->rx_rate = m->interval > 0 && rs->datagrams >= rs->prev
+		? (rs->datagrams - rs->prev) / m->interval : 0;
+	r->queue_peak = rs->peak;
+}
+
 /* ---- rows ----------------------------------------------------------- */
 
 static struct row *row_for(struct model *m, const struct row_key *rk)
@@ -858,6 +968,13 @@ int model__update(struct model *m, struct htab *drops,
 		}
 	}
 
+	/* deliveries per socket, for the join below */
+	if (m->have_rx) {
+		err = rx_join(m);
+		if (err)
+			return err;
+	}
+
 	/* join, rates, view */
 	int nsock = 0, nflow = 0;
 	bool *want = calloc(m->st.n + 1, sizeof(bool));
@@ -877,8 +994,11 @@ int model__update(struct model *m, struct htab *drops,
 	for (it = 0; htab__next(&m->rows, &it, &key, &val);) {
 		struct row *r = val;
 
-		if (r->key.kind == ROW_SOCKET)
+		if (r->key.kind == ROW_SOCKET) {
 			fill_sock(m, r);
+			if (m->have_rx)
+				row_rx(m, r);
+		}
 		r->rate = m->interval > 0 ? (r->drops - r->prev_drops) / m->interval : 0;
 		r->prev_drops = r->drops;
 		r->prev_skbs = r->skbs;
@@ -957,9 +1077,12 @@ int model__update(struct model *m, struct htab *drops,
 	/*
 	 * netns seen for the first time: the kernel's counting starts now,
 	 * and so does udpdrop's (what it has counted so far is the base).
+	 * Without --netns every netns is in view, drops or not: a netns whose
+	 * counters rise while udpdrop counts nothing there must show.
 	 */
-	for (int i = 0; i < nnetns; i++) {
-		struct netns_counters *nc = counters_for(m, netns_list[i]);
+	for (int i = 0; i < nnetns + (m->opts.netns ? 0 : m->nt.n); i++) {
+		uint32_t ns = i < nnetns ? netns_list[i] : m->nt.v[i - nnetns].inode;
+		struct netns_counters *nc = counters_for(m, ns);
 
 		if (!nc)
 			continue;

@@ -68,6 +68,10 @@ struct row {
 	bool sock_alive;      /* in the latest socket dump */
 	struct sock_info sock;
 	bool owned_by_pid;    /* the --pid filter's process holds it */
+	/* ROW_SOCKET, when the tracer counts deliveries (model.have_rx) */
+	uint64_t rx;          /* datagrams queued to the socket since start */
+	double rx_rate;       /* ... per second over the last interval */
+	uint32_t queue_peak;  /* most bytes queued seen at an enqueue, since start */
 };
 
 /* Sockets ever seen on a local port: flow attribution looks only here. */
@@ -131,6 +135,9 @@ struct model {
 	struct htab by_port;    /* struct port_key -> struct port_socks: known sockets per port */
 	struct htab rows;       /* struct row_key -> struct row */
 	struct htab pid_inodes; /* inodes the --pid process ever held */
+	struct htab rx;         /* socket identity -> struct ud_rx, since the baseline */
+	struct htab rx_base;    /* socket identity -> struct ud_rx at the baseline */
+	struct htab rx_sock;    /* row cookie -> struct rx_sock: rx joined per socket */
 	struct netns_counters *counters;
 	int ncounters;
 	struct model_totals totals;
@@ -142,6 +149,7 @@ struct model {
 	uint64_t owners_ns;      /* last full walk of /proc for socket owners */
 	uint64_t forget_ns;      /* last pruning of long-closed sockets */
 	double interval;         /* seconds covered by the last update */
+	bool have_rx;            /* rows carry rx, rx_rate, queue_peak */
 	double start_wall;
 	/* the sorted view of the last update */
 	struct row **view_sockets, **view_flows;
@@ -168,6 +176,17 @@ void model__read_counters(struct model *m);
 uint64_t model__netns_cause(struct model *m, uint32_t netns, enum cause c);
 /* Why the reconciliation cannot be exact now, or NULL. */
 const char *model__reconcile_caveat(struct model *m);
+/*
+ * Deliveries, where the tracer counts them (tracer.rx). Optionally
+ * model__baseline_rx with the snapshot read beside the baseline's drops
+ * (counts then run from there, as sk_drops_since_start does; else from
+ * the program's attach). Then each interval model__update_rx with the
+ * snapshot read beside the drops (tracer__read_rx), before model__update,
+ * which joins it into the socket rows (rx, rx_rate, queue_peak) and sets
+ * have_rx; rx NULL: deliveries unknown (have_rx false).
+ */
+int model__baseline_rx(struct model *m, const struct htab *rx);
+int model__update_rx(struct model *m, const struct htab *rx);
 /* Join a tracer snapshot (ud_key -> ud_val) into rows; now in ns. */
 int model__update(struct model *m, struct htab *drops,
 		  const struct ud_val *overflow, const uint64_t *stats,

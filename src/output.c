@@ -47,7 +47,7 @@ static void sock_remote(const struct row *r, char *buf, int len)
 		fmt_endpoint(buf, len, r->sock.family, r->sock.daddr, r->sock.dport);
 }
 
-static const char *flow_why(const struct row *r)
+const char *row_flow_why(const struct row *r)
 {
 	if (r->flags & UD_KEY_SOCK)
 		return "a socket with no cookie or inode (a kernel socket)";
@@ -70,6 +70,16 @@ static double row_rate(const struct model *m, const struct row *r, bool final)
 	return elapsed > 0 ? r->drops / elapsed : 0;
 }
 
+/* Deliveries per second: the same two spans as row_rate. */
+static double rx_rate(const struct model *m, const struct row *r, bool final)
+{
+	double elapsed = (m->last_ns - m->start_ns) / 1e9;
+
+	if (!final)
+		return r->rx_rate;
+	return elapsed > 0 ? r->rx / elapsed : 0;
+}
+
 static uint64_t mib_delta(const struct netns_counters *nc, enum mib_id id)
 {
 	/* counters only grow: less than the base means another netns now
@@ -82,15 +92,29 @@ static const enum cause reconciled[] = { CAUSE_RCVBUF, CAUSE_UDP_MEM,
 					 CAUSE_NO_SOCKET, CAUSE_CHECKSUM,
 					 CAUSE_FRAG_TIMEOUT };
 
-static bool netns_has_rows(struct model *m, uint32_t netns)
+/*
+ * The counters and the reconciliation cover every netns in view (the one
+ * --netns names, else every netns) with a base, rows or not: a netns whose
+ * UdpRcvbufErrors rose while udpdrop counted nothing there is exactly the
+ * miss to show. Within it, a line shows where either side counted.
+ */
+static bool netns_reconciled(const struct netns_counters *nc)
 {
-	for (int i = 0; i < m->nview_sockets; i++)
-		if (m->view_sockets[i]->key.netns == netns)
+	return nc->have_base && nc->in_view;
+}
+
+/* ... and the `counters` object lists those whose counters moved. */
+static bool netns_moved(struct model *m, const struct netns_counters *nc)
+{
+	if (!netns_reconciled(nc))
+		return false;
+	for (int k = 0; k < MIB_MAX; k++)
+		if (mib_delta(nc, k))
 			return true;
-	for (int i = 0; i < m->nview_flows; i++)
-		if (m->view_flows[i]->key.netns == netns)
+	for (int c = 0; c < CAUSE_MAX; c++)
+		if (model__netns_cause(m, nc->netns, c))
 			return true;
-	return m->opts.netns == netns;
+	return false;
 }
 
 /* ---- plain ---------------------------------------------------------- */
@@ -184,7 +208,7 @@ static void plain_reconcile(struct model *m, struct strbuf *sb)
 		char nsbuf[16];
 		bool header = false;
 
-		if (!nc->have_base || !netns_has_rows(m, nc->netns))
+		if (!netns_reconciled(nc))
 			continue;
 		for (size_t j = 0; j < ARRAY_SIZE(reconciled); j++) {
 			enum mib_id ids[3];
@@ -395,6 +419,22 @@ static void json_socket(struct model *m, struct json *j, const struct row *r,
 	json_str(j, r->skbs ? cause__name(row__main_cause(r)) : NULL);
 	json_causes(j, r->cause);
 	json_reasons(m, j, r);
+	/* deliveries: null where the tracer does not count them */
+	json_key(j, "rx");
+	if (m->have_rx)
+		json_u64(j, r->rx);
+	else
+		json_null(j);
+	json_key(j, "rx_per_s");
+	if (m->have_rx)
+		json_double(j, rx_rate(m, r, final), 1);
+	else
+		json_null(j);
+	json_key(j, "queue_peak");
+	if (m->have_rx)
+		json_u64(j, r->queue_peak);
+	else
+		json_null(j);
 	json_obj_end(j);
 }
 
@@ -420,7 +460,7 @@ static void json_flow(struct model *m, struct json *j, const struct row *r,
 	row_flow(r, buf, sizeof(buf));
 	json_str(j, buf);
 	json_key(j, "why");
-	json_str(j, flow_why(r));
+	json_str(j, row_flow_why(r));
 	json_key(j, "drops");
 	json_u64(j, r->drops);
 	json_key(j, "skb_events");
@@ -497,6 +537,11 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	json_u64(&j, m->stats[UD_STAT_NOT_OURS]);
 	json_key(&j, "filtered");
 	json_u64(&j, m->stats[UD_STAT_FILTERED]);
+	json_key(&j, "rx_overflow");
+	if (m->have_rx)
+		json_u64(&j, m->stats[UD_STAT_RX_OVERFLOW]);
+	else
+		json_null(&j);
 	json_obj_end(&j);
 
 	json_key(&j, "counters");
@@ -505,7 +550,7 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 		struct netns_counters *nc = &m->counters[i];
 		char ino[16];
 
-		if (!nc->have_base || !netns_has_rows(m, nc->netns))
+		if (!netns_moved(m, nc))
 			continue;
 		snprintf(ino, sizeof(ino), "%u", nc->netns);
 		json_key(&j, ino);
@@ -527,7 +572,7 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	for (int i = 0; i < m->ncounters; i++) {
 		struct netns_counters *nc = &m->counters[i];
 
-		if (!nc->have_base || !netns_has_rows(m, nc->netns))
+		if (!netns_reconciled(nc))
 			continue;
 		for (size_t c = 0; c < ARRAY_SIZE(reconciled); c++) {
 			enum mib_id ids[3];
@@ -555,4 +600,32 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	json_arr_end(&j);
 	json_obj_end(&j);
 	sb_printf(sb, "\n");
+}
+
+int output__reconcile(struct model *m, struct reconcile_line *out, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < m->ncounters; i++) {
+		struct netns_counters *nc = &m->counters[i];
+
+		if (!netns_reconciled(nc))
+			continue;
+		for (size_t j = 0; j < ARRAY_SIZE(reconciled) && n < max; j++) {
+			enum mib_id ids[3];
+			int k, nids = cause__mibs(reconciled[j], ids, 3);
+			uint64_t kern = 0, ours = model__netns_cause(m, nc->netns, reconciled[j]);
+
+			for (k = 0; k < nids; k++)
+				kern += mib_delta(nc, ids[k]);
+			if (!kern && !ours)
+				continue;
+			out[n++] = (struct reconcile_line){ .netns = nc->netns,
+							    .cause = reconciled[j],
+							    .counter = ids[0],
+							    .kernel = kern,
+							    .ours = ours };
+		}
+	}
+	return n;
 }

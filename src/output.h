@@ -20,5 +20,21 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 const char *proto_name(int proto, char *buf, int len);
 /* "10.0.0.1 -> 10.0.0.2:5001" for a socketless row */
 void row_flow(const struct row *r, char *buf, int len);
+/* Why a socketless row has no socket, in a few words. */
+const char *row_flow_why(const struct row *r);
+
+/* One line of the reconciliation: a kernel counter beside udpdrop's count. */
+struct reconcile_line {
+	uint32_t netns;
+	enum cause cause;
+	enum mib_id counter;   /* the first of the counters summed */
+	uint64_t kernel, ours; /* both since udpdrop started (or first saw the netns) */
+};
+
+/*
+ * The reconciliation for the netns in view: up to max lines, in netns
+ * then cause order, only where either side counted something.
+ */
+int output__reconcile(struct model *m, struct reconcile_line *out, int max);
 
 #endif

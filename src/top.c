@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * udpdrop top: per-interval tables of the sockets (and socketless flows)
- * that drop, with a summary at exit. This file holds batch mode (plain
- * and JSON); it parses options, drives the core, and prints.
+ * udpdrop top: the sockets (and socketless flows) that drop, live. On a
+ * terminal, the full-screen view (tui.c); otherwise, or with --batch,
+ * per-interval tables (plain or JSON) and a summary at exit. This file
+ * parses options, drives the core, and hands the model to a front end.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,7 +20,9 @@
 #include "output.h"
 #include "top.h"
 #include "tracer.h"
+#include "tui.h"
 #include "util.h"
+#include "view.h"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -33,6 +36,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: udpdrop top [OPTIONS]\n"
 "Live per-socket UDP drop counts, with cause, from the kernel's drop points.\n"
+"On a terminal: a full-screen view (F1 or h there lists the keys).\n"
 "\n"
 "  -b, --batch            plain output each interval (default when stdout is not a tty)\n"
 "  -j, --json             one JSON object per interval (implies --batch)\n"
@@ -42,6 +46,9 @@ static void usage(FILE *f)
 "      --port PORT        only drops to or from this local port\n"
 "  -N, --netns NS         only this network namespace: ip-netns NAME, nsfs PATH or INODE\n"
 "  -a, --all              list quiet sockets too\n"
+"  -s, --sort-key COLUMN  sort the full-screen view by COLUMN (default rate;\n"
+"                         --sort-key=help lists the columns)\n"
+"      --no-color         full-screen view in monochrome (NO_COLOR is honoured too)\n"
 "      --map-entries N    size of the in-kernel drop table (default 16384)\n"
 "      --attach MODE      auto, tp_btf, raw_tp or tracepoint (default auto)\n"
 "      --no-rx-sk         ignore kfree_skb's rx_sk (exercise the pre-6.11 path)\n"
@@ -60,7 +67,15 @@ static int bad_value(const char *opt, const char *val, const char *want)
 	return -EXIT_USAGE;
 }
 
-enum { OPT_PORT = 256, OPT_MAP_ENTRIES, OPT_ATTACH, OPT_NO_RX_SK };
+enum { OPT_PORT = 256, OPT_MAP_ENTRIES, OPT_ATTACH, OPT_NO_RX_SK, OPT_NO_COLOR };
+
+static void sort_keys(FILE *f)
+{
+	fprintf(f, "Sort keys (name or title, case does not matter):\n");
+	for (int c = 0; c < COL_MAX; c++)
+		fprintf(f, "  %-8s %-9s %s%s\n", view_cols[c].name, view_cols[c].title,
+			view_cols[c].help, c == COL_DROP_RATE ? " (default)" : "");
+}
 
 int top__parse_args(int argc, char **argv, struct top_opts *o)
 {
@@ -76,6 +91,9 @@ int top__parse_args(int argc, char **argv, struct top_opts *o)
 		{ "map-entries", required_argument, NULL, OPT_MAP_ENTRIES },
 		{ "attach", required_argument, NULL, OPT_ATTACH },
 		{ "no-rx-sk", no_argument, NULL, OPT_NO_RX_SK },
+		{ "sort-key", required_argument, NULL, 's' },
+		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+		{ "no-colour", no_argument, NULL, OPT_NO_COLOR },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -85,9 +103,10 @@ int top__parse_args(int argc, char **argv, struct top_opts *o)
 	uint64_t v;
 
 	o->interval = 1.0;
+	o->sort = COL_DROP_RATE;
 	optind = 0; /* 0, not 1: glibc then also forgets a half-read "-zb" */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":bji:n:p:N:avVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":bji:n:p:N:as:vVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': o->batch = true; break;
 		case 'j': o->json = o->batch = true; break;
@@ -111,6 +130,19 @@ int top__parse_args(int argc, char **argv, struct top_opts *o)
 			break;
 		case 'N': o->netns_spec = optarg; break;
 		case 'a': o->model.all = true; break;
+		case 's': {
+			int col = view_col__from_name(optarg);
+
+			if (!strcmp(optarg, "help")) {
+				sort_keys(stdout);
+				return 1;
+			}
+			if (col < 0)
+				return bad_value("--sort-key", optarg, "a column name; --sort-key=help lists them");
+			o->sort = col;
+			break;
+		}
+		case OPT_NO_COLOR: o->no_color = true; break;
 		case OPT_MAP_ENTRIES:
 			if (parse_u64(optarg, 64, 1u << 24, &v))
 				return bad_value("--map-entries", optarg, "a number from 64 to 16777216");
@@ -193,24 +225,73 @@ static int emit(struct model *m, struct top_opts *o, const char *attach,
 	return 0;
 }
 
+/* One reading of the tracer's maps, reused every interval. */
+struct snapshot {
+	struct htab drops;       /* struct ud_key -> struct ud_val */
+	struct htab rx;          /* socket identity -> struct ud_rx */
+	struct ud_val *overflow; /* UD_OVERFLOW_SLOTS */
+	uint64_t stats[UD_STAT_MAX];
+};
+
+static int snapshot__init(struct snapshot *s)
+{
+	s->overflow = calloc(UD_OVERFLOW_SLOTS, sizeof(*s->overflow));
+	if (!s->overflow ||
+	    htab__init(&s->drops, sizeof(struct ud_key), sizeof(struct ud_val)) ||
+	    htab__init(&s->rx, sizeof(uint64_t), sizeof(struct ud_rx)))
+		return -ENOMEM;
+	return 0;
+}
+
+static void snapshot__free(struct snapshot *s)
+{
+	htab__free(&s->drops);
+	htab__free(&s->rx);
+	free(s->overflow);
+}
+
 /*
  * One interval's reading: the kernel counters just before the tracer's
  * maps (the baseline was taken in the same order), then the join.
  */
-static int refresh(struct model *m, struct tracer *t, struct htab *drops,
-		   struct ud_val *overflow, uint64_t *stats)
+static int refresh(struct model *m, struct tracer *t, struct snapshot *s)
 {
 	int err;
 
 	model__read_counters(m);
 	m->missed = tracer__missed(t);
-	err = tracer__read(t, drops, overflow, stats);
+	err = tracer__read(t, &s->drops, s->overflow, s->stats);
 	if (!err)
-		err = model__update(m, drops, overflow, stats, now_ns());
+		err = tracer__read_rx(t, &s->rx);
+	if (!err)
+		err = model__update_rx(m, t->rx ? &s->rx : NULL);
+	if (!err)
+		err = model__update(m, &s->drops, s->overflow, s->stats, now_ns());
+	return err;
+}
+
+static int refresh_or_say(struct model *m, struct tracer *t, struct snapshot *s)
+{
+	int err = refresh(m, t, s);
+
 	if (err)
 		fprintf(stderr, "udpdrop: reading the drop counts failed: %s\n",
 			strerror(-err));
 	return err;
+}
+
+/* What the full-screen view calls each interval. */
+struct tui_ctx {
+	struct model *m;
+	struct tracer *t;
+	struct snapshot *s;
+};
+
+static int tui_refresh(void *arg)
+{
+	struct tui_ctx *c = arg;
+
+	return refresh(c->m, c->t, c->s);
 }
 
 int do_top(int argc, char **argv)
@@ -219,9 +300,7 @@ int do_top(int argc, char **argv)
 	struct tracer t = {};
 	struct tracer_error te;
 	struct model m = {};
-	struct htab drops = {};
-	struct ud_val *overflow = NULL;
-	uint64_t stats[UD_STAT_MAX] = {};
+	struct snapshot snap = {};
 	char missing[128];
 	int err, ret = EXIT_FAIL;
 	bool tracer_up = false, model_up = false;
@@ -229,9 +308,8 @@ int do_top(int argc, char **argv)
 	err = top__parse_args(argc, argv, &o);
 	if (err)
 		return err > 0 ? EXIT_OK : -err;
-	if (!o.batch && isatty(STDOUT_FILENO))
-		fprintf(stderr, "udpdrop: the full-screen view is not built yet: printing batch output\n");
-	o.batch = true;
+	/* the full-screen view needs a terminal on both sides */
+	bool interactive = !o.batch && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 	if (caps__check_bpf(missing, sizeof(missing))) {
 		fprintf(stderr, "udpdrop: permission denied: tracing drops needs %s; run as root (sudo udpdrop top)\n",
 			missing);
@@ -290,8 +368,7 @@ int do_top(int argc, char **argv)
 				 &o.tracer.range_end[r]))
 			pr_info("%s not in kallsyms: drops there may show the wrong netns\n",
 				range_syms[r]);
-	overflow = calloc(UD_OVERFLOW_SLOTS, sizeof(*overflow));
-	if (!overflow || htab__init(&drops, sizeof(struct ud_key), sizeof(struct ud_val))) {
+	if (snapshot__init(&snap)) {
 		fprintf(stderr, "udpdrop: out of memory\n");
 		goto out;
 	}
@@ -324,9 +401,13 @@ int do_top(int argc, char **argv)
 	tracer_up = true;
 	err = model__baseline(&m);
 	if (!err)
-		err = tracer__read(&t, &drops, overflow, stats);
+		err = tracer__read(&t, &snap.drops, snap.overflow, snap.stats);
 	if (!err)
-		model__baseline_counts(&m, &drops);
+		model__baseline_counts(&m, &snap.drops);
+	if (!err)
+		err = tracer__read_rx(&t, &snap.rx);
+	if (!err)
+		err = model__baseline_rx(&m, &snap.rx);
 	if (err) {
 		fprintf(stderr, "udpdrop: reading the first counts failed: %s\n", strerror(-err));
 		goto out;
@@ -336,11 +417,36 @@ int do_top(int argc, char **argv)
 
 	for (int i = 0; i < nids; i++)
 		pr_info("program id %u (bpftool prog show id %u)\n", ids[i], ids[i]);
-	fprintf(stderr, "udpdrop: tracing UDP drops via %s (Ctrl-C to stop)\n",
-		attach_mode__name(t.mode));
+	if (!interactive)
+		fprintf(stderr, "udpdrop: tracing UDP drops via %s (Ctrl-C to stop)\n",
+			attach_mode__name(t.mode));
 
 	/* the trace starts now: rates and uptime count from here */
 	m.start_ns = m.last_ns = now_ns();
+
+	if (interactive) {
+		struct tui_opts to = { .interval = o.interval, .count = o.count,
+				       .color = !o.no_color, .sort = o.sort,
+				       .attach = attach_mode__name(t.mode) };
+		struct tui_ctx tc = { &m, &t, &snap };
+
+		sigaction(SIGHUP, &sa, NULL); /* the terminal closed: clean up too */
+		err = tui__run(&m, &to, tui_refresh, &tc, &stop_signal);
+		if (err == -ENOTTY) {
+			fprintf(stderr, "udpdrop: this terminal (TERM=%s) cannot show the full-screen view: printing batch output\n",
+				getenv("TERM") ? getenv("TERM") : "");
+		} else if (err) {
+			goto out; /* tui__run said what failed */
+		} else {
+			/* what the screen showed is gone with it: leave the summary */
+			if (refresh_or_say(&m, &t, &snap))
+				goto out;
+			model__sort_by_total(&m);
+			err = emit(&m, &o, attach_mode__name(t.mode), true);
+			ret = err && err != -EPIPE ? EXIT_FAIL : EXIT_OK;
+			goto out;
+		}
+	}
 
 	uint64_t step = (uint64_t)(o.interval * 1e9), next = m.start_ns + step;
 
@@ -353,7 +459,7 @@ int do_top(int argc, char **argv)
 		 * intervals of a few microseconds each */
 		if (next < now_ns())
 			next = now_ns() + step;
-		if (refresh(&m, &t, &drops, overflow, stats))
+		if (refresh_or_say(&m, &t, &snap))
 			goto out;
 		if (o.count && i + 1 == o.count)
 			break; /* the last interval is the summary's */
@@ -364,7 +470,7 @@ int do_top(int argc, char **argv)
 			goto out_write;
 	}
 	/* the summary: one last read so nothing between ticks is lost */
-	if (refresh(&m, &t, &drops, overflow, stats))
+	if (refresh_or_say(&m, &t, &snap))
 		goto out;
 	model__sort_by_total(&m);
 	err = emit(&m, &o, attach_mode__name(t.mode), true);
@@ -381,7 +487,6 @@ out:
 		tracer__close(&t);
 	if (model_up)
 		model__free(&m);
-	htab__free(&drops);
-	free(overflow);
+	snapshot__free(&snap);
 	return ret;
 }

@@ -15,6 +15,9 @@ struct top_opts {
 	struct model_opts model;
 	struct tracer_opts tracer;
 	const char *netns_spec;
+	/* the full-screen view */
+	int sort;           /* enum view_col */
+	bool no_color;
 };
 
 /*

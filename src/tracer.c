@@ -61,11 +61,26 @@ static bool kernel_has_rx_sk(void)
 	return found;
 }
 
+/* Does this kernel have the sock:sk_data_ready tracepoint (6.6+)? */
+static bool kernel_has_sk_data_ready(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found;
+
+	if (!btf)
+		return false;
+	found = btf__find_by_name_kind(btf, "btf_trace_sk_data_ready",
+				       BTF_KIND_TYPEDEF) > 0;
+	btf__free(btf);
+	return found;
+}
+
+/* Load and attach the programs of one variant; with_rx: the deliveries' too. */
 static int try_mode(struct tracer *t, const struct tracer_opts *o,
-		    enum attach_mode mode, struct tracer_error *e)
+		    enum attach_mode mode, bool with_rx, struct tracer_error *e)
 {
 	struct udpdrop_bpf *skel;
-	struct bpf_program *kfree;
+	struct bpf_program *kfree, *rx;
 	bool need_fail = !t->rx_sk;
 	int err;
 
@@ -90,6 +105,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	bpf_map__set_max_entries(skel->maps.flows,
 				 o->map_entries ?: DEFAULT_MAP_ENTRIES);
 	bpf_map__set_max_entries(skel->maps.slots, t->ncpus * UD_SLOTS_PER_CPU);
+	bpf_map__set_max_entries(skel->maps.rx, o->map_entries ?: DEFAULT_MAP_ENTRIES);
 
 	kfree = mode == ATTACH_TP_BTF ? skel->progs.udpdrop_kfree_btf
 		: mode == ATTACH_RAW_TP ? skel->progs.udpdrop_kfree_raw
@@ -104,6 +120,13 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	 */
 	bpf_program__set_autoload(skel->progs.udpdrop_fail_raw,
 				  need_fail && mode != ATTACH_TRACEPOINT);
+	/* deliveries: typed where the drops are, else the raw tracepoint
+	 * (the classic one's record has no socket to name) */
+	rx = mode == ATTACH_TP_BTF ? skel->progs.udpdrop_rx_btf
+				   : skel->progs.udpdrop_rx_raw;
+	bpf_program__set_autoload(skel->progs.udpdrop_rx_btf, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_rx_raw, false);
+	bpf_program__set_autoload(rx, with_rx);
 
 	err = udpdrop_bpf__load(skel);
 	if (err) {
@@ -130,6 +153,13 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 			goto fail;
 		}
 	}
+	if (with_rx) {
+		t->rx_link = bpf_program__attach(rx);
+		if (!t->rx_link)
+			pr_info("cannot attach to sock:sk_data_ready (%s): deliveries not counted\n",
+				strerror(errno));
+	}
+	t->rx = t->rx_link != NULL;
 	/* the slot table is read in place: no syscall per interval */
 	t->nslots = bpf_map__max_entries(skel->maps.slots);
 	t->slots_len = (size_t)t->nslots * sizeof(struct ud_slot);
@@ -149,8 +179,30 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 fail:
 	bpf_link__destroy(t->kfree_link);
 	bpf_link__destroy(t->fail_link);
-	t->kfree_link = t->fail_link = NULL;
+	bpf_link__destroy(t->rx_link);
+	t->kfree_link = t->fail_link = t->rx_link = NULL;
+	t->rx = false;
 	udpdrop_bpf__destroy(skel);
+	return err;
+}
+
+/*
+ * The deliveries' program is optional: when the variant loads only
+ * without it (a verifier that refuses it), go on without.
+ */
+static int try_mode_rx(struct tracer *t, const struct tracer_opts *o,
+		       enum attach_mode mode, bool with_rx, struct tracer_error *e)
+{
+	int err = try_mode(t, o, mode, with_rx, e);
+
+	if (err && with_rx) {
+		struct tracer_error rx_err = *e;
+
+		memset(e, 0, sizeof(*e));
+		err = try_mode(t, o, mode, false, e);
+		if (!err)
+			pr_info("deliveries not counted: %s\n", rx_err.msg);
+	}
 	return err;
 }
 
@@ -176,9 +228,12 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 		return e->code;
 	}
 	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk;
+	bool want_rx = !o->no_rx && kernel_has_sk_data_ready();
 
+	if (!o->no_rx && !want_rx)
+		pr_info("no sock:sk_data_ready tracepoint (kernels before 6.6): deliveries not counted\n");
 	if (o->mode != ATTACH_AUTO) {
-		err = try_mode(t, o, o->mode, e);
+		err = try_mode_rx(t, o, o->mode, want_rx, e);
 	} else {
 		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 			bool last = i == sizeof(order) / sizeof(order[0]) - 1;
@@ -186,7 +241,7 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 
 			/* an expected failure on the way down is not an error */
 			log__set_probing(!last);
-			err = try_mode(t, o, order[i], &probe_err);
+			err = try_mode_rx(t, o, order[i], want_rx, &probe_err);
 			log__set_probing(false);
 			if (!err)
 				break;
@@ -203,11 +258,12 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 		e->code = err;
 		return err;
 	}
-	pr_info("attached to skb:kfree_skb via %s; receiving socket from %s\n",
+	pr_info("attached to skb:kfree_skb via %s; receiving socket from %s; deliveries %s\n",
 		attach_mode__name(t->mode),
 		t->rx_sk ? "rx_sk"
 		: t->fail_link ? "udp_fail_queue_rcv_skb, else packet headers"
-			       : "packet headers");
+			       : "packet headers",
+		t->rx ? "counted (sock:sk_data_ready)" : "not counted");
 	return 0;
 }
 
@@ -215,6 +271,7 @@ void tracer__close(struct tracer *t)
 {
 	if (t->slots)
 		munmap((void *)t->slots, t->slots_len);
+	bpf_link__destroy(t->rx_link);
 	bpf_link__destroy(t->fail_link);
 	bpf_link__destroy(t->kfree_link);
 	udpdrop_bpf__destroy(t->skel);
@@ -223,21 +280,28 @@ void tracer__close(struct tracer *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int ensure_bufs(struct tracer *t, uint32_t n)
+/* Room for a whole per-CPU map's keys and values in one batch. */
+static int ensure_bufs(struct tracer *t, struct bpf_map *map)
 {
-	void *k, *v;
+	size_t ks = (size_t)bpf_map__max_entries(map) * bpf_map__key_size(map);
+	size_t vs = (size_t)bpf_map__max_entries(map) * t->ncpus *
+		    ((bpf_map__value_size(map) + 7) & ~(size_t)7);
+	void *p;
 
-	if (t->buf_entries >= n)
-		return 0;
-	k = realloc(t->keys, (size_t)n * sizeof(struct ud_key));
-	if (!k)
-		return -ENOMEM;
-	t->keys = k;
-	v = realloc(t->vals, (size_t)n * t->ncpus * sizeof(struct ud_val));
-	if (!v)
-		return -ENOMEM;
-	t->vals = v;
-	t->buf_entries = n;
+	if (t->keys_size < ks) {
+		p = realloc(t->keys, ks);
+		if (!p)
+			return -ENOMEM;
+		t->keys = p;
+		t->keys_size = ks;
+	}
+	if (t->vals_size < vs) {
+		p = realloc(t->vals, vs);
+		if (!p)
+			return -ENOMEM;
+		t->vals = p;
+		t->vals_size = vs;
+	}
 	return 0;
 }
 
@@ -301,39 +365,93 @@ out:
 	return err;
 }
 
-/* Add a per-CPU hash map's contents, summed over CPUs, into drops. */
-static int read_hash(struct tracer *t, struct bpf_map *map, struct htab *drops)
+/* Fold one key's per-CPU values (ncpus of them, 8-byte aligned) into out. */
+typedef int (*fold_fn)(struct tracer *t, struct htab *out, const void *key,
+		       const void *percpu);
+
+static int fold_drops(struct tracer *t, struct htab *out, const void *key,
+		      const void *percpu)
+{
+	struct ud_val *sum = htab__upsert(out, key, NULL);
+	const struct ud_val *pc = percpu;
+
+	if (!sum)
+		return -ENOMEM;
+	for (int c = 0; c < t->ncpus; c++)
+		add_val(sum, &pc[c]);
+	return 0;
+}
+
+/* Deliveries: counts add up, the peak is the most any CPU saw. */
+static int fold_rx(struct tracer *t, struct htab *out, const void *key,
+		   const void *percpu)
+{
+	struct ud_rx *sum = htab__upsert(out, key, NULL);
+	const struct ud_rx *pc = percpu;
+
+	if (!sum)
+		return -ENOMEM;
+	for (int c = 0; c < t->ncpus; c++) {
+		sum->datagrams += pc[c].datagrams;
+		if (pc[c].peak > sum->peak)
+			sum->peak = pc[c].peak;
+	}
+	return 0;
+}
+
+/* The deliveries' slots: each CPU's owner, if any, keys its counts. */
+static int fold_rx_slot(struct tracer *t, struct htab *out, const void *key,
+			const void *percpu)
+{
+	const struct ud_rx_slot *pc = percpu;
+
+	for (int c = 0; c < t->ncpus; c++) {
+		struct ud_rx *sum;
+
+		if (!pc[c].id)
+			continue;
+		sum = htab__upsert(out, &pc[c].id, NULL);
+		if (!sum)
+			return -ENOMEM;
+		sum->datagrams += pc[c].val.datagrams;
+		if (pc[c].val.peak > sum->peak)
+			sum->peak = pc[c].val.peak;
+	}
+	return 0;
+}
+
+/* Fold a per-CPU map's contents into out, in as few syscalls as it takes. */
+static int read_batch(struct tracer *t, struct bpf_map *map, struct htab *out,
+		     fold_fn fold)
 {
 	int fd = bpf_map__fd(map);
 	uint32_t max = bpf_map__max_entries(map);
-	uint64_t in = 0, out = 0;
+	size_t ksz = bpf_map__key_size(map);
+	size_t vsz = (size_t)t->ncpus * ((bpf_map__value_size(map) + 7) & ~(size_t)7);
+	uint64_t in = 0, out_batch = 0;
 	bool first = true;
 	int err;
 
-	if (ensure_bufs(t, max))
+	if (ensure_bufs(t, map))
 		return -ENOMEM;
-	/* the whole map in as few syscalls as it takes (per-CPU values) */
 	for (;;) {
 		uint32_t count = max;
 		LIBBPF_OPTS(bpf_map_batch_opts, opts);
 
-		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, t->keys,
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out_batch, t->keys,
 					   t->vals, &count, &opts);
 		if (err && errno != ENOENT)
 			return -errno;
 		for (uint32_t i = 0; i < count; i++) {
-			struct ud_key *k = (struct ud_key *)t->keys + i;
-			struct ud_val *sum = htab__upsert(drops, k, NULL);
-			struct ud_val *pc = (struct ud_val *)t->vals + (size_t)i * t->ncpus;
+			int ferr = fold(t, out, (uint8_t *)t->keys + i * ksz,
+					(uint8_t *)t->vals + i * vsz);
 
-			if (!sum)
-				return -ENOMEM;
-			for (int c = 0; c < t->ncpus; c++)
-				add_val(sum, &pc[c]);
+			if (ferr)
+				return ferr;
 		}
 		if (err) /* ENOENT: that was the last batch */
 			return 0;
-		in = out;
+		in = out_batch;
 		first = false;
 	}
 }
@@ -346,9 +464,9 @@ int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 	int err;
 
 	htab__clear(drops);
-	err = read_hash(t, t->skel->maps.drops, drops);
+	err = read_batch(t, t->skel->maps.drops, drops, fold_drops);
 	if (!err)
-		err = read_hash(t, t->skel->maps.flows, drops);
+		err = read_batch(t, t->skel->maps.flows, drops, fold_drops);
 	if (err)
 		return err;
 
@@ -378,6 +496,17 @@ int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 	return 0;
 }
 
+int tracer__read_rx(struct tracer *t, struct htab *rx)
+{
+	int err;
+
+	htab__clear(rx);
+	if (!t->rx)
+		return 0;
+	err = read_batch(t, t->skel->maps.rx_slots, rx, fold_rx_slot);
+	return err ?: read_batch(t, t->skel->maps.rx, rx, fold_rx);
+}
+
 uint64_t tracer__missed(struct tracer *t)
 {
 	struct bpf_program *progs[2] = { NULL, NULL };
@@ -401,10 +530,10 @@ uint64_t tracer__missed(struct tracer *t)
 
 int tracer__prog_ids(struct tracer *t, uint32_t *ids, int n)
 {
-	struct bpf_link *links[2] = { t->kfree_link, t->fail_link };
+	struct bpf_link *links[3] = { t->kfree_link, t->fail_link, t->rx_link };
 	int got = 0;
 
-	for (int i = 0; i < 2 && got < n; i++) {
+	for (int i = 0; i < 3 && got < n; i++) {
 		struct bpf_link_info info = {};
 		uint32_t len = sizeof(info);
 

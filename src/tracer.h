@@ -19,6 +19,7 @@ struct tracer_opts {
 	uint16_t filter_port;
 	enum attach_mode mode;
 	bool no_rx_sk;          /* use the pre-6.11 attribution path */
+	bool no_rx;             /* do not count deliveries (sk_data_ready) */
 	uint32_t map_entries;   /* 0: default */
 	uint32_t frag_window_s; /* 0: default */
 	/* kernel text ranges by enum ud_range (0, 0 if unknown) */
@@ -27,17 +28,18 @@ struct tracer_opts {
 
 struct tracer {
 	struct udpdrop_bpf *skel;
-	struct bpf_link *kfree_link, *fail_link;
+	struct bpf_link *kfree_link, *fail_link, *rx_link;
 	enum attach_mode mode;   /* the variant in use */
 	bool rx_sk;              /* kfree_skb carries rx_sk and we use it */
+	bool rx;                 /* deliveries are counted (sk_data_ready attached) */
 	int ncpus;
 	/* the per-CPU slot table, mapped read-only */
 	const struct ud_slot *slots;
 	size_t slots_len;
 	uint32_t nslots;
-	/* batch read buffers */
+	/* batch read buffers, bytes */
 	void *keys, *vals;
-	uint32_t buf_entries;
+	size_t keys_size, vals_size;
 };
 
 /* Exit-worthy failures: what failed, in one line for the user. */
@@ -58,6 +60,14 @@ void tracer__close(struct tracer *t);
  */
 int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 		 uint64_t *stats);
+/*
+ * Read the deliveries: `rx` maps a socket identity (uint64_t: the cookie,
+ * or UD_RX_INODE | inode) -> struct ud_rx, datagrams summed and peaks
+ * maxed over CPUs, cumulative since the program attached; cleared first.
+ * Without t->rx it is left empty. Datagrams that found the map full are
+ * the stats' UD_STAT_RX_OVERFLOW (tracer__read).
+ */
+int tracer__read_rx(struct tracer *t, struct htab *rx);
 /*
  * Events the kernel did not run the programs for: a kfree_skb while the
  * program was already running on that CPU (recursion_misses).

@@ -12,6 +12,7 @@ TOP_INTERVAL=${TOP_INTERVAL:-0.5}
 # Per-test state (set by setup_hosts).
 A= B= T= V4A= V4B= V6A= V6B=
 TOP_PID= TOP_OUT= TOP_ERR=
+TMUX_SOCK= # a private tmux server for the full-screen tests
 declare -a BG_PIDS=()
 declare -a EXTRA_NETNS=() # more hosts a test made: removed with the rest
 
@@ -44,6 +45,7 @@ expect_gt() { # name actual floor
 cleanup() {
 	local p
 	[[ -n "$TOP_PID" ]] && kill -KILL "$TOP_PID" 2>/dev/null
+	[[ -n "$TMUX_SOCK" ]] && tmux -L "$TMUX_SOCK" kill-server 2>/dev/null
 	for p in "${BG_PIDS[@]}"; do
 		kill -KILL "$p" 2>/dev/null
 	done
@@ -106,6 +108,32 @@ mib() {
 ss_drops() {
 	ip netns exec "$1" ss -uamnH "sport = :$2" |
 		grep -o 'skmem:([^)]*)' | grep -o ',d[0-9]*' | head -1 | tr -d ',d'
+}
+
+# A field of ss -uam's skmem (r: bytes queued, rb, d, ...) of the UDP
+# socket bound to local port $2 in netns $1.
+ss_skmem() {
+	ip netns exec "$1" ss -uamnH "sport = :$2" |
+		grep -o 'skmem:([^)]*)' | head -1 | grep -oE "[(,]$3[0-9]+" | tr -dc 0-9
+}
+
+# Deliveries are counted where the kernel has sock:sk_data_ready (6.6+).
+kernel_has_sk_data_ready() {
+	local v=$(uname -r) major minor
+	major=${v%%.*} minor=${v#*.} minor=${minor%%[!0-9]*}
+	((major > 6 || (major == 6 && minor >= 6)))
+}
+
+# What JSON's rx must say: the count, or null where it is not counted.
+rx_or_null() { if kernel_has_sk_data_ready; then echo "$1"; else echo null; fi; }
+
+# Where the kernel has the tracepoint, the summary must count deliveries
+# (null totals.rx_overflow: the program did not attach, or top does not
+# read them: tracer__read_rx + model__update_rx before model__update).
+expect_rx_counted() {
+	kernel_has_sk_data_ready || return 0
+	[[ $(final .totals.rx_overflow) != null ]] ||
+		fail "deliveries not counted (totals.rx_overflow is null)"
 }
 
 # start_top ARGS...: udpdrop top --json in the background, ready to trace.
@@ -192,3 +220,51 @@ send() { # NS ARGS...: prints the number sent
 # Drops are counted in softirq right after the send; a short settle lets
 # the last ones land before we read ground truth.
 settle() { sleep "${1:-0.5}"; }
+
+# "1234567" -> "1,234,567", as udpdrop prints counts.
+commas() { sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta' <<<"$1"; }
+
+# The full-screen view under a private tmux server, in a real pty.
+# tui_start COLS LINES ARGS...: runs udpdrop top ARGS; its exit code goes
+# to $T/tui.rc, its pid to $T/tui.pid, its stderr to $T/tui.err.
+tui_start() {
+	local cols=$1 lines=$2
+	shift 2
+	TMUX_SOCK=udt-$$
+	: >"$T/tui.err"
+	rm -f "$T/tui.rc" "$T/tui.pid"
+	# the shell stays after udpdrop exits, so the screen it leaves can be read
+	tmux -L "$TMUX_SOCK" -f /dev/null new-session -d -s tui -x "$cols" -y "$lines" \
+		"echo \$\$ >$T/tui.pid; LANG=C.UTF-8 TERM=tmux-256color $UDPDROP top $* 2>$T/tui.err; echo \$? >$T/tui.rc; sleep 600" ||
+		{ fail "tmux did not start"; return 1; }
+	tui_wait 'udpdrop top - ' || { fail "the view did not come up: $(cat "$T/tui.err")"; return 1; }
+}
+
+tui_screen() { tmux -L "$TMUX_SOCK" capture-pane -p -t tui; }
+tui_keys() { tmux -L "$TMUX_SOCK" send-keys -t tui "$@"; }
+tui_flag() { tmux -L "$TMUX_SOCK" display-message -p -t tui "#{$1}"; }
+
+# tui_wait REGEX [TENTHS]: until the screen matches (default 10 s).
+tui_wait() {
+	local i
+	for ((i = 0; i < ${2:-100}; i++)); do
+		tui_screen | grep -qE -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# tui_line REGEX: the first screen line that matches.
+tui_line() { tui_screen | grep -E -m1 -- "$1"; }
+# tui_lineno REGEX: its line number (0 if none).
+tui_lineno() { tui_screen | grep -nE -m1 -- "$1" | cut -d: -f1 | grep . || echo 0; }
+
+# tui_exit: wait for udpdrop to leave; prints its exit code.
+tui_exit() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -s $T/tui.rc ]] && break
+		sleep 0.1
+	done
+	cat "$T/tui.rc" 2>/dev/null || echo "still running"
+}

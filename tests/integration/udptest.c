@@ -6,13 +6,23 @@
  *
  *   udptest send HOST:PORT [-c N] [-s BYTES] [--bad-csum] [--src ADDR]
  *                [--gap-us USEC] [--sport PORT] [--linger-ms MS]
+ *                [--gso SEGSIZE] [--ports N]
  *   udptest recv ADDR:PORT [--rcvbuf BYTES] [--read] [--filter-drop]
- *                [--share]
+ *                [--share] [--gro] [--sockets N]
  *
  * recv prints "ready" once bound, then holds (or reads, with --read) until
  * SIGUSR1 or SIGTERM, drains what is queued and prints "received N".
  * --share forks after binding so two processes hold the socket; the child
  * waits for the parent to finish.
+ *
+ * --gso SEGSIZE: each of the N sends is one buffer of -s BYTES that the
+ * kernel cuts into SEGSIZE datagrams (UDP_SEGMENT): "sent" counts those
+ * datagrams, "buffers" the sends. --gro: the receiver takes coalesced
+ * datagrams (UDP_GRO) and counts each buffer's segments, so "received"
+ * stays in datagrams.
+ *
+ * --ports N: the sends go round the N ports from PORT. --sockets N: N - 1
+ * more sockets on the ports after PORT, held but never read (not counted).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,6 +38,16 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 static volatile sig_atomic_t done;
 
@@ -134,7 +154,8 @@ static int do_send(int argc, char **argv)
 	bool bad = false;
 	const char *src = NULL;
 	long gap_us = 0;
-	int linger_ms = 0;
+	int linger_ms = 0, gso = 0, buffers = 0, ports = 1;
+	uint16_t port0;
 
 	if (argc < 2 || parse_ep(argv[1], &dst, &dlen)) {
 		fprintf(stderr, "send: need HOST:PORT\n");
@@ -155,6 +176,10 @@ static int do_send(int argc, char **argv)
 			sport = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--linger-ms") && i + 1 < argc)
 			linger_ms = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--gso") && i + 1 < argc)
+			gso = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--ports") && i + 1 < argc)
+			ports = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "send: unknown option %s\n", argv[i]);
 			return 2;
@@ -179,30 +204,68 @@ static int do_send(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (gso > 0 && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &gso, sizeof(gso))) {
+		perror("UDP_SEGMENT");
+		return 1;
+	}
+	/* sin_port and sin6_port sit at the same offset */
+	port0 = ntohs(((struct sockaddr_in *)&dst)->sin_port);
 	for (int i = 0; i < count; i++) {
 		memcpy(buf, &i, size >= 4 ? 4 : size);
-		if (sendto(fd, buf, size, 0, (void *)&dst, dlen) == size)
-			sent++;
-		else
+		if (ports > 1)
+			((struct sockaddr_in *)&dst)->sin_port = htons(port0 + i % ports);
+		if (sendto(fd, buf, size, 0, (void *)&dst, dlen) == size) {
+			/* with GSO one buffer is size / gso datagrams (the last short) */
+			sent += gso > 0 ? (size + gso - 1) / gso : 1;
+			buffers++;
+		} else {
+			if (gso > 0 && errors == 0)
+				perror("sendto (GSO)");
 			errors++;
+		}
 		if (gap_us)
 			usleep(gap_us);
 	}
-	/* sent = handed to the kernel without error; ENOBUFS is not reported
-	 * for UDP unless IP_RECVERR, so sender drops show in the tracer */
-	printf("sent %d errors %d\n", sent, errors);
+	/* sent = datagrams handed to the kernel without error; ENOBUFS is not
+	 * reported for UDP unless IP_RECVERR, so sender drops show in the tracer */
+	printf("sent %d errors %d buffers %d\n", sent, errors, buffers);
 	/* keep the socket open a while, e.g. so a tracer can still name it */
 	if (linger_ms)
 		usleep(linger_ms * 1000);
 	return 0;
 }
 
-static int drain(int fd, char *buf, size_t len)
+/*
+ * Read one buffer: how many datagrams it held (-1: none to read). With
+ * UDP_GRO a buffer may be several datagrams of gso_size bytes (the last
+ * may be shorter), as the UDP_GRO control message says.
+ */
+static int recv_count(int fd, char *buf, size_t len, int flags, bool gro)
 {
-	int n = 0;
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = gro ? ctl : NULL,
+			     .msg_controllen = gro ? sizeof(ctl) : 0 };
+	ssize_t n = recvmsg(fd, &mh, flags);
+	int gso_size = 0;
 
-	while (recv(fd, buf, len, MSG_DONTWAIT) >= 0)
-		n++;
+	if (n < 0)
+		return -1;
+	for (struct cmsghdr *c = gro ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO)
+			memcpy(&gso_size, CMSG_DATA(c), sizeof(gso_size));
+	if (gso_size > 0 && n > gso_size)
+		return (n + gso_size - 1) / gso_size;
+	return 1;
+}
+
+static int drain(int fd, char *buf, size_t len, bool gro)
+{
+	int n = 0, k;
+
+	while ((k = recv_count(fd, buf, len, MSG_DONTWAIT, gro)) >= 0)
+		n += k;
 	return n;
 }
 
@@ -211,7 +274,8 @@ static int do_recv(int argc, char **argv)
 	struct sockaddr_storage a;
 	socklen_t alen;
 	int rcvbuf = 0, fd, received = 0;
-	bool reading = false, filter_drop = false, share = false;
+	bool reading = false, filter_drop = false, share = false, gro = false;
+	int nsock = 1;
 	static char buf[65536];
 	pid_t child = 0;
 
@@ -228,6 +292,10 @@ static int do_recv(int argc, char **argv)
 			filter_drop = true;
 		else if (!strcmp(argv[i], "--share"))
 			share = true;
+		else if (!strcmp(argv[i], "--gro"))
+			gro = true;
+		else if (!strcmp(argv[i], "--sockets") && i + 1 < argc)
+			nsock = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "recv: unknown option %s\n", argv[i]);
 			return 2;
@@ -244,6 +312,21 @@ static int do_recv(int argc, char **argv)
 	    bind(fd, (void *)&a, alen)) {
 		perror("recv socket");
 		return 1;
+	}
+	if (gro && setsockopt(fd, SOL_UDP, UDP_GRO, &(int){ 1 }, sizeof(int))) {
+		perror("UDP_GRO");
+		return 1;
+	}
+	for (int i = 1; i < nsock; i++) {
+		struct sockaddr_storage b = a;
+		int more = socket(a.ss_family, SOCK_DGRAM, 0);
+
+		((struct sockaddr_in *)&b)->sin_port =
+			htons(ntohs(((struct sockaddr_in *)&a)->sin_port) + i);
+		if (more < 0 || bind(more, (void *)&b, alen)) {
+			perror("recv --sockets");
+			return 1;
+		}
 	}
 	if (filter_drop) {
 		/* classic BPF "ret #0": reject every datagram */
@@ -274,10 +357,12 @@ static int do_recv(int argc, char **argv)
 			usleep(20000); /* not pause(): a signal may come before it */
 			continue;
 		}
-		if (recv(fd, buf, sizeof(buf), 0) >= 0)
-			received++;
+		int k = recv_count(fd, buf, sizeof(buf), 0, gro);
+
+		if (k > 0)
+			received += k;
 	}
-	received += drain(fd, buf, sizeof(buf));
+	received += drain(fd, buf, sizeof(buf), gro);
 	printf("received %d\n", received);
 	fflush(stdout);
 	if (child) {

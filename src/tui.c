@@ -1,0 +1,1238 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The full-screen view: htop's conventions (F-keys and letters, a sort
+ * menu, incremental search, a filter, a detail view), drawn with
+ * erase() + doupdate() from the view model (view.c). Nothing here writes
+ * to stdout or stderr while curses owns the terminal: log lines and
+ * errors go to the status line.
+ */
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <ncurses.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "log.h"
+#include "output.h"
+#include "tui.h"
+#include "util.h"
+
+#define CTRL(c) ((c) & 0x1f)
+#define KEY_ESC 27
+
+enum mode { MODE_TABLE, MODE_DETAIL, MODE_HELP, MODE_SORT };
+enum prompt { PROMPT_NONE, PROMPT_SEARCH, PROMPT_FILTER, PROMPT_INTERVAL };
+
+enum pair {
+	PAIR_TITLE = 1, /* column headers */
+	PAIR_CURSOR,
+	PAIR_BAD,       /* disagreement, errors */
+	PAIR_GOOD,
+	PAIR_WARN,      /* paused, frozen, hints */
+	PAIR_LABEL,     /* header labels */
+	PAIR_SPARK,
+};
+
+struct tui {
+	struct model *m;
+	struct view v;
+	const struct tui_opts *o;
+	double interval;
+	enum mode mode;
+	enum prompt prompt;
+	char input[96], saved[96];
+	bool paused, frozen, color, utf8;
+	char status[256];
+	bool status_bad;
+	uint64_t status_until;
+	int sort_idx;             /* in the sort menu */
+	struct row_key detail_key;
+	int detail_panel, detail_scroll;
+	/* per-cause rates for the header */
+	uint64_t prev_cause[CAUSE_MAX];
+	double cause_rate[CAUSE_MAX];
+	bool have_prev_cause;
+	char host[64], kernel[65];
+	uint64_t refreshes;
+	int table_h, flows_h;      /* rows each panel showed last draw */
+};
+
+/* The log module's sink: the newest line shows in the status line. */
+static struct tui *log_tui;
+
+static void set_status(struct tui *t, bool bad, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_status(struct tui *t, bool bad, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->status, sizeof(t->status), fmt, ap);
+	va_end(ap);
+	t->status_bad = bad;
+	t->status_until = now_ns() + 5000000000ull;
+}
+
+static void log_sink(enum log_level level, const char *line)
+{
+	if (log_tui)
+		set_status(log_tui, level <= LOG_WARN, "%s", line);
+}
+
+/* ---- terminal lifetime -------------------------------------------------- */
+
+static bool curses_up;
+
+/* A crash must not leave the terminal raw: restore it, then die as before. */
+static void on_fatal(int sig)
+{
+	if (curses_up)
+		endwin();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void restore_terminal(void)
+{
+	if (curses_up) {
+		endwin();
+		curses_up = false;
+	}
+}
+
+static int setup_terminal(struct tui *t)
+{
+	const char *term = getenv("TERM");
+
+	if (!term || !*term || !strcmp(term, "dumb"))
+		return -ENOTTY;
+	setlocale(LC_ALL, "");
+	t->utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+	/* newterm, unlike initscr, returns NULL instead of exiting */
+	if (!newterm(NULL, stdout, stdin))
+		return -ENOTTY;
+	curses_up = true;
+	atexit(restore_terminal);
+	signal(SIGSEGV, on_fatal);
+	signal(SIGBUS, on_fatal);
+	signal(SIGFPE, on_fatal);
+	signal(SIGABRT, on_fatal);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	t->color = t->o->color && has_colors() && !getenv("NO_COLOR");
+	if (t->color) {
+		start_color();
+		use_default_colors();
+		init_pair(PAIR_TITLE, COLOR_BLACK, COLOR_GREEN);
+		init_pair(PAIR_CURSOR, COLOR_BLACK, COLOR_CYAN);
+		init_pair(PAIR_BAD, COLOR_RED, -1);
+		init_pair(PAIR_GOOD, COLOR_GREEN, -1);
+		init_pair(PAIR_WARN, COLOR_YELLOW, -1);
+		init_pair(PAIR_LABEL, COLOR_CYAN, -1);
+		init_pair(PAIR_SPARK, COLOR_RED, -1);
+	}
+	return 0;
+}
+
+static attr_t pair(struct tui *t, enum pair p, attr_t mono)
+{
+	return t->color ? COLOR_PAIR(p) : mono;
+}
+
+/* Write at most the cells left on the line; never wrap, never scroll. */
+static void put(int y, int x, attr_t a, const char *s)
+{
+	int room = COLS - x;
+
+	if (y < 0 || y >= LINES || room <= 0)
+		return;
+	attrset(a);
+	/* mvaddnstr counts bytes, not cells: cut UTF-8 ourselves */
+	char cut[512];
+
+	view__cell(cut, sizeof(cut), s, room, false, false, log_tui && log_tui->utf8);
+	/* the padding view__cell adds would paint the rest of the line */
+	size_t n = strlen(cut);
+
+	while (n && cut[n - 1] == ' ' && (size_t)room > n - 1 &&
+	       strlen(s) < n)
+		cut[--n] = 0;
+	mvaddstr(y, x, cut);
+	attrset(A_NORMAL);
+}
+
+static int putf(int y, int x, attr_t a, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Returns the column after what was written (for runs of pieces). */
+static int putf(int y, int x, attr_t a, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int len = 0;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	put(y, x, a, buf);
+	for (const char *p = buf; *p; p++)
+		len += (*p & 0xc0) != 0x80;
+	return x + len;
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+static void fmt_uptime(char *buf, size_t len, double s)
+{
+	unsigned long t = s > 0 ? (unsigned long)s : 0;
+
+	if (t >= 86400)
+		snprintf(buf, len, "%lud %02lu:%02lu:%02lu", t / 86400, t / 3600 % 24,
+			 t / 60 % 60, t % 60);
+	else
+		snprintf(buf, len, "%02lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
+}
+
+static void cause_rates(struct tui *t)
+{
+	struct model *m = t->m;
+
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		t->cause_rate[c] = t->have_prev_cause
+			? rate_per_s(m->totals.cause[c], t->prev_cause[c], m->interval) : 0;
+		t->prev_cause[c] = m->totals.cause[c];
+	}
+	t->have_prev_cause = true;
+}
+
+static int draw_header(struct tui *t)
+{
+	struct model *m = t->m;
+	char up[32], total[24], rate[16], skbs[24], att[24];
+	int y = 0, x;
+	attr_t lab = pair(t, PAIR_LABEL, A_BOLD);
+
+	fmt_uptime(up, sizeof(up), (m->last_ns - m->start_ns) / 1e9);
+	/* what matters most first: a narrow terminal cuts the end */
+	x = putf(y, 0, A_BOLD, "udpdrop top");
+	x = putf(y, x, A_NORMAL, " - %s - traced %s - every %.3g s - %s - kernel %s",
+		 t->host, up, t->interval, t->o->attach, t->kernel);
+	if (t->paused)
+		x = putf(y, x + 1, pair(t, PAIR_WARN, A_REVERSE) | A_BOLD, "[PAUSED]");
+	if (t->frozen)
+		x = putf(y, x + 1, pair(t, PAIR_WARN, A_REVERSE) | A_BOLD, "[FROZEN]");
+	y++;
+
+	/* totals and causes */
+	fmt_rate(rate, sizeof(rate), m->totals.rate);
+	fmt_count(total, sizeof(total), m->totals.drops);
+	fmt_count(skbs, sizeof(skbs), m->totals.skbs);
+	fmt_count(att, sizeof(att), m->totals.attributed);
+	x = putf(y, 0, lab, "Drops:");
+	x = putf(y, x, A_BOLD, " %s/s", rate);
+	x = putf(y, x, A_NORMAL, "  %s datagrams total, %s to sockets, %s skb events", total, att, skbs);
+	if (m->totals.overflow)
+		x = putf(y, x, pair(t, PAIR_BAD, A_BOLD), "  %llu in overflow (raise --map-entries)",
+			 (unsigned long long)m->totals.overflow);
+	if (m->missed)
+		x = putf(y, x, pair(t, PAIR_BAD, A_BOLD), "  %llu missed by the kernel",
+			 (unsigned long long)m->missed);
+	y++;
+	x = putf(y, 0, lab, "Causes:");
+	bool any = false;
+
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		if (!m->totals.cause[c])
+			continue;
+		fmt_rate(rate, sizeof(rate), t->cause_rate[c]);
+		fmt_count(total, sizeof(total), m->totals.cause[c]);
+		x = putf(y, x, A_BOLD, " %s", cause__name(c));
+		x = putf(y, x, A_NORMAL, " %s/s %s%s", rate, total, " ");
+		any = true;
+	}
+	if (!any)
+		putf(y, x, A_NORMAL, " none yet");
+	y++;
+
+	/* reconciliation with the kernel's counters */
+	struct reconcile_line rl[16];
+	int n = output__reconcile(m, rl, 16);
+	const char *caveat = model__reconcile_caveat(m);
+
+	x = putf(y, 0, lab, "Kernel:");
+	if (!n)
+		x = putf(y, x, A_NORMAL, " no drop counters moved in the netns in view");
+	uint32_t last_ns = 0;
+
+	for (int i = 0; i < n; i++) {
+		char nsbuf[16], a[24], b[24];
+		bool ok = rl[i].kernel == rl[i].ours;
+
+		if (rl[i].netns != last_ns)
+			x = putf(y, x, A_NORMAL, " %s:",
+				 model__netns_label(m, rl[i].netns, nsbuf, sizeof(nsbuf)));
+		last_ns = rl[i].netns;
+		fmt_count(a, sizeof(a), rl[i].kernel);
+		fmt_count(b, sizeof(b), rl[i].ours);
+		x = putf(y, x, A_NORMAL, " %s +%s / attributed %s", mib__name(rl[i].counter), a, b);
+		/* never round a disagreement to "100%" */
+		if (ok)
+			x = putf(y, x, pair(t, PAIR_GOOD, A_NORMAL), " = 100%%");
+		else if (rl[i].kernel)
+			x = putf(y, x, pair(t, PAIR_BAD, A_BOLD | A_REVERSE), " = %.1f%% (%+lld)",
+				 floor(1000.0 * rl[i].ours / rl[i].kernel) / 10 == 100.0 && rl[i].ours < rl[i].kernel
+					 ? 99.9 : 100.0 * rl[i].ours / rl[i].kernel,
+				 (long long)(rl[i].ours - rl[i].kernel));
+		else
+			x = putf(y, x, pair(t, PAIR_BAD, A_BOLD | A_REVERSE), " (kernel counted none)");
+		if (i + 1 < n)
+			x = putf(y, x, A_NORMAL, ",");
+	}
+	if (caveat)
+		putf(y, x, pair(t, PAIR_WARN, A_NORMAL), "  (%s)", caveat);
+	y++;
+
+	/* what the table shows */
+	x = putf(y, 0, lab, "View:");
+	x = putf(y, x, A_NORMAL, " %d of %d sockets, %d of %d socketless flows; sort %s %s",
+		 t->v.nrows, t->v.total_rows, t->v.nflows, t->v.total_flows,
+		 view_cols[t->v.sort].title,
+		 (view_cols[t->v.sort].desc != t->v.reverse) ? "(high first)" : "(low first)");
+	if (t->v.filter[0])
+		x = putf(y, x, pair(t, PAIR_WARN, A_BOLD), "; filter \"%s\"", t->v.filter);
+	if (t->m->opts.all)
+		x = putf(y, x, A_NORMAL, "; quiet sockets shown");
+	y++;
+	return y;
+}
+
+/* ---- the two tables ----------------------------------------------------- */
+
+static void draw_cols_header(struct tui *t, int y, const int *w, bool flows)
+{
+	char line[1024], cell[128];
+	size_t o = 0;
+
+	for (int c = 0; c < COL_MAX; c++) {
+		const char *title = view_cols[c].title;
+
+		if (!w[c])
+			continue;
+		if (flows) /* the flow panel reuses the columns */
+			title = c == COL_LOCAL ? "DESTINATION" : c == COL_REMOTE ? "SOURCE" :
+				c == COL_HINT ? "WHY" : title;
+		char t2[32];
+
+		/* the sort column carries the direction */
+		if (!flows && c == (int)t->v.sort) {
+			bool down = view_cols[c].desc != t->v.reverse;
+
+			snprintf(t2, sizeof(t2), "%s%s", title,
+				 t->utf8 ? (down ? "\xe2\x96\xbc" : "\xe2\x96\xb2") : (down ? "v" : "^"));
+			title = t2;
+		}
+		view__cell(cell, sizeof(cell), title, w[c], view_cols[c].right, false, t->utf8);
+		o += snprintf(line + o, sizeof(line) - o, "%s%s", o ? " " : "", cell);
+		if (o >= sizeof(line))
+			break;
+	}
+	attrset(pair(t, PAIR_TITLE, A_REVERSE) | A_BOLD);
+	mvhline(y, 0, ' ', COLS);
+	attrset(A_NORMAL);
+	put(y, 0, pair(t, PAIR_TITLE, A_REVERSE) | A_BOLD, line);
+}
+
+static void draw_row(struct tui *t, int y, const struct view_row *vr,
+		     const int *w, bool cursor)
+{
+	char line[1024], cell[128];
+	size_t o = 0;
+
+	for (int c = 0; c < COL_MAX; c++) {
+		if (!w[c])
+			continue;
+		view__cell(cell, sizeof(cell), vr->text[c], w[c], view_cols[c].right,
+			   c == COL_LOCAL || c == COL_REMOTE, t->utf8);
+		o += snprintf(line + o, sizeof(line) - o, "%s%s", o ? " " : "", cell);
+		if (o >= sizeof(line))
+			break;
+	}
+	attr_t a = A_NORMAL;
+
+	if (cursor) {
+		a = pair(t, PAIR_CURSOR, A_REVERSE);
+		attrset(a);
+		mvhline(y, 0, ' ', COLS);
+	} else if (!vr->drop_rate && vr->drops) {
+		a = A_NORMAL; /* quiet now: plain */
+	} else if (vr->drop_rate) {
+		a = A_BOLD;
+	}
+	put(y, 0, a, line);
+}
+
+static void draw_tables(struct tui *t, int y)
+{
+	struct view *v = &t->v;
+	int w[COL_MAX], avail = LINES - 1 - y; /* the status line is last */
+
+	int content[COL_MAX], cflow[COL_MAX];
+
+	/* size the columns to what they hold */
+	memcpy(content, v->content[0], sizeof(content));
+	memcpy(cflow, v->content[1], sizeof(cflow));
+	/* one netns in view (-N): the header names it, the column would repeat it */
+	if (t->m->opts.netns)
+		content[COL_NETNS] = -1;
+	view__fit(COLS, content, w);
+	/* the flow panel: a title, a header and up to a third of the space */
+	int fl = 0;
+
+	if (v->nflows || v->total_flows) {
+		fl = v->nflows ? v->nflows : 1;
+		int cap = avail / 3 > 3 ? avail / 3 : 3;
+
+		if (fl > cap)
+			fl = cap;
+		fl += 2;
+		if (fl > avail - 2)
+			fl = avail - 2 > 0 ? avail - 2 : 0;
+	}
+	int th = avail - fl - 1; /* socket rows */
+
+	if (th < 1) {
+		th = avail - 1;
+		fl = 0;
+	}
+	if (th < 0)
+		return;
+	t->table_h = th;
+	draw_cols_header(t, y++, w, false);
+	view__scroll(v, 0, th);
+	if (!v->nrows) {
+		put(y, 1, pair(t, PAIR_WARN, A_NORMAL),
+		    v->total_rows ? "no socket matches the filter (\\ to change it)" :
+		    t->m->opts.all ? "no UDP sockets in view" :
+				     "no socket has dropped a datagram yet (a: show quiet sockets too)");
+	}
+	for (int i = 0; i < th && v->scroll[0] + i < v->nrows; i++) {
+		int idx = v->scroll[0] + i;
+
+		draw_row(t, y + i, &v->rows[idx], w,
+			 v->panel == 0 && idx == v->cursor[0]);
+	}
+	y += th;
+	if (fl < 3)
+		return;
+	t->flows_h = fl - 2;
+	/* the flow panel: its own layout, without the socket-only columns */
+	cflow[COL_OWNER] = cflow[COL_RX_RATE] = cflow[COL_RCVBUF] = cflow[COL_QUEUE] = -1;
+	if (t->m->opts.netns)
+		cflow[COL_NETNS] = -1;
+	view__fit(COLS, cflow, w);
+	put(y, 0, A_BOLD, "Drops with no socket:");
+	put(y, 22, A_NORMAL, v->panel == 1 ? "" : "(Tab to move here)");
+	y++;
+	draw_cols_header(t, y++, w, true);
+	view__scroll(v, 1, fl - 2);
+	if (!v->nflows)
+		put(y, 1, pair(t, PAIR_WARN, A_NORMAL), "none match the filter");
+	for (int i = 0; i < fl - 2 && v->scroll[1] + i < v->nflows; i++) {
+		int idx = v->scroll[1] + i;
+
+		draw_row(t, y + i, &v->flows[idx], w, v->panel == 1 && idx == v->cursor[1]);
+	}
+}
+
+/* ---- status line, prompts, menus ---------------------------------------- */
+
+static const char *prompt_label(enum prompt p)
+{
+	switch (p) {
+	case PROMPT_SEARCH: return "Search: ";
+	case PROMPT_FILTER: return "Filter (port:N pid:N comm:S netns:S cause:C, or text): ";
+	case PROMPT_INTERVAL: return "Refresh interval, seconds (0.1 to 3600): ";
+	default: return "";
+	}
+}
+
+static void draw_status(struct tui *t)
+{
+	int y = LINES - 1;
+
+	move(y, 0);
+	clrtoeol();
+	if (t->prompt) {
+		int x = putf(y, 0, A_BOLD, "%s", prompt_label(t->prompt));
+
+		x = putf(y, x, A_NORMAL, "%s", t->input);
+		put(y, x, A_REVERSE, " ");
+		if (t->status[0] && now_ns() < t->status_until)
+			putf(y, x + 2, pair(t, PAIR_BAD, A_BOLD), "%s", t->status);
+		return;
+	}
+	if (t->status[0] && now_ns() < t->status_until) {
+		put(y, 0, t->status_bad ? pair(t, PAIR_BAD, A_BOLD) : A_BOLD, t->status);
+		return;
+	}
+	static const char *const keys[][2] = {
+		{ "F1", "Help" }, { "F3", "Search" }, { "F4", "Filter" }, { "F6", "Sort" },
+		{ "Enter", "Detail" }, { "p", "Pause" }, { "Space", "Freeze" },
+		{ "a", "Quiet" }, { "q", "Quit" },
+	};
+	int x = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys) && x < COLS; i++) {
+		x = putf(y, x, A_BOLD, "%s", keys[i][0]);
+		x = putf(y, x, pair(t, PAIR_CURSOR, A_REVERSE), "%s", keys[i][1]);
+		x += 1;
+	}
+}
+
+static void draw_sort_menu(struct tui *t, int y)
+{
+	int h = COL_MAX + 2, w = 22;
+
+	if (y + h > LINES - 1)
+		y = LINES - 1 - h;
+	if (y < 0)
+		y = 0;
+	for (int i = 0; i < h && y + i < LINES - 1; i++) {
+		move(y + i, 0);
+		attrset(A_NORMAL);
+		for (int k = 0; k < w && k < COLS; k++)
+			addch(' ');
+	}
+	put(y, 0, pair(t, PAIR_TITLE, A_REVERSE) | A_BOLD, " Sort by              ");
+	for (int c = 0; c < COL_MAX; c++) {
+		attr_t a = c == t->sort_idx ? pair(t, PAIR_CURSOR, A_REVERSE) : A_NORMAL;
+
+		putf(y + 1 + c, 0, a, " %c %-18s", c == (int)t->v.sort ? '*' : ' ',
+		     view_cols[c].title);
+	}
+	putf(y + 1 + COL_MAX, 0, A_DIM, " Enter: sort, Esc: back");
+}
+
+static const char *const help_text[] = {
+	"udpdrop top: which socket drops UDP datagrams, and why",
+	"",
+	"Each row is a socket that dropped datagrams in this trace (a: also quiet",
+	"ones). The lower panel holds drops that belong to no socket. Counts are",
+	"datagrams, exact, from the kernel's drop points; rates cover the last",
+	"refresh interval. Kernel: compares udpdrop's counts with the netns's own",
+	"counters (nstat names) since udpdrop started.",
+	"",
+	"  q, F10          quit                   h, F1, ?      this help",
+	"  Up/Down, j/k    move                   PgUp/PgDn     a page",
+	"  Home/End, g/G   first/last row         Tab           other panel",
+	"  Enter           detail of the row      Esc           back",
+	"  s, F6           choose the sort column < >           sort by the previous/next column",
+	"  r               reverse the sort       /, F3         search (n: next match)",
+	"  \\, F4           filter rows            a             show/hide quiet sockets",
+	"  p               pause (no reads)       Space         freeze the display (tracing goes on)",
+	"  d               set the interval       + -           slower/faster refresh",
+	"  Ctrl-L          redraw",
+	"",
+	"Filter terms (all must match): port:5001 pid:42 comm:named netns:blue",
+	"cause:rcvbuf, or any text found in a column (10.0.0.2, [::1], udp).",
+	"",
+	"Columns:",
+	NULL,
+};
+
+static void draw_help(struct tui *t)
+{
+	int y = 0;
+
+	for (int i = 0; help_text[i]; i++)
+		put(y++, 1, i == 0 ? A_BOLD : A_NORMAL, help_text[i]);
+	for (int c = 0; c < COL_MAX; c++)
+		putf(y++, 3, A_NORMAL, "%-9s %-7s %s", view_cols[c].title, view_cols[c].name,
+		     view_cols[c].help);
+	put(y + 1, 1, A_BOLD, "Press any key to return.");
+}
+
+/* ---- detail view --------------------------------------------------------- */
+
+static long read_sysctl(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* One line of the detail text; lines above the scroll are skipped. */
+struct dctx {
+	struct tui *t;
+	int y, line;
+};
+
+static int dline(struct dctx *d)
+{
+	int y = d->line++ - d->t->detail_scroll + 1;
+
+	return y >= 1 && y < LINES - 1 ? y : -1;
+}
+
+static void dput(struct dctx *d, attr_t a, const char *label, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void dput(struct dctx *d, attr_t a, const char *label, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int w = COLS - 12, y;
+	const char *p = buf;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (w < 10)
+		w = 10;
+	/* word-wrap: continuation lines sit under the text, not the label */
+	do {
+		int n = (int)strlen(p), cut = n;
+
+		if (n > w) {
+			cut = w;
+			while (cut > w / 2 && p[cut] != ' ')
+				cut--;
+			if (p[cut] != ' ')
+				cut = w;
+		}
+		y = dline(d);
+		if (y >= 0) {
+			char piece[1024];
+
+			snprintf(piece, sizeof(piece), "%.*s", cut, p);
+			if (p == buf)
+				putf(y, 1, pair(d->t, PAIR_LABEL, A_BOLD), "%-9s", label);
+			put(y, 11, a, piece);
+		}
+		p += cut;
+		while (*p == ' ')
+			p++;
+	} while (*p);
+}
+
+/* rcvbuf advice with the numbers this socket shows (estimates labelled). */
+static void advise_rcvbuf(struct dctx *d, const struct row *r, const float *hist,
+			  int nhist)
+{
+	struct tui *t = d->t;
+	double avg = r->skbs ? (double)r->bytes / r->skbs : 0;
+	double drop_rate = r->rate, rx = t->m->have_rx ? r->rx_rate : 0;
+	double arrival = drop_rate + rx;
+	long rmem_default = read_sysctl("/proc/sys/net/core/rmem_default");
+	long rmem_max = read_sysctl("/proc/sys/net/core/rmem_max");
+	uint32_t rcvbuf = r->have_sock && r->sock.have_mem ? r->sock.rcvbuf : 0;
+	float peak = 0;
+	char a[24], b[24];
+
+	for (int i = 0; i < nhist; i++)
+		if (hist[i] > peak)
+			peak = hist[i];
+	if (arrival > 0 && avg > 0) {
+		double bits = arrival * avg * 8;
+
+		dput(d, A_NORMAL, "arrival", "%s%.0f datagrams/s of %.0f B (%.2f Mbit/s)%s",
+		     t->m->have_rx ? "" : ">= ", arrival, avg, bits / 1e6,
+		     t->m->have_rx ? " = delivered + dropped, last interval"
+				   : ": dropped only, deliveries not traced on this kernel");
+		if (rcvbuf)
+			dput(d, A_NORMAL, "", "at that rate a stalled reader fills the %s buffer in %.3g ms "
+			     "(rcvbuf x 8 / arrival bits/s)", (fmt_bytes(a, sizeof(a), rcvbuf), a),
+			     1e3 * rcvbuf * 8 / bits);
+	}
+	if (!rcvbuf)
+		return;
+	fmt_bytes(a, sizeof(a), rcvbuf);
+	if (rmem_default > 0 && rcvbuf == (uint32_t)rmem_default)
+		dput(d, A_NORMAL, "sysctl", "rcvbuf %s = net.core.rmem_default (%ld B): the app did not set SO_RCVBUF",
+		     a, rmem_default);
+	else if (rmem_max > 0)
+		dput(d, A_NORMAL, "sysctl", "rcvbuf %s, so the app set SO_RCVBUF (about %u B asked, doubled by "
+		     "the kernel); net.core.rmem_max %ld B caps what it may ask",
+		     a, rcvbuf / 2, rmem_max);
+	/* drops in most recent intervals: the reader is too slow on average */
+	int recent = 0, dropping = 0;
+
+	for (int i = nhist - 1; i >= 0 && recent < 10; i--, recent++)
+		dropping += hist[i] > 0;
+	if (recent >= 5 && dropping * 10 >= recent * 8) {
+		dput(d, A_NORMAL, "advice", "drops in %d of the last %d intervals: arrivals outpace the reader "
+		     "on average, so a bigger buffer only delays the drops. Read faster (more reader "
+		     "threads, SO_REUSEPORT, recvmmsg) or send slower (pace the sender).%s",
+		     dropping, recent, "");
+		if (t->m->have_rx && arrival > 0)
+			dput(d, A_NORMAL, "", "the socket took %.0f datagrams/s and dropped %.0f/s: "
+			     "the reader keeps up with about %.0f%% of the arrivals",
+			     rx, drop_rate, 100.0 * rx / arrival);
+	} else if (peak > 0 && avg > 0) {
+		/* a burst: the worst interval's drops, as payload the buffer would also hold */
+		double burst = peak * t->interval * avg;
+		uint64_t want = (uint64_t)(rcvbuf / 2 + burst);
+
+		want = (want + 4095) & ~4095ull;
+		fmt_bytes(b, sizeof(b), (uint64_t)burst);
+		dput(d, A_NORMAL, "advice", "bursts: the worst interval dropped %.0f datagrams (%s of payload); "
+		     "to hold that burst, ask SO_RCVBUF >= %llu B (estimate; the kernel doubles it for overhead)",
+		     peak * t->interval, b, (unsigned long long)want);
+		if (rmem_default > 0 && rcvbuf == (uint32_t)rmem_default)
+			dput(d, A_NORMAL, "", "or, for every socket without SO_RCVBUF: sysctl -w net.core.rmem_default=%llu",
+			     (unsigned long long)want * 2);
+		if (rmem_max >= 0 && want > (uint64_t)rmem_max)
+			dput(d, A_NORMAL, "", "and allow it: sysctl -w net.core.rmem_max=%llu (now %ld)",
+			     (unsigned long long)want, rmem_max);
+	}
+	if (rcvbuf >= 16u << 20)
+		dput(d, pair(t, PAIR_WARN, A_BOLD), "", "the buffer is already large: the sender is faster "
+		     "than the reader; only pacing or flow control will help");
+	dput(d, A_NORMAL, "verify", "rerun with the new size: this row's DROPS/s should stay 0 and QUEUE peak below 100%%");
+}
+
+static void draw_detail(struct tui *t)
+{
+	struct model *m = t->m;
+	const struct row *r = htab__find(&m->rows, &t->detail_key);
+	struct dctx d = { .t = t };
+	char a[64], b[64], c[64], nsbuf[16];
+	float hist[HIST_LEN];
+	int nh = view__history(&t->v, &t->detail_key, hist, HIST_LEN);
+
+	put(0, 0, A_BOLD, "udpdrop top - detail (Esc: back, Up/Down: scroll)");
+	if (!r) {
+		put(2, 1, A_NORMAL, "this row is no longer tracked");
+		return;
+	}
+	if (r->key.kind == ROW_SOCKET && r->have_sock) {
+		const struct sock_info *s = &r->sock;
+
+		fmt_endpoint(a, sizeof(a), s->family, s->saddr, s->sport);
+		if (s->dport)
+			fmt_endpoint(b, sizeof(b), s->family, s->daddr, s->dport);
+		else
+			snprintf(b, sizeof(b), "*");
+		dput(&d, A_BOLD, "socket", "%s -> %s  %s %s, netns %s (%u)", a, b,
+		     proto_name(s->proto, c, sizeof(c)), s->family == 10 ? "inet6" : "inet",
+		     model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf)), r->key.netns);
+		if (s->npids)
+			dput(&d, A_NORMAL, "owner", "%d/%s%s  cookie %llu  inode %u  %s",
+			     s->pids[0], s->comm,
+			     s->npids > 1 ? " and other processes share it" : "",
+			     (unsigned long long)r->key.cookie, s->inode,
+			     r->sock_alive ? "open" : "closed");
+		else
+			dput(&d, A_NORMAL, "owner", "no process found  cookie %llu  inode %u  %s",
+			     (unsigned long long)r->key.cookie, s->inode, r->sock_alive ? "open" : "closed");
+	} else if (r->key.kind == ROW_SOCKET) {
+		dput(&d, A_BOLD, "socket", "cookie %llu (gone before udpdrop could read it)",
+		     (unsigned long long)r->key.cookie);
+	} else {
+		row_flow(r, a, sizeof(a));
+		dput(&d, A_BOLD, "flow", "%s  %s, netns %s: no socket", a,
+		     proto_name(r->key.proto, c, sizeof(c)),
+		     r->key.netns ? model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf)) : "unknown");
+	}
+	fmt_count(a, sizeof(a), r->drops);
+	fmt_count(b, sizeof(b), r->skbs);
+	if (m->have_rx && r->key.kind == ROW_SOCKET)
+		dput(&d, A_NORMAL, "drops", "%s datagrams (%s skb events), %.0f/s now; delivered %llu, %.0f/s now",
+		     a, b, r->rate, (unsigned long long)r->rx, r->rx_rate);
+	else
+		dput(&d, A_NORMAL, "drops", "%s datagrams (%s skb events), %.0f/s now", a, b, r->rate);
+	for (int k = 0; k < CAUSE_MAX; k++) {
+		if (!r->cause[k] && !r->cause_skbs[k])
+			continue;
+		fmt_count(a, sizeof(a), r->cause[k]);
+		dput(&d, A_NORMAL, "cause", "%-13s %s datagrams (%.0f%%): %s", cause__name(k), a,
+		     r->drops ? 100.0 * r->cause[k] / r->drops : 0, cause__describe(k));
+	}
+	for (int k = 0; k < r->nreasons; k++) {
+		fmt_count(a, sizeof(a), r->reasons[k].drops);
+		fmt_count(b, sizeof(b), r->reasons[k].skbs);
+		dput(&d, A_NORMAL, "reason", "%-22s %s datagrams, %s skb events",
+		     model__reason_name(m, r->reasons[k].reason, c, sizeof(c)), a, b);
+	}
+	for (int k = 0; k < r->nlocs; k++) {
+		fmt_count(a, sizeof(a), r->locs[k].skbs);
+		dput(&d, A_NORMAL, "location", "%-32s %s skb events",
+		     ksyms__format(&m->ksyms, r->locs[k].addr, c, sizeof(c)), a);
+	}
+	if (r->key.kind == ROW_SOCKET && r->have_sock && r->sock.have_mem) {
+		fmt_bytes(a, sizeof(a), r->sock.rcvbuf);
+		fmt_bytes(b, sizeof(b), r->sock.rmem);
+		dput(&d, A_NORMAL, "buffer", "rcvbuf %s (%u B), queued now %s (%.0f%%)%s", a,
+		     r->sock.rcvbuf, b, r->sock.rcvbuf ? 100.0 * r->sock.rmem / r->sock.rcvbuf : 0,
+		     "");
+		if (r->queue_peak)
+			dput(&d, A_NORMAL, "", "queue peak %u B (%.0f%% of rcvbuf) since start",
+			     r->queue_peak, r->sock.rcvbuf ? 100.0 * r->queue_peak / r->sock.rcvbuf : 0);
+		dput(&d, A_NORMAL, "kernel", "the socket's own drop counter (ss -uam d): %u, +%u since udpdrop started",
+		     r->sock.drops, r->sock.drops - r->sock.drops_base);
+	}
+
+	/* the history: one mark per refresh, as wide as the screen allows */
+	int w = COLS - 12;
+	float max = 0;
+	char spark[4 * 512];
+
+	if (w > 512)
+		w = 512;
+	if (nh && w > 0) {
+		int shown = nh < w ? nh : w;
+
+		view__sparkline(spark, sizeof(spark), hist, nh, w, t->utf8, &max);
+		dput(&d, A_NORMAL, "history", "drops/s, last %.0f s (a mark per %.3g s refresh), peak %.0f/s",
+		     shown * t->interval, t->interval, max);
+		int y = dline(&d);
+
+		if (y >= 0)
+			put(y, 11, pair(t, PAIR_SPARK, A_BOLD), spark);
+	}
+
+	/* what to do */
+	enum cause mc = r->key.kind == ROW_SOCKET ? row__main_cause(r) : r->key.cause;
+
+	dline(&d);
+	dput(&d, A_BOLD, "why", "%s: %s", cause__name(mc), cause__describe(mc));
+	if (mc == CAUSE_RCVBUF && r->key.kind == ROW_SOCKET)
+		advise_rcvbuf(&d, r, hist, nh);
+	/* keep the scroll inside the text */
+	if (t->detail_scroll > d.line - 3)
+		t->detail_scroll = d.line - 3 > 0 ? d.line - 3 : 0;
+}
+
+/* ---- one frame ----------------------------------------------------------- */
+
+static void draw(struct tui *t)
+{
+	erase();
+	if (t->mode == MODE_HELP) {
+		draw_help(t);
+	} else if (t->mode == MODE_DETAIL) {
+		draw_detail(t);
+		draw_status(t);
+	} else {
+		int y = draw_header(t);
+
+		draw_tables(t, y);
+		if (t->mode == MODE_SORT)
+			draw_sort_menu(t, y);
+		draw_status(t);
+	}
+	wnoutrefresh(stdscr);
+	doupdate();
+}
+
+/* ---- input --------------------------------------------------------------- */
+
+static const double steps[] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600 };
+
+static void step_interval(struct tui *t, int dir)
+{
+	int i = 0;
+
+	/* the nearest step in that direction */
+	if (dir > 0) {
+		while (i < (int)ARRAY_SIZE(steps) - 1 && steps[i] <= t->interval + 1e-9)
+			i++;
+	} else {
+		i = ARRAY_SIZE(steps) - 1;
+		while (i > 0 && steps[i] >= t->interval - 1e-9)
+			i--;
+	}
+	t->interval = steps[i];
+	set_status(t, false, "refresh every %.3g s", t->interval);
+}
+
+static void rebuild(struct tui *t)
+{
+	if (view__refresh(&t->v, t->m))
+		set_status(t, true, "out of memory building the view");
+}
+
+/* Enter in a prompt, or each key of an incremental one. */
+static void prompt_apply(struct tui *t, bool final)
+{
+	const char *why;
+
+	switch (t->prompt) {
+	case PROMPT_SEARCH:
+		snprintf(t->v.search, sizeof(t->v.search), "%s", t->input);
+		if (t->input[0] && !view__search_next(&t->v))
+			set_status(t, true, "no match for \"%s\"", t->input);
+		else
+			t->status[0] = 0;
+		break;
+	case PROMPT_FILTER:
+		if (view__set_filter(&t->v, t->input, &why)) {
+			set_status(t, true, "%s", why);
+			return;
+		}
+		t->status[0] = 0;
+		if (!t->frozen)
+			rebuild(t);
+		break;
+	case PROMPT_INTERVAL:
+		if (!final)
+			return;
+		double s;
+
+		if (parse_seconds(t->input, 0.1, 3600, &s))
+			set_status(t, true, "not an interval from 0.1 to 3600 s: \"%s\"", t->input);
+		else {
+			t->interval = s;
+			set_status(t, false, "refresh every %.3g s", s);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void prompt_key(struct tui *t, int ch)
+{
+	size_t n = strlen(t->input);
+
+	switch (ch) {
+	case KEY_ESC:
+		/* cancel: a filter goes back to what it was */
+		if (t->prompt == PROMPT_FILTER) {
+			const char *why;
+
+			view__set_filter(&t->v, t->saved, &why);
+			if (!t->frozen)
+				rebuild(t);
+		}
+		t->prompt = PROMPT_NONE;
+		t->status[0] = 0;
+		return;
+	case '\r':
+	case '\n':
+	case KEY_ENTER:
+		prompt_apply(t, true);
+		if (t->prompt == PROMPT_FILTER && t->status[0] && t->status_bad)
+			return; /* stay in the prompt until the filter is valid */
+		t->prompt = PROMPT_NONE;
+		return;
+	case KEY_F(3):
+	case CTRL('n'):
+		if (t->prompt == PROMPT_SEARCH && !view__search_next(&t->v))
+			set_status(t, true, "no match for \"%s\"", t->input);
+		return;
+	case KEY_BACKSPACE:
+	case 127:
+	case CTRL('h'):
+		if (n)
+			t->input[n - 1] = 0;
+		break;
+	case CTRL('u'):
+		t->input[0] = 0;
+		break;
+	default:
+		if (ch >= 32 && ch < 127 && n + 1 < sizeof(t->input)) {
+			t->input[n] = ch;
+			t->input[n + 1] = 0;
+		} else {
+			return;
+		}
+	}
+	/* search and filter follow each key, as in htop */
+	if (t->prompt != PROMPT_INTERVAL)
+		prompt_apply(t, false);
+}
+
+static void open_prompt(struct tui *t, enum prompt p, const char *init)
+{
+	t->prompt = p;
+	snprintf(t->input, sizeof(t->input), "%s", init);
+	snprintf(t->saved, sizeof(t->saved), "%s", init);
+	t->status[0] = 0;
+}
+
+static void set_sort(struct tui *t, int col)
+{
+	t->v.sort = (col + COL_MAX) % COL_MAX;
+	t->v.reverse = false;
+	view__resort(&t->v);
+}
+
+/* Returns false to quit. */
+static bool table_key(struct tui *t, int ch)
+{
+	struct view *v = &t->v;
+	int page = (v->panel ? t->flows_h : t->table_h);
+
+	if (page < 1)
+		page = 1;
+	switch (ch) {
+	case 'q':
+	case 'Q':
+	case KEY_F(10):
+		return false;
+	case 'h':
+	case '?':
+	case KEY_F(1):
+		t->mode = MODE_HELP;
+		break;
+	case 's':
+	case KEY_F(6):
+		t->mode = MODE_SORT;
+		t->sort_idx = v->sort;
+		break;
+	case '<':
+	case ',':
+		set_sort(t, v->sort - 1);
+		break;
+	case '>':
+	case '.':
+		set_sort(t, v->sort + 1);
+		break;
+	case 'r':
+	case 'I':
+		v->reverse = !v->reverse;
+		view__resort(v);
+		break;
+	case '/':
+	case KEY_F(3):
+		open_prompt(t, PROMPT_SEARCH, "");
+		break;
+	case 'n':
+		if (v->search[0] && !view__search_next(v))
+			set_status(t, true, "no match for \"%s\"", v->search);
+		break;
+	case '\\':
+	case KEY_F(4):
+		open_prompt(t, PROMPT_FILTER, v->filter);
+		break;
+	case 'p':
+	case 'P':
+		t->paused = !t->paused;
+		set_status(t, false, t->paused ? "paused: counts are not read until p" :
+						 "resumed: the next rates cover the pause");
+		break;
+	case ' ':
+		t->frozen = !t->frozen;
+		set_status(t, false, t->frozen ? "display frozen: tracing goes on (Space to thaw)" :
+						 "display follows the trace again");
+		if (!t->frozen)
+			rebuild(t);
+		break;
+	case 'a':
+		t->m->opts.all = !t->m->opts.all;
+		set_status(t, false, t->m->opts.all ? "quiet sockets shown from the next refresh" :
+						       "only sockets that dropped, from the next refresh");
+		break;
+	case 'd':
+		open_prompt(t, PROMPT_INTERVAL, "");
+		break;
+	case '+':
+	case '=':
+		step_interval(t, 1);
+		break;
+	case '-':
+	case '_':
+		step_interval(t, -1);
+		break;
+	case '\t':
+		if (v->nflows || v->panel == 1)
+			v->panel = !v->panel;
+		break;
+	case KEY_UP:
+	case 'k':
+		view__move(v, -1);
+		break;
+	case KEY_DOWN:
+	case 'j':
+		view__move(v, 1);
+		break;
+	case KEY_PPAGE:
+		view__move(v, -page);
+		break;
+	case KEY_NPAGE:
+		view__move(v, page);
+		break;
+	case KEY_HOME:
+	case 'g':
+		view__move_to(v, 0);
+		break;
+	case KEY_END:
+	case 'G':
+		view__move_to(v, 1 << 30);
+		break;
+	case '\r':
+	case '\n':
+	case KEY_ENTER: {
+		const struct view_row *vr = view__current(v);
+
+		if (vr) {
+			t->detail_key = vr->key;
+			t->detail_scroll = 0;
+			t->mode = MODE_DETAIL;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	return true;
+}
+
+static bool handle_key(struct tui *t, int ch)
+{
+	if (ch == KEY_RESIZE)
+		return true; /* ncurses has resized stdscr: the next draw reflows */
+	if (ch == CTRL('l')) {
+		clearok(curscr, TRUE);
+		return true;
+	}
+	if (t->prompt) {
+		prompt_key(t, ch);
+		return true;
+	}
+	switch (t->mode) {
+	case MODE_HELP:
+		if (ch == 'q' || ch == KEY_F(10))
+			return false;
+		t->mode = MODE_TABLE;
+		return true;
+	case MODE_SORT:
+		if (ch == KEY_UP || ch == 'k')
+			t->sort_idx = (t->sort_idx + COL_MAX - 1) % COL_MAX;
+		else if (ch == KEY_DOWN || ch == 'j')
+			t->sort_idx = (t->sort_idx + 1) % COL_MAX;
+		else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+			set_sort(t, t->sort_idx);
+			t->mode = MODE_TABLE;
+		} else if (ch == KEY_ESC || ch == 's' || ch == KEY_F(6) || ch == 'q')
+			t->mode = MODE_TABLE;
+		return true;
+	case MODE_DETAIL:
+		if (ch == KEY_ESC || ch == KEY_BACKSPACE || ch == 127 || ch == KEY_LEFT ||
+		    ch == '\r' || ch == '\n' || ch == KEY_ENTER)
+			t->mode = MODE_TABLE;
+		else if (ch == 'q' || ch == KEY_F(10))
+			return false;
+		else if (ch == KEY_UP || ch == 'k')
+			t->detail_scroll = t->detail_scroll > 0 ? t->detail_scroll - 1 : 0;
+		else if (ch == KEY_DOWN || ch == 'j')
+			t->detail_scroll++;
+		else if (ch == 'h' || ch == '?' || ch == KEY_F(1))
+			t->mode = MODE_HELP;
+		return true;
+	default:
+		return table_key(t, ch);
+	}
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+static int do_refresh(struct tui *t, tui_refresh_fn refresh_fn, void *ctx)
+{
+	int err = refresh_fn(ctx);
+
+	if (err) {
+		set_status(t, true, "reading the drop counts failed: %s (retrying each interval)",
+			   strerror(-err));
+		return err;
+	}
+	t->refreshes++;
+	cause_rates(t);
+	view__record(&t->v, t->m);
+	if (!t->frozen)
+		rebuild(t);
+	return 0;
+}
+
+int tui__run(struct model *m, const struct tui_opts *o, tui_refresh_fn refresh_fn,
+	     void *ctx, volatile sig_atomic_t *stop)
+{
+	struct tui t = { .m = m, .o = o, .interval = o->interval };
+	struct utsname un;
+	int err = 0;
+
+	if (view__init(&t.v))
+		return -ENOMEM;
+	t.v.sort = o->sort;
+	t.v.reverse = o->reverse;
+	gethostname(t.host, sizeof(t.host) - 1);
+	if (!uname(&un))
+		snprintf(t.kernel, sizeof(t.kernel), "%s", un.release);
+	err = setup_terminal(&t);
+	if (err) {
+		view__free(&t.v);
+		return err;
+	}
+	t.v.utf8 = t.utf8;
+	log_tui = &t;
+	log__set_sink(log_sink);
+	rebuild(&t);
+
+	uint64_t next = now_ns() + (uint64_t)(t.interval * 1e9);
+
+	while (!*stop) {
+		draw(&t);
+
+		/* wait for a key or the next refresh, whichever comes first */
+		uint64_t now = now_ns();
+		int wait_ms = next > now ? (int)((next - now + 999999) / 1000000) : 0;
+		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+
+		/* a status message expires on its own: redraw then */
+		if (t.status[0] && t.status_until > now &&
+		    (int)((t.status_until - now) / 1000000) + 1 < wait_ms)
+			wait_ms = (int)((t.status_until - now) / 1000000) + 1;
+		int pr = poll(&pfd, 1, wait_ms);
+
+		if (pr < 0 && errno != EINTR) {
+			err = -errno;
+			break;
+		}
+		if (pr > 0 && (pfd.revents & (POLLHUP | POLLERR)) && !(pfd.revents & POLLIN))
+			break; /* the terminal went away */
+		/* every key that is waiting (and KEY_RESIZE after SIGWINCH) */
+		bool quit = false;
+		int ch;
+
+		while (!quit && (ch = getch()) != ERR)
+			quit = !handle_key(&t, ch);
+		if (quit)
+			break;
+		if (now_ns() < next)
+			continue;
+		next += (uint64_t)(t.interval * 1e9);
+		/* late (a stopped terminal, a loaded host): no catch-up burst */
+		if (next < now_ns())
+			next = now_ns() + (uint64_t)(t.interval * 1e9);
+		if (t.paused)
+			continue;
+		/* a failed read shows in the status line; the next may work */
+		do_refresh(&t, refresh_fn, ctx);
+		if (o->count && t.refreshes >= o->count)
+			break;
+	}
+	log__set_sink(NULL);
+	log_tui = NULL;
+	restore_terminal();
+	view__free(&t.v);
+	return err;
+}

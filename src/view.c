@@ -1,0 +1,830 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "output.h"
+#include "util.h"
+#include "view.h"
+
+const struct view_col_def view_cols[COL_MAX] = {
+	/* name      title       help                                        w  min  right desc   flex  keep */
+	[COL_PROTO] = { "proto", "PROTO", "protocol (udp, udplite)", 5, 5, false, false, false, 2 },
+	[COL_LOCAL] = { "local", "LOCAL", "local address:port", 21, 12, false, false, true, 12 },
+	[COL_REMOTE] = { "remote", "REMOTE", "connected peer, * if none", 15, 9, false, false, true, 3 },
+	[COL_NETNS] = { "netns", "NETNS", "network namespace (name or inode)", 12, 6, false, false, true, 6 },
+	[COL_OWNER] = { "pid", "PID/COMM", "owning process (+N: more share it)", 16, 10, false, false, true, 9 },
+	[COL_RX_RATE] = { "rx", "RX/s", "datagrams queued to the socket per second", 6, 6, true, true, false, 6 },
+	[COL_DROP_RATE] = { "rate", "DROPS/s", "datagrams dropped per second, last interval", 8, 8, true, true, false, 11 },
+	[COL_DROPS] = { "drops", "DROPS", "datagrams dropped since start", 9, 7, true, true, false, 10 },
+	[COL_CAUSE] = { "cause", "CAUSE", "main cause of its drops", 12, 9, false, false, false, 8 },
+	[COL_RCVBUF] = { "rcvbuf", "RCVBUF", "receive buffer (SO_RCVBUF as the kernel keeps it)", 8, 8, true, true, false, 5 },
+	[COL_QUEUE] = { "queue", "QUEUE", "receive queue fill now/peak, % of rcvbuf", 9, 9, true, true, false, 7 },
+	[COL_HINT] = { "hint", "HINT", "what to look at first", 22, 12, false, false, true, 4 },
+};
+
+int view_col__from_name(const char *name)
+{
+	for (int c = 0; c < COL_MAX; c++)
+		if (!strcasecmp(name, view_cols[c].name) ||
+		    !strcasecmp(name, view_cols[c].title))
+			return c;
+	return -1;
+}
+
+int view__init(struct view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->sort = COL_DROP_RATE;
+	return htab__init(&v->hist, sizeof(struct row_key), sizeof(struct view_hist));
+}
+
+void view__free(struct view *v)
+{
+	free(v->rows);
+	free(v->flows);
+	htab__free(&v->hist);
+	memset(v, 0, sizeof(*v));
+}
+
+/* ---- units ----------------------------------------------------------- */
+
+double rate_per_s(uint64_t now, uint64_t prev, double seconds)
+{
+	/* below a microsecond the quotient says nothing but noise */
+	if (!(seconds >= 1e-6) || now < prev)
+		return 0;
+	return (now - prev) / seconds;
+}
+
+void fmt_rate(char *buf, size_t len, double x)
+{
+	if (x < 0 || isnan(x))
+		x = 0;
+	if (x < 9999.5)
+		snprintf(buf, len, "%.0f", x);
+	else if (x < 99950)
+		snprintf(buf, len, "%.1fk", x / 1e3);
+	else if (x < 999500)
+		snprintf(buf, len, "%.0fk", x / 1e3);
+	else if (x < 99950000)
+		snprintf(buf, len, "%.1fM", x / 1e6);
+	else if (x < 999500000)
+		snprintf(buf, len, "%.0fM", x / 1e6);
+	else
+		snprintf(buf, len, "%.1fG", x / 1e9);
+}
+
+/* ---- formatting one row ----------------------------------------------- */
+
+/* The short hint: the first thing to look at for this row's main cause. */
+static void row_hint(const struct view_row *vr, const struct row *r, char *buf,
+		     size_t len)
+{
+	double arrival = vr->drop_rate + (vr->have_rx ? vr->rx_rate : 0);
+	double avg = r->skbs ? (double)r->bytes / r->skbs : 0;
+
+	switch (vr->cause) {
+	case CAUSE_RCVBUF:
+		if (vr->drops && !vr->drop_rate) {
+			snprintf(buf, len, "overflowed earlier");
+		} else if (arrival > 0 && avg > 0 && vr->rcvbuf) {
+			/* the seed papers' rule: buffer bits / arrival bits */
+			double ms = 1e3 * vr->rcvbuf / (arrival * avg);
+
+			if (ms < 1)
+				snprintf(buf, len, "full in <1 ms at this rate");
+			else if (ms < 10)
+				snprintf(buf, len, "full in %.1f ms at this rate", ms);
+			else
+				snprintf(buf, len, "full in %.0f ms at this rate", ms);
+		} else {
+			snprintf(buf, len, "reader slower than sender");
+		}
+		return;
+	case CAUSE_UDP_MEM: snprintf(buf, len, "UDP memory full: udp_mem"); return;
+	case CAUSE_NO_SOCKET: snprintf(buf, len, "nothing listens on port"); return;
+	case CAUSE_CHECKSUM: snprintf(buf, len, "bad checksum: sender/NIC"); return;
+	case CAUSE_SOCKET_FILTER: snprintf(buf, len, "its socket filter rejects"); return;
+	case CAUSE_NETFILTER: snprintf(buf, len, "a firewall rule drops"); return;
+	case CAUSE_FRAG_TIMEOUT:
+	case CAUSE_FRAG_TOO_FAR:
+	case CAUSE_FRAG_DUP: snprintf(buf, len, "fragments lost: size > MTU"); return;
+	case CAUSE_QDISC: snprintf(buf, len, "send queue full: pace it"); return;
+	case CAUSE_CPU_BACKLOG: snprintf(buf, len, "netdev_max_backlog full"); return;
+	case CAUSE_SOCKET_CLOSE: snprintf(buf, len, "closed with data unread"); return;
+	case CAUSE_NOMEM: snprintf(buf, len, "kernel out of memory"); return;
+	default:
+		snprintf(buf, len, "%s", vr->drops ? "see detail (Enter)" : "");
+		return;
+	}
+}
+
+static void fill_socket_row(struct view_row *vr, struct model *m, const struct row *r)
+{
+	char nsbuf[16], pbuf[8];
+	const struct sock_info *s = &r->sock;
+
+	memset(vr, 0, sizeof(*vr));
+	vr->key = r->key;
+	vr->drops = r->drops;
+	vr->drop_rate = r->rate;
+	for (int c = 0; c < CAUSE_MAX; c++)
+		if (r->cause[c] || r->cause_skbs[c])
+			vr->cause_mask |= 1u << c;
+	vr->have_rx = m->have_rx;
+	vr->rx_rate = r->rx_rate;
+	vr->cause = r->drops || r->skbs ? row__main_cause(r) : CAUSE_MAX;
+	vr->queue_pct = vr->queue_peak_pct = -1;
+	if (r->have_sock) {
+		vr->port = s->sport;
+		vr->pid = s->npids ? s->pids[0] : 0;
+		vr->npids = s->npids < SOCK_MAX_PIDS ? s->npids : SOCK_MAX_PIDS;
+		memcpy(vr->pids, s->pids, sizeof(vr->pids));
+		if (s->npids)
+			snprintf(vr->comm, sizeof(vr->comm), "%s", s->comm);
+		snprintf(vr->text[COL_PROTO], 64, "%s", proto_name(s->proto, pbuf, sizeof(pbuf)));
+		fmt_endpoint(vr->text[COL_LOCAL], 64, s->family, s->saddr, s->sport);
+		if (s->dport)
+			fmt_endpoint(vr->text[COL_REMOTE], 64, s->family, s->daddr, s->dport);
+		else
+			snprintf(vr->text[COL_REMOTE], 64, "*");
+		if (s->npids > 1)
+			snprintf(vr->text[COL_OWNER], 64, "%d/%s +%d", s->pids[0], s->comm,
+				 s->npids - 1);
+		else if (s->npids == 1)
+			snprintf(vr->text[COL_OWNER], 64, "%d/%s", s->pids[0], s->comm);
+		else
+			snprintf(vr->text[COL_OWNER], 64, "-");
+		if (s->have_mem) {
+			vr->rcvbuf = s->rcvbuf;
+			fmt_bytes(vr->text[COL_RCVBUF], 64, s->rcvbuf);
+			if (s->rcvbuf) {
+				vr->queue_pct = (int)(100.0 * s->rmem / s->rcvbuf + 0.5);
+				if (r->queue_peak)
+					vr->queue_peak_pct = (int)(100.0 * r->queue_peak / s->rcvbuf + 0.5);
+			}
+		}
+	} else {
+		snprintf(vr->text[COL_PROTO], 64, "?");
+		snprintf(vr->text[COL_LOCAL], 64, "? (cookie %llu)",
+			 (unsigned long long)r->key.cookie);
+		snprintf(vr->text[COL_REMOTE], 64, "?");
+		snprintf(vr->text[COL_OWNER], 64, "-");
+	}
+	if (!s->have_mem || !r->have_sock)
+		snprintf(vr->text[COL_RCVBUF], 64, "-");
+	if (vr->queue_pct < 0)
+		snprintf(vr->text[COL_QUEUE], 64, "-");
+	else if (vr->queue_peak_pct < 0)
+		snprintf(vr->text[COL_QUEUE], 64, "%d%%", vr->queue_pct);
+	else
+		snprintf(vr->text[COL_QUEUE], 64, "%d/%d%%", vr->queue_pct,
+			 vr->queue_peak_pct > vr->queue_pct ? vr->queue_peak_pct : vr->queue_pct);
+	snprintf(vr->text[COL_NETNS], 64, "%s",
+		 model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf)));
+	if (vr->have_rx)
+		fmt_rate(vr->text[COL_RX_RATE], 64, vr->rx_rate);
+	else
+		snprintf(vr->text[COL_RX_RATE], 64, "-");
+	fmt_rate(vr->text[COL_DROP_RATE], 64, vr->drop_rate);
+	fmt_count(vr->text[COL_DROPS], 64, vr->drops);
+	snprintf(vr->text[COL_CAUSE], 64, "%s",
+		 vr->cause < CAUSE_MAX ? cause__name(vr->cause) : "-");
+	row_hint(vr, r, vr->text[COL_HINT], 64);
+	if (r->have_sock && !r->sock_alive)
+		snprintf(vr->text[COL_HINT], 64, "socket closed");
+}
+
+/*
+ * A socketless flow uses the same columns: LOCAL is the destination,
+ * REMOTE the source, HINT says why no socket took it; the socket-only
+ * columns (owner, rx, buffer) stay empty and the panel hides them.
+ */
+static void fill_flow_row(struct view_row *vr, struct model *m, const struct row *r)
+{
+	char nsbuf[16], pbuf[8];
+
+	memset(vr, 0, sizeof(*vr));
+	vr->key = r->key;
+	vr->drops = r->drops;
+	vr->drop_rate = r->rate;
+	vr->cause = r->key.cause;
+	vr->cause_mask = 1u << r->key.cause;
+	vr->port = r->key.dport;
+	vr->queue_pct = vr->queue_peak_pct = -1;
+	snprintf(vr->text[COL_PROTO], 64, "%s", proto_name(r->key.proto, pbuf, sizeof(pbuf)));
+	if (r->key.dport)
+		fmt_endpoint(vr->text[COL_LOCAL], 64, r->key.family, r->key.daddr, r->key.dport);
+	else
+		fmt_addr(vr->text[COL_LOCAL], 64, r->key.family, r->key.daddr);
+	if (r->key.family)
+		fmt_addr(vr->text[COL_REMOTE], 64, r->key.family, r->key.saddr);
+	else
+		snprintf(vr->text[COL_REMOTE], 64, "?");
+	snprintf(vr->text[COL_NETNS], 64, "%s",
+		 r->key.netns ? model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf)) : "?");
+	snprintf(vr->text[COL_OWNER], 64, "-");
+	snprintf(vr->text[COL_RX_RATE], 64, "-");
+	fmt_rate(vr->text[COL_DROP_RATE], 64, vr->drop_rate);
+	fmt_count(vr->text[COL_DROPS], 64, vr->drops);
+	snprintf(vr->text[COL_CAUSE], 64, "%s", cause__name(vr->cause));
+	snprintf(vr->text[COL_RCVBUF], 64, "-");
+	snprintf(vr->text[COL_QUEUE], 64, "-");
+	snprintf(vr->text[COL_HINT], 64, "%s", row_flow_why(r));
+}
+
+/* ---- filter ------------------------------------------------------------ */
+
+enum term_field { TERM_ANY, TERM_PORT, TERM_PID, TERM_COMM, TERM_NETNS, TERM_CAUSE };
+
+static const char *const term_names[] = {
+	[TERM_PORT] = "port", [TERM_PID] = "pid", [TERM_COMM] = "comm",
+	[TERM_NETNS] = "netns", [TERM_CAUSE] = "cause",
+};
+
+/* Split "field:value" (or "field=value"); TERM_ANY for a bare word. */
+static int parse_term(const char *t, size_t n, enum term_field *f,
+		      const char **val, size_t *vlen)
+{
+	const char *sep = memchr(t, ':', n);
+
+	if (!sep)
+		sep = memchr(t, '=', n);
+	*f = TERM_ANY;
+	*val = t;
+	*vlen = n;
+	if (!sep)
+		return 0;
+	for (int i = TERM_PORT; i <= TERM_CAUSE; i++) {
+		if (strlen(term_names[i]) == (size_t)(sep - t) &&
+		    !strncasecmp(t, term_names[i], sep - t)) {
+			*f = i;
+			*val = sep + 1;
+			*vlen = n - (sep + 1 - t);
+			return *vlen ? 0 : -EINVAL;
+		}
+	}
+	/* "[::1]:53" and "10.0.0.2:5001" are bare words with a colon */
+	return 0;
+}
+
+int view__set_filter(struct view *v, const char *filter, const char **why)
+{
+	const char *p = filter;
+
+	*why = NULL;
+	while (*p) {
+		size_t n = strcspn(p, " \t");
+		enum term_field f;
+		const char *val;
+		size_t vlen;
+
+		if (n) {
+			if (parse_term(p, n, &f, &val, &vlen)) {
+				*why = "a field needs a value (port:5001, pid:42, comm:name, netns:name, cause:rcvbuf)";
+				return -EINVAL;
+			}
+			if (f == TERM_PORT || f == TERM_PID) {
+				for (size_t i = 0; i < vlen; i++)
+					if (val[i] < '0' || val[i] > '9') {
+						*why = f == TERM_PORT ? "port: a number" : "pid: a number";
+						return -EINVAL;
+					}
+			}
+			if (f == TERM_CAUSE) {
+				char name[32];
+
+				snprintf(name, sizeof(name), "%.*s", (int)vlen, val);
+				if (cause__from_name(name) < 0) {
+					*why = "cause: one of the cause names (rcvbuf, no_socket, ...)";
+					return -EINVAL;
+				}
+			}
+		}
+		p += n;
+		p += strspn(p, " \t");
+	}
+	snprintf(v->filter, sizeof(v->filter), "%s", filter);
+	return 0;
+}
+
+static bool contains(const char *hay, const char *needle, size_t n)
+{
+	size_t hl = strlen(hay);
+
+	for (size_t i = 0; n <= hl && i <= hl - n; i++)
+		if (!strncasecmp(hay + i, needle, n))
+			return true;
+	return false;
+}
+
+static bool number_is(const char *val, size_t vlen, uint64_t x)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)x);
+	return strlen(buf) == vlen && !strncmp(buf, val, vlen);
+}
+
+static bool term_matches(const struct view_row *vr, enum term_field f,
+			 const char *val, size_t n)
+{
+	switch (f) {
+	case TERM_PORT:
+		return vr->port && number_is(val, n, vr->port);
+	case TERM_PID:
+		for (int i = 0; i < vr->npids; i++)
+			if (number_is(val, n, vr->pids[i]))
+				return true;
+		return false;
+	case TERM_COMM:
+		return vr->npids && contains(vr->comm, val, n);
+	case TERM_NETNS:
+		return contains(vr->text[COL_NETNS], val, n) ||
+		       number_is(val, n, vr->key.netns);
+	case TERM_CAUSE:
+		/* any cause the row has drops of, not only the main one */
+		for (int c = 0; c < CAUSE_MAX; c++)
+			if ((vr->cause_mask & (1u << c)) && strlen(cause__name(c)) == n &&
+			    !strncasecmp(cause__name(c), val, n))
+				return true;
+		return false;
+	case TERM_ANY:
+	default:
+		for (int c = 0; c < COL_MAX; c++)
+			if (c != COL_HINT && contains(vr->text[c], val, n))
+				return true;
+		return false;
+	}
+}
+
+bool view__match(const struct view *v, const struct view_row *vr)
+{
+	const char *p = v->filter;
+
+	while (*p) {
+		size_t n = strcspn(p, " \t");
+		enum term_field f;
+		const char *val;
+		size_t vlen;
+
+		if (n && (parse_term(p, n, &f, &val, &vlen) ||
+			  !term_matches(vr, f, val, vlen)))
+			return false;
+		p += n;
+		p += strspn(p, " \t");
+	}
+	return true;
+}
+
+/* ---- sort -------------------------------------------------------------- */
+
+static int cmp_num(double a, double b)
+{
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/* The column's own order, ascending. */
+static int cmp_col(enum view_col c, const struct view_row *a,
+		   const struct view_row *b)
+{
+	switch (c) {
+	case COL_RX_RATE:
+		return cmp_num(a->have_rx ? a->rx_rate : -1, b->have_rx ? b->rx_rate : -1);
+	case COL_DROP_RATE: return cmp_num(a->drop_rate, b->drop_rate);
+	case COL_DROPS: return cmp_num(a->drops, b->drops);
+	case COL_RCVBUF: return cmp_num(a->rcvbuf, b->rcvbuf);
+	case COL_QUEUE: {
+		int x = a->queue_peak_pct > a->queue_pct ? a->queue_peak_pct : a->queue_pct;
+		int y = b->queue_peak_pct > b->queue_pct ? b->queue_peak_pct : b->queue_pct;
+
+		return x != y ? cmp_num(x, y) : cmp_num(a->queue_pct, b->queue_pct);
+	}
+	case COL_OWNER:
+		if (a->pid != b->pid)
+			return cmp_num(a->pid, b->pid);
+		return strcmp(a->text[c], b->text[c]);
+	case COL_LOCAL:
+		if (a->port != b->port)
+			return cmp_num(a->port, b->port);
+		return strcmp(a->text[c], b->text[c]);
+	default:
+		return strcmp(a->text[c], b->text[c]);
+	}
+}
+
+int view__cmp(const struct view *v, const struct view_row *a,
+	      const struct view_row *b)
+{
+	int d = cmp_col(v->sort, a, b);
+
+	if (view_cols[v->sort].desc)
+		d = -d;
+	if (v->reverse)
+		d = -d;
+	if (d)
+		return d;
+	/* ties: the busiest first, then the key, so the order never flickers */
+	if ((d = -cmp_num(a->drop_rate, b->drop_rate)))
+		return d;
+	if ((d = -cmp_num(a->drops, b->drops)))
+		return d;
+	return memcmp(&a->key, &b->key, sizeof(a->key));
+}
+
+static const struct view *sort_view; /* qsort has no context argument */
+
+static int cmp_qsort(const void *a, const void *b)
+{
+	return view__cmp(sort_view, a, b);
+}
+
+/* ---- cursor ------------------------------------------------------------ */
+
+static int panel_len(const struct view *v, int p)
+{
+	return p ? v->nflows : v->nrows;
+}
+
+static struct view_row *panel_rows(const struct view *v, int p)
+{
+	return p ? v->flows : v->rows;
+}
+
+static void remember_cursor(struct view *v, int p)
+{
+	int n = panel_len(v, p);
+
+	if (v->cursor[p] >= n)
+		v->cursor[p] = n - 1;
+	if (v->cursor[p] < 0)
+		v->cursor[p] = 0;
+	v->have_cursor_key[p] = n > 0;
+	if (n)
+		v->cursor_key[p] = panel_rows(v, p)[v->cursor[p]].key;
+}
+
+/* After a rebuild: the cursor goes back to the row it was on, if there. */
+static void restore_cursor(struct view *v, int p)
+{
+	struct view_row *rows = panel_rows(v, p);
+	int n = panel_len(v, p);
+
+	if (v->have_cursor_key[p])
+		for (int i = 0; i < n; i++)
+			if (!memcmp(&rows[i].key, &v->cursor_key[p], sizeof(rows[i].key))) {
+				/* the row moved: keep it on the same screen line */
+				v->scroll[p] += i - v->cursor[p];
+				if (v->scroll[p] < 0)
+					v->scroll[p] = 0;
+				v->cursor[p] = i;
+				return;
+			}
+	/* gone (filtered out, forgotten): stay at the same index */
+	remember_cursor(v, p);
+}
+
+void view__move(struct view *v, int delta)
+{
+	int p = v->panel;
+
+	v->cursor[p] += delta;
+	remember_cursor(v, p);
+}
+
+void view__move_to(struct view *v, int index)
+{
+	v->cursor[v->panel] = index;
+	remember_cursor(v, v->panel);
+}
+
+void view__scroll(struct view *v, int p, int height)
+{
+	int n = panel_len(v, p);
+
+	if (height < 1)
+		height = 1;
+	if (v->cursor[p] < v->scroll[p])
+		v->scroll[p] = v->cursor[p];
+	if (v->cursor[p] >= v->scroll[p] + height)
+		v->scroll[p] = v->cursor[p] - height + 1;
+	/* no empty lines below the last row while rows sit above */
+	if (v->scroll[p] > n - height)
+		v->scroll[p] = n - height;
+	if (v->scroll[p] < 0)
+		v->scroll[p] = 0;
+}
+
+const struct view_row *view__current(const struct view *v)
+{
+	int p = v->panel;
+
+	if (!panel_len(v, p))
+		return NULL;
+	return &panel_rows(v, p)[v->cursor[p]];
+}
+
+bool view__search_next(struct view *v)
+{
+	size_t n = strlen(v->search);
+	int total = v->nrows + v->nflows;
+	/* one ring over both panels: sockets, then flows, from after the cursor */
+	int at = (v->panel ? v->nrows : 0) + v->cursor[v->panel];
+
+	for (int step = 1; n && step <= total; step++) {
+		int pos = (at + step) % total;
+		int p = pos >= v->nrows, idx = p ? pos - v->nrows : pos;
+		struct view_row *row = &panel_rows(v, p)[idx];
+
+		for (int c = 0; c < COL_MAX; c++) {
+			if (!contains(row->text[c], v->search, n))
+				continue;
+			v->panel = p;
+			v->cursor[p] = idx;
+			remember_cursor(v, p);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- rebuild ----------------------------------------------------------- */
+
+static int grow(struct view_row **rows, int *cap, int want)
+{
+	if (want <= *cap)
+		return 0;
+	int ncap = *cap ? *cap : 64;
+
+	while (ncap < want)
+		ncap *= 2;
+	void *p = realloc(*rows, ncap * sizeof(**rows));
+
+	if (!p)
+		return -ENOMEM;
+	*rows = p;
+	*cap = ncap;
+	return 0;
+}
+
+static void hist_add(struct view *v, const struct row_key *k, double rate)
+{
+	int created;
+	struct view_hist *h = htab__upsert(&v->hist, k, &created);
+
+	if (!h)
+		return; /* history is a nicety: out of memory, go without */
+	/* refreshes the row was not in view: zeros keep the time axis true */
+	uint64_t gap = created || !h->n ? 0 : v->tick - h->last_tick - 1;
+
+	for (uint64_t i = 0; i < gap && i < HIST_LEN; i++) {
+		h->head = (h->head + 1) % HIST_LEN;
+		h->v[h->head] = 0;
+		if (h->n < HIST_LEN)
+			h->n++;
+	}
+	h->head = h->n ? (h->head + 1) % HIST_LEN : 0;
+	h->v[h->head] = rate;
+	if (h->n < HIST_LEN)
+		h->n++;
+	h->last_tick = v->tick;
+}
+
+int view__history(const struct view *v, const struct row_key *k, float *out,
+		  int max)
+{
+	const struct view_hist *h = htab__find(&v->hist, k);
+	int n, gap;
+
+	if (!h || !h->n)
+		return 0;
+	/* a row out of view since: the missing refreshes were quiet */
+	gap = v->tick > h->last_tick ? (int)(v->tick - h->last_tick) : 0;
+	n = (int)h->n + gap;
+	if (n > max)
+		n = max;
+	for (int i = 0; i < n; i++) {
+		int back = n - 1 - i; /* 0: newest */
+
+		if (back < gap)
+			out[i] = 0;
+		else if (back - gap < (int)h->n)
+			out[i] = h->v[(h->head + HIST_LEN - (back - gap)) % HIST_LEN];
+		else
+			out[i] = 0;
+	}
+	return n;
+}
+
+void view__resort(struct view *v)
+{
+	/* rows are rebuilt from the model; here only the order changes */
+	sort_view = v;
+	if (v->nrows > 1) /* qsort's base must not be NULL, even for 0 rows */
+		qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_qsort);
+	if (v->nflows > 1)
+		qsort(v->flows, v->nflows, sizeof(*v->flows), cmp_qsort);
+	sort_view = NULL;
+	restore_cursor(v, 0);
+	restore_cursor(v, 1);
+}
+
+int view__refresh(struct view *v, struct model *m)
+{
+	if (grow(&v->rows, &v->cap_rows, m->nview_sockets) ||
+	    grow(&v->flows, &v->cap_flows, m->nview_flows))
+		return -ENOMEM;
+	v->nrows = v->nflows = 0;
+	v->total_rows = m->nview_sockets;
+	v->total_flows = m->nview_flows;
+	for (int i = 0; i < m->nview_sockets; i++) {
+		struct view_row *vr = &v->rows[v->nrows];
+
+		fill_socket_row(vr, m, m->view_sockets[i]);
+		if (view__match(v, vr))
+			v->nrows++;
+	}
+	for (int i = 0; i < m->nview_flows; i++) {
+		struct view_row *vr = &v->flows[v->nflows];
+
+		fill_flow_row(vr, m, m->view_flows[i]);
+		if (view__match(v, vr))
+			v->nflows++;
+	}
+	/* measured once per rebuild, not per frame */
+	view__content_widths(v->rows, v->nrows, v->content[0]);
+	view__content_widths(v->flows, v->nflows, v->content[1]);
+	view__resort(v);
+	return 0;
+}
+
+void view__record(struct view *v, struct model *m)
+{
+	v->tick++;
+	for (int i = 0; i < m->nview_sockets; i++)
+		hist_add(v, &m->view_sockets[i]->key, m->view_sockets[i]->rate);
+	for (int i = 0; i < m->nview_flows; i++)
+		hist_add(v, &m->view_flows[i]->key, m->view_flows[i]->rate);
+}
+
+/* ---- layout ------------------------------------------------------------ */
+
+static int utf8_len(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += (*s & 0xc0) != 0x80;
+	return n;
+}
+
+
+int view__fit(int width, const int content[COL_MAX], int widths[COL_MAX])
+{
+	int natural[COL_MAX], min[COL_MAX];
+	bool shown[COL_MAX];
+
+	for (int c = 0; c < COL_MAX; c++) {
+		/* as wide as the widest cell or the title (with the sort mark) */
+		int title = (int)strlen(view_cols[c].title) + 1;
+
+		natural[c] = content ? content[c] : view_cols[c].width;
+		shown[c] = !content || content[c] >= 0; /* -1: hide */
+		if (natural[c] > VIEW_COL_CAP)
+			natural[c] = VIEW_COL_CAP;
+		if (natural[c] < title)
+			natural[c] = title;
+		min[c] = view_cols[c].min_width < natural[c] ? view_cols[c].min_width : natural[c];
+	}
+	/*
+	 * Most important first: each column takes its natural width if that
+	 * fits, else its minimum, else it is left out. Less important columns
+	 * never squeeze a more important one.
+	 */
+	int left = width, nshown = 0;
+
+	for (int c = 0; c < COL_MAX; c++)
+		widths[c] = 0;
+	for (int k = 100; k >= 0; k--)
+		for (int c = 0; c < COL_MAX; c++) {
+			if (!shown[c] || view_cols[c].keep != k)
+				continue;
+			int sep = nshown ? 1 : 0;
+
+			if (natural[c] + sep <= left)
+				widths[c] = natural[c];
+			else if (min[c] + sep <= left)
+				widths[c] = min[c];
+			else if (!nshown && left > 0)
+				widths[c] = left; /* the first column gets what there is */
+			else
+				continue;
+			left -= widths[c] + sep;
+			nshown++;
+		}
+	/* the hint, last on the line, may run to the edge */
+	if (widths[COL_HINT] && left > 0)
+		widths[COL_HINT] += left;
+	return nshown;
+}
+
+void view__content_widths(const struct view_row *rows, int n, int out[COL_MAX])
+{
+	for (int c = 0; c < COL_MAX; c++)
+		out[c] = 0;
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < COL_MAX; c++) {
+			int w = utf8_len(rows[i].text[c]);
+
+			if (w > out[c])
+				out[c] = w;
+		}
+}
+
+/* Byte length of the first `cells` UTF-8 characters (one cell each). */
+static size_t utf8_prefix(const char *s, int cells)
+{
+	size_t i = 0;
+
+	while (s[i] && cells > 0) {
+		i++;
+		while ((s[i] & 0xc0) == 0x80)
+			i++;
+		cells--;
+	}
+	return i;
+}
+
+void view__cell(char *out, size_t outlen, const char *text, int width,
+		bool right, bool cut_left, bool utf8)
+{
+	const char *mark = utf8 ? "\xe2\x80\xa6" : "~";
+	int len = utf8_len(text);
+
+	if (width <= 0) {
+		if (outlen)
+			out[0] = 0;
+		return;
+	}
+	if (len <= width) {
+		if (right)
+			snprintf(out, outlen, "%*s%s", width - len, "", text);
+		else
+			snprintf(out, outlen, "%s%*s", text, width - len, "");
+		return;
+	}
+	if (cut_left) {
+		/* keep the end: "…:1]:5001" */
+		const char *tail = text;
+		int skip = len - (width - 1);
+
+		while (skip-- > 0) {
+			tail++;
+			while ((*tail & 0xc0) == 0x80)
+				tail++;
+		}
+		snprintf(out, outlen, "%s%s", mark, tail);
+	} else {
+		snprintf(out, outlen, "%.*s%s", (int)utf8_prefix(text, width - 1), text, mark);
+	}
+}
+
+void view__sparkline(char *out, size_t outlen, const float *v, int n,
+		     int width, bool utf8, float *max_out)
+{
+	static const char *const blocks[] = { " ", "\xe2\x96\x81", "\xe2\x96\x82",
+		"\xe2\x96\x83", "\xe2\x96\x84", "\xe2\x96\x85", "\xe2\x96\x86",
+		"\xe2\x96\x87", "\xe2\x96\x88" };
+	static const char ascii[] = " .:-=+*#@";
+	float max = 0;
+	size_t o = 0;
+	int first = n > width ? n - width : 0;
+
+	for (int i = first; i < n; i++)
+		if (v[i] > max)
+			max = v[i];
+	if (max_out)
+		*max_out = max;
+	for (int i = first; i < n && o + 4 < outlen; i++) {
+		/* any drop at all shows at least the lowest mark */
+		int lvl = max > 0 ? (int)ceilf(v[i] / max * 8) : 0;
+
+		if (lvl > 8)
+			lvl = 8;
+		if (lvl < 0)
+			lvl = 0;
+		if (utf8) {
+			size_t bl = strlen(blocks[lvl]);
+
+			memcpy(out + o, blocks[lvl], bl);
+			o += bl;
+		} else {
+			out[o++] = ascii[lvl];
+		}
+	}
+	if (outlen)
+		out[o < outlen ? o : outlen - 1] = 0;
+}

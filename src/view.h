@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The live view's model: what `udpdrop top` shows, apart from how it is
+ * drawn. Each refresh turns the aggregator's rows into display rows
+ * (text and numbers per column), filters and sorts them, keeps the cursor
+ * on the same socket, and remembers each row's recent drop rates for the
+ * detail view's sparkline. No curses here: tui.c draws, tests check this.
+ */
+#ifndef UD_VIEW_H
+#define UD_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "htab.h"
+#include "model.h"
+
+/* The socket table's columns, left to right. */
+enum view_col {
+	COL_PROTO,
+	COL_LOCAL,
+	COL_REMOTE,
+	COL_NETNS,
+	COL_OWNER,
+	COL_RX_RATE,
+	COL_DROP_RATE,
+	COL_DROPS,
+	COL_CAUSE,
+	COL_RCVBUF,
+	COL_QUEUE,
+	COL_HINT,
+	COL_MAX,
+};
+
+struct view_col_def {
+	const char *name;   /* sort key for -s and the sort menu */
+	const char *title;  /* header text */
+	const char *help;   /* one line for --sort-key=help */
+	int width;          /* natural width */
+	int min_width;      /* a flexible column may shrink to this */
+	bool right;         /* right-aligned (numbers) */
+	bool desc;          /* sorts largest first by default */
+	bool flex;          /* takes spare width */
+	int keep;           /* when space runs out, lower goes first */
+};
+
+extern const struct view_col_def view_cols[COL_MAX];
+
+/* -1 if no column has that name or title (case-insensitive). */
+int view_col__from_name(const char *name);
+
+/* One display row (a socket, or a socketless flow in the second panel). */
+struct view_row {
+	/*
+	 * A copy, not a pointer into the model: a frozen display keeps its
+	 * rows while the model moves on. The detail view finds the live row
+	 * by this key.
+	 */
+	struct row_key key;
+	char text[COL_MAX][64];  /* what each column prints */
+	/* numbers behind the text, for sorting and the detail view */
+	double rx_rate, drop_rate;
+	bool have_rx;
+	uint64_t drops;
+	uint32_t rcvbuf;
+	int queue_pct, queue_peak_pct; /* -1: unknown */
+	int pid;                 /* 0: none */
+	int npids, pids[SOCK_MAX_PIDS];
+	char comm[16];
+	uint16_t port;           /* local port (a flow's destination port) */
+	enum cause cause;        /* main cause; CAUSE_MAX if none */
+	uint32_t cause_mask;     /* every cause it has drops of */
+};
+
+/* A drop-rate history per row: one sample per refresh. */
+#define HIST_LEN 600
+struct view_hist {
+	uint64_t last_tick;  /* the refresh of the newest sample */
+	uint32_t n;          /* samples held (<= HIST_LEN) */
+	uint32_t head;       /* index of the newest */
+	float v[HIST_LEN];   /* drops/s over that refresh's interval */
+};
+
+struct view {
+	enum view_col sort;
+	bool reverse;            /* against the column's default direction */
+	char filter[96];         /* terms: "port:5001 cause:rcvbuf comm:dns 10.0" */
+	char search[96];
+	/* the table after filter and sort */
+	struct view_row *rows, *flows;
+	int nrows, nflows, cap_rows, cap_flows;
+	int total_rows, total_flows; /* before the filter */
+	int content[2][COL_MAX];     /* widest cell per column, per panel */
+	/* the cursor: a row index in the panel, and the key it points at */
+	int panel;               /* 0 sockets, 1 socketless flows */
+	int cursor[2], scroll[2];
+	struct row_key cursor_key[2];
+	bool have_cursor_key[2];
+	/* history */
+	struct htab hist;        /* struct row_key -> struct view_hist */
+	uint64_t tick;
+	bool utf8;
+};
+
+int view__init(struct view *v);
+void view__free(struct view *v);
+
+/*
+ * Rebuild the rows from the model's last update: format, filter, sort,
+ * put the cursor back on the same key.
+ */
+int view__refresh(struct view *v, struct model *m);
+/* Append each row's drop rate of the model's last update to its history. */
+void view__record(struct view *v, struct model *m);
+/* Re-sort/re-filter the rows already built (after a key press). */
+void view__resort(struct view *v);
+
+/* Set the filter; returns -EINVAL with *why set for a bad term. */
+int view__set_filter(struct view *v, const char *filter, const char **why);
+/* Does a display row pass the filter? (exposed for tests) */
+bool view__match(const struct view *v, const struct view_row *vr);
+/* Three-way comparison in the current sort order (exposed for tests). */
+int view__cmp(const struct view *v, const struct view_row *a,
+	      const struct view_row *b);
+
+/* Cursor movement in the current panel; keeps the key it lands on. */
+void view__move(struct view *v, int delta);
+void view__move_to(struct view *v, int index);
+/* Make the cursor visible in a window of `height` rows. */
+void view__scroll(struct view *v, int panel, int height);
+/* Move to the next row (after the cursor, wrapping) matching v->search. */
+bool view__search_next(struct view *v);
+const struct view_row *view__current(const struct view *v);
+
+/* The drop-rate history of a row, oldest first; returns the count. */
+int view__history(const struct view *v, const struct row_key *k, float *out,
+		  int max);
+
+/*
+ * Column layout for a terminal `width` wide: which columns show and how
+ * wide. Each column wants its widest cell (content[], or its default
+ * width when content is NULL; -1 hides it), at most VIEW_COL_CAP; columns with the
+ * lowest `keep` go first until the rest fit at their minimum widths.
+ * Returns the number of columns shown; widths[c] is 0 for hidden ones.
+ */
+#define VIEW_COL_CAP 46
+int view__fit(int width, const int content[COL_MAX], int widths[COL_MAX]);
+/* The widest cell of each column over n rows. */
+void view__content_widths(const struct view_row *rows, int n, int out[COL_MAX]);
+/*
+ * Fit text into `width` cells: pad, or cut with a marker ("…" in UTF-8,
+ * "~" otherwise). Addresses cut on the left, so the port stays.
+ */
+void view__cell(char *out, size_t outlen, const char *text, int width,
+		bool right, bool cut_left, bool utf8);
+
+/*
+ * A counter's rate: (now - prev) / seconds; 0 when no time has passed or
+ * the counter went backwards (a reset is not a negative rate).
+ */
+double rate_per_s(uint64_t now, uint64_t prev, double seconds);
+/* "0", "12", "1.2k", "45k", "1.2M": a rate with at most 4 digits. */
+void fmt_rate(char *buf, size_t len, double per_s);
+/* A sparkline of n samples into `width` cells (UTF-8 blocks or ASCII). */
+void view__sparkline(char *out, size_t outlen, const float *v, int n,
+		     int width, bool utf8, float *max_out);
+
+#endif

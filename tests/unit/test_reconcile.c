@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unit tests for the reconciliation (src/output.c, src/model.c): udpdrop's
+ * counts per netns and cause beside the kernel's MIB deltas, in JSON
+ * (counters, reconcile, reconcile_caveat), in the plain summary and in
+ * output__reconcile. The kernel's counters are set by hand in struct
+ * netns_counters (base, cur), as the tracer's snapshots are built by hand.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "causes.h"
+#include "htab.h"
+#include "model.h"
+#include "output.h"
+#include "reasons.h"
+#include "udpdrop.h"
+#include "util.h"
+
+#define COOKIE 123456789ull       /* matches no real socket */
+#define OTHER_NETNS 4026599999u    /* no such netns: its counters are hand-set */
+
+struct fx {
+	struct model m;
+	bool model_up;
+	struct htab drops;
+	struct ud_val overflow[UD_OVERFLOW_SLOTS];
+	uint64_t stats[UD_STAT_MAX];
+	struct strbuf sb;
+	uint32_t netns; /* this process's */
+	uint32_t r_rcvbuff, r_no_socket;
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct stat st;
+
+	if (!f || htab__init(&f->drops, sizeof(struct ud_key), sizeof(struct ud_val)) ||
+	    stat("/proc/self/ns/net", &st)) {
+		free(f);
+		return -1;
+	}
+	f->netns = st.st_ino;
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	if (f->model_up)
+		model__free(&f->m);
+	htab__free(&f->drops);
+	sb_free(&f->sb);
+	free(f);
+	return 0;
+}
+
+static uint32_t reason_of(struct fx *f, const char *name)
+{
+	int64_t v = reasons__value(&f->m.reasons, name);
+
+	if (v < 0) {
+		print_message("this kernel has no SKB_DROP_REASON_%s\n", name);
+		skip();
+	}
+	return v;
+}
+
+static void fx_init(struct fx *f, const struct model_opts *o)
+{
+	assert_int_equal(model__init(&f->m, o), 0);
+	f->model_up = true;
+	f->r_rcvbuff = reason_of(f, "SOCKET_RCVBUFF");
+	f->r_no_socket = reason_of(f, "NO_SOCKET");
+}
+
+/* Set (the tracer's counts are cumulative) a socket's rcvbuf drops. */
+static void put_sock(struct fx *f, uint32_t netns, uint64_t datagrams)
+{
+	struct ud_key k;
+	struct ud_val *v;
+
+	memset(&k, 0, sizeof(k));
+	k.netns = netns;
+	k.reason = f->r_rcvbuff;
+	k.cookie = COOKIE;
+	k.flags = UD_KEY_SOCK | UD_KEY_RX_SK;
+	v = htab__upsert(&f->drops, &k, NULL);
+	assert_non_null(v);
+	v->datagrams = v->skbs = datagrams;
+	v->bytes = datagrams * 100;
+}
+
+/* Set a no_socket flow's drops (a flow to port 9999). */
+static void put_no_socket(struct fx *f, uint32_t netns, uint64_t datagrams)
+{
+	struct ud_key k;
+	struct ud_val *v;
+
+	memset(&k, 0, sizeof(k));
+	k.netns = netns;
+	k.reason = f->r_no_socket;
+	k.family = AF_INET;
+	k.proto = IPPROTO_UDP;
+	k.dport = 9999;
+	inet_pton(AF_INET, "10.1.2.3", k.saddr);
+	inet_pton(AF_INET, "10.1.2.4", k.daddr);
+	v = htab__upsert(&f->drops, &k, NULL);
+	assert_non_null(v);
+	v->datagrams = v->skbs = datagrams;
+}
+
+static void update_at(struct fx *f, uint64_t ms)
+{
+	assert_int_equal(model__update(&f->m, &f->drops, f->overflow, f->stats,
+				       f->m.start_ns + ms * 1000000ull), 0);
+}
+
+static struct netns_counters *nc_of(struct fx *f, uint32_t netns)
+{
+	for (int i = 0; i < f->m.ncounters; i++)
+		if (f->m.counters[i].netns == netns)
+			return &f->m.counters[i];
+	return NULL;
+}
+
+/*
+ * The kernel's counters of a netns the model knows, by hand: in view,
+ * with a base, every counter present and 0 but those set with mib().
+ */
+static struct netns_counters *hand_counters(struct fx *f, uint32_t netns)
+{
+	struct netns_counters *nc = nc_of(f, netns);
+
+	assert_non_null(nc);
+	nc->have_base = nc->in_view = true;
+	nc->base_fresh = false;
+	memset(&nc->base, 0, sizeof(nc->base));
+	memset(&nc->cur, 0, sizeof(nc->cur));
+	memset(nc->base.present, 1, sizeof(nc->base.present));
+	memset(nc->cur.present, 1, sizeof(nc->cur.present));
+	return nc;
+}
+
+static void mib(struct netns_counters *nc, enum mib_id id, uint64_t base, uint64_t cur)
+{
+	nc->base.v[id] = base;
+	nc->cur.v[id] = cur;
+}
+
+static const char *json(struct fx *f)
+{
+	struct output_ctx oc = { .attach = "tp_btf", .final = true };
+
+	sb_free(&f->sb);
+	output__json(&f->m, &oc, &f->sb);
+	assert_non_null(f->sb.buf);
+	return f->sb.buf;
+}
+
+static const char *plain(struct fx *f)
+{
+	struct output_ctx oc = { .attach = "tp_btf", .final = true };
+
+	sb_free(&f->sb);
+	output__plain(&f->m, &oc, &f->sb);
+	assert_non_null(f->sb.buf);
+	return f->sb.buf;
+}
+
+static int jq_status(const char *text, const char *filter)
+{
+	char cmd[1024];
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "jq -e '%s' >/dev/null 2>&1", filter);
+	fflush(NULL);
+	p = popen(cmd, "w");
+	assert_non_null(p);
+	fputs(text, p);
+	st = pclose(p);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+#define ASSERT_JQ(text, ...) do {					\
+	char filter_[768];						\
+									\
+	snprintf(filter_, sizeof(filter_), __VA_ARGS__);		\
+	if (jq_status((text), filter_) != 0)				\
+		fail_msg("jq -e '%s' is not true of:\n%s", filter_, (text)); \
+} while (0)
+
+#define ASSERT_HAS(text, ...) do {					\
+	char want_[1024];						\
+									\
+	snprintf(want_, sizeof(want_), __VA_ARGS__);			\
+	if (!strstr((text), want_))					\
+		fail_msg("missing \"%s\" in:\n%s", want_, (text));	\
+} while (0)
+
+#define ASSERT_LACKS(text, s) do {					\
+	if (strstr((text), (s)))					\
+		fail_msg("unexpected \"%s\" in:\n%s", (s), (text));	\
+} while (0)
+
+/* One reconciliation line of the plain summary. */
+static void line(char *buf, size_t len, const char *counter, const char *kern,
+		 const char *cause, const char *ours, const char *verdict)
+{
+	snprintf(buf, len, "  %-18s +%-10s udpdrop %-13s %-10s %s\n", counter,
+		 kern, cause, ours, verdict);
+}
+
+/* ---- tests ---------------------------------------------------------- */
+
+/* The kernel's delta (IPv4 + IPv6 summed) equals udpdrop's count. */
+static void test_match(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct reconcile_line rl[8];
+	struct netns_counters *nc;
+	const char *j, *p;
+	char want[160];
+
+	fx_init(f, &o);
+	put_sock(f, f->netns, 5);
+	update_at(f, 1000);
+	nc = hand_counters(f, f->netns);
+	mib(nc, MIB_UdpRcvbufErrors, 100, 103);
+	mib(nc, MIB_Udp6RcvbufErrors, 7, 9);
+	update_at(f, 2000);
+
+	assert_int_equal(model__netns_cause(&f->m, f->netns, CAUSE_RCVBUF), 5);
+	assert_null(model__reconcile_caveat(&f->m));
+	j = json(f);
+	ASSERT_JQ(j, ".reconcile_caveat == null");
+	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == [{\"netns\":%u,"
+		  "\"cause\":\"rcvbuf\",\"counter\":\"UdpRcvbufErrors\","
+		  "\"kernel\":5,\"udpdrop\":5}]", f->netns, f->netns);
+	ASSERT_JQ(j, ".counters[\"%u\"] | .UdpRcvbufErrors == 3 and "
+		  ".Udp6RcvbufErrors == 2 and .UdpNoPorts == 0", f->netns);
+	p = plain(f);
+	line(want, sizeof(want), "UdpRcvbufErrors", "5", "rcvbuf", "5", "match");
+	ASSERT_HAS(p, "%s", want);
+	ASSERT_LACKS(p, "differ");
+	ASSERT_LACKS(p, "kernel counters: ");
+	assert_int_equal(output__reconcile(&f->m, rl, 8), 1);
+	assert_int_equal(rl[0].netns, f->netns);
+	assert_int_equal(rl[0].cause, CAUSE_RCVBUF);
+	assert_int_equal(rl[0].counter, MIB_UdpRcvbufErrors);
+	assert_int_equal(rl[0].kernel, 5);
+	assert_int_equal(rl[0].ours, 5);
+	/* max bounds what it writes */
+	assert_int_equal(output__reconcile(&f->m, rl, 0), 0);
+}
+
+/* A mismatch either way: "differ by" udpdrop minus the kernel. */
+static void test_differ(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct reconcile_line rl[8];
+	struct netns_counters *nc;
+	const char *j, *p;
+	char want[160];
+
+	fx_init(f, &o);
+	put_sock(f, f->netns, 5);
+	put_no_socket(f, f->netns, 10);
+	update_at(f, 1000);
+	nc = hand_counters(f, f->netns);
+	mib(nc, MIB_UdpRcvbufErrors, 0, 8);  /* kernel 8, udpdrop 5 */
+	mib(nc, MIB_UdpNoPorts, 50, 54);     /* kernel 4, udpdrop 10 */
+	update_at(f, 2000);
+
+	j = json(f);
+	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u) | [.cause, .kernel, .udpdrop]]"
+		  " == [[\"rcvbuf\",8,5],[\"no_socket\",4,10]]", f->netns);
+	p = plain(f);
+	line(want, sizeof(want), "UdpRcvbufErrors", "8", "rcvbuf", "5", "differ by -3");
+	ASSERT_HAS(p, "%s", want);
+	line(want, sizeof(want), "UdpNoPorts", "4", "no_socket", "10", "differ by 6");
+	ASSERT_HAS(p, "%s", want);
+	ASSERT_LACKS(p, "match");
+	assert_int_equal(output__reconcile(&f->m, rl, 8), 2);
+	assert_int_equal(rl[0].kernel, 8);
+	assert_int_equal(rl[0].ours, 5);
+	assert_int_equal(rl[1].cause, CAUSE_NO_SOCKET);
+	assert_int_equal(rl[1].counter, MIB_UdpNoPorts);
+	assert_int_equal(rl[1].kernel, 4);
+	assert_int_equal(rl[1].ours, 10);
+	/* cut at max: the first line only */
+	assert_int_equal(output__reconcile(&f->m, rl, 1), 1);
+	assert_int_equal(rl[0].cause, CAUSE_RCVBUF);
+}
+
+/*
+ * The miss the tool exists to show: the kernel counted rcvbuf errors in a
+ * netns where udpdrop counted nothing (no rows at all). Counters and
+ * reconciliation show it, with --netns or not; a netns whose counters did
+ * not move is not listed.
+ */
+static void test_kernel_only(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct reconcile_line rl[8];
+	struct netns_counters *nc;
+	const char *j, *p;
+	char want[160], hdr[96], nsbuf[16];
+
+	for (int pass = 0; pass < 2; pass++) {
+		o.netns = pass ? f->netns : 0;
+		fx_init(f, &o);
+		update_at(f, 1000);
+		assert_int_equal(f->m.nview_sockets + f->m.nview_flows, 0);
+		nc = hand_counters(f, f->netns);
+		update_at(f, 2000);
+		/* nothing moved yet: not listed */
+		j = json(f);
+		ASSERT_JQ(j, ".counters | has(\"%u\") | not", f->netns);
+		ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == []", f->netns);
+
+		nc = nc_of(f, f->netns); /* an update may move the array */
+		mib(nc, MIB_UdpRcvbufErrors, 10, 14);
+		update_at(f, 3000);
+		nc = nc_of(f, f->netns);
+		j = json(f);
+		ASSERT_JQ(j, ".sockets == [] and .unattributed == []");
+		ASSERT_JQ(j, ".counters[\"%u\"].UdpRcvbufErrors == 4", f->netns);
+		ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == [{\"netns\":%u,"
+			  "\"cause\":\"rcvbuf\",\"counter\":\"UdpRcvbufErrors\","
+			  "\"kernel\":4,\"udpdrop\":0}]", f->netns, f->netns);
+		p = plain(f);
+		snprintf(hdr, sizeof(hdr), "kernel counters, netns %s (%u):\n",
+			 model__netns_label(&f->m, f->netns, nsbuf, sizeof(nsbuf)),
+			 f->netns);
+		ASSERT_HAS(p, "%s", hdr);
+		line(want, sizeof(want), "UdpRcvbufErrors", "4", "rcvbuf", "0", "differ by -4");
+		ASSERT_HAS(p, "%s", want);
+		int n = output__reconcile(&f->m, rl, 8), k;
+
+		for (k = 0; k < n && rl[k].netns != f->netns; k++)
+			;
+		assert_true(k < n);
+		assert_int_equal(rl[k].cause, CAUSE_RCVBUF);
+		assert_int_equal(rl[k].kernel, 4);
+		assert_int_equal(rl[k].ours, 0);
+
+		/* a netns not read each interval (not in view) is not shown */
+		nc->in_view = false;
+		j = json(f);
+		ASSERT_JQ(j, ".counters | has(\"%u\") | not", f->netns);
+		ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == []", f->netns);
+		model__free(&f->m);
+		f->model_up = false;
+	}
+}
+
+/*
+ * Without --netns every netns is in view: each one the model can see has
+ * counters that are read each interval, drops there or not. A netns where
+ * udpdrop counted but the kernel did not is listed too.
+ */
+static void test_every_netns_in_view(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct netns_counters *nc;
+	const char *j;
+
+	fx_init(f, &o);
+	put_no_socket(f, OTHER_NETNS, 3);
+	update_at(f, 1000);
+	for (int i = 0; i < f->m.nt.n; i++) {
+		nc = nc_of(f, f->m.nt.v[i].inode);
+		assert_non_null(nc);
+		assert_true(nc->in_view);
+	}
+	assert_non_null(nc_of(f, f->netns));
+	nc = nc_of(f, OTHER_NETNS);
+	assert_non_null(nc);
+	assert_true(nc->in_view);
+	/* no base (no such netns to read): not shown */
+	assert_false(nc->have_base);
+	j = json(f);
+	ASSERT_JQ(j, ".counters | has(\"%u\") | not", OTHER_NETNS);
+	/* a base by hand (udpdrop's is 0: all 5 count), the kernel silent */
+	hand_counters(f, OTHER_NETNS);
+	put_no_socket(f, OTHER_NETNS, 5);
+	update_at(f, 2000);
+	j = json(f);
+	ASSERT_JQ(j, ".counters[\"%u\"] | length > 0 and all(.[]; . == 0)", OTHER_NETNS);
+	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == [{\"netns\":%u,"
+		  "\"cause\":\"no_socket\",\"counter\":\"UdpNoPorts\","
+		  "\"kernel\":0,\"udpdrop\":5}]", OTHER_NETNS, OTHER_NETNS);
+}
+
+/* --port and --pid count part of what the netns counters count. */
+static void test_caveat(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	const char *caveat = "not comparable: --port/--pid count part of what "
+			     "the netns counters count";
+	const char *j, *p;
+
+	for (int pass = 0; pass < 2; pass++) {
+		memset(&o, 0, sizeof(o));
+		if (pass)
+			o.pid = getpid();
+		else
+			o.port = 5020;
+		fx_init(f, &o);
+		put_sock(f, f->netns, 5);
+		update_at(f, 1000);
+		mib(hand_counters(f, f->netns), MIB_UdpRcvbufErrors, 0, 9);
+		update_at(f, 2000);
+		assert_non_null(model__reconcile_caveat(&f->m));
+		assert_string_equal(model__reconcile_caveat(&f->m), caveat);
+		j = json(f);
+		ASSERT_JQ(j, ".reconcile_caveat == \"%s\"", caveat);
+		/* the lines are still there, with the caveat beside them */
+		ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u) | [.kernel, .udpdrop]]"
+			  " == [[9,5]]", f->netns);
+		p = plain(f);
+		ASSERT_HAS(p, "kernel counters: %s\n", caveat);
+		model__free(&f->m);
+		f->model_up = false;
+	}
+	/* missed events: inexact, whatever the filters */
+	memset(&o, 0, sizeof(o));
+	fx_init(f, &o);
+	update_at(f, 1000);
+	assert_null(model__reconcile_caveat(&f->m));
+	f->m.missed = 2;
+	ASSERT_JQ(json(f), ".reconcile_caveat | startswith(\"inexact: the kernel skipped\")");
+}
+
+/*
+ * A netns first seen mid-run: its kernel base is read before the next
+ * tracer read, and what udpdrop had counted by then is udpdrop's base
+ * (cause_base), subtracted from then on.
+ */
+static void test_cause_base(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct netns_counters *nc;
+	const char *j, *p;
+	char want[160];
+
+	fx_init(f, &o);
+	put_sock(f, f->netns, 4);
+	update_at(f, 1000);
+	nc = nc_of(f, f->netns);
+	assert_non_null(nc);
+	assert_false(nc->have_base); /* first sight: no base yet, no deltas */
+	ASSERT_JQ(json(f), ".counters | has(\"%u\") | not", f->netns);
+	model__read_counters(&f->m); /* the kernel's base, as top reads it */
+	nc = nc_of(f, f->netns);
+	assert_true(nc->have_base);
+	assert_true(nc->base_fresh);
+	update_at(f, 2000); /* ... and udpdrop's, from this snapshot */
+	nc = nc_of(f, f->netns);
+	assert_false(nc->base_fresh);
+	assert_int_equal(nc->cause_base[CAUSE_RCVBUF], 4);
+	assert_int_equal(model__netns_cause(&f->m, f->netns, CAUSE_RCVBUF), 0);
+
+	/* 3 more on both sides: they match, the first 4 are not counted */
+	nc = hand_counters(f, f->netns);
+	nc->cause_base[CAUSE_RCVBUF] = 4;
+	mib(nc, MIB_UdpRcvbufErrors, 20, 23);
+	put_sock(f, f->netns, 7);
+	update_at(f, 3000);
+	assert_int_equal(model__netns_cause(&f->m, f->netns, CAUSE_RCVBUF), 3);
+	j = json(f);
+	ASSERT_JQ(j, ".sockets[0].drops == 7");
+	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u) | [.cause, .kernel, .udpdrop]]"
+		  " == [[\"rcvbuf\",3,3]]", f->netns);
+	p = plain(f);
+	line(want, sizeof(want), "UdpRcvbufErrors", "3", "rcvbuf", "3", "match");
+	ASSERT_HAS(p, "%s", want);
+
+	/* a base above the count never wraps: 0 */
+	nc = nc_of(f, f->netns);
+	nc->cause_base[CAUSE_RCVBUF] = 100;
+	assert_int_equal(model__netns_cause(&f->m, f->netns, CAUSE_RCVBUF), 0);
+	ASSERT_JQ(json(f), "[.reconcile[] | select(.netns == %u) | [.cause, .kernel, .udpdrop]]"
+		  " == [[\"rcvbuf\",3,0]]", f->netns);
+}
+
+/* cur < base (the inode now names another netns): the delta is 0, never a wrap. */
+static void test_mib_no_wrap(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct reconcile_line rl[8];
+	struct netns_counters *nc;
+	const char *j;
+
+	fx_init(f, &o);
+	update_at(f, 1000);
+	nc = hand_counters(f, f->netns);
+	mib(nc, MIB_UdpRcvbufErrors, 1000, 40);
+	mib(nc, MIB_UdpNoPorts, 5, 2);
+	update_at(f, 2000);
+	/* only went backwards: nothing moved */
+	j = json(f);
+	ASSERT_JQ(j, ".counters | has(\"%u\") | not", f->netns);
+	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == []", f->netns);
+
+	/* with udpdrop's count beside it: kernel 0, not 2^64 - 960 */
+	put_sock(f, f->netns, 6);
+	update_at(f, 3000);
+	j = json(f);
+	ASSERT_JQ(j, ".counters[\"%u\"] | .UdpRcvbufErrors == 0 and .UdpNoPorts == 0", f->netns);
+	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u) | [.cause, .kernel, .udpdrop]]"
+		  " == [[\"rcvbuf\",0,6]]", f->netns);
+	ASSERT_LACKS(j, "18446744073709");
+	int n = output__reconcile(&f->m, rl, 8), k;
+
+	for (k = 0; k < n && rl[k].netns != f->netns; k++)
+		;
+	assert_true(k < n);
+	assert_int_equal(rl[k].kernel, 0);
+	assert_int_equal(rl[k].ours, 6);
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_match),
+		T(test_differ),
+		T(test_kernel_only),
+		T(test_every_netns_in_view),
+		T(test_caveat),
+		T(test_cause_base),
+		T(test_mib_no_wrap),
+	};
+#undef T
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

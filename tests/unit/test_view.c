@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unit tests for src/view.c, the live view's model: sorting (three-way,
+ * stable tie-breaker), filtering, the cursor that follows its socket,
+ * rates, units, history, column fitting and cell truncation. Hand-made
+ * rows and a zeroed model: no BPF, no root, no terminal.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model.h"
+#include "view.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* A socket row as the aggregator leaves it. */
+static struct row sock_row(uint64_t cookie, const char *ip, uint16_t port,
+			   double rate, uint64_t drops, int pid, const char *comm)
+{
+	struct row r;
+
+	memset(&r, 0, sizeof(r));
+	r.key.kind = ROW_SOCKET;
+	r.key.cookie = cookie;
+	r.key.netns = 4026531840u;
+	r.rate = rate;
+	r.drops = drops;
+	r.skbs = drops;
+	r.bytes = drops * 1000;
+	r.cause[CAUSE_RCVBUF] = drops;
+	r.have_sock = true;
+	r.sock_alive = true;
+	r.sock.cookie = cookie;
+	r.sock.family = AF_INET;
+	r.sock.proto = 17;
+	assert_int_equal(inet_pton(AF_INET, ip, r.sock.saddr), 1);
+	r.sock.sport = port;
+	r.sock.have_mem = true;
+	r.sock.rcvbuf = 8192;
+	r.sock.rmem = 4096;
+	if (pid) {
+		r.sock.npids = 1;
+		r.sock.pids[0] = pid;
+		snprintf(r.sock.comm, sizeof(r.sock.comm), "%s", comm);
+	}
+	return r;
+}
+
+static struct row flow_row(const char *dst, uint16_t dport, double rate,
+			   uint64_t drops, enum cause c)
+{
+	struct row r;
+
+	memset(&r, 0, sizeof(r));
+	r.key.kind = ROW_FLOW;
+	r.key.netns = 4026531840u;
+	r.key.family = AF_INET;
+	r.key.proto = 17;
+	r.key.cause = c;
+	r.key.dport = dport;
+	assert_int_equal(inet_pton(AF_INET, "10.0.0.1", r.key.saddr), 1);
+	assert_int_equal(inet_pton(AF_INET, dst, r.key.daddr), 1);
+	r.rate = rate;
+	r.drops = r.skbs = drops;
+	r.cause[c] = drops;
+	return r;
+}
+
+/* A zeroed model whose last update left these rows in view. */
+struct fx {
+	struct model m;
+	struct view v;
+	struct row rows[8];
+	struct row *socks[8], *flows[8];
+};
+
+static void fx_view(struct fx *f, int nsock, int nflow)
+{
+	f->m.view_sockets = f->socks;
+	f->m.view_flows = f->flows;
+	f->m.nview_sockets = nsock;
+	f->m.nview_flows = nflow;
+	f->m.interval = 1;
+	assert_int_equal(view__refresh(&f->v, &f->m), 0);
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (!f || view__init(&f->v))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	view__free(&f->v);
+	free(f);
+	return 0;
+}
+
+/* Three sockets (rates 5, 10, 10; the last two differ in total drops) and a flow. */
+static void fx_three(struct fx *f)
+{
+	f->rows[0] = sock_row(1, "10.0.0.2", 5001, 5, 50, 100, "alpha");
+	f->rows[1] = sock_row(2, "10.0.0.2", 5002, 10, 20, 200, "beta");
+	f->rows[2] = sock_row(3, "10.0.0.3", 53, 10, 90, 300, "named");
+	f->rows[3] = flow_row("10.0.0.2", 5999, 2, 7, CAUSE_NO_SOCKET);
+	for (int i = 0; i < 3; i++)
+		f->socks[i] = &f->rows[i];
+	f->flows[0] = &f->rows[3];
+	fx_view(f, 3, 1);
+}
+
+static const char *local_at(struct fx *f, int i)
+{
+	return f->v.rows[i].text[COL_LOCAL];
+}
+
+/* ---- units ---------------------------------------------------------------- */
+
+static void test_fmt_rate(void **state)
+{
+	char b[16];
+	static const struct { double in; const char *out; } cases[] = {
+		{ 0, "0" }, { 0.4, "0" }, { 12, "12" }, { 9999, "9999" },
+		{ 10000, "10.0k" }, { 99949, "99.9k" }, { 123456, "123k" },
+		{ 1.5e6, "1.5M" }, { 250e6, "250M" }, { 2e9, "2.0G" },
+		{ -3, "0" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fmt_rate(b, sizeof(b), cases[i].in);
+		assert_string_equal(b, cases[i].out);
+	}
+	fmt_rate(b, sizeof(b), NAN);
+	assert_string_equal(b, "0");
+}
+
+static void test_rate_per_s(void **state)
+{
+	assert_true(rate_per_s(150, 50, 2.0) == 50.0);
+	/* no time, or no measurable time: no rate rather than infinity */
+	assert_true(rate_per_s(150, 50, 0) == 0);
+	assert_true(rate_per_s(150, 50, 1e-9) == 0);
+	assert_true(rate_per_s(150, 50, -1) == 0);
+	assert_true(rate_per_s(150, 50, NAN) == 0);
+	/* a very short but real interval gives a large, finite rate */
+	assert_true(rate_per_s(101, 100, 1e-6) == 1e6);
+	/* a counter that went backwards (reset) is not a negative rate */
+	assert_true(rate_per_s(5, 50, 1) == 0);
+}
+
+/* ---- sorting -------------------------------------------------------------- */
+
+static void test_default_sort(void **state)
+{
+	struct fx *f = *state;
+
+	fx_three(f);
+	/* rate desc; the two at 10/s: more total drops first */
+	assert_int_equal(f->v.nrows, 3);
+	assert_string_equal(local_at(f, 0), "10.0.0.3:53");
+	assert_string_equal(local_at(f, 1), "10.0.0.2:5002");
+	assert_string_equal(local_at(f, 2), "10.0.0.2:5001");
+}
+
+static void test_sort_columns_and_reverse(void **state)
+{
+	struct fx *f = *state;
+
+	fx_three(f);
+	f->v.sort = COL_LOCAL; /* by port, ascending */
+	view__resort(&f->v);
+	assert_string_equal(local_at(f, 0), "10.0.0.3:53");
+	assert_string_equal(local_at(f, 2), "10.0.0.2:5002");
+	f->v.reverse = true;
+	view__resort(&f->v);
+	assert_string_equal(local_at(f, 0), "10.0.0.2:5002");
+	f->v.reverse = false;
+	f->v.sort = COL_DROPS; /* largest first */
+	view__resort(&f->v);
+	assert_string_equal(local_at(f, 0), "10.0.0.3:53");
+	assert_string_equal(local_at(f, 1), "10.0.0.2:5001");
+	f->v.sort = COL_OWNER; /* by pid */
+	view__resort(&f->v);
+	assert_int_equal(f->v.rows[0].pid, 100);
+	assert_int_equal(f->v.rows[2].pid, 300);
+}
+
+/* Every column's comparison is a total order: antisymmetric, reflexive. */
+static void test_cmp_three_way(void **state)
+{
+	struct fx *f = *state;
+
+	f->rows[0] = sock_row(1, "10.0.0.2", 5001, 5, 50, 100, "alpha");
+	f->rows[1] = sock_row(2, "10.0.0.2", 5001, 5, 50, 100, "alpha"); /* same but the key */
+	f->rows[2] = sock_row(3, "10.0.0.9", 9, 0, 0, 0, "");
+	f->rows[2].sock.have_mem = false;
+	for (int i = 0; i < 3; i++)
+		f->socks[i] = &f->rows[i];
+	fx_view(f, 3, 0);
+	for (int c = 0; c < COL_MAX; c++) {
+		f->v.sort = c;
+		for (int rev = 0; rev < 2; rev++) {
+			f->v.reverse = rev;
+			for (int i = 0; i < 3; i++) {
+				assert_int_equal(view__cmp(&f->v, &f->v.rows[i], &f->v.rows[i]), 0);
+				for (int j = 0; j < 3; j++) {
+					int a = view__cmp(&f->v, &f->v.rows[i], &f->v.rows[j]);
+					int b = view__cmp(&f->v, &f->v.rows[j], &f->v.rows[i]);
+
+					assert_true((a > 0) == (b < 0));
+					if (i != j)
+						assert_int_not_equal(a, 0); /* the key breaks every tie */
+				}
+			}
+		}
+	}
+}
+
+static void test_col_from_name(void **state)
+{
+	assert_int_equal(view_col__from_name("rate"), COL_DROP_RATE);
+	assert_int_equal(view_col__from_name("DROPS/s"), COL_DROP_RATE);
+	assert_int_equal(view_col__from_name("drops"), COL_DROPS);
+	assert_int_equal(view_col__from_name("Pid"), COL_OWNER);
+	assert_int_equal(view_col__from_name("PID/COMM"), COL_OWNER);
+	assert_int_equal(view_col__from_name("nope"), -1);
+	assert_int_equal(view_col__from_name(""), -1);
+	for (int c = 0; c < COL_MAX; c++)
+		assert_int_equal(view_col__from_name(view_cols[c].name), c);
+}
+
+/* ---- filter --------------------------------------------------------------- */
+
+static int filtered(struct fx *f, const char *filter)
+{
+	const char *why;
+
+	assert_int_equal(view__set_filter(&f->v, filter, &why), 0);
+	assert_int_equal(view__refresh(&f->v, &f->m), 0);
+	return f->v.nrows + f->v.nflows;
+}
+
+static void test_filter_terms(void **state)
+{
+	struct fx *f = *state;
+
+	fx_three(f);
+	f->rows[1].cause[CAUSE_SOCKET_FILTER] = 1; /* a second cause */
+	assert_int_equal(filtered(f, ""), 4);
+	assert_int_equal(filtered(f, "port:5001"), 1);
+	assert_string_equal(local_at(f, 0), "10.0.0.2:5001");
+	assert_int_equal(filtered(f, "port=53"), 1);
+	assert_int_equal(filtered(f, "port:5999"), 1); /* the flow's destination */
+	assert_int_equal(f->v.nflows, 1);
+	assert_int_equal(filtered(f, "port:500"), 0);  /* whole numbers only */
+	assert_int_equal(filtered(f, "pid:200"), 1);
+	assert_int_equal(filtered(f, "pid:20"), 0);
+	assert_int_equal(filtered(f, "comm:NAM"), 1);  /* substring, any case */
+	assert_int_equal(filtered(f, "cause:rcvbuf"), 3);
+	assert_int_equal(filtered(f, "cause:socket_filter"), 1); /* not only the main cause */
+	assert_int_equal(filtered(f, "cause:no_socket"), 1);
+	assert_int_equal(filtered(f, "netns:4026531840"), 4);
+	assert_int_equal(filtered(f, "netns:99"), 0);
+	/* bare words match any column's text */
+	assert_int_equal(filtered(f, "10.0.0.3"), 1);
+	assert_int_equal(filtered(f, "beta"), 1);
+	/* terms must all match */
+	assert_int_equal(filtered(f, "10.0.0.2 cause:rcvbuf"), 2);
+	assert_int_equal(filtered(f, "10.0.0.2   port:5002 "), 1);
+	assert_int_equal(filtered(f, "10.0.0.3 port:5002"), 0);
+	assert_int_equal(f->v.total_rows, 3);
+}
+
+static void test_filter_rejects(void **state)
+{
+	struct fx *f = *state;
+	const char *why;
+	static const char *const bad[] = { "port:", "port:abc", "pid:1x", "cause:bogus",
+					   "comm:", "10.0.0.2 cause:nope" };
+
+	fx_three(f);
+	assert_int_equal(filtered(f, "port:5001"), 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		assert_int_equal(view__set_filter(&f->v, bad[i], &why), -EINVAL);
+		assert_non_null(why);
+		/* a bad filter leaves the one in force */
+		assert_string_equal(f->v.filter, "port:5001");
+	}
+	/* an address with a port is a bare word, not a field */
+	assert_int_equal(filtered(f, "10.0.0.2:5002"), 1);
+}
+
+/* ---- cursor --------------------------------------------------------------- */
+
+static void test_cursor_follows_socket(void **state)
+{
+	struct fx *f = *state;
+	const struct view_row *cur;
+
+	fx_three(f);
+	view__move_to(&f->v, 2); /* 10.0.0.2:5001, the quietest */
+	assert_string_equal(view__current(&f->v)->text[COL_LOCAL], "10.0.0.2:5001");
+	/* it becomes the busiest: the order changes, the cursor stays on it */
+	f->rows[0].rate = 1000;
+	assert_int_equal(view__refresh(&f->v, &f->m), 0);
+	cur = view__current(&f->v);
+	assert_string_equal(cur->text[COL_LOCAL], "10.0.0.2:5001");
+	assert_int_equal(f->v.cursor[0], 0);
+	/* a resort by another column: still on it */
+	f->v.sort = COL_LOCAL;
+	view__resort(&f->v);
+	assert_string_equal(view__current(&f->v)->text[COL_LOCAL], "10.0.0.2:5001");
+	assert_int_equal(f->v.cursor[0], 1);
+	/* filtered away: the cursor stays in range */
+	assert_int_equal(filtered(f, "port:53"), 1);
+	assert_int_equal(f->v.cursor[0], 0);
+	assert_non_null(view__current(&f->v));
+	/* nothing left: no current row, no crash */
+	assert_int_equal(filtered(f, "port:1"), 0);
+	assert_null(view__current(&f->v));
+	view__move(&f->v, 5);
+	view__move(&f->v, -5);
+	assert_null(view__current(&f->v));
+}
+
+static void test_move_and_scroll(void **state)
+{
+	struct fx *f = *state;
+
+	fx_three(f);
+	view__move(&f->v, -1);
+	assert_int_equal(f->v.cursor[0], 0);
+	view__move(&f->v, 100);
+	assert_int_equal(f->v.cursor[0], 2);
+	view__scroll(&f->v, 0, 2); /* a two-line window shows rows 1 and 2 */
+	assert_int_equal(f->v.scroll[0], 1);
+	view__move_to(&f->v, 0);
+	view__scroll(&f->v, 0, 2);
+	assert_int_equal(f->v.scroll[0], 0);
+	view__scroll(&f->v, 0, 10); /* a tall window never scrolls */
+	assert_int_equal(f->v.scroll[0], 0);
+	view__scroll(&f->v, 0, 0); /* no room at all: no crash */
+}
+
+static void test_search(void **state)
+{
+	struct fx *f = *state;
+
+	fx_three(f);
+	snprintf(f->v.search, sizeof(f->v.search), "10.0.0.2");
+	assert_true(view__search_next(&f->v));
+	assert_string_equal(view__current(&f->v)->text[COL_LOCAL], "10.0.0.2:5002");
+	assert_true(view__search_next(&f->v));
+	assert_string_equal(view__current(&f->v)->text[COL_LOCAL], "10.0.0.2:5001");
+	/* next: the flow panel (destination 10.0.0.2:5999) */
+	assert_true(view__search_next(&f->v));
+	assert_int_equal(f->v.panel, 1);
+	snprintf(f->v.search, sizeof(f->v.search), "named");
+	assert_true(view__search_next(&f->v));
+	assert_int_equal(f->v.panel, 0);
+	assert_string_equal(view__current(&f->v)->text[COL_LOCAL], "10.0.0.3:53");
+	snprintf(f->v.search, sizeof(f->v.search), "nothing-like-this");
+	assert_false(view__search_next(&f->v));
+	assert_string_equal(view__current(&f->v)->text[COL_LOCAL], "10.0.0.3:53");
+}
+
+/* ---- row text ------------------------------------------------------------- */
+
+static void test_row_text(void **state)
+{
+	struct fx *f = *state;
+	const struct view_row *vr;
+
+	f->rows[0] = sock_row(1, "10.0.0.2", 5001, 12345, 1234567, 42, "app");
+	f->rows[0].sock.npids = 3;
+	f->rows[0].queue_peak = 8192;
+	f->socks[0] = &f->rows[0];
+	f->m.have_rx = true;
+	f->rows[0].rx_rate = 250;
+	fx_view(f, 1, 0);
+	vr = &f->v.rows[0];
+	assert_string_equal(vr->text[COL_PROTO], "udp");
+	assert_string_equal(vr->text[COL_REMOTE], "*");
+	assert_string_equal(vr->text[COL_OWNER], "42/app +2");
+	assert_string_equal(vr->text[COL_DROP_RATE], "12.3k");
+	assert_string_equal(vr->text[COL_DROPS], "1,234,567");
+	assert_string_equal(vr->text[COL_RX_RATE], "250");
+	assert_string_equal(vr->text[COL_CAUSE], "rcvbuf");
+	assert_string_equal(vr->text[COL_RCVBUF], "8.0 KiB");
+	assert_string_equal(vr->text[COL_QUEUE], "50/100%");
+	assert_string_equal(vr->text[COL_NETNS], "4026531840");
+	/* 8192 B at (12345 + 250)/s of 1000 B: 0.65 ms */
+	assert_string_equal(vr->text[COL_HINT], "full in <1 ms at this rate");
+	/* without the rx program: a dash, not a zero */
+	f->m.have_rx = false;
+	fx_view(f, 1, 0);
+	assert_string_equal(f->v.rows[0].text[COL_RX_RATE], "-");
+	/* a closed socket says so */
+	f->rows[0].sock_alive = false;
+	fx_view(f, 1, 0);
+	assert_string_equal(f->v.rows[0].text[COL_HINT], "socket closed");
+}
+
+/* ---- history -------------------------------------------------------------- */
+
+static void test_history(void **state)
+{
+	struct fx *f = *state;
+	float h[HIST_LEN];
+	int n;
+
+	fx_three(f);
+	for (int i = 1; i <= 3; i++) {
+		f->rows[0].rate = i;
+		view__record(&f->v, &f->m);
+	}
+	n = view__history(&f->v, &f->rows[0].key, h, HIST_LEN);
+	assert_int_equal(n, 3);
+	assert_true(h[0] == 1 && h[1] == 2 && h[2] == 3);
+	/* two refreshes out of view: zeros keep the time axis */
+	f->m.nview_sockets = 0;
+	view__record(&f->v, &f->m);
+	view__record(&f->v, &f->m);
+	f->m.nview_sockets = 3;
+	f->rows[0].rate = 9;
+	view__record(&f->v, &f->m);
+	n = view__history(&f->v, &f->rows[0].key, h, HIST_LEN);
+	assert_int_equal(n, 6);
+	assert_true(h[2] == 3 && h[3] == 0 && h[4] == 0 && h[5] == 9);
+	/* max: the newest ones */
+	n = view__history(&f->v, &f->rows[0].key, h, 2);
+	assert_int_equal(n, 2);
+	assert_true(h[0] == 0 && h[1] == 9);
+	/* the ring wraps: the newest HIST_LEN stay */
+	for (int i = 0; i < HIST_LEN + 5; i++) {
+		f->rows[0].rate = i;
+		view__record(&f->v, &f->m);
+	}
+	n = view__history(&f->v, &f->rows[0].key, h, HIST_LEN);
+	assert_int_equal(n, HIST_LEN);
+	assert_true(h[HIST_LEN - 1] == HIST_LEN + 4);
+	assert_true(h[0] == 5);
+	/* a row never seen has none */
+	struct row_key k = { .kind = ROW_SOCKET, .cookie = 999 };
+
+	assert_int_equal(view__history(&f->v, &k, h, HIST_LEN), 0);
+}
+
+static void test_sparkline(void **state)
+{
+	char out[256];
+	float max;
+	const float v[] = { 0, 1, 4, 8 };
+
+	view__sparkline(out, sizeof(out), v, 4, 10, false, &max);
+	assert_true(max == 8);
+	assert_string_equal(out, " .=@");
+	/* only the newest `width` samples */
+	view__sparkline(out, sizeof(out), v, 4, 2, false, &max);
+	assert_string_equal(out, "=@");
+	/* UTF-8 blocks: 3 bytes each, the lowest for any drop at all */
+	view__sparkline(out, sizeof(out), v, 4, 10, true, &max);
+	assert_string_equal(out, " \xe2\x96\x81\xe2\x96\x84\xe2\x96\x88");
+	/* all quiet */
+	const float z[] = { 0, 0 };
+
+	view__sparkline(out, sizeof(out), z, 2, 10, false, &max);
+	assert_string_equal(out, "  ");
+	assert_true(max == 0);
+	/* a tiny buffer is never overrun */
+	view__sparkline(out, 3, v, 4, 10, true, NULL);
+	assert_true(strlen(out) < 3);
+}
+
+/* ---- layout --------------------------------------------------------------- */
+
+static int line_width(const int *w)
+{
+	int used = 0, n = 0;
+
+	for (int c = 0; c < COL_MAX; c++)
+		if (w[c]) {
+			used += w[c];
+			n++;
+		}
+	return used + (n ? n - 1 : 0);
+}
+
+static void test_fit_widths(void **state)
+{
+	static const int widths[] = { 250, 160, 120, 100, 80, 60, 40, 20, 5 };
+	int w[COL_MAX], content[COL_MAX];
+
+	/* typical content: "10.0.0.2:5001", "1234/named" ... */
+	for (int c = 0; c < COL_MAX; c++)
+		content[c] = 8;
+	content[COL_LOCAL] = 15;
+	content[COL_OWNER] = 13;
+	content[COL_HINT] = 26;
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+		int shown = view__fit(widths[i], content, w);
+
+		assert_true(shown >= 1);
+		/* the local address is the last to go */
+		assert_true(w[COL_LOCAL] > 0);
+		if (widths[i] >= 20)
+			assert_true(line_width(w) <= widths[i]);
+		if (widths[i] >= 80) {
+			/* at 80 columns: what matters most is all there */
+			assert_true(w[COL_DROP_RATE] >= 8);
+			assert_true(w[COL_DROPS] > 0 && w[COL_CAUSE] > 0 && w[COL_OWNER] >= 13);
+		}
+	}
+	/* wide: every column at its content width, the hint to the edge */
+	view__fit(250, content, w);
+	for (int c = 0; c < COL_MAX; c++)
+		assert_true(w[c] > 0);
+	assert_int_equal(w[COL_LOCAL], 15);
+	assert_int_equal(line_width(w), 250);
+	/* a hidden column stays hidden, however wide */
+	content[COL_NETNS] = -1;
+	view__fit(250, content, w);
+	assert_int_equal(w[COL_NETNS], 0);
+	/* titles are never cut: a column of short cells is as wide as its title + mark */
+	view__fit(250, NULL, w);
+	assert_true(w[COL_DROP_RATE] >= (int)strlen("DROPS/s") + 1);
+	/* an overlong cell is capped */
+	content[COL_HINT] = 500;
+	view__fit(1000, content, w);
+	assert_true(w[COL_HINT] >= VIEW_COL_CAP); /* the hint also takes the slack */
+	content[COL_LOCAL] = 500;
+	view__fit(1000, content, w);
+	assert_int_equal(w[COL_LOCAL], VIEW_COL_CAP);
+}
+
+static void test_cell(void **state)
+{
+	char out[128];
+
+	view__cell(out, sizeof(out), "abc", 5, false, false, false);
+	assert_string_equal(out, "abc  ");
+	view__cell(out, sizeof(out), "abc", 5, true, false, false);
+	assert_string_equal(out, "  abc");
+	view__cell(out, sizeof(out), "abcde", 5, false, false, false);
+	assert_string_equal(out, "abcde");
+	view__cell(out, sizeof(out), "abcdef", 5, false, false, false);
+	assert_string_equal(out, "abcd~");
+	view__cell(out, sizeof(out), "abcdef", 5, false, false, true);
+	assert_string_equal(out, "abcd\xe2\x80\xa6");
+	/* addresses keep their port */
+	view__cell(out, sizeof(out), "[fd00:213:17::2]:5001", 10, false, true, false);
+	assert_string_equal(out, "~::2]:5001");
+	view__cell(out, sizeof(out), "[fd00:213:17::2]:5001", 10, false, true, true);
+	assert_string_equal(out, "\xe2\x80\xa6::2]:5001");
+	/* UTF-8 input counts cells, not bytes */
+	view__cell(out, sizeof(out), "\xe2\x96\x88\xe2\x96\x88", 3, true, false, true);
+	assert_string_equal(out, " \xe2\x96\x88\xe2\x96\x88");
+	view__cell(out, sizeof(out), "\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88", 2, false, false, true);
+	assert_string_equal(out, "\xe2\x96\x88\xe2\x80\xa6");
+	/* no room */
+	view__cell(out, sizeof(out), "abc", 0, false, false, false);
+	assert_string_equal(out, "");
+	view__cell(out, sizeof(out), "abc", 1, false, false, false);
+	assert_string_equal(out, "~");
+	/* a small output buffer is never overrun */
+	view__cell(out, 4, "abcdefgh", 20, false, false, false);
+	assert_string_equal(out, "abc");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fmt_rate),
+		cmocka_unit_test(test_rate_per_s),
+		cmocka_unit_test_setup_teardown(test_default_sort, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sort_columns_and_reverse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmp_three_way, setup, teardown),
+		cmocka_unit_test(test_col_from_name),
+		cmocka_unit_test_setup_teardown(test_filter_terms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filter_rejects, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cursor_follows_socket, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_move_and_scroll, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_search, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_row_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
+		cmocka_unit_test(test_sparkline),
+		cmocka_unit_test(test_fit_widths),
+		cmocka_unit_test(test_cell),
+	};
+
+	return cmocka_run_group_tests_name("view", tests, NULL, NULL);
+}
