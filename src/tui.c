@@ -635,7 +635,7 @@ static void dput(struct dctx *d, attr_t a, const char *label, const char *fmt, .
 
 /* rcvbuf advice with the numbers this socket shows (estimates labelled). */
 static void advise_rcvbuf(struct dctx *d, const struct row *r, const float *hist,
-			  int nhist)
+			  const int8_t *queue, int nhist)
 {
 	struct tui *t = d->t;
 	double avg = r->skbs ? (double)r->bytes / r->skbs : 0;
@@ -644,6 +644,7 @@ static void advise_rcvbuf(struct dctx *d, const struct row *r, const float *hist
 	long rmem_default = read_sysctl("/proc/sys/net/core/rmem_default");
 	long rmem_max = read_sysctl("/proc/sys/net/core/rmem_max");
 	uint32_t rcvbuf = r->have_sock && r->sock.have_mem ? r->sock.rcvbuf : 0;
+	bool default_buf = rmem_default > 0 && rcvbuf == (uint32_t)rmem_default;
 	float peak = 0;
 	char a[24], b[24];
 
@@ -655,58 +656,67 @@ static void advise_rcvbuf(struct dctx *d, const struct row *r, const float *hist
 
 		dput(d, A_NORMAL, "arrival", "%s%.0f datagrams/s of %.0f B (%.2f Mbit/s)%s",
 		     t->m->have_rx ? "" : ">= ", arrival, avg, bits / 1e6,
-		     t->m->have_rx ? " = delivered + dropped, last interval"
-				   : ": dropped only, deliveries not traced on this kernel");
+		     t->m->have_rx ? ": delivered + dropped, last interval"
+				   : ": dropped only; deliveries are not traced on this kernel");
 		if (rcvbuf)
-			dput(d, A_NORMAL, "", "at that rate a stalled reader fills the %s buffer in %.3g ms "
-			     "(rcvbuf x 8 / arrival bits/s)", (fmt_bytes(a, sizeof(a), rcvbuf), a),
-			     1e3 * rcvbuf * 8 / bits);
+			dput(d, A_NORMAL, "", "at that rate a stalled reader has %.3g ms before the %s buffer is full "
+			     "(rcvbuf x 8 / arrival bits/s; the kernel charges more than the payload, "
+			     "so it is less)", 1e3 * rcvbuf * 8 / bits, (fmt_bytes(a, sizeof(a), rcvbuf), a));
 	}
 	if (!rcvbuf)
 		return;
 	fmt_bytes(a, sizeof(a), rcvbuf);
-	if (rmem_default > 0 && rcvbuf == (uint32_t)rmem_default)
+	if (default_buf)
 		dput(d, A_NORMAL, "sysctl", "rcvbuf %s = net.core.rmem_default (%ld B): the app did not set SO_RCVBUF",
 		     a, rmem_default);
 	else if (rmem_max > 0)
-		dput(d, A_NORMAL, "sysctl", "rcvbuf %s, so the app set SO_RCVBUF (about %u B asked, doubled by "
-		     "the kernel); net.core.rmem_max %ld B caps what it may ask",
-		     a, rcvbuf / 2, rmem_max);
-	/* drops in most recent intervals: the reader is too slow on average */
-	int recent = 0, dropping = 0;
+		dput(d, A_NORMAL, "sysctl", "rcvbuf %s is not rmem_default (%ld B), so the app set SO_RCVBUF "
+		     "(about %u B asked: the kernel doubles it); net.core.rmem_max %ld B caps what it may ask",
+		     a, rmem_default, rcvbuf / 2, rmem_max);
 
-	for (int i = nhist - 1; i >= 0 && recent < 10; i--, recent++)
-		dropping += hist[i] > 0;
-	if (recent >= 5 && dropping * 10 >= recent * 8) {
-		dput(d, A_NORMAL, "advice", "drops in %d of the last %d intervals: arrivals outpace the reader "
-		     "on average, so a bigger buffer only delays the drops. Read faster (more reader "
-		     "threads, SO_REUSEPORT, recvmmsg) or send slower (pace the sender).%s",
-		     dropping, recent, "");
+	switch (view__rcvbuf_pattern(hist, queue, nhist, t->m->have_rx, rx)) {
+	case RCVBUF_NOT_READING:
+		dput(d, pair(t, PAIR_WARN, A_BOLD), "advice", "nothing was delivered to this socket in the last "
+		     "interval while %.0f datagrams/s were dropped: the queue is full and the application "
+		     "is not reading it. Check that the process (PID/COMM) is alive and reading this "
+		     "socket; no buffer size helps a socket nobody reads.", drop_rate);
+		return;
+	case RCVBUF_SUSTAINED:
+		dput(d, A_NORMAL, "advice", "the queue was full at nearly every refresh that saw drops: "
+		     "arrivals outpace the reader on average, so a bigger buffer only delays the drops. "
+		     "Read faster (more reader threads, SO_REUSEPORT, recvmmsg) or send slower (pace the sender).");
 		if (t->m->have_rx && arrival > 0)
-			dput(d, A_NORMAL, "", "the socket took %.0f datagrams/s and dropped %.0f/s: "
-			     "the reader keeps up with about %.0f%% of the arrivals",
-			     rx, drop_rate, 100.0 * rx / arrival);
-	} else if (peak > 0 && avg > 0) {
-		/* a burst: the worst interval's drops, as payload the buffer would also hold */
-		double burst = peak * t->interval * avg;
-		uint64_t want = (uint64_t)(rcvbuf / 2 + burst);
+			dput(d, A_NORMAL, "", "the reader kept up with %.0f%% of the arrivals last interval "
+			     "(%.0f delivered/s of %.0f/s)", 100.0 * rx / arrival, rx, arrival);
+		break;
+	case RCVBUF_BURSTS:
+		if (peak > 0 && avg > 0) {
+			/* the worst interval's drops, as payload the buffer would also hold */
+			double burst = peak * t->interval * avg;
+			uint64_t want = (uint64_t)(rcvbuf / 2 + burst);
 
-		want = (want + 4095) & ~4095ull;
-		fmt_bytes(b, sizeof(b), (uint64_t)burst);
-		dput(d, A_NORMAL, "advice", "bursts: the worst interval dropped %.0f datagrams (%s of payload); "
-		     "to hold that burst, ask SO_RCVBUF >= %llu B (estimate; the kernel doubles it for overhead)",
-		     peak * t->interval, b, (unsigned long long)want);
-		if (rmem_default > 0 && rcvbuf == (uint32_t)rmem_default)
-			dput(d, A_NORMAL, "", "or, for every socket without SO_RCVBUF: sysctl -w net.core.rmem_default=%llu",
-			     (unsigned long long)want * 2);
-		if (rmem_max >= 0 && want > (uint64_t)rmem_max)
-			dput(d, A_NORMAL, "", "and allow it: sysctl -w net.core.rmem_max=%llu (now %ld)",
-			     (unsigned long long)want, rmem_max);
+			want = (want + 4095) & ~4095ull;
+			fmt_bytes(b, sizeof(b), (uint64_t)burst);
+			dput(d, A_NORMAL, "advice", "the queue drains between drops: bursts overflow it. The worst "
+			     "interval dropped %.0f datagrams (%s of payload); a buffer that also held those "
+			     "would have lost none: SO_RCVBUF >= %llu B (an upper bound: an interval may hold "
+			     "several bursts; the kernel doubles the request for overhead)",
+			     peak * t->interval, b, (unsigned long long)want);
+			if (default_buf)
+				dput(d, A_NORMAL, "", "or, for every socket that sets no SO_RCVBUF: "
+				     "sysctl -w net.core.rmem_default=%llu", (unsigned long long)want * 2);
+			if (rmem_max >= 0 && want > (uint64_t)rmem_max)
+				dput(d, A_NORMAL, "", "and allow it first: sysctl -w net.core.rmem_max=%llu (now %ld)",
+				     (unsigned long long)want, rmem_max);
+		}
+		break;
+	default:
+		break;
 	}
 	if (rcvbuf >= 16u << 20)
 		dput(d, pair(t, PAIR_WARN, A_BOLD), "", "the buffer is already large: the sender is faster "
 		     "than the reader; only pacing or flow control will help");
-	dput(d, A_NORMAL, "verify", "rerun with the new size: this row's DROPS/s should stay 0 and QUEUE peak below 100%%");
+	dput(d, A_NORMAL, "verify", "after the change this row's DROPS/s stays 0 and its QUEUE peak under 100%%");
 }
 
 static void draw_detail(struct tui *t)
@@ -716,7 +726,8 @@ static void draw_detail(struct tui *t)
 	struct dctx d = { .t = t };
 	char a[64], b[64], c[64], nsbuf[16];
 	float hist[HIST_LEN];
-	int nh = view__history(&t->v, &t->detail_key, hist, HIST_LEN);
+	int8_t queue[HIST_LEN];
+	int nh = view__history(&t->v, &t->detail_key, hist, queue, HIST_LEN);
 
 	put(0, 0, A_BOLD, "udpdrop top - detail (Esc: back, Up/Down: scroll)");
 	if (!r) {
@@ -815,7 +826,7 @@ static void draw_detail(struct tui *t)
 	dline(&d);
 	dput(&d, A_BOLD, "why", "%s: %s", cause__name(mc), cause__describe(mc));
 	if (mc == CAUSE_RCVBUF && r->key.kind == ROW_SOCKET)
-		advise_rcvbuf(&d, r, hist, nh);
+		advise_rcvbuf(&d, r, hist, queue, nh);
 	/* keep the scroll inside the text */
 	if (t->detail_scroll > d.line - 3)
 		t->detail_scroll = d.line - 3 > 0 ? d.line - 3 : 0;

@@ -77,6 +77,33 @@ void fmt_rate(char *buf, size_t len, double x)
 		snprintf(buf, len, "%.1fG", x / 1e9);
 }
 
+/* ---- advice inputs -------------------------------------------------------- */
+
+enum rcvbuf_pattern view__rcvbuf_pattern(const float *rate, const int8_t *queue,
+					 int n, bool have_rx, double rx_rate)
+{
+	int recent = 0, dropping = 0, known = 0, full = 0;
+
+	for (int i = n - 1; i >= 0 && recent < 10; i--, recent++) {
+		if (rate[i] <= 0)
+			continue;
+		dropping++;
+		if (queue && queue[i] >= 0) {
+			known++;
+			/* truesize rounding keeps a "full" queue a little under 100% */
+			full += queue[i] >= 75;
+		}
+	}
+	if (!dropping)
+		return RCVBUF_QUIET;
+	/* a full queue with room made for nothing: no read happened */
+	if (have_rx && rx_rate <= 0 && n && rate[n - 1] > 0)
+		return RCVBUF_NOT_READING;
+	if (known >= 3 && full * 10 >= known * 8)
+		return RCVBUF_SUSTAINED;
+	return RCVBUF_BURSTS;
+}
+
 /* ---- formatting one row ----------------------------------------------- */
 
 /* The short hint: the first thing to look at for this row's main cause. */
@@ -90,6 +117,9 @@ static void row_hint(const struct view_row *vr, const struct row *r, char *buf,
 	case CAUSE_RCVBUF:
 		if (vr->drops && !vr->drop_rate) {
 			snprintf(buf, len, "overflowed earlier");
+		} else if (vr->have_rx && vr->rx_rate <= 0) {
+			/* dropping, yet nothing got in: nobody makes room */
+			snprintf(buf, len, "app is not reading it");
 		} else if (arrival > 0 && avg > 0 && vr->rcvbuf) {
 			/* the seed papers' rule: buffer bits / arrival bits */
 			double ms = 1e3 * vr->rcvbuf / (arrival * avg);
@@ -570,7 +600,7 @@ static int grow(struct view_row **rows, int *cap, int want)
 	return 0;
 }
 
-static void hist_add(struct view *v, const struct row_key *k, double rate)
+static void hist_add(struct view *v, const struct row_key *k, double rate, int qpct)
 {
 	int created;
 	struct view_hist *h = htab__upsert(&v->hist, k, &created);
@@ -583,18 +613,20 @@ static void hist_add(struct view *v, const struct row_key *k, double rate)
 	for (uint64_t i = 0; i < gap && i < HIST_LEN; i++) {
 		h->head = (h->head + 1) % HIST_LEN;
 		h->v[h->head] = 0;
+		h->q[h->head] = -1;
 		if (h->n < HIST_LEN)
 			h->n++;
 	}
 	h->head = h->n ? (h->head + 1) % HIST_LEN : 0;
 	h->v[h->head] = rate;
+	h->q[h->head] = qpct > 127 ? 127 : qpct;
 	if (h->n < HIST_LEN)
 		h->n++;
 	h->last_tick = v->tick;
 }
 
 int view__history(const struct view *v, const struct row_key *k, float *out,
-		  int max)
+		  int8_t *queue, int max)
 {
 	const struct view_hist *h = htab__find(&v->hist, k);
 	int n, gap;
@@ -608,13 +640,12 @@ int view__history(const struct view *v, const struct row_key *k, float *out,
 		n = max;
 	for (int i = 0; i < n; i++) {
 		int back = n - 1 - i; /* 0: newest */
+		int at = (h->head + HIST_LEN - (back - gap)) % HIST_LEN;
+		bool held = back >= gap && back - gap < (int)h->n;
 
-		if (back < gap)
-			out[i] = 0;
-		else if (back - gap < (int)h->n)
-			out[i] = h->v[(h->head + HIST_LEN - (back - gap)) % HIST_LEN];
-		else
-			out[i] = 0;
+		out[i] = held ? h->v[at] : 0;
+		if (queue)
+			queue[i] = held ? h->q[at] : -1;
 	}
 	return n;
 }
@@ -664,10 +695,15 @@ int view__refresh(struct view *v, struct model *m)
 void view__record(struct view *v, struct model *m)
 {
 	v->tick++;
-	for (int i = 0; i < m->nview_sockets; i++)
-		hist_add(v, &m->view_sockets[i]->key, m->view_sockets[i]->rate);
+	for (int i = 0; i < m->nview_sockets; i++) {
+		const struct row *r = m->view_sockets[i];
+		int q = r->have_sock && r->sock.have_mem && r->sock.rcvbuf
+			? (int)(100.0 * r->sock.rmem / r->sock.rcvbuf + 0.5) : -1;
+
+		hist_add(v, &r->key, r->rate, q);
+	}
 	for (int i = 0; i < m->nview_flows; i++)
-		hist_add(v, &m->view_flows[i]->key, m->view_flows[i]->rate);
+		hist_add(v, &m->view_flows[i]->key, m->view_flows[i]->rate, -1);
 }
 
 /* ---- layout ------------------------------------------------------------ */

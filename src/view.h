@@ -79,6 +79,7 @@ struct view_hist {
 	uint32_t n;          /* samples held (<= HIST_LEN) */
 	uint32_t head;       /* index of the newest */
 	float v[HIST_LEN];   /* drops/s over that refresh's interval */
+	int8_t q[HIST_LEN];  /* receive queue, % of rcvbuf when read; -1 unknown */
 };
 
 struct view {
@@ -132,9 +133,12 @@ void view__scroll(struct view *v, int panel, int height);
 bool view__search_next(struct view *v);
 const struct view_row *view__current(const struct view *v);
 
-/* The drop-rate history of a row, oldest first; returns the count. */
+/*
+ * The drop-rate history of a row, oldest first, and (if queue is not
+ * NULL) the queue fill sampled at each refresh; returns the count.
+ */
 int view__history(const struct view *v, const struct row_key *k, float *out,
-		  int max);
+		  int8_t *queue, int max);
 
 /*
  * Column layout for a terminal `width` wide: which columns show and how
@@ -159,6 +163,20 @@ void view__cell(char *out, size_t outlen, const char *text, int width,
  * the counter went backwards (a reset is not a negative rate).
  */
 double rate_per_s(uint64_t now, uint64_t prev, double seconds);
+/* How a socket overflows its receive buffer, from its recent history. */
+enum rcvbuf_pattern {
+	RCVBUF_QUIET,       /* no drops in the recent samples */
+	RCVBUF_NOT_READING, /* drops, and nothing delivered: the app takes nothing out */
+	RCVBUF_SUSTAINED,   /* the queue stays full: arrivals outpace the reader */
+	RCVBUF_BURSTS,      /* the queue drains between drops: bursts overflow it */
+};
+/*
+ * From the newest `n` samples (oldest first) of drop rate and queue fill,
+ * and the last interval's deliveries when known (have_rx).
+ */
+enum rcvbuf_pattern view__rcvbuf_pattern(const float *rate, const int8_t *queue,
+					 int n, bool have_rx, double rx_rate);
+
 /* "0", "12", "1.2k", "45k", "1.2M": a rate with at most 4 digits. */
 void fmt_rate(char *buf, size_t len, double per_s);
 /* A sparkline of n samples into `width` cells (UTF-8 blocks or ASCII). */

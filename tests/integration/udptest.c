@@ -8,7 +8,7 @@
  *                [--gap-us USEC] [--sport PORT] [--linger-ms MS]
  *                [--gso SEGSIZE] [--ports N]
  *   udptest recv ADDR:PORT [--rcvbuf BYTES] [--read] [--filter-drop]
- *                [--share] [--gro] [--sockets N]
+ *                [--share] [--gro] [--sockets N] [--read-gap-us USEC]
  *
  * recv prints "ready" once bound, then holds (or reads, with --read) until
  * SIGUSR1 or SIGTERM, drains what is queued and prints "received N".
@@ -20,6 +20,9 @@
  * datagrams, "buffers" the sends. --gro: the receiver takes coalesced
  * datagrams (UDP_GRO) and counts each buffer's segments, so "received"
  * stays in datagrams.
+ *
+ * --read-gap-us USEC: read, but sleep USEC after each datagram (a slow
+ * reader, for the demo).
  *
  * --ports N: the sends go round the N ports from PORT. --sockets N: N - 1
  * more sockets on the ports after PORT, held but never read (not counted).
@@ -275,7 +278,7 @@ static int do_recv(int argc, char **argv)
 	socklen_t alen;
 	int rcvbuf = 0, fd, received = 0;
 	bool reading = false, filter_drop = false, share = false, gro = false;
-	int nsock = 1;
+	int nsock = 1, read_gap_us = 0;
 	static char buf[65536];
 	pid_t child = 0;
 
@@ -296,7 +299,10 @@ static int do_recv(int argc, char **argv)
 			gro = true;
 		else if (!strcmp(argv[i], "--sockets") && i + 1 < argc)
 			nsock = atoi(argv[++i]);
-		else {
+		else if (!strcmp(argv[i], "--read-gap-us") && i + 1 < argc) {
+			read_gap_us = atoi(argv[++i]);
+			reading = true;
+		} else {
 			fprintf(stderr, "recv: unknown option %s\n", argv[i]);
 			return 2;
 		}
@@ -361,6 +367,8 @@ static int do_recv(int argc, char **argv)
 
 		if (k > 0)
 			received += k;
+		if (k > 0 && read_gap_us)
+			usleep(read_gap_us);
 	}
 	received += drain(fd, buf, sizeof(buf), gro);
 	printf("received %d\n", received);

@@ -408,6 +408,10 @@ static void test_row_text(void **state)
 	assert_string_equal(vr->text[COL_NETNS], "4026531840");
 	/* 8192 B at (12345 + 250)/s of 1000 B: 0.65 ms */
 	assert_string_equal(vr->text[COL_HINT], "full in <1 ms at this rate");
+	/* dropping with nothing delivered: nobody reads it */
+	f->rows[0].rx_rate = 0;
+	fx_view(f, 1, 0);
+	assert_string_equal(f->v.rows[0].text[COL_HINT], "app is not reading it");
 	/* without the rx program: a dash, not a zero */
 	f->m.have_rx = false;
 	fx_view(f, 1, 0);
@@ -424,6 +428,7 @@ static void test_history(void **state)
 {
 	struct fx *f = *state;
 	float h[HIST_LEN];
+	int8_t q[HIST_LEN];
 	int n;
 
 	fx_three(f);
@@ -431,7 +436,7 @@ static void test_history(void **state)
 		f->rows[0].rate = i;
 		view__record(&f->v, &f->m);
 	}
-	n = view__history(&f->v, &f->rows[0].key, h, HIST_LEN);
+	n = view__history(&f->v, &f->rows[0].key, h, q, HIST_LEN);
 	assert_int_equal(n, 3);
 	assert_true(h[0] == 1 && h[1] == 2 && h[2] == 3);
 	/* two refreshes out of view: zeros keep the time axis */
@@ -441,11 +446,15 @@ static void test_history(void **state)
 	f->m.nview_sockets = 3;
 	f->rows[0].rate = 9;
 	view__record(&f->v, &f->m);
-	n = view__history(&f->v, &f->rows[0].key, h, HIST_LEN);
+	n = view__history(&f->v, &f->rows[0].key, h, q, HIST_LEN);
 	assert_int_equal(n, 6);
 	assert_true(h[2] == 3 && h[3] == 0 && h[4] == 0 && h[5] == 9);
+	/* the queue sampled alongside (4096 of 8192 B), unknown in the gap */
+	assert_int_equal(q[2], 50);
+	assert_int_equal(q[3], -1);
+	assert_int_equal(q[5], 50);
 	/* max: the newest ones */
-	n = view__history(&f->v, &f->rows[0].key, h, 2);
+	n = view__history(&f->v, &f->rows[0].key, h, q, 2);
 	assert_int_equal(n, 2);
 	assert_true(h[0] == 0 && h[1] == 9);
 	/* the ring wraps: the newest HIST_LEN stay */
@@ -453,14 +462,14 @@ static void test_history(void **state)
 		f->rows[0].rate = i;
 		view__record(&f->v, &f->m);
 	}
-	n = view__history(&f->v, &f->rows[0].key, h, HIST_LEN);
+	n = view__history(&f->v, &f->rows[0].key, h, q, HIST_LEN);
 	assert_int_equal(n, HIST_LEN);
 	assert_true(h[HIST_LEN - 1] == HIST_LEN + 4);
 	assert_true(h[0] == 5);
 	/* a row never seen has none */
 	struct row_key k = { .kind = ROW_SOCKET, .cookie = 999 };
 
-	assert_int_equal(view__history(&f->v, &k, h, HIST_LEN), 0);
+	assert_int_equal(view__history(&f->v, &k, h, NULL, HIST_LEN), 0);
 }
 
 static void test_sparkline(void **state)
@@ -487,6 +496,27 @@ static void test_sparkline(void **state)
 	/* a tiny buffer is never overrun */
 	view__sparkline(out, 3, v, 4, 10, true, NULL);
 	assert_true(strlen(out) < 3);
+}
+
+static void test_rcvbuf_pattern(void **state)
+{
+	const float quiet[] = { 0, 0, 0 }, drops[] = { 5, 9, 7, 8, 6 }, old[] = { 9, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0 };
+	const int8_t full[] = { 84, 90, 84, 99, 84 }, drained[] = { 0, 3, 84, 0, 1 },
+		     unknown[] = { -1, -1, -1, -1, -1 };
+
+	assert_int_equal(view__rcvbuf_pattern(quiet, NULL, 3, true, 10), RCVBUF_QUIET);
+	/* drops, the last over ten refreshes ago: quiet now */
+	assert_int_equal(view__rcvbuf_pattern(old, NULL, 12, true, 0), RCVBUF_QUIET);
+	assert_int_equal(view__rcvbuf_pattern(drops, full, 5, true, 0), RCVBUF_NOT_READING);
+	/* without the rx program nothing says "not reading" */
+	assert_int_equal(view__rcvbuf_pattern(drops, full, 5, false, 0), RCVBUF_SUSTAINED);
+	assert_int_equal(view__rcvbuf_pattern(drops, full, 5, true, 300), RCVBUF_SUSTAINED);
+	assert_int_equal(view__rcvbuf_pattern(drops, drained, 5, true, 300), RCVBUF_BURSTS);
+	/* too few queue samples to call it sustained */
+	assert_int_equal(view__rcvbuf_pattern(drops, unknown, 5, true, 300), RCVBUF_BURSTS);
+	assert_int_equal(view__rcvbuf_pattern(drops, full, 2, true, 300), RCVBUF_BURSTS);
+	assert_int_equal(view__rcvbuf_pattern(drops, NULL, 5, true, 300), RCVBUF_BURSTS);
 }
 
 /* ---- layout --------------------------------------------------------------- */
@@ -601,6 +631,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_row_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test(test_sparkline),
+		cmocka_unit_test(test_rcvbuf_pattern),
 		cmocka_unit_test(test_fit_widths),
 		cmocka_unit_test(test_cell),
 	};
