@@ -310,14 +310,11 @@ int do_top(int argc, char **argv)
 		return err > 0 ? EXIT_OK : -err;
 	/* the full-screen view needs a terminal on both sides */
 	bool interactive = !o.batch && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
-	if (caps__check_bpf(missing, sizeof(missing))) {
-		fprintf(stderr, "udpdrop: permission denied: tracing drops needs %s; run as root (sudo udpdrop top)\n",
-			missing);
-		return EXIT_PRIV;
-	}
-	log__install_libbpf();
-
-	/* resolve filters before loading anything */
+	/*
+	 * Bad values first (exit 2), then privileges (exit 3): but a netns or
+	 * process that only root could see is a privilege problem, not a typo.
+	 */
+	bool privileged = !caps__check_bpf(missing, sizeof(missing));
 	struct netns_table nt;
 
 	if (netns__scan(&nt)) {
@@ -326,9 +323,15 @@ int do_top(int argc, char **argv)
 	}
 	if (o.netns_spec &&
 	    netns__resolve(&nt, o.netns_spec, &o.model.netns)) {
-		fprintf(stderr, "udpdrop top: unknown netns '%s': give an `ip netns` name, an nsfs path (/proc/PID/ns/net) or a netns inode\n",
-			o.netns_spec);
 		netns__free(&nt);
+		/* names under /run/netns are visible to all; inodes and paths
+		 * of other users' namespaces only to root */
+		if (!privileged && (strspn(o.netns_spec, "0123456789") == strlen(o.netns_spec) ||
+				    (strchr(o.netns_spec, '/') && access(o.netns_spec, F_OK) &&
+				     errno == EACCES)))
+			goto no_privilege;
+		fprintf(stderr, "udpdrop top: unknown netns '%s': give an `ip netns` name, an nsfs path (/proc/PID/ns/net) or a netns inode\n"
+			"Try 'udpdrop top --help'.\n", o.netns_spec);
 		return EXIT_USAGE;
 	}
 	netns__free(&nt);
@@ -336,13 +339,26 @@ int do_top(int argc, char **argv)
 		uint32_t pid_ns = netns__of_pid(o.model.pid);
 
 		if (!pid_ns) {
-			fprintf(stderr, "udpdrop top: no process with pid %d\n", o.model.pid);
-			return EXIT_USAGE;
+			/* kill(pid, 0): ESRCH means no such process; EPERM, not ours */
+			bool exists = !kill(o.model.pid, 0) || errno == EPERM;
+
+			if (exists && !privileged)
+				goto no_privilege;
+			if (exists)
+				fprintf(stderr, "udpdrop top: cannot read /proc/%d/ns/net: %s\n",
+					o.model.pid, strerror(errno));
+			else
+				fprintf(stderr, "udpdrop top: no process with pid %d\n"
+					"Try 'udpdrop top --help'.\n", o.model.pid);
+			return exists ? EXIT_FAIL : EXIT_USAGE;
 		}
 		/* in the kernel, the pid's netns is the cheap exact superset */
 		if (!o.model.netns)
 			o.tracer.filter_netns = pid_ns;
 	}
+	if (!privileged)
+		goto no_privilege;
+	log__install_libbpf();
 	if (o.model.netns)
 		o.tracer.filter_netns = o.model.netns;
 
@@ -489,4 +505,9 @@ out:
 		model__free(&m);
 	snapshot__free(&snap);
 	return ret;
+
+no_privilege:
+	fprintf(stderr, "udpdrop: permission denied: tracing drops needs %s; run as root (sudo udpdrop top)\n",
+		missing);
+	return EXIT_PRIV;
 }

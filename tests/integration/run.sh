@@ -557,6 +557,16 @@ test_bad_input() {
 	rc=$?
 	expect_eq "not root: exit" "$rc" 3
 	[[ $out == *"CAP_BPF"* && $out == *"root"* ]] || fail "not root: message '$out'"
+	# a bad value is a bad value for anyone; an inode only root can see is not
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$UDPDROP" top -N no-such-netns >/dev/null 2>&1
+	expect_eq "not root, unknown netns name: exit" "$?" 2
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$UDPDROP" top --port 70000 >/dev/null 2>&1
+	expect_eq "not root, bad port: exit" "$?" 2
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$UDPDROP" top -p 1 >/dev/null 2>&1
+	expect_eq "not root, another user's pid: exit" "$?" 3
 }
 
 # A missing kernel feature: exit 4 and a line that names it. Each case
