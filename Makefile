@@ -112,7 +112,7 @@ integration: udpdrop $(HELPER_BIN)
 # drive the most user-space paths (flow attribution, closed sockets,
 # fragments, the old-kernel path) against the sanitized binary.
 ASAN_INTEGRATION := rcvbuf_tracepoint_no_rx_sk restart_same_port socket_close \
-		    frag_timeout checksum two_sockets filters
+		    frag_timeout checksum two_sockets filters tui
 asan:
 	$(Q)$(MAKE) --no-print-directory OUTPUT=.output/asan \
 		CFLAGS='-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
