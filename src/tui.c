@@ -541,6 +541,7 @@ static const char *const help_text[] = {
 	"  s, F6           choose the sort column < >           sort by the previous/next column",
 	"  r               reverse the sort       /, F3         search (n: next match)",
 	"  \\, F4           filter rows            a             show/hide quiet sockets",
+	"  H               sockets sharing a port (SO_REUSEPORT): one row, or one each",
 	"  p               pause (no reads)       Space         freeze the display (tracing goes on)",
 	"  d               set the interval       + -           slower/faster refresh",
 	"  Ctrl-L          redraw",
@@ -719,6 +720,80 @@ static void advise_rcvbuf(struct dctx *d, const struct row *r, const float *hist
 	dput(d, A_NORMAL, "verify", "after the change this row's DROPS/s stays 0 and its QUEUE peak under 100%%");
 }
 
+/* A group of sockets on one port: the sums, then each member. */
+static void draw_group_detail(struct tui *t, struct dctx *d, const float *hist, int nh)
+{
+	struct model *m = t->m;
+	const struct row_key *gk = &t->detail_key;
+	char a[64], b[64], c[64], nsbuf[16], spark[4 * 512];
+	uint64_t drops = 0, causes[CAUSE_MAX] = {};
+	double rate = 0, rx = 0;
+	int n = 0;
+
+	fmt_endpoint(a, sizeof(a), gk->family, gk->daddr, gk->dport);
+	for (int i = 0; i < m->nview_sockets; i++) {
+		const struct row *r = m->view_sockets[i];
+		struct row_key k;
+
+		if (!view__group_key(r, &k) || memcmp(&k, gk, sizeof(k)))
+			continue;
+		n++;
+		drops += r->drops;
+		rate += r->rate;
+		rx += r->rx_rate;
+		for (int x = 0; x < CAUSE_MAX; x++)
+			causes[x] += r->cause[x];
+	}
+	dput(d, A_BOLD, "service", "%s, %s, netns %s (%u): %d sockets bound to it (SO_REUSEPORT: "
+	     "the kernel spreads datagrams over them)", a, proto_name(gk->proto, c, sizeof(c)),
+	     model__netns_label(m, gk->netns, nsbuf, sizeof(nsbuf)), gk->netns, n);
+	fmt_count(b, sizeof(b), drops);
+	if (m->have_rx)
+		dput(d, A_NORMAL, "drops", "%s datagrams, %.0f/s now; delivered %.0f/s now", b, rate, rx);
+	else
+		dput(d, A_NORMAL, "drops", "%s datagrams, %.0f/s now", b, rate);
+	for (int x = 0; x < CAUSE_MAX; x++)
+		if (causes[x]) {
+			fmt_count(b, sizeof(b), causes[x]);
+			dput(d, A_NORMAL, "cause", "%-13s %s datagrams: %s", cause__name(x), b,
+			     cause__describe(x));
+		}
+	if (nh && COLS > 12) {
+		float max = 0;
+		int w = COLS - 12 < 512 ? COLS - 12 : 512;
+
+		view__sparkline(spark, sizeof(spark), hist, nh, w, t->utf8, &max);
+		dput(d, A_NORMAL, "history", "drops/s of all members, peak %.0f/s", max);
+		int y = dline(d);
+
+		if (y >= 0)
+			put(y, 11, pair(t, PAIR_SPARK, A_BOLD), spark);
+	}
+	dput(d, A_BOLD, "members", "%-8s %-20s %9s %8s %8s %8s %6s", "COOKIE", "PID/COMM", "DROPS",
+	     "DROPS/s", "RX/s", "RCVBUF", "QUEUE");
+	for (int i = 0; i < m->nview_sockets; i++) {
+		const struct row *r = m->view_sockets[i];
+		struct row_key k;
+		char owner[40], q[16];
+
+		if (!view__group_key(r, &k) || memcmp(&k, gk, sizeof(k)))
+			continue;
+		snprintf(owner, sizeof(owner), r->sock.npids ? "%d/%s" : "-",
+			 r->sock.npids ? r->sock.pids[0] : 0, r->sock.comm);
+		fmt_count(b, sizeof(b), r->drops);
+		fmt_bytes(c, sizeof(c), r->sock.rcvbuf);
+		snprintf(q, sizeof(q), "%.0f%%", r->sock.have_mem && r->sock.rcvbuf
+			 ? 100.0 * r->sock.rmem / r->sock.rcvbuf : 0);
+		dput(d, A_NORMAL, "", "%-8llu %-20.20s %9s %8.0f %8s %8s %6s",
+		     (unsigned long long)r->key.cookie, owner, b, r->rate,
+		     m->have_rx ? (snprintf(a, sizeof(a), "%.0f", r->rx_rate), a) : "-", c, q);
+	}
+	dline(d);
+	dput(d, A_NORMAL, "advice", "one member dropping while others idle means the kernel's hash "
+	     "sends it more flows than it can read; all dropping means the service as a whole is "
+	     "too slow. H shows one row per socket, each with its own advice.");
+}
+
 static void draw_detail(struct tui *t)
 {
 	struct model *m = t->m;
@@ -730,6 +805,10 @@ static void draw_detail(struct tui *t)
 	int nh = view__history(&t->v, &t->detail_key, hist, queue, HIST_LEN);
 
 	put(0, 0, A_BOLD, "udpdrop top - detail (Esc: back, Up/Down: scroll)");
+	if (t->detail_key.kind == VIEW_ROW_GROUP) {
+		draw_group_detail(t, &d, hist, nh);
+		return;
+	}
 	if (!r) {
 		put(2, 1, A_NORMAL, "this row is no longer tracked");
 		return;
@@ -1045,6 +1124,13 @@ static bool table_key(struct tui *t, int ch)
 		t->frozen = !t->frozen;
 		set_status(t, false, t->frozen ? "display frozen: tracing goes on (Space to thaw)" :
 						 "display follows the trace again");
+		if (!t->frozen)
+			rebuild(t);
+		break;
+	case 'H':
+		v->group = !v->group;
+		set_status(t, false, v->group ? "sockets sharing a port (SO_REUSEPORT) shown as one row" :
+						 "one row per socket");
 		if (!t->frozen)
 			rebuild(t);
 		break;

@@ -38,6 +38,9 @@ int view__init(struct view *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->sort = COL_DROP_RATE;
+	v->group = true;
+	if (htab__init(&v->groups, sizeof(struct row_key), sizeof(struct view_group)))
+		return -ENOMEM;
 	return htab__init(&v->hist, sizeof(struct row_key), sizeof(struct view_hist));
 }
 
@@ -46,6 +49,7 @@ void view__free(struct view *v)
 	free(v->rows);
 	free(v->flows);
 	htab__free(&v->hist);
+	htab__free(&v->groups);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -663,21 +667,166 @@ void view__resort(struct view *v)
 	restore_cursor(v, 1);
 }
 
+bool view__group_key(const struct row *r, struct row_key *gk)
+{
+	if (r->key.kind != ROW_SOCKET || !r->have_sock || r->sock.dport)
+		return false;
+	memset(gk, 0, sizeof(*gk));
+	gk->kind = VIEW_ROW_GROUP;
+	gk->netns = r->key.netns;
+	gk->family = r->sock.family;
+	gk->proto = r->sock.proto;
+	memcpy(gk->daddr, r->sock.saddr, sizeof(gk->daddr));
+	gk->dport = r->sock.sport;
+	return true;
+}
+
+/* Count each group's members among the rows in view, and their sums. */
+static int count_groups(struct view *v, struct model *m)
+{
+	htab__clear(&v->groups);
+	for (int i = 0; i < m->nview_sockets; i++) {
+		const struct row *r = m->view_sockets[i];
+		struct row_key gk;
+		struct view_group *g;
+		int created;
+
+		if (!view__group_key(r, &gk))
+			continue;
+		g = htab__upsert(&v->groups, &gk, &created);
+		if (!g)
+			return -ENOMEM;
+		if (created)
+			g->row = -1;
+		g->n++;
+		g->skbs += r->skbs;
+		g->bytes += r->bytes;
+		g->rate += r->rate;
+		for (int c = 0; c < CAUSE_MAX; c++)
+			g->cause[c] += r->cause[c];
+	}
+	return 0;
+}
+
+/* The group a row is shown in, if it has two members or more. */
+static struct view_group *group_of(struct view *v, const struct row *r,
+				   struct row_key *gk)
+{
+	struct view_group *g;
+
+	if (!v->group || !view__group_key(r, gk))
+		return NULL;
+	g = htab__find(&v->groups, gk);
+	return g && g->n >= 2 ? g : NULL;
+}
+
+/* Add a member's numbers to its group's row. */
+static void group_add(struct view_row *gr, const struct view_row *mr)
+{
+	gr->drops += mr->drops;
+	gr->drop_rate += mr->drop_rate;
+	gr->rx_rate += mr->rx_rate;
+	gr->cause_mask |= mr->cause_mask;
+	if (mr->rcvbuf > gr->rcvbuf)
+		gr->rcvbuf = mr->rcvbuf;
+	if (mr->queue_pct > gr->queue_pct)
+		gr->queue_pct = mr->queue_pct;
+	if (mr->queue_peak_pct > gr->queue_peak_pct)
+		gr->queue_peak_pct = mr->queue_peak_pct;
+	for (int i = 0; i < mr->npids && gr->npids < SOCK_MAX_PIDS; i++) {
+		bool known = false;
+
+		for (int j = 0; j < gr->npids; j++)
+			known |= gr->pids[j] == mr->pids[i];
+		if (!known)
+			gr->pids[gr->npids++] = mr->pids[i];
+	}
+	gr->members++;
+}
+
+/* The group row's text, once all members are in. */
+static void group_text(struct view_row *gr, const struct view_group *g)
+{
+	uint64_t best = 0;
+
+	gr->cause = CAUSE_MAX;
+	for (int c = 0; c < CAUSE_MAX; c++)
+		if (g->cause[c] > best) {
+			best = g->cause[c];
+			gr->cause = c;
+		}
+	snprintf(gr->text[COL_CAUSE], 64, "%s", gr->cause < CAUSE_MAX ? cause__name(gr->cause) : "-");
+	if (gr->npids > 1)
+		snprintf(gr->text[COL_OWNER], 64, "%d processes", gr->npids);
+	else if (gr->npids == 1)
+		snprintf(gr->text[COL_OWNER], 64, "%d/%s", gr->pids[0], gr->comm);
+	if (gr->have_rx)
+		fmt_rate(gr->text[COL_RX_RATE], 64, gr->rx_rate);
+	fmt_rate(gr->text[COL_DROP_RATE], 64, gr->drop_rate);
+	fmt_count(gr->text[COL_DROPS], 64, gr->drops);
+	if (gr->rcvbuf)
+		fmt_bytes(gr->text[COL_RCVBUF], 64, gr->rcvbuf);
+	if (gr->queue_pct >= 0)
+		snprintf(gr->text[COL_QUEUE], 64, gr->queue_peak_pct > gr->queue_pct ? "%d/%d%%" : "%d%%",
+			 gr->queue_pct, gr->queue_peak_pct);
+	snprintf(gr->text[COL_HINT], 64, "%d sockets share the port (H: each)", gr->members);
+}
+
 int view__refresh(struct view *v, struct model *m)
 {
-	if (grow(&v->rows, &v->cap_rows, m->nview_sockets) ||
-	    grow(&v->flows, &v->cap_flows, m->nview_flows))
-		return -ENOMEM;
-	v->nrows = v->nflows = 0;
-	v->total_rows = m->nview_sockets;
-	v->total_flows = m->nview_flows;
-	for (int i = 0; i < m->nview_sockets; i++) {
-		struct view_row *vr = &v->rows[v->nrows];
+	int n = 0;
 
-		fill_socket_row(vr, m, m->view_sockets[i]);
-		if (view__match(v, vr))
-			v->nrows++;
+	if (grow(&v->rows, &v->cap_rows, m->nview_sockets) ||
+	    grow(&v->flows, &v->cap_flows, m->nview_flows) || count_groups(v, m))
+		return -ENOMEM;
+	/* every socket row, its group's members folded into one */
+	for (int i = 0; i < m->nview_sockets; i++) {
+		const struct row *r = m->view_sockets[i];
+		struct row_key gk;
+		struct view_group *g = group_of(v, r, &gk);
+
+		if (g && g->row >= 0) {
+			struct view_row tmp;
+
+			fill_socket_row(&tmp, m, r);
+			group_add(&v->rows[g->row], &tmp);
+			continue;
+		}
+		fill_socket_row(&v->rows[n], m, r);
+		if (g) {
+			struct view_row *gr = &v->rows[n];
+			struct view_row first = *gr;
+
+			/* the first member's text, the numbers from zero */
+			gr->key = gk;
+			gr->drops = 0;
+			gr->drop_rate = gr->rx_rate = 0;
+			gr->cause_mask = 0;
+			gr->npids = 0;
+			gr->rcvbuf = 0;
+			gr->queue_pct = gr->queue_peak_pct = -1;
+			gr->members = 0;
+			group_add(gr, &first);
+			g->row = n;
+		}
+		n++;
 	}
+	/* finish the groups, then filter */
+	v->total_rows = n;
+	v->nrows = 0;
+	for (int i = 0; i < n; i++) {
+		struct view_row *vr = &v->rows[i];
+
+		if (vr->key.kind == VIEW_ROW_GROUP)
+			group_text(vr, htab__find(&v->groups, &vr->key));
+		if (view__match(v, vr)) {
+			if (v->nrows != i)
+				v->rows[v->nrows] = *vr;
+			v->nrows++;
+		}
+	}
+	v->nflows = 0;
+	v->total_flows = m->nview_flows;
 	for (int i = 0; i < m->nview_flows; i++) {
 		struct view_row *vr = &v->flows[v->nflows];
 
@@ -695,6 +844,19 @@ int view__refresh(struct view *v, struct model *m)
 void view__record(struct view *v, struct model *m)
 {
 	v->tick++;
+	/* groups first: their summed rates, whether shown grouped now or not */
+	if (!count_groups(v, m)) {
+		size_t it;
+		const void *k;
+		void *val;
+
+		for (it = 0; htab__next(&v->groups, &it, &k, &val);) {
+			const struct view_group *g = val;
+
+			if (g->n >= 2)
+				hist_add(v, k, g->rate, -1);
+		}
+	}
 	for (int i = 0; i < m->nview_sockets; i++) {
 		const struct row *r = m->view_sockets[i];
 		int q = r->have_sock && r->sock.have_mem && r->sock.rcvbuf

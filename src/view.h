@@ -49,7 +49,15 @@ extern const struct view_col_def view_cols[COL_MAX];
 /* -1 if no column has that name or title (case-insensitive). */
 int view_col__from_name(const char *name);
 
-/* One display row (a socket, or a socketless flow in the second panel). */
+/*
+ * A row kind of the view's own: unconnected sockets bound to the same
+ * address and port in one netns (SO_REUSEPORT, or SO_REUSEADDR for
+ * multicast) shown as one service. Key: netns, family, proto, and the
+ * local address and port in daddr/dport.
+ */
+#define VIEW_ROW_GROUP 3
+
+/* One display row (a socket, a group of them, or a socketless flow). */
 struct view_row {
 	/*
 	 * A copy, not a pointer into the model: a frozen display keeps its
@@ -70,6 +78,7 @@ struct view_row {
 	uint16_t port;           /* local port (a flow's destination port) */
 	enum cause cause;        /* main cause; CAUSE_MAX if none */
 	uint32_t cause_mask;     /* every cause it has drops of */
+	int members;             /* VIEW_ROW_GROUP: sockets in it */
 };
 
 /* A drop-rate history per row: one sample per refresh. */
@@ -101,7 +110,22 @@ struct view {
 	struct htab hist;        /* struct row_key -> struct view_hist */
 	uint64_t tick;
 	bool utf8;
+	bool group;              /* SO_REUSEPORT groups as one row (default) */
+	struct htab groups;      /* group key -> struct view_group, per rebuild */
 };
+
+/* A group being built: how many members, and their sums. */
+struct view_group {
+	int n, row;              /* members; its index in rows, -1 before */
+	uint64_t cause[CAUSE_MAX], skbs, bytes;
+	double rate;
+};
+
+/*
+ * The group a socket row belongs to (its key in *gk), or false if it is
+ * in none: connected sockets are their own service.
+ */
+bool view__group_key(const struct row *r, struct row_key *gk);
 
 int view__init(struct view *v);
 void view__free(struct view *v);

@@ -765,16 +765,25 @@ test_tui() {
 	setup_hosts || return
 	start_recv "$B" "$V4B:5001" --rcvbuf 4096 || return
 	start_recv "$B" "$V4B:5002" --rcvbuf 4096 || return
+	start_recv "$B" "$V4B:5003" --rcvbuf 4096 --reuseport 3 || return
 	tui_start 120 32 -N "$B" -i 0.5 -v || return
+	tui_keys a # quiet sockets too: every member of the 5003 group is a row
 	local ids
 	ids=$(sed -n 's/.*program id \([0-9]*\) .*/\1/p' "$T/tui.err")
 	[[ -n $ids ]] || { fail "no program ids reported: $(cat "$T/tui.err")"; return; }
 	send "$A" "$V4B:5001" -c 300 -s 1000 >/dev/null
 	send "$A" "$V4B:5002" -c 100 -s 1000 >/dev/null
 	send "$A" "$V4B:5999" -c 10 >/dev/null
+	local sp
+	for sp in 40001 40002 40003 40004 40005 40006; do # spread over the group
+		send "$A" "$V4B:5003" -c 50 -s 1000 --sport $sp >/dev/null
+	done
 	settle 1.5
-	local d1 d2 no
+	local d1 d2 d3
 	d1=$(ss_drops "$B" 5001) d2=$(ss_drops "$B" 5002)
+	d3=$(ip netns exec "$B" ss -uamnH "sport = :5003" | grep -o ',d[0-9]*' | tr -d ',d' |
+		awk '{ s += $1 } END { print s + 0 }')
+	expect_gt "ss d 5003 (3 sockets)" "$d3" 0
 	expect_gt "ss d 5001" "$d1" 0
 	expect_gt "ss d 5002" "$d2" 0
 	# rows: each socket with its exact total and cause; the flow below
@@ -783,7 +792,12 @@ test_tui() {
 	tui_wait "$V4B:5002 .* $(commas "$d2") rcvbuf" ||
 		fail "no row for 5002 with $d2 drops: $(tui_screen)"
 	tui_wait "$V4B:5999 .* 10 no_socket" || fail "no socketless row for 5999: $(tui_screen)"
-	tui_wait "UdpRcvbufErrors \\+$(commas $((d1 + d2))) / attributed $(commas $((d1 + d2))) = 100%" ||
+	# SO_REUSEPORT: one row for the three sockets on 5003, their sum
+	tui_wait "$V4B:5003 .* $(commas "$d3") rcvbuf .*3 sockets share the port" ||
+		fail "no group row for 5003 with $d3 drops: $(tui_screen)"
+	tui_wait "View: 3 of 3 sockets" || fail "rows: $(tui_line View:)"
+	local all=$((d1 + d2 + d3))
+	tui_wait "UdpRcvbufErrors \\+$(commas $all) / attributed $(commas $all) = 100%" ||
 		fail "no reconciliation line: $(tui_line Kernel:)"
 	# default order: busiest first (rates are 0 now, so most drops first)
 	(($(tui_lineno ":5001 ") < $(tui_lineno ":5002 "))) || fail "5001 not above 5002: $(tui_screen)"
@@ -801,10 +815,23 @@ test_tui() {
 	tui_keys '\'
 	tui_keys -l "port:5002"
 	tui_keys Enter
-	tui_wait "View: 1 of 2 sockets" || fail "filter: $(tui_line View:)"
+	tui_wait "View: 1 of 3 sockets" || fail "filter: $(tui_line View:)"
 	expect_eq "filtered out: 5001 row" "$(tui_lineno "$V4B:5001 ")" 0
 	tui_keys '\' C-u Enter
-	tui_wait "View: 2 of 2 sockets" || fail "filter not cleared: $(tui_line View:)"
+	tui_wait "View: 3 of 3 sockets" || fail "filter not cleared: $(tui_line View:)"
+	# H: one row per socket, the group's members apart; H again: grouped
+	tui_keys H
+	tui_wait "View: 5 of 5 sockets" || fail "H: $(tui_line View:)"
+	expect_eq "H: rows on 5003" "$(tui_screen | grep -c "$V4B:5003 ")" 3
+	tui_keys H
+	tui_wait "View: 3 of 3 sockets" || fail "H again: $(tui_line View:)"
+	# the group's detail lists its members
+	tui_keys /
+	tui_keys -l "5003"
+	tui_keys Enter Enter
+	tui_wait "3 sockets bound to it" || fail "no group detail: $(tui_screen)"
+	expect_eq "group detail: member lines" "$(tui_screen | grep -cE '^ +[0-9]+ +[0-9]+/udptest ')" 3
+	tui_keys Escape
 
 	# search puts the cursor on 5001; Enter shows its detail
 	tui_keys /
@@ -816,7 +843,7 @@ test_tui() {
 	tui_wait "advice|why" || fail "detail has no advice"
 	tui_wait "own drop counter \\(ss -uam d\\): $d1" || fail "detail: no sk_drops"
 	tui_keys Escape
-	tui_wait "View: 2 of 2" || fail "Esc did not go back"
+	tui_wait "View: 3 of 3" || fail "Esc did not go back"
 
 	# 80x24: still the rows, nothing wider than the terminal
 	tmux -L "$TMUX_SOCK" resize-window -t tui -x 80 -y 24
@@ -836,7 +863,8 @@ test_tui() {
 	expect_eq "q: exit code" "$(tui_exit)" 0
 	expect_eq "q: alternate screen left" "$(tui_flag alternate_on)" 0
 	expect_eq "q: cursor visible" "$(tui_flag cursor_flag)" 1
-	tui_wait "=== summary" || fail "no summary after quitting: $(tui_screen)"
+	tmux -L "$TMUX_SOCK" capture-pane -p -S -200 -t tui | grep -q "=== summary" ||
+		fail "no summary after quitting: $(tui_screen)"
 	expect_eq "q: programs left" "$(ids_left $ids)" none
 	tmux -L "$TMUX_SOCK" kill-server
 

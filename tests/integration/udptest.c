@@ -9,6 +9,7 @@
  *                [--gso SEGSIZE] [--ports N]
  *   udptest recv ADDR:PORT [--rcvbuf BYTES] [--read] [--filter-drop]
  *                [--share] [--gro] [--sockets N] [--read-gap-us USEC]
+ *                [--reuseport N]
  *
  * recv prints "ready" once bound, then holds (or reads, with --read) until
  * SIGUSR1 or SIGTERM, drains what is queued and prints "received N".
@@ -20,6 +21,9 @@
  * datagrams, "buffers" the sends. --gro: the receiver takes coalesced
  * datagrams (UDP_GRO) and counts each buffer's segments, so "received"
  * stays in datagrams.
+ *
+ * --reuseport N: N sockets bound to ADDR:PORT with SO_REUSEPORT; the
+ * first is read (with --read), the rest are held.
  *
  * --read-gap-us USEC: read, but sleep USEC after each datagram (a slow
  * reader, for the demo).
@@ -278,7 +282,7 @@ static int do_recv(int argc, char **argv)
 	socklen_t alen;
 	int rcvbuf = 0, fd, received = 0;
 	bool reading = false, filter_drop = false, share = false, gro = false;
-	int nsock = 1, read_gap_us = 0;
+	int nsock = 1, read_gap_us = 0, reuseport = 0;
 	static char buf[65536];
 	pid_t child = 0;
 
@@ -299,6 +303,8 @@ static int do_recv(int argc, char **argv)
 			gro = true;
 		else if (!strcmp(argv[i], "--sockets") && i + 1 < argc)
 			nsock = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--reuseport") && i + 1 < argc)
+			reuseport = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--read-gap-us") && i + 1 < argc) {
 			read_gap_us = atoi(argv[++i]);
 			reading = true;
@@ -312,12 +318,16 @@ static int do_recv(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	fd = socket(a.ss_family, SOCK_DGRAM, 0);
-	if (fd < 0 ||
-	    (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) ||
-	    bind(fd, (void *)&a, alen)) {
-		perror("recv socket");
-		return 1;
+	for (int i = reuseport > 1 ? reuseport - 1 : 0; i >= 0; i--) {
+		/* the extra SO_REUSEPORT members first; the one we keep in fd last */
+		fd = socket(a.ss_family, SOCK_DGRAM, 0);
+		if (fd < 0 ||
+		    (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &(int){ 1 }, sizeof(int))) ||
+		    (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) ||
+		    bind(fd, (void *)&a, alen)) {
+			perror("recv socket");
+			return 1;
+		}
 	}
 	if (gro && setsockopt(fd, SOL_UDP, UDP_GRO, &(int){ 1 }, sizeof(int))) {
 		perror("UDP_GRO");

@@ -212,7 +212,9 @@ static void test_cmp_three_way(void **state)
 	f->rows[2].sock.have_mem = false;
 	for (int i = 0; i < 3; i++)
 		f->socks[i] = &f->rows[i];
+	f->v.group = false; /* the first two share a port: keep them apart */
 	fx_view(f, 3, 0);
+	assert_int_equal(f->v.nrows, 3);
 	for (int c = 0; c < COL_MAX; c++) {
 		f->v.sort = c;
 		for (int rev = 0; rev < 2; rev++) {
@@ -420,6 +422,74 @@ static void test_row_text(void **state)
 	f->rows[0].sock_alive = false;
 	fx_view(f, 1, 0);
 	assert_string_equal(f->v.rows[0].text[COL_HINT], "socket closed");
+}
+
+/* ---- SO_REUSEPORT groups ---------------------------------------------------- */
+
+static void test_groups(void **state)
+{
+	struct fx *f = *state;
+	struct row_key gk;
+	const struct view_row *g = NULL;
+
+	/* three unconnected sockets on 10.0.0.2:53, one connected on :53 too */
+	f->rows[0] = sock_row(1, "10.0.0.2", 53, 10, 100, 100, "named");
+	f->rows[1] = sock_row(2, "10.0.0.2", 53, 5, 50, 100, "named");
+	f->rows[2] = sock_row(3, "10.0.0.2", 53, 0, 7, 200, "named2");
+	f->rows[2].sock.rmem = 8000; /* the fullest queue is the group's */
+	f->rows[2].cause[CAUSE_RCVBUF] = 0;
+	f->rows[2].cause[CAUSE_SOCKET_FILTER] = 7;
+	f->rows[3] = sock_row(4, "10.0.0.2", 53, 1, 1, 300, "client");
+	f->rows[3].sock.dport = 4000;
+	f->rows[3].sock.daddr[0] = 10;
+	for (int i = 0; i < 4; i++)
+		f->socks[i] = &f->rows[i];
+	f->m.have_rx = true;
+	f->rows[0].rx_rate = 20;
+	f->rows[1].rx_rate = 30;
+	fx_view(f, 4, 0);
+	assert_true(view__group_key(&f->rows[0], &gk));
+	assert_false(view__group_key(&f->rows[3], &gk)); /* connected: its own row */
+	assert_int_equal(f->v.nrows, 2);
+	assert_int_equal(f->v.total_rows, 2);
+	for (int i = 0; i < f->v.nrows; i++)
+		if (f->v.rows[i].key.kind == VIEW_ROW_GROUP)
+			g = &f->v.rows[i];
+	assert_non_null(g);
+	assert_int_equal(g->members, 3);
+	assert_int_equal(g->drops, 157);
+	assert_true(g->drop_rate == 15);
+	assert_true(g->rx_rate == 50);
+	assert_string_equal(g->text[COL_DROPS], "157");
+	assert_string_equal(g->text[COL_RX_RATE], "50");
+	assert_string_equal(g->text[COL_CAUSE], "rcvbuf"); /* 150 of 157 */
+	assert_string_equal(g->text[COL_OWNER], "2 processes");
+	assert_string_equal(g->text[COL_QUEUE], "98%");
+	assert_string_equal(g->text[COL_HINT], "3 sockets share the port (H: each)");
+	/* the filter sees every member's pid and cause */
+	assert_int_equal(filtered(f, "pid:200"), 1);
+	assert_int_equal(f->v.rows[0].key.kind, VIEW_ROW_GROUP);
+	assert_int_equal(filtered(f, "cause:socket_filter"), 1);
+	assert_int_equal(filtered(f, "pid:300"), 1);
+	assert_int_equal(f->v.rows[0].key.kind, ROW_SOCKET);
+	/* H: one row per socket */
+	assert_int_equal(filtered(f, ""), 2);
+	f->v.group = false;
+	assert_int_equal(view__refresh(&f->v, &f->m), 0);
+	assert_int_equal(f->v.nrows, 4);
+	/* a lone member is not a group */
+	f->v.group = true;
+	fx_view(f, 1, 0);
+	assert_int_equal(f->v.nrows, 1);
+	assert_int_equal(f->v.rows[0].key.kind, ROW_SOCKET);
+	/* the group's history is the members' summed rate */
+	fx_view(f, 4, 0);
+	view__record(&f->v, &f->m);
+	float h[4];
+
+	assert_true(view__group_key(&f->rows[0], &gk));
+	assert_int_equal(view__history(&f->v, &gk, h, NULL, 4), 1);
+	assert_true(h[0] == 15);
 }
 
 /* ---- history -------------------------------------------------------------- */
@@ -630,6 +700,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_search, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_row_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_groups, setup, teardown),
 		cmocka_unit_test(test_sparkline),
 		cmocka_unit_test(test_rcvbuf_pattern),
 		cmocka_unit_test(test_fit_widths),
