@@ -122,12 +122,14 @@ static bool netns_moved(struct model *m, const struct netns_counters *nc)
 static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 {
 	char local[64], remote[64], ns[32], nsbuf[16], owner[40], rate[24],
-		total[24], rcvbuf[16], queue[16], pbuf[8];
+		total[24], rcvbuf[16], queue[16], pbuf[8], rx[24];
+	double elapsed = (m->last_ns - m->start_ns) / 1e9;
 
-	sb_printf(sb, "%-5s %-22s %-22s %-14s %-22s %9s %9s %-13s %8s %5s\n",
+	/* RX/s: datagrams delivered to the socket (the summary: on average) */
+	sb_printf(sb, "%-5s %-22s %-22s %-14s %-22s %9s %9s %9s %-13s %8s %5s\n",
 		  "PROTO", "LOCAL", "REMOTE", "NETNS", "PID/COMM",
-		  final ? "AVG/s" : "DROPS/s", "DROPS", "CAUSE", "RCVBUF",
-		  "QUEUE");
+		  final ? "RX AVG/s" : "RX/s", final ? "AVG/s" : "DROPS/s", "DROPS",
+		  "CAUSE", "RCVBUF", "QUEUE");
 	for (int i = 0; i < m->nview_sockets; i++) {
 		struct row *r = m->view_sockets[i];
 
@@ -144,6 +146,11 @@ static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 		else
 			snprintf(owner, sizeof(owner), "-");
 		snprintf(rate, sizeof(rate), "%.0f", row_rate(m, r, final));
+		if (!m->have_rx)
+			snprintf(rx, sizeof(rx), "-");
+		else
+			snprintf(rx, sizeof(rx), "%.0f",
+				 final ? (elapsed > 0 ? r->rx / elapsed : 0) : r->rx_rate);
 		fmt_count(total, sizeof(total), r->drops);
 		if (r->have_sock && r->sock.have_mem) {
 			fmt_bytes(rcvbuf, sizeof(rcvbuf), r->sock.rcvbuf);
@@ -153,9 +160,9 @@ static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 			snprintf(rcvbuf, sizeof(rcvbuf), "-");
 			snprintf(queue, sizeof(queue), "-");
 		}
-		sb_printf(sb, "%-5s %-22s %-22s %-14.14s %-22.22s %9s %9s %-13s %8s %5s\n",
+		sb_printf(sb, "%-5s %-22s %-22s %-14.14s %-22.22s %9s %9s %9s %-13s %8s %5s\n",
 			  r->have_sock ? proto_name(r->sock.proto, pbuf, sizeof(pbuf)) : "?",
-			  local, remote, ns, owner, rate, total,
+			  local, remote, ns, owner, rx, rate, total,
 			  r->drops || r->skbs ? cause__name(row__main_cause(r)) : "-",
 			  rcvbuf, queue);
 	}

@@ -540,13 +540,14 @@ static void test_rates(void **state)
 	snprintf(ns, sizeof(ns), "%s",
 		 model__netns_label(&f->m, f->netns, nsbuf, sizeof(nsbuf)));
 	snprintf(line, sizeof(line),
-		 "%-5s %-22s %-22s %-14.14s %-22.22s %9s %9s %-13s %8s %5s\n",
-		 "?", "?", "?", ns, "-", "10", "15", "rcvbuf", "-", "-");
+		 "%-5s %-22s %-22s %-14.14s %-22.22s %9s %9s %9s %-13s %8s %5s\n",
+		 "?", "?", "?", ns, "-", "-" /* no rx program here */, "10", "15", "rcvbuf",
+		 "-", "-");
 	ASSERT_HAS(p, "%s", line);
 	ASSERT_HAS(p, "  10 drops/s  interval 1.00 s\n"
 		   "total 22 datagrams dropped (11 skb events), 15 attributed to sockets\n"
 		   "  by cause: rcvbuf 15, no_socket 7\n");
-	ASSERT_HAS(p, "DROPS/s");
+	ASSERT_HAS(p, "  RX/s   DROPS/s");
 	ASSERT_LACKS(p, "AVG/s");
 }
 
