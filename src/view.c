@@ -853,7 +853,7 @@ void view__record(struct view *v, struct model *m)
 		for (it = 0; htab__next(&v->groups, &it, &k, &val);) {
 			const struct view_group *g = val;
 
-			if (g->n >= 2)
+			if (g->n >= 2 && (g->skbs || htab__find(&v->hist, k)))
 				hist_add(v, k, g->rate, -1);
 		}
 	}
@@ -862,6 +862,10 @@ void view__record(struct view *v, struct model *m)
 		int q = r->have_sock && r->sock.have_mem && r->sock.rcvbuf
 			? (int)(100.0 * r->sock.rmem / r->sock.rcvbuf + 0.5) : -1;
 
+		/* a quiet socket (-a) has nothing to draw: 10,000 of them
+		 * would cost 30 MB of zeros */
+		if (!r->drops && !htab__find(&v->hist, &r->key))
+			continue;
 		hist_add(v, &r->key, r->rate, q);
 	}
 	for (int i = 0; i < m->nview_flows; i++)

@@ -82,7 +82,7 @@ struct view_row {
 };
 
 /* A drop-rate history per row: one sample per refresh. */
-#define HIST_LEN 600
+#define HIST_LEN 300 /* 5 minutes at the default 1 s */
 struct view_hist {
 	uint64_t last_tick;  /* the refresh of the newest sample */
 	uint32_t n;          /* samples held (<= HIST_LEN) */
