@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "text_assert.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -180,42 +181,9 @@ static const char *plain(struct fx *f, bool final)
 }
 
 /* jq -e FILTER on text: its exit status (0: the filter was true). */
-static int jq_status(const char *text, const char *filter)
-{
-	char cmd[1024];
-	FILE *p;
-	int st;
 
-	snprintf(cmd, sizeof(cmd), "jq -e '%s' >/dev/null 2>&1", filter);
-	fflush(NULL);
-	p = popen(cmd, "w");
-	assert_non_null(p);
-	fputs(text, p);
-	st = pclose(p);
-	assert_true(WIFEXITED(st));
-	return WEXITSTATUS(st);
-}
 
-#define ASSERT_JQ(text, ...) do {					\
-	char filter_[768];						\
-									\
-	snprintf(filter_, sizeof(filter_), __VA_ARGS__);		\
-	if (jq_status((text), filter_) != 0)				\
-		fail_msg("jq -e '%s' is not true of:\n%s", filter_, (text)); \
-} while (0)
 
-#define ASSERT_HAS(text, ...) do {					\
-	char want_[1024];						\
-									\
-	snprintf(want_, sizeof(want_), __VA_ARGS__);			\
-	if (!strstr((text), want_))					\
-		fail_msg("missing \"%s\" in:\n%s", want_, (text));	\
-} while (0)
-
-#define ASSERT_LACKS(text, s) do {					\
-	if (strstr((text), (s)))					\
-		fail_msg("unexpected \"%s\" in:\n%s", (s), (text));	\
-} while (0)
 
 static struct row *find_sock(struct model *m, uint64_t cookie)
 {

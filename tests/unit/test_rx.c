@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "text_assert.h"
 
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -143,13 +144,6 @@ static const char *json(struct fx *f, bool final)
 	return f->sb.buf;
 }
 
-#define ASSERT_HAS(text, ...) do {					\
-	char want_[512];						\
-									\
-	snprintf(want_, sizeof(want_), __VA_ARGS__);			\
-	if (!strstr((text), want_))					\
-		fail_msg("missing \"%s\" in:\n%s", want_, (text));	\
-} while (0)
 
 /* A UDP socket of ours on 127.0.0.1; its cookie and inode. */
 static uint64_t open_udp(struct fx *f, uint32_t *inode)
