@@ -452,7 +452,8 @@ int do_top(int argc, char **argv)
 			fprintf(stderr, "udpdrop: this terminal (TERM=%s) cannot show the full-screen view: printing batch output\n",
 				getenv("TERM") ? getenv("TERM") : "");
 		} else if (err) {
-			goto out; /* tui__run said what failed */
+			fprintf(stderr, "udpdrop: the full-screen view failed: %s\n", strerror(-err));
+			goto out;
 		} else {
 			/* what the screen showed is gone with it: leave the summary */
 			if (refresh_or_say(&m, &t, &snap))

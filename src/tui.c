@@ -12,6 +12,7 @@
 #include <math.h>
 #include <ncurses.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +61,19 @@ struct tui {
 	bool have_prev_cause;
 	char host[64], kernel[65];
 	uint64_t refreshes;
+	uint64_t next;             /* monotonic ns of the next refresh */
 	int table_h, flows_h;      /* rows each panel showed last draw */
+	int help_scroll;
 };
+
+/* A shorter interval takes effect now, not after the old one has run out. */
+static void reschedule(struct tui *t)
+{
+	uint64_t soon = now_ns() + (uint64_t)(t->interval * 1e9);
+
+	if (t->next > soon)
+		t->next = soon;
+}
 
 /* The log module's sink: the newest line shows in the status line. */
 static struct tui *log_tui;
@@ -113,7 +125,8 @@ static int setup_terminal(struct tui *t)
 
 	if (!term || !*term || !strcmp(term, "dumb"))
 		return -ENOTTY;
-	setlocale(LC_ALL, "");
+	/* character classes only: numbers keep their C format ("0.5", not "0,5") */
+	setlocale(LC_CTYPE, "");
 	t->utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
 	/* newterm, unlike initscr, returns NULL instead of exiting */
 	if (!newterm(NULL, stdout, stdin))
@@ -124,6 +137,7 @@ static int setup_terminal(struct tui *t)
 	signal(SIGBUS, on_fatal);
 	signal(SIGFPE, on_fatal);
 	signal(SIGABRT, on_fatal);
+	signal(SIGQUIT, on_fatal);
 	cbreak();
 	noecho();
 	nonl();
@@ -192,6 +206,13 @@ static int putf(int y, int x, attr_t a, const char *fmt, ...)
 	return x + len;
 }
 
+/* "0.1", "2.5", "3600": an interval without exponent or trailing zeros. */
+static const char *secs(char *buf, size_t len, double s)
+{
+	snprintf(buf, len, "%.10g", s);
+	return buf;
+}
+
 /* ---- header ------------------------------------------------------------- */
 
 static void fmt_uptime(char *buf, size_t len, double s)
@@ -227,8 +248,10 @@ static int draw_header(struct tui *t)
 	fmt_uptime(up, sizeof(up), (m->last_ns - m->start_ns) / 1e9);
 	/* what matters most first: a narrow terminal cuts the end */
 	x = putf(y, 0, A_BOLD, "udpdrop top");
-	x = putf(y, x, A_NORMAL, " - %s - traced %s - every %.3g s - %s - kernel %s",
-		 t->host, up, t->interval, t->o->attach, t->kernel);
+	char sb[32];
+
+	x = putf(y, x, A_NORMAL, " - %s - traced %s - every %s s - %s - kernel %s",
+		 t->host, up, secs(sb, sizeof(sb), t->interval), t->o->attach, t->kernel);
 	if (t->paused)
 		x = putf(y, x + 1, pair(t, PAIR_WARN, A_REVERSE) | A_BOLD, "[PAUSED]");
 	if (t->frozen)
@@ -290,11 +313,15 @@ static int draw_header(struct tui *t)
 		/* never round a disagreement to "100%" */
 		if (ok)
 			x = putf(y, x, pair(t, PAIR_GOOD, A_NORMAL), " = 100%%");
-		else if (rl[i].kernel)
+		else if (rl[i].kernel) {
+			/* a disagreement never prints as 100.0% */
+			double pct = 100.0 * rl[i].ours / rl[i].kernel;
+
+			pct = rl[i].ours < rl[i].kernel ? fmin(floor(pct * 10) / 10, 99.9)
+							: fmax(ceil(pct * 10) / 10, 100.1);
 			x = putf(y, x, pair(t, PAIR_BAD, A_BOLD | A_REVERSE), " = %.1f%% (%+lld)",
-				 floor(1000.0 * rl[i].ours / rl[i].kernel) / 10 == 100.0 && rl[i].ours < rl[i].kernel
-					 ? 99.9 : 100.0 * rl[i].ours / rl[i].kernel,
-				 (long long)(rl[i].ours - rl[i].kernel));
+				 pct, (long long)(rl[i].ours - rl[i].kernel));
+		}
 		else
 			x = putf(y, x, pair(t, PAIR_BAD, A_BOLD | A_REVERSE), " (kernel counted none)");
 		if (i + 1 < n)
@@ -534,35 +561,44 @@ static const char *const help_text[] = {
 	"refresh interval. Kernel: compares udpdrop's counts with the netns's own",
 	"counters (nstat names) since udpdrop started.",
 	"",
-	"  q, F10          quit                   h, F1, ?      this help",
-	"  Up/Down, j/k    move                   PgUp/PgDn     a page",
-	"  Home/End, g/G   first/last row         Tab           other panel",
-	"  Enter           detail of the row      Esc           back",
-	"  s, F6           choose the sort column < >           sort by the previous/next column",
-	"  r               reverse the sort       /, F3         search (n: next match)",
-	"  \\, F4           filter rows            a             show/hide quiet sockets",
-	"  H               sockets sharing a port (SO_REUSEPORT): one row, or one each",
-	"  p               pause (no reads)       Space         freeze the display (tracing goes on)",
-	"  d               set the interval       + -           slower/faster refresh",
-	"  Ctrl-L          redraw",
+	"  q F10       quit                   h F1 ?      this help",
+	"  Up Down j k move                   PgUp PgDn   a page",
+	"  Home End g G first, last row       Tab         the other panel",
+	"  Enter       the row's detail       Esc         back",
+	"  s F6        sort column menu       < >         previous, next sort column",
+	"  r           reverse the sort       / F3        search (then n: next)",
+	"  \\ F4        filter the rows        a           quiet sockets too",
+	"  H           a port's SO_REUSEPORT sockets: one row, or one each",
+	"  p           pause reading          Space       freeze the display",
+	"  d           set the interval       + -         slower, faster refresh",
+	"  Ctrl-L      redraw",
 	"",
 	"Filter terms (all must match): port:5001 pid:42 comm:named netns:blue",
 	"cause:rcvbuf, or any text found in a column (10.0.0.2, [::1], udp).",
 	"",
-	"Columns:",
+	"Columns (-s NAME sorts by one from the start):",
 	NULL,
 };
 
 static void draw_help(struct tui *t)
 {
-	int y = 0;
+	char line[256];
+	int n = 0, rows = LINES - 1;
 
-	for (int i = 0; help_text[i]; i++)
-		put(y++, 1, i == 0 ? A_BOLD : A_NORMAL, help_text[i]);
-	for (int c = 0; c < COL_MAX; c++)
-		putf(y++, 3, A_NORMAL, "%-9s %-7s %s", view_cols[c].title, view_cols[c].name,
-		     view_cols[c].help);
-	put(y + 1, 1, A_BOLD, "Press any key to return.");
+	/* the text, then one line per column; scrolled by help_scroll */
+	for (int i = 0; help_text[i]; i++, n++)
+		if (n >= t->help_scroll && n - t->help_scroll < rows)
+			put(n - t->help_scroll, 1, i == 0 ? A_BOLD : A_NORMAL, help_text[i]);
+	for (int c = 0; c < COL_MAX; c++, n++) {
+		snprintf(line, sizeof(line), "%-9s %-7s %s", view_cols[c].title, view_cols[c].name,
+			 view_cols[c].help);
+		if (n >= t->help_scroll && n - t->help_scroll < rows)
+			put(n - t->help_scroll, 3, A_NORMAL, line);
+	}
+	if (t->help_scroll > n - rows)
+		t->help_scroll = n - rows > 0 ? n - rows : 0;
+	put(LINES - 1, 0, A_BOLD, n > rows ? "Up/Down: scroll; any other key: back"
+					   : "Any key: back");
 }
 
 /* ---- detail view --------------------------------------------------------- */
@@ -636,7 +672,7 @@ static void dput(struct dctx *d, attr_t a, const char *label, const char *fmt, .
 
 /* rcvbuf advice with the numbers this socket shows (estimates labelled). */
 static void advise_rcvbuf(struct dctx *d, const struct row *r, const float *hist,
-			  const int8_t *queue, int nhist)
+			  const int8_t *queue, const float *dt, int nhist)
 {
 	struct tui *t = d->t;
 	double avg = r->skbs ? (double)r->bytes / r->skbs : 0;
@@ -646,12 +682,12 @@ static void advise_rcvbuf(struct dctx *d, const struct row *r, const float *hist
 	long rmem_max = read_sysctl("/proc/sys/net/core/rmem_max");
 	uint32_t rcvbuf = r->have_sock && r->sock.have_mem ? r->sock.rcvbuf : 0;
 	bool default_buf = rmem_default > 0 && rcvbuf == (uint32_t)rmem_default;
-	float peak = 0;
+	double peak = 0; /* the most datagrams one refresh saw dropped */
 	char a[24], b[24];
 
 	for (int i = 0; i < nhist; i++)
-		if (hist[i] > peak)
-			peak = hist[i];
+		if (hist[i] * dt[i] > peak)
+			peak = hist[i] * dt[i];
 	if (arrival > 0 && avg > 0) {
 		double bits = arrival * avg * 8;
 
@@ -693,7 +729,7 @@ static void advise_rcvbuf(struct dctx *d, const struct row *r, const float *hist
 	case RCVBUF_BURSTS:
 		if (peak > 0 && avg > 0) {
 			/* the worst interval's drops, as payload the buffer would also hold */
-			double burst = peak * t->interval * avg;
+			double burst = peak * avg;
 			uint64_t want = (uint64_t)(rcvbuf / 2 + burst);
 
 			want = (want + 4095) & ~4095ull;
@@ -702,7 +738,7 @@ static void advise_rcvbuf(struct dctx *d, const struct row *r, const float *hist
 			     "interval dropped %.0f datagrams (%s of payload); a buffer that also held those "
 			     "would have lost none: SO_RCVBUF >= %llu B (an upper bound: an interval may hold "
 			     "several bursts; the kernel doubles the request for overhead)",
-			     peak * t->interval, b, (unsigned long long)want);
+			     peak, b, (unsigned long long)want);
 			if (default_buf)
 				dput(d, A_NORMAL, "", "or, for every socket that sets no SO_RCVBUF: "
 				     "sysctl -w net.core.rmem_default=%llu", (unsigned long long)want * 2);
@@ -800,14 +836,14 @@ static void draw_detail(struct tui *t)
 	const struct row *r = htab__find(&m->rows, &t->detail_key);
 	struct dctx d = { .t = t };
 	char a[64], b[64], c[64], nsbuf[16];
-	float hist[HIST_LEN];
+	float hist[HIST_LEN], dt[HIST_LEN];
 	int8_t queue[HIST_LEN];
-	int nh = view__history(&t->v, &t->detail_key, hist, queue, HIST_LEN);
+	int nh = view__history(&t->v, &t->detail_key, hist, queue, dt, HIST_LEN);
 
 	put(0, 0, A_BOLD, "udpdrop top - detail (Esc: back, Up/Down: scroll)");
 	if (t->detail_key.kind == VIEW_ROW_GROUP) {
 		draw_group_detail(t, &d, hist, nh);
-		return;
+		goto clamp;
 	}
 	if (!r) {
 		put(2, 1, A_NORMAL, "this row is no longer tracked");
@@ -889,10 +925,13 @@ static void draw_detail(struct tui *t)
 		w = 512;
 	if (nh && w > 0) {
 		int shown = nh < w ? nh : w;
+		double span = 0;
 
+		for (int i = nh - shown; i < nh; i++)
+			span += dt[i];
 		view__sparkline(spark, sizeof(spark), hist, nh, w, t->utf8, &max);
-		dput(&d, A_NORMAL, "history", "drops/s, last %.0f s (a mark per %.3g s refresh), peak %.0f/s",
-		     shown * t->interval, t->interval, max);
+		dput(&d, A_NORMAL, "history", "drops/s, last %.0f s (a mark per refresh), peak %.0f/s",
+		     span, max);
 		int y = dline(&d);
 
 		if (y >= 0)
@@ -905,7 +944,8 @@ static void draw_detail(struct tui *t)
 	dline(&d);
 	dput(&d, A_BOLD, "why", "%s: %s", cause__name(mc), cause__describe(mc));
 	if (mc == CAUSE_RCVBUF && r->key.kind == ROW_SOCKET)
-		advise_rcvbuf(&d, r, hist, queue, nh);
+		advise_rcvbuf(&d, r, hist, queue, dt, nh);
+clamp:
 	/* keep the scroll inside the text */
 	if (t->detail_scroll > d.line - 3)
 		t->detail_scroll = d.line - 3 > 0 ? d.line - 3 : 0;
@@ -951,7 +991,10 @@ static void step_interval(struct tui *t, int dir)
 			i--;
 	}
 	t->interval = steps[i];
-	set_status(t, false, "refresh every %.3g s", t->interval);
+	char sb[32];
+
+	set_status(t, false, "refresh every %s s", secs(sb, sizeof(sb), t->interval));
+	reschedule(t);
 }
 
 static void rebuild(struct tui *t)
@@ -968,7 +1011,10 @@ static void prompt_apply(struct tui *t, bool final)
 	switch (t->prompt) {
 	case PROMPT_SEARCH:
 		snprintf(t->v.search, sizeof(t->v.search), "%s", t->input);
-		if (t->input[0] && !view__search_next(&t->v))
+		if (final)
+			break; /* Enter: the cursor stays where typing put it */
+		/* each key: from the cursor's own row, so "u", "ud", "udp" stay put */
+		if (t->input[0] && !view__search(&t->v, false))
 			set_status(t, true, "no match for \"%s\"", t->input);
 		else
 			t->status[0] = 0;
@@ -990,8 +1036,11 @@ static void prompt_apply(struct tui *t, bool final)
 		if (parse_seconds(t->input, 0.1, 3600, &s))
 			set_status(t, true, "not an interval from 0.1 to 3600 s: \"%s\"", t->input);
 		else {
+			char sb[32];
+
 			t->interval = s;
-			set_status(t, false, "refresh every %.3g s", s);
+			set_status(t, false, "refresh every %s s", secs(sb, sizeof(sb), s));
+			reschedule(t);
 		}
 		break;
 	default:
@@ -1026,7 +1075,7 @@ static void prompt_key(struct tui *t, int ch)
 		return;
 	case KEY_F(3):
 	case CTRL('n'):
-		if (t->prompt == PROMPT_SEARCH && !view__search_next(&t->v))
+		if (t->prompt == PROMPT_SEARCH && !view__search(&t->v, true))
 			set_status(t, true, "no match for \"%s\"", t->input);
 		return;
 	case KEY_BACKSPACE:
@@ -1107,7 +1156,7 @@ static bool table_key(struct tui *t, int ch)
 		open_prompt(t, PROMPT_SEARCH, "");
 		break;
 	case 'n':
-		if (v->search[0] && !view__search_next(v))
+		if (v->search[0] && !view__search(v, true))
 			set_status(t, true, "no match for \"%s\"", v->search);
 		break;
 	case '\\':
@@ -1210,7 +1259,14 @@ static bool handle_key(struct tui *t, int ch)
 	case MODE_HELP:
 		if (ch == 'q' || ch == KEY_F(10))
 			return false;
-		t->mode = MODE_TABLE;
+		if (ch == KEY_UP || ch == 'k' || ch == KEY_PPAGE)
+			t->help_scroll -= ch == KEY_PPAGE ? LINES - 2 : 1;
+		else if (ch == KEY_DOWN || ch == 'j' || ch == KEY_NPAGE)
+			t->help_scroll += ch == KEY_NPAGE ? LINES - 2 : 1; /* draw_help clamps */
+		else
+			t->mode = MODE_TABLE;
+		if (t->help_scroll < 0)
+			t->help_scroll = 0;
 		return true;
 	case MODE_SORT:
 		if (ch == KEY_UP || ch == 'k')
@@ -1263,7 +1319,8 @@ static int do_refresh(struct tui *t, tui_refresh_fn refresh_fn, void *ctx)
 int tui__run(struct model *m, const struct tui_opts *o, tui_refresh_fn refresh_fn,
 	     void *ctx, volatile sig_atomic_t *stop)
 {
-	struct tui t = { .m = m, .o = o, .interval = o->interval };
+	/* counts start at zero: the first refresh has a rate per cause too */
+	struct tui t = { .m = m, .o = o, .interval = o->interval, .have_prev_cause = true };
 	struct utsname un;
 	int err = 0;
 
@@ -1284,28 +1341,54 @@ int tui__run(struct model *m, const struct tui_opts *o, tui_refresh_fn refresh_f
 	log__set_sink(log_sink);
 	rebuild(&t);
 
-	uint64_t next = now_ns() + (uint64_t)(t.interval * 1e9);
+	/*
+	 * The stop signals stay blocked except inside ppoll, which unblocks
+	 * them atomically: one that lands between the check of *stop and the
+	 * wait ends the wait at once instead of after a whole interval.
+	 */
+	sigset_t stops, waitmask;
 
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stops, &waitmask);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+	sigdelset(&waitmask, SIGHUP);
+
+	t.next = now_ns() + (uint64_t)(t.interval * 1e9);
 	while (!*stop) {
 		draw(&t);
 
 		/* wait for a key or the next refresh, whichever comes first */
-		uint64_t now = now_ns();
-		int wait_ms = next > now ? (int)((next - now + 999999) / 1000000) : 0;
+		uint64_t now = now_ns(), until = t.next;
 		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 
 		/* a status message expires on its own: redraw then */
-		if (t.status[0] && t.status_until > now &&
-		    (int)((t.status_until - now) / 1000000) + 1 < wait_ms)
-			wait_ms = (int)((t.status_until - now) / 1000000) + 1;
-		int pr = poll(&pfd, 1, wait_ms);
+		if (t.status[0] && t.status_until > now && t.status_until < until)
+			until = t.status_until;
+		uint64_t wait = until > now ? until - now : 0;
+		struct timespec ts = { .tv_sec = wait / 1000000000ull,
+				       .tv_nsec = wait % 1000000000ull };
+		int pr = ppoll(&pfd, 1, &ts, &waitmask);
 
 		if (pr < 0 && errno != EINTR) {
 			err = -errno;
 			break;
 		}
-		if (pr > 0 && (pfd.revents & (POLLHUP | POLLERR)) && !(pfd.revents & POLLIN))
-			break; /* the terminal went away */
+		/*
+		 * ppoll delivers a pending signal only when it fails with
+		 * EINTR; when input is ready at once it leaves the signal
+		 * pending: open the window briefly so it is delivered now.
+		 */
+		if (pr > 0) {
+			sigprocmask(SIG_SETMASK, &waitmask, NULL);
+			sigprocmask(SIG_BLOCK, &stops, NULL);
+		}
+		/* the terminal went away (hangup, error): nobody is watching */
+		if (pr > 0 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)))
+			break;
 		/* every key that is waiting (and KEY_RESIZE after SIGWINCH) */
 		bool quit = false;
 		int ch;
@@ -1314,12 +1397,12 @@ int tui__run(struct model *m, const struct tui_opts *o, tui_refresh_fn refresh_f
 			quit = !handle_key(&t, ch);
 		if (quit)
 			break;
-		if (now_ns() < next)
+		if (now_ns() < t.next)
 			continue;
-		next += (uint64_t)(t.interval * 1e9);
+		t.next += (uint64_t)(t.interval * 1e9);
 		/* late (a stopped terminal, a loaded host): no catch-up burst */
-		if (next < now_ns())
-			next = now_ns() + (uint64_t)(t.interval * 1e9);
+		if (t.next < now_ns())
+			t.next = now_ns() + (uint64_t)(t.interval * 1e9);
 		if (t.paused)
 			continue;
 		/* a failed read shows in the status line; the next may work */
@@ -1327,6 +1410,7 @@ int tui__run(struct model *m, const struct tui_opts *o, tui_refresh_fn refresh_f
 		if (o->count && t.refreshes >= o->count)
 			break;
 	}
+	sigprocmask(SIG_UNBLOCK, &stops, NULL);
 	log__set_sink(NULL);
 	log_tui = NULL;
 	restore_terminal();

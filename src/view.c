@@ -156,6 +156,14 @@ static void row_hint(const struct view_row *vr, const struct row *r, char *buf,
 	}
 }
 
+/* Control bytes (a comm may hold any) would move the cursor: show '?'. */
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 static void fill_socket_row(struct view_row *vr, struct model *m, const struct row *r)
 {
 	char nsbuf[16], pbuf[8];
@@ -219,6 +227,9 @@ static void fill_socket_row(struct view_row *vr, struct model *m, const struct r
 			 vr->queue_peak_pct > vr->queue_pct ? vr->queue_peak_pct : vr->queue_pct);
 	snprintf(vr->text[COL_NETNS], 64, "%s",
 		 model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf)));
+	printable(vr->text[COL_OWNER]);
+	printable(vr->text[COL_NETNS]);
+	printable(vr->comm);
 	if (vr->have_rx)
 		fmt_rate(vr->text[COL_RX_RATE], 64, vr->rx_rate);
 	else
@@ -561,14 +572,14 @@ const struct view_row *view__current(const struct view *v)
 	return &panel_rows(v, p)[v->cursor[p]];
 }
 
-bool view__search_next(struct view *v)
+bool view__search(struct view *v, bool next)
 {
 	size_t n = strlen(v->search);
 	int total = v->nrows + v->nflows;
-	/* one ring over both panels: sockets, then flows, from after the cursor */
+	/* one ring over both panels: sockets, then flows, from the cursor */
 	int at = (v->panel ? v->nrows : 0) + v->cursor[v->panel];
 
-	for (int step = 1; n && step <= total; step++) {
+	for (int step = next ? 1 : 0; n && step < total + (next ? 1 : 0); step++) {
 		int pos = (at + step) % total;
 		int p = pos >= v->nrows, idx = p ? pos - v->nrows : pos;
 		struct view_row *row = &panel_rows(v, p)[idx];
@@ -604,7 +615,8 @@ static int grow(struct view_row **rows, int *cap, int want)
 	return 0;
 }
 
-static void hist_add(struct view *v, const struct row_key *k, double rate, int qpct)
+static void hist_add(struct view *v, const struct row_key *k, double rate, int qpct,
+		     double dt)
 {
 	int created;
 	struct view_hist *h = htab__upsert(&v->hist, k, &created);
@@ -618,19 +630,21 @@ static void hist_add(struct view *v, const struct row_key *k, double rate, int q
 		h->head = (h->head + 1) % HIST_LEN;
 		h->v[h->head] = 0;
 		h->q[h->head] = -1;
+		h->dt[h->head] = dt; /* not seen: as long as this one, the best guess */
 		if (h->n < HIST_LEN)
 			h->n++;
 	}
 	h->head = h->n ? (h->head + 1) % HIST_LEN : 0;
 	h->v[h->head] = rate;
 	h->q[h->head] = qpct > 127 ? 127 : qpct;
+	h->dt[h->head] = dt;
 	if (h->n < HIST_LEN)
 		h->n++;
 	h->last_tick = v->tick;
 }
 
 int view__history(const struct view *v, const struct row_key *k, float *out,
-		  int8_t *queue, int max)
+		  int8_t *queue, float *dt, int max)
 {
 	const struct view_hist *h = htab__find(&v->hist, k);
 	int n, gap;
@@ -650,6 +664,8 @@ int view__history(const struct view *v, const struct row_key *k, float *out,
 		out[i] = held ? h->v[at] : 0;
 		if (queue)
 			queue[i] = held ? h->q[at] : -1;
+		if (dt) /* refreshes since it left the view: as long as its last */
+			dt[i] = held ? h->dt[at] : h->dt[h->head];
 	}
 	return n;
 }
@@ -669,7 +685,9 @@ void view__resort(struct view *v)
 
 bool view__group_key(const struct row *r, struct row_key *gk)
 {
-	if (r->key.kind != ROW_SOCKET || !r->have_sock || r->sock.dport)
+	/* a closed socket is history, not a member: a restarted service's
+	 * old socket must keep its own row (and its "socket closed") */
+	if (r->key.kind != ROW_SOCKET || !r->have_sock || r->sock.dport || !r->sock_alive)
 		return false;
 	memset(gk, 0, sizeof(*gk));
 	gk->kind = VIEW_ROW_GROUP;
@@ -854,7 +872,7 @@ void view__record(struct view *v, struct model *m)
 			const struct view_group *g = val;
 
 			if (g->n >= 2 && (g->skbs || htab__find(&v->hist, k)))
-				hist_add(v, k, g->rate, -1);
+				hist_add(v, k, g->rate, -1, m->interval);
 		}
 	}
 	for (int i = 0; i < m->nview_sockets; i++) {
@@ -866,10 +884,10 @@ void view__record(struct view *v, struct model *m)
 		 * would cost 30 MB of zeros */
 		if (!r->drops && !htab__find(&v->hist, &r->key))
 			continue;
-		hist_add(v, &r->key, r->rate, q);
+		hist_add(v, &r->key, r->rate, q, m->interval);
 	}
 	for (int i = 0; i < m->nview_flows; i++)
-		hist_add(v, &m->view_flows[i]->key, m->view_flows[i]->rate, -1);
+		hist_add(v, &m->view_flows[i]->key, m->view_flows[i]->rate, -1, m->interval);
 }
 
 /* ---- layout ------------------------------------------------------------ */

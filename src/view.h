@@ -89,6 +89,7 @@ struct view_hist {
 	uint32_t head;       /* index of the newest */
 	float v[HIST_LEN];   /* drops/s over that refresh's interval */
 	int8_t q[HIST_LEN];  /* receive queue, % of rcvbuf when read; -1 unknown */
+	float dt[HIST_LEN];  /* seconds the sample covers (the interval may change) */
 };
 
 struct view {
@@ -153,16 +154,21 @@ void view__move(struct view *v, int delta);
 void view__move_to(struct view *v, int index);
 /* Make the cursor visible in a window of `height` rows. */
 void view__scroll(struct view *v, int panel, int height);
-/* Move to the next row (after the cursor, wrapping) matching v->search. */
-bool view__search_next(struct view *v);
+/*
+ * Move to a row matching v->search, over both panels, wrapping: from the
+ * cursor's row itself (as the search is typed), or with next from the
+ * one after it (n, F3).
+ */
+bool view__search(struct view *v, bool next);
 const struct view_row *view__current(const struct view *v);
 
 /*
- * The drop-rate history of a row, oldest first, and (if queue is not
- * NULL) the queue fill sampled at each refresh; returns the count.
+ * The drop-rate history of a row, oldest first, and (each if not NULL)
+ * the queue fill sampled at each refresh and the seconds each sample
+ * covers; returns the count.
  */
 int view__history(const struct view *v, const struct row_key *k, float *out,
-		  int8_t *queue, int max);
+		  int8_t *queue, float *dt, int max);
 
 /*
  * Column layout for a terminal `width` wide: which columns show and how

@@ -367,19 +367,27 @@ static void test_search(void **state)
 
 	fx_three(f);
 	snprintf(f->v.search, sizeof(f->v.search), "10.0.0.2");
-	assert_true(view__search_next(&f->v));
+	assert_true(view__search(&f->v, true));
 	assert_string_equal(view__current(&f->v)->text[COL_LOCAL], "10.0.0.2:5002");
-	assert_true(view__search_next(&f->v));
+	assert_true(view__search(&f->v, true));
 	assert_string_equal(view__current(&f->v)->text[COL_LOCAL], "10.0.0.2:5001");
 	/* next: the flow panel (destination 10.0.0.2:5999) */
-	assert_true(view__search_next(&f->v));
+	assert_true(view__search(&f->v, true));
 	assert_int_equal(f->v.panel, 1);
 	snprintf(f->v.search, sizeof(f->v.search), "named");
-	assert_true(view__search_next(&f->v));
+	assert_true(view__search(&f->v, true));
 	assert_int_equal(f->v.panel, 0);
 	assert_string_equal(view__current(&f->v)->text[COL_LOCAL], "10.0.0.3:53");
+	/* as the search is typed: the cursor's own row first */
+	snprintf(f->v.search, sizeof(f->v.search), "10.0.0.3");
+	assert_true(view__search(&f->v, false));
+	assert_string_equal(view__current(&f->v)->text[COL_LOCAL], "10.0.0.3:53");
+	snprintf(f->v.search, sizeof(f->v.search), "10.0.0.");
+	assert_true(view__search(&f->v, false));
+	assert_string_equal(view__current(&f->v)->text[COL_LOCAL], "10.0.0.3:53");
 	snprintf(f->v.search, sizeof(f->v.search), "nothing-like-this");
-	assert_false(view__search_next(&f->v));
+	assert_false(view__search(&f->v, true));
+	assert_false(view__search(&f->v, false));
 	assert_string_equal(view__current(&f->v)->text[COL_LOCAL], "10.0.0.3:53");
 }
 
@@ -477,6 +485,15 @@ static void test_groups(void **state)
 	f->v.group = false;
 	assert_int_equal(view__refresh(&f->v, &f->m), 0);
 	assert_int_equal(f->v.nrows, 4);
+	/* a closed socket on the port (a restarted service) is not a member */
+	f->rows[1].sock_alive = false;
+	assert_int_equal(view__refresh(&f->v, &f->m), 0);
+	assert_int_equal(f->v.nrows, 4); /* grouping off still */
+	f->v.group = true;
+	assert_int_equal(view__refresh(&f->v, &f->m), 0);
+	assert_int_equal(f->v.nrows, 3); /* the group of two, the closed one, the client */
+	assert_false(view__group_key(&f->rows[1], &gk));
+	f->rows[1].sock_alive = true;
 	/* a lone member is not a group */
 	f->v.group = true;
 	fx_view(f, 1, 0);
@@ -488,7 +505,7 @@ static void test_groups(void **state)
 	float h[4];
 
 	assert_true(view__group_key(&f->rows[0], &gk));
-	assert_int_equal(view__history(&f->v, &gk, h, NULL, 4), 1);
+	assert_int_equal(view__history(&f->v, &gk, h, NULL, NULL, 4), 1);
 	assert_true(h[0] == 15);
 }
 
@@ -506,7 +523,7 @@ static void test_history(void **state)
 		f->rows[0].rate = i;
 		view__record(&f->v, &f->m);
 	}
-	n = view__history(&f->v, &f->rows[0].key, h, q, HIST_LEN);
+	n = view__history(&f->v, &f->rows[0].key, h, q, NULL, HIST_LEN);
 	assert_int_equal(n, 3);
 	assert_true(h[0] == 1 && h[1] == 2 && h[2] == 3);
 	/* two refreshes out of view: zeros keep the time axis */
@@ -516,30 +533,39 @@ static void test_history(void **state)
 	f->m.nview_sockets = 3;
 	f->rows[0].rate = 9;
 	view__record(&f->v, &f->m);
-	n = view__history(&f->v, &f->rows[0].key, h, q, HIST_LEN);
+	n = view__history(&f->v, &f->rows[0].key, h, q, NULL, HIST_LEN);
 	assert_int_equal(n, 6);
 	assert_true(h[2] == 3 && h[3] == 0 && h[4] == 0 && h[5] == 9);
 	/* the queue sampled alongside (4096 of 8192 B), unknown in the gap */
 	assert_int_equal(q[2], 50);
 	assert_int_equal(q[3], -1);
 	assert_int_equal(q[5], 50);
+	/* each sample keeps the interval it covered */
+	float dt[HIST_LEN];
+
+	f->m.interval = 0.25;
+	view__record(&f->v, &f->m);
+	n = view__history(&f->v, &f->rows[0].key, h, q, dt, HIST_LEN);
+	assert_int_equal(n, 7);
+	assert_true(dt[5] == 1 && dt[6] == 0.25f);
+	f->m.interval = 1;
 	/* max: the newest ones */
-	n = view__history(&f->v, &f->rows[0].key, h, q, 2);
+	n = view__history(&f->v, &f->rows[0].key, h, q, NULL, 2);
 	assert_int_equal(n, 2);
-	assert_true(h[0] == 0 && h[1] == 9);
+	assert_true(h[0] == 9 && h[1] == 9);
 	/* the ring wraps: the newest HIST_LEN stay */
 	for (int i = 0; i < HIST_LEN + 5; i++) {
 		f->rows[0].rate = i;
 		view__record(&f->v, &f->m);
 	}
-	n = view__history(&f->v, &f->rows[0].key, h, q, HIST_LEN);
+	n = view__history(&f->v, &f->rows[0].key, h, q, NULL, HIST_LEN);
 	assert_int_equal(n, HIST_LEN);
 	assert_true(h[HIST_LEN - 1] == HIST_LEN + 4);
 	assert_true(h[0] == 5);
 	/* a row never seen has none */
 	struct row_key k = { .kind = ROW_SOCKET, .cookie = 999 };
 
-	assert_int_equal(view__history(&f->v, &k, h, NULL, HIST_LEN), 0);
+	assert_int_equal(view__history(&f->v, &k, h, NULL, NULL, HIST_LEN), 0);
 }
 
 static void test_sparkline(void **state)
