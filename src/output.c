@@ -145,6 +145,8 @@ static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 				 r->sock.comm);
 		else
 			snprintf(owner, sizeof(owner), "-");
+		str_printable(owner);
+		str_printable(ns);
 		snprintf(rate, sizeof(rate), "%.0f", row_rate(m, r, final));
 		if (!m->have_rx)
 			snprintf(rx, sizeof(rx), "-");

@@ -192,3 +192,10 @@ void sb_free(struct strbuf *sb)
 	sb->buf = NULL;
 	sb->len = sb->cap = 0;
 }
+
+void str_printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}

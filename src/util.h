@@ -23,6 +23,9 @@ void fmt_endpoint(char *buf, size_t len, int family, const void *addr,
 /* Address alone: "10.0.0.1", "fe80::1", "*" for the unspecified address. */
 void fmt_addr(char *buf, size_t len, int family, const void *addr);
 
+/* Control bytes (a comm may hold any) would move a terminal's cursor: '?'. */
+void str_printable(char *s);
+
 uint64_t now_ns(void);      /* CLOCK_MONOTONIC */
 double wall_time(void);     /* CLOCK_REALTIME, seconds */
 

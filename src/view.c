@@ -156,14 +156,6 @@ static void row_hint(const struct view_row *vr, const struct row *r, char *buf,
 	}
 }
 
-/* Control bytes (a comm may hold any) would move the cursor: show '?'. */
-static void printable(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
-
 static void fill_socket_row(struct view_row *vr, struct model *m, const struct row *r)
 {
 	char nsbuf[16], pbuf[8];
@@ -227,9 +219,9 @@ static void fill_socket_row(struct view_row *vr, struct model *m, const struct r
 			 vr->queue_peak_pct > vr->queue_pct ? vr->queue_peak_pct : vr->queue_pct);
 	snprintf(vr->text[COL_NETNS], 64, "%s",
 		 model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf)));
-	printable(vr->text[COL_OWNER]);
-	printable(vr->text[COL_NETNS]);
-	printable(vr->comm);
+	str_printable(vr->text[COL_OWNER]);
+	str_printable(vr->text[COL_NETNS]);
+	str_printable(vr->comm);
 	if (vr->have_rx)
 		fmt_rate(vr->text[COL_RX_RATE], 64, vr->rx_rate);
 	else

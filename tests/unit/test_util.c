@@ -374,6 +374,19 @@ static void test_sb_printf_exact_boundary(void **state)
 	sb_free(&sb);
 }
 
+static void test_str_printable(void **state)
+{
+	char s[] = "ab\x1b[2Jc\td\x7f\xc3\xa9";
+
+	str_printable(s);
+	/* control bytes become '?'; UTF-8 (high bytes) stays */
+	assert_string_equal(s, "ab?[2Jc?d?\xc3\xa9");
+	char e[] = "";
+
+	str_printable(e);
+	assert_string_equal(e, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_sb_printf_basic),
 		cmocka_unit_test(test_sb_printf_growth),
 		cmocka_unit_test(test_sb_printf_exact_boundary),
+		cmocka_unit_test(test_str_printable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
