@@ -3,25 +3,50 @@
 #ifndef UD_KSYMS_H
 #define UD_KSYMS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ksym {
 	uint64_t addr;
-	char *name;
+	char *name;   /* in ksyms.text */
 };
 
+#define KSYMS_PREFETCH_MAX 8
+
+/*
+ * The text (code) symbols, sorted by address: the whole table once
+ * loaded (ksyms__load, or the first ksyms__format / ksyms__range that
+ * needs it); before that, the ranges of a few functions (ksyms__prefetch).
+ */
 struct ksyms {
 	struct ksym *v;
 	int n;
+	char *text;   /* the file as read: the names point into it */
+	bool loaded;  /* v, n: the whole table (or as much as could be read) */
+	const char *path;
+	struct ksyms_range {
+		char name[64];
+		uint64_t start, end;
+		bool found;
+	} pre[KSYMS_PREFETCH_MAX];
+	int npre;
 };
 
-int ksyms__load(struct ksyms *ks, const char *path); /* NULL: /proc/kallsyms */
+/* The whole table, now. path NULL: /proc/kallsyms. */
+int ksyms__load(struct ksyms *ks, const char *path);
+/*
+ * Only the ranges of names (up to KSYMS_PREFETCH_MAX), in one read of the
+ * file that stops once it has them; the table is loaded when a lookup
+ * needs it. /proc/kallsyms is big and slow to read (the kernel formats
+ * each line): a program that names no drop location never reads it all.
+ */
+int ksyms__prefetch(struct ksyms *ks, const char *path,
+		    const char *const *names, int n);
 void ksyms__free(struct ksyms *ks);
 /* [start, end) of a function's text; -ENOENT if unknown. */
-int ksyms__range(const struct ksyms *ks, const char *name, uint64_t *start,
+int ksyms__range(struct ksyms *ks, const char *name, uint64_t *start,
 		 uint64_t *end);
 /* "sk_skb_reason_drop+0x45"; "0x..." when unknown or hidden (kptr_restrict) */
-const char *ksyms__format(const struct ksyms *ks, uint64_t addr, char *buf,
-			  int len);
+const char *ksyms__format(struct ksyms *ks, uint64_t addr, char *buf, int len);
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,23 @@ static void set(struct mib *m, const char *name, uint64_t v)
 		}
 }
 
+/* Could a counter of this group (or snmp6 name) be one of ours? */
+static bool wanted(const char *name, size_t len)
+{
+	static const char *const groups[] = { "Udp", "UdpLite", "Ip", "IpExt" };
+
+	if (len == (size_t)-1) /* an snmp6 name */
+		return !strncmp(name, "Udp", 3) || !strncmp(name, "Ip6", 3);
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (strlen(groups[i]) == len && !strncmp(groups[i], name, len))
+			return true;
+	return false;
+}
+
 /*
  * Two formats: snmp/netstat pair a header line ("Udp: InDatagrams ...")
  * with a value line ("Udp: 12 ..."); snmp6 has "Udp6InDatagrams 12".
+ * Groups with none of our counters (Tcp, TcpExt, Icmp...) are skipped.
  */
 void mib__parse(struct mib *m, const char *text)
 {
@@ -44,7 +59,8 @@ void mib__parse(struct mib *m, const char *text)
 			char name[128];
 			unsigned long long v;
 
-			if (sscanf(line, "%127s %llu", name, &v) == 2)
+			if (wanted(line, (size_t)-1) &&
+			    sscanf(line, "%127s %llu", name, &v) == 2)
 				set(m, name, v);
 			continue;
 		}
@@ -56,6 +72,10 @@ void mib__parse(struct mib *m, const char *text)
 		char prefix[64], *hs = NULL, *vs = NULL, *h, *v;
 		size_t plen = colon - line;
 
+		if (!wanted(line, plen)) {
+			hdr = NULL;
+			continue;
+		}
 		if (plen >= sizeof(prefix))
 			plen = sizeof(prefix) - 1;
 		memcpy(prefix, line, plen);

@@ -8,8 +8,25 @@
 #include "model.h"
 #include "util.h"
 
-/* How often the owners of every socket in view are looked up again. */
+/* How often the list of netns is made again (see model__update). */
+#define NETNS_RESCAN_NS (10 * 1000000000ull)
+
+/*
+ * How often the owners of every socket in view are looked up again: from
+ * the owners found before (socktab__check_owners), and by a full walk of
+ * /proc at least every OWNERS_FULL_NS (or when a new socket comes into view).
+ */
 #define OWNERS_REFRESH_NS (10 * 1000000000ull)
+#define OWNERS_FULL_NS (60 * 1000000000ull)
+
+/*
+ * The functions whose ranges the classifier needs (enum ud_range; top.c
+ * asks ksyms__range for them before the programs load): looked up ahead,
+ * in one short read of /proc/kallsyms. Any other name loads the table.
+ */
+static const char *const classifier_syms[] = {
+	"inet_frag_rbtree_purge", "udp_destruct_common", "inet_sock_destruct",
+};
 
 /* Deliveries joined per socket row (m->rx_sock). */
 struct rx_sock {
@@ -29,7 +46,7 @@ int model__init(struct model *m, const struct model_opts *o)
 	if (err)
 		return err;
 	/* without symbols locations print as addresses: not fatal */
-	if (ksyms__load(&m->ksyms, NULL))
+	if (ksyms__prefetch(&m->ksyms, NULL, classifier_syms, ARRAY_SIZE(classifier_syms)))
 		pr_warn("cannot read /proc/kallsyms: drop locations stay addresses\n");
 	if (netns__scan(&m->nt) || socktab__init(&m->st) ||
 	    htab__init(&m->known, sizeof(uint64_t), sizeof(struct sock_info)) ||
@@ -41,15 +58,23 @@ int model__init(struct model *m, const struct model_opts *o)
 	    htab__init(&m->pid_inodes, sizeof(uint32_t), 1) ||
 	    htab__init(&m->rx, sizeof(uint64_t), sizeof(struct ud_rx)) ||
 	    htab__init(&m->rx_base, sizeof(uint64_t), sizeof(struct ud_rx)) ||
-	    htab__init(&m->rx_sock, sizeof(uint64_t), sizeof(struct rx_sock)))
+	    htab__init(&m->rx_sock, sizeof(uint64_t), sizeof(struct rx_sock)) ||
+	    htab__init(&m->dumped, sizeof(uint32_t), sizeof(uint64_t)) ||
+	    htab__init(&m->unknown, sizeof(uint64_t), 1))
 		return -ENOMEM;
-	m->start_ns = m->last_ns = now_ns();
+	/* nothing to forget for a while */
+	m->start_ns = m->last_ns = m->nt_ns = m->forget_ns = now_ns();
+	m->nst_netns = -1;
 	m->start_wall = wall_time();
 	return 0;
 }
 
 void model__free(struct model *m)
 {
+	pr_debug("socket table: %llu full dumps, %llu port dumps, %llu exact requests (%llu not answered by their socket)\n",
+		 (unsigned long long)m->sock_stats.full, (unsigned long long)m->sock_stats.ports,
+		 (unsigned long long)m->sock_stats.exact,
+		 (unsigned long long)m->sock_stats.exact_missed);
 	reasons__free(&m->reasons);
 	ksyms__free(&m->ksyms);
 	netns__free(&m->nt);
@@ -64,6 +89,8 @@ void model__free(struct model *m)
 	htab__free(&m->rx);
 	htab__free(&m->rx_base);
 	htab__free(&m->rx_sock);
+	htab__free(&m->dumped);
+	htab__free(&m->unknown);
 	free(m->counters);
 	free(m->view_sockets);
 	free(m->view_flows);
@@ -175,7 +202,8 @@ static void counters_read(struct model *m, uint32_t netns)
 	mib__read(&m->nt, netns, &nc->cur);
 }
 
-static void remember_sockets(struct model *m, bool baseline);
+static void remember_sockets(struct model *m, int first, bool baseline,
+			     uint64_t now);
 static void index_port(struct model *m, const struct sock_info *si);
 static uint64_t netns_cause_all(struct model *m, uint32_t netns, enum cause c);
 
@@ -184,6 +212,7 @@ int model__baseline(struct model *m)
 	netns__free(&m->nt);
 	if (netns__scan(&m->nt))
 		return -ENOMEM;
+	m->nt_ns = now_ns();
 	/* counters first, all of them, then the caller reads the tracer:
 	 * the two sides' starting points as close together as they can be */
 	for (int i = 0; i < m->nt.n; i++) {
@@ -208,10 +237,22 @@ void model__baseline_counts(struct model *m, struct htab *drops)
 	void *val;
 
 	/* sockets and their sk_drops at the start (this also makes cookies) */
+	uint64_t now = now_ns();
+
 	socktab__reset(&m->st);
-	for (int i = 0; i < m->ncounters; i++)
+	m->nst_netns = m->ncounters <= (int)ARRAY_SIZE(m->st_netns) ? m->ncounters : -1;
+	for (int i = 0; i < m->ncounters; i++) {
+		if (i < m->nst_netns)
+			m->st_netns[i] = m->counters[i].netns;
+		uint64_t *t = htab__upsert(&m->dumped, &m->counters[i].netns, NULL);
+
 		socktab__dump(&m->st, &m->nt, m->counters[i].netns, IPPROTO_UDP);
-	remember_sockets(m, true);
+		socktab__dump(&m->st, &m->nt, m->counters[i].netns, IPPROTO_UDPLITE);
+		if (t)
+			*t = now;
+		m->sock_stats.full++;
+	}
+	remember_sockets(m, 0, true, now);
 
 	/* what udpdrop had counted when the counters were read */
 	while (htab__next(drops, &it, &key, &val)) {
@@ -315,31 +356,65 @@ static void index_port(struct model *m, const struct sock_info *si)
  * closed still name them. sk_drops counts from the socket's birth: note
  * where it stood when udpdrop started (0 for sockets born later).
  */
-static void remember_sockets(struct model *m, bool baseline)
+static void remember_sock(struct model *m, struct sock_info *si, bool baseline,
+			  uint64_t now)
 {
-	for (int i = 0; i < m->st.n; i++) {
-		struct sock_info *si = &m->st.v[i];
-		int created;
-		struct sock_info *k = htab__upsert(&m->known, &si->cookie, &created);
-		uint64_t *c;
+	int created;
+	struct sock_info *k = htab__upsert(&m->known, &si->cookie, &created);
+	uint64_t *c;
 
-		if (!k)
-			return;
-		si->drops_base = created ? (baseline ? si->drops : 0) : k->drops_base;
-		/* the dump knows no owners: keep those found earlier */
-		struct sock_info prev = *k;
+	if (!k)
+		return;
+	si->drops_base = created ? (baseline ? si->drops : 0) : k->drops_base;
+	/* the table knows no owners of its own: keep those found earlier */
+	struct sock_info prev = *k;
 
-		*k = *si;
-		k->npids = prev.npids;
-		memcpy(k->pids, prev.pids, sizeof(k->pids));
-		memcpy(k->comm, prev.comm, sizeof(k->comm));
-		k->owner_tried = prev.owner_tried;
-		k->last_seen_ns = now_ns();
-		if (si->inode && (c = htab__upsert(&m->inode2cookie, &si->inode, NULL)))
-			*c = si->cookie;
-		if (created)
-			index_port(m, si);
+	*k = *si;
+	k->npids = prev.npids;
+	memcpy(k->pids, prev.pids, sizeof(k->pids));
+	memcpy(k->fds, prev.fds, sizeof(k->fds));
+	memcpy(k->comm, prev.comm, sizeof(k->comm));
+	k->owner_tried = prev.owner_tried;
+	k->no_exact = prev.no_exact;
+	k->last_seen_ns = now;
+	/* and the table's entry too: owner lookups start from them */
+	si->npids = k->npids;
+	memcpy(si->pids, k->pids, sizeof(si->pids));
+	memcpy(si->fds, k->fds, sizeof(si->fds));
+	memcpy(si->comm, k->comm, sizeof(si->comm));
+	if (si->inode && (c = htab__upsert(&m->inode2cookie, &si->inode, NULL)))
+		*c = si->cookie;
+	if (created)
+		index_port(m, si);
+}
+
+/* A known socket's state and memory, just refreshed in the table. */
+static void remember_fresh(struct model *m, const struct sock_info *si,
+			   uint64_t now)
+{
+	struct sock_info *k = htab__find(&m->known, &si->cookie);
+
+	if (!k) {
+		remember_sock(m, (struct sock_info *)si, false, now);
+		return;
 	}
+	k->state = si->state;
+	k->uid = si->uid;
+	k->rmem = si->rmem;
+	k->rcvbuf = si->rcvbuf;
+	k->wmem = si->wmem;
+	k->sndbuf = si->sndbuf;
+	k->drops = si->drops;
+	k->have_mem = si->have_mem;
+	k->last_seen_ns = now;
+}
+
+/* The sockets of the table from index first on: just dumped. */
+static void remember_sockets(struct model *m, int first, bool baseline,
+			     uint64_t now)
+{
+	for (int i = first; i < m->st.n; i++)
+		remember_sock(m, &m->st.v[i], baseline, now);
 }
 
 static bool netns_in_list(const uint32_t *list, int n, uint32_t netns)
@@ -511,11 +586,11 @@ static void forget_sockets(struct model *m, uint64_t now,
 		struct row *r = htab__find(&m->rows, &rk);
 
 		/*
-		 * Gone a minute from dumps of its netns (a netns not dumped
-		 * now tells nothing). Last seen may be later than `now`,
-		 * which was taken before the dump.
+		 * Closed (a dump of its netns did not have it) and last seen
+		 * a minute ago; a netns out of view now tells nothing.
 		 */
 		bool stale = netns_in_list(dumped, ndumped, si->netns) &&
+			     !socktab__by_cookie(&m->st, si->cookie) &&
 			     now > si->last_seen_ns &&
 			     now - si->last_seen_ns > FORGET_AFTER_NS;
 
@@ -859,6 +934,311 @@ static int add_flow(struct model *m, const struct ud_key *k,
 	return 0;
 }
 
+/* ---- keeping the socket table ------------------------------------- */
+
+/* What to dump of one netns in view, this update. */
+struct dump_plan {
+	uint32_t netns;
+	bool full;       /* all its sockets */
+	int nports;      /* else the sockets on these local ports */
+	uint16_t ports[SOCKTAB_DUMP_PORTS];
+};
+
+static struct dump_plan *plan_of(struct dump_plan *plans, int n, uint32_t netns)
+{
+	for (int i = 0; i < n; i++)
+		if (plans[i].netns == netns)
+			return &plans[i];
+	return NULL;
+}
+
+/* Add a port to a plan; too many ports make a full dump. */
+static void plan_port(struct dump_plan *p, uint16_t port)
+{
+	if (!p || p->full)
+		return;
+	for (int i = 0; i < p->nports; i++)
+		if (p->ports[i] == port)
+			return;
+	if (p->nports == SOCKTAB_DUMP_PORTS) {
+		p->full = true;
+		return;
+	}
+	p->ports[p->nports++] = port;
+}
+
+static bool plan_has_port(const struct dump_plan *p, uint16_t port)
+{
+	for (int i = 0; i < p->nports; i++)
+		if (p->ports[i] == port)
+			return true;
+	return false;
+}
+
+/* Does the table hold the sockets of netns (dumped, and in view since)? */
+static bool netns_held(const struct model *m, uint32_t netns)
+{
+	for (int i = 0; i < m->nst_netns; i++)
+		if (m->st_netns[i] == netns)
+			return true;
+	return false;
+}
+
+/* The table holds the netns planned, from now on (-1: too many to list). */
+static void held_netns(struct model *m, const struct dump_plan *plans, int n)
+{
+	m->nst_netns = n <= (int)ARRAY_SIZE(m->st_netns) ? n : -1;
+	for (int i = 0; i < m->nst_netns; i++)
+		m->st_netns[i] = plans[i].netns;
+}
+
+/*
+ * Which netns to dump whole, and which ports of the others: see the note
+ * on MODEL_FULL_DUMP_NS.
+ */
+static void plan_dumps(struct model *m, struct htab *drops,
+		       struct dump_plan *plans, const uint32_t *netns_list,
+		       int nnetns, uint64_t now)
+{
+	size_t it;
+	const void *key;
+	void *val;
+
+	for (int i = 0; i < nnetns; i++) {
+		uint64_t *t = htab__find(&m->dumped, &netns_list[i]);
+
+		plans[i].netns = netns_list[i];
+		/*
+		 * Never dumped, or not since it came (back) into view; or
+		 * due. (A dump may be later than `now`, taken before it.)
+		 */
+		plans[i].full = m->opts.all || !t || !netns_held(m, netns_list[i]) ||
+				(now > *t && now - *t >= MODEL_FULL_DUMP_NS);
+	}
+	for (it = 0; htab__next(drops, &it, &key, &val);) {
+		const struct ud_key *k = key;
+		const struct ud_val *v = val;
+		enum cause c = model__cause(m, k->reason, k->flags);
+
+		if (k->flags & UD_KEY_SOCK) {
+			uint64_t id = k->cookie;
+			bool known;
+
+			if (k->flags & UD_KEY_INODE) {
+				uint32_t ino = k->cookie;
+
+				known = htab__find(&m->inode2cookie, &ino);
+				id = (1ull << 63) | ino;
+			} else {
+				known = !id || htab__find(&m->known, &id);
+			}
+			/* a socket not seen yet: all of its netns, once */
+			if (!known && !htab__find(&m->unknown, &id)) {
+				struct dump_plan *p = plan_of(plans, nnetns, k->netns);
+
+				if (p)
+					p->full = true;
+			}
+			continue;
+		}
+		if (cause_is_socketless(c) || !k->dport)
+			continue;
+		/* a flow to attribute (new counts): the sockets on its port */
+		const struct flow_attr *fa = htab__find(&m->flow_attr, k);
+
+		if (fa && fa->n && !memcmp(&fa->last, v, sizeof(*v)))
+			continue;
+		if (k->flags & UD_KEY_CLOSE) {
+			size_t pit = 0;
+			const void *pkey;
+			void *pval;
+
+			while (htab__next(&m->by_port, &pit, &pkey, &pval)) {
+				const struct port_key *pk = pkey;
+
+				if (pk->port == k->dport && pk->proto == k->proto)
+					plan_port(plan_of(plans, nnetns, pk->netns), k->dport);
+			}
+		} else if (addr_is_local(m, k->netns, k->family, k->daddr)) {
+			plan_port(plan_of(plans, nnetns, k->netns), k->dport);
+		}
+	}
+}
+
+struct sync_ctx {
+	struct dump_plan *plans;
+	int n;
+	bool drop_unplanned;
+	const struct dump_plan *last; /* the plan of the socket before */
+};
+
+static bool sock_replaced(const struct sock_info *si, void *arg)
+{
+	struct sync_ctx *c = arg;
+	const struct dump_plan *p = c->last;
+
+	/* a netns's sockets are mostly together: look its plan up once */
+	if (!p || p->netns != si->netns)
+		p = c->last = plan_of(c->plans, c->n, si->netns);
+	if (!p)
+		return c->drop_unplanned; /* its netns is out of view */
+	return p->full || (p->nports && plan_has_port(p, si->sport));
+}
+
+/*
+ * Carry out the plans: what they dump replaces what the table had of it
+ * (a socket missing from a dump has closed). drop_unplanned: the table
+ * keeps only the netns planned (those in view).
+ */
+static void sync_sockets(struct model *m, struct dump_plan *plans, int n,
+			 bool drop_unplanned, uint64_t now)
+{
+	struct sync_ctx c = { plans, n, drop_unplanned, NULL };
+	bool any = false;
+	int first;
+
+	for (int i = 0; i < n && !any; i++)
+		any = plans[i].full || plans[i].nports;
+	/* the netns out of view: none, unless one has left since last time */
+	if (drop_unplanned && m->nst_netns < 0)
+		any = true;
+	for (int i = 0; drop_unplanned && !any && i < m->nst_netns; i++)
+		any = !plan_of(plans, n, m->st_netns[i]);
+	if (drop_unplanned)
+		held_netns(m, plans, n);
+	if (!any)
+		return;
+	socktab__remove_if(&m->st, sock_replaced, &c);
+	first = m->st.n;
+	for (int i = 0; i < n; i++) {
+		struct dump_plan *p = &plans[i];
+		int nports = p->full ? 0 : p->nports, err;
+
+		if (!p->full && !p->nports)
+			continue;
+		err = socktab__dump_ports(&m->st, &m->nt, p->netns, IPPROTO_UDP,
+					  p->ports, nports);
+		if (err && err != -ENOENT)
+			pr_debug("socket dump of netns %u: %s\n", p->netns,
+				 strerror(-err));
+		/* UDP-Lite may be absent: nothing to show then */
+		socktab__dump_ports(&m->st, &m->nt, p->netns, IPPROTO_UDPLITE,
+				    p->ports, nports);
+		if (p->full) {
+			uint64_t *t = htab__upsert(&m->dumped, &p->netns, NULL);
+
+			if (t)
+				*t = now;
+			m->sock_stats.full++;
+		} else {
+			m->sock_stats.ports++;
+		}
+	}
+	remember_sockets(m, first, false, now);
+}
+
+/*
+ * The sockets of the rows in view, where this update's dumps did not
+ * cover them: exact requests. One that does not answer is looked for on
+ * its port: gone, or alive but out of reach of an exact request (another
+ * socket answers for its tuple), which is then refreshed by its port.
+ */
+static int refresh_rows(struct model *m, struct dump_plan *plans, int nplans,
+			uint64_t now)
+{
+	struct dump_plan *again = calloc(nplans, sizeof(*again));
+	int cap = m->rows.n + 1, n = 0, nmissed = 0, err = 0;
+	int *idx = calloc(cap, sizeof(*idx)), *plan = calloc(cap, sizeof(*plan));
+	bool *found = calloc(cap, sizeof(*found));
+	struct sock_info *missed = calloc(cap, sizeof(*missed));
+	size_t it;
+	const void *key;
+	void *val;
+
+	if (!again || !idx || !plan || !found || !missed) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < nplans; i++)
+		again[i].netns = plans[i].netns;
+	/* which sockets, per netns (rows are in no order: sort them by plan) */
+	for (it = 0; htab__next(&m->rows, &it, &key, &val) && n < cap;) {
+		const struct row *r = val;
+		struct sock_info *si, *k;
+		struct dump_plan *p;
+
+		if (r->key.kind != ROW_SOCKET || !r->dirty)
+			continue;
+		si = socktab__by_cookie(&m->st, r->key.cookie);
+		p = si ? plan_of(plans, nplans, si->netns) : NULL;
+		if (!p || p->full || plan_has_port(p, si->sport))
+			continue; /* closed, or just dumped */
+		k = htab__find(&m->known, &r->key.cookie);
+		if (k && k->no_exact) {
+			plan_port(&again[p - plans], si->sport);
+			continue;
+		}
+		plan[n] = p - plans;
+		idx[n++] = si - m->st.v;
+	}
+	for (int first = 0, last; first < n; first = last) {
+		int pi = plan[first];
+
+		/* gather this plan's sockets at [first, last) */
+		last = first + 1;
+		for (int j = last; j < n; j++)
+			if (plan[j] == pi) {
+				int t = idx[j];
+
+				plan[j] = plan[last];
+				idx[j] = idx[last];
+				plan[last] = pi;
+				idx[last++] = t;
+			}
+		/* an answer lost, or none: nothing is learnt of the misses */
+		bool sure = !socktab__refresh(&m->st, &m->nt, plans[pi].netns,
+					      idx + first, last - first, found + first);
+
+		m->sock_stats.exact += last - first;
+		for (int j = first; j < last; j++) {
+			struct sock_info *si = &m->st.v[idx[j]];
+
+			if (found[j]) {
+				remember_fresh(m, si, now);
+				continue;
+			}
+			m->sock_stats.exact_missed++;
+			if (sure)
+				missed[nmissed++] = *si;
+			plan_port(&again[pi], si->sport);
+		}
+	}
+	sync_sockets(m, again, nplans, false, now);
+	/*
+	 * Missed, but in the dump of its port as it was: out of reach of
+	 * exact requests. (One that has connected since answers next time.)
+	 */
+	for (int i = 0; i < nmissed; i++) {
+		const struct sock_info *was = &missed[i];
+		struct sock_info *k = htab__find(&m->known, &was->cookie);
+		struct sock_info *now_si = socktab__by_cookie(&m->st, was->cookie);
+
+		if (k && now_si && now_si->family == was->family &&
+		    now_si->sport == was->sport && now_si->dport == was->dport &&
+		    now_si->ifindex == was->ifindex &&
+		    !memcmp(now_si->saddr, was->saddr, 16) &&
+		    !memcmp(now_si->daddr, was->daddr, 16))
+			k->no_exact = true;
+	}
+out:
+	free(again);
+	free(idx);
+	free(plan);
+	free(found);
+	free(missed);
+	return err;
+}
+
 int model__update(struct model *m, struct htab *drops,
 		  const struct ud_val *overflow, const uint64_t *stats,
 		  uint64_t now)
@@ -874,10 +1254,27 @@ int model__update(struct model *m, struct htab *drops,
 	memcpy(m->stats, stats, sizeof(m->stats));
 	memcpy(m->overflow, overflow, sizeof(m->overflow));
 
+	/*
+	 * The netns there are: scanned again every NETNS_RESCAN_NS, or when
+	 * a drop names one not in the table (netns__run_in copes with a path
+	 * that has gone meanwhile).
+	 */
+	bool rescan = now < m->nt_ns || now - m->nt_ns >= NETNS_RESCAN_NS ||
+		      (m->opts.netns && !netns__find(&m->nt, m->opts.netns));
+
+	for (it = 0; !rescan && htab__next(drops, &it, &key, &val);) {
+		const struct ud_key *k = key;
+
+		rescan = k->netns && !netns__find(&m->nt, k->netns);
+	}
+	if (rescan) {
+		netns__free(&m->nt);
+		if (netns__scan(&m->nt))
+			return -ENOMEM;
+		m->nt_ns = now;
+	}
+
 	/* which netns are in view: the filter's, or those that dropped */
-	netns__free(&m->nt);
-	if (netns__scan(&m->nt))
-		return -ENOMEM;
 	if (m->opts.netns) {
 		netns_list[nnetns++] = m->opts.netns;
 	} else {
@@ -913,16 +1310,12 @@ int model__update(struct model *m, struct htab *drops,
 	htab__clear(&m->local_addrs);
 
 	/* the socket tables of those netns (this also makes cookies) */
-	socktab__reset(&m->st);
-	for (int i = 0; i < nnetns; i++) {
-		err = socktab__dump(&m->st, &m->nt, netns_list[i], IPPROTO_UDP);
-		if (err && err != -ENOENT)
-			pr_debug("socket dump of netns %u: %s\n", netns_list[i],
-				 strerror(-err));
-		err = socktab__dump(&m->st, &m->nt, netns_list[i], IPPROTO_UDPLITE);
-		(void)err; /* UDP-Lite may be absent: nothing to show then */
-	}
-	remember_sockets(m, false);
+	struct dump_plan *plans = calloc(nnetns, sizeof(*plans));
+
+	if (!plans)
+		return -ENOMEM;
+	plan_dumps(m, drops, plans, netns_list, nnetns, now);
+	sync_sockets(m, plans, nnetns, true, now);
 	forget_sockets(m, now, netns_list, nnetns);
 	refresh_pid_inodes(m);
 
@@ -944,6 +1337,9 @@ int model__update(struct model *m, struct htab *drops,
 				/* not dumped yet: stays keyed by inode */
 				cookie = ck ? *ck : (1ull << 63) | ino;
 			}
+			/* dumped and not found: no dump is done for it again */
+			if (cookie && !htab__find(&m->known, &cookie))
+				htab__upsert(&m->unknown, &cookie, NULL);
 			/* cookie 0: a socket with neither cookie nor inode
 			 * (a kernel socket): shown with its flow */
 			err = add_to_row(m, k, v, c, cookie, k->netns, 0);
@@ -952,9 +1348,17 @@ int model__update(struct model *m, struct htab *drops,
 		} else {
 			err = add_to_row(m, k, v, c, 0, k->netns, 0);
 		}
-		if (err)
+		if (err) {
+			free(plans);
 			return err;
+		}
 	}
+
+	/* the sockets of the rows in view, fresh */
+	err = refresh_rows(m, plans, nnetns, now);
+	free(plans);
+	if (err)
+		return err;
 
 	/* quiet sockets, for --all */
 	if (m->opts.all) {
@@ -978,7 +1382,7 @@ int model__update(struct model *m, struct htab *drops,
 	/* join, rates, view */
 	int nsock = 0, nflow = 0;
 	bool *want = calloc(m->st.n + 1, sizeof(bool));
-	bool any_want = false;
+	bool any_want = false, any_new = false;
 	bool refresh_owners = now - m->owners_ns >= OWNERS_REFRESH_NS;
 
 	free(m->view_sockets);
@@ -1015,14 +1419,16 @@ int model__update(struct model *m, struct htab *drops,
 			m->totals.attributed += r->drops;
 			m->view_sockets[nsock++] = r;
 			/*
-			 * Owners rarely change: look them up for sockets never
-			 * looked at, and for all of them every OWNERS_REFRESH.
+			 * Owners rarely change: look them up when a socket
+			 * never looked at comes into view, and every
+			 * OWNERS_REFRESH; for all sockets in view then.
 			 */
-			if (live && (refresh_owners || (k && !k->owner_tried))) {
-				want[live - m->st.v] = true;
-				any_want = true;
-				if (k)
+			if (live) {
+				want[live - m->st.v] = any_want = true;
+				if (k && !k->owner_tried) {
+					any_new = true;
 					k->owner_tried = true;
+				}
 			}
 		} else {
 			m->view_flows[nflow++] = r;
@@ -1032,10 +1438,16 @@ int model__update(struct model *m, struct htab *drops,
 	m->nview_flows = nflow;
 
 	/* owners of the sockets in view (the /proc walk ss -p does) */
-	if (any_want) {
-		socktab__find_owners(&m->st, want);
-		if (refresh_owners)
-			m->owners_ns = now;
+	bool looked = any_want && (any_new || refresh_owners);
+
+	if (looked) {
+		bool full = any_new || now - m->owners_full_ns >= OWNERS_FULL_NS;
+
+		if (full || socktab__check_owners(&m->st, want)) {
+			socktab__find_owners(&m->st, want);
+			m->owners_full_ns = now;
+		}
+		m->owners_ns = now;
 	}
 	free(want);
 	for (int i = 0; i < nsock; i++) {
@@ -1043,14 +1455,16 @@ int model__update(struct model *m, struct htab *drops,
 		struct sock_info *live = socktab__by_cookie(&m->st, r->key.cookie);
 		struct sock_info *k = htab__find(&m->known, &r->key.cookie);
 
-		if (live && (live->npids || refresh_owners)) {
-			/* a refresh also clears owners that have gone */
+		if (live && (live->npids || looked)) {
+			/* a lookup also clears owners that have gone */
 			r->sock.npids = live->npids;
 			memcpy(r->sock.pids, live->pids, sizeof(live->pids));
+			memcpy(r->sock.fds, live->fds, sizeof(live->fds));
 			memcpy(r->sock.comm, live->comm, sizeof(live->comm));
 			if (k) {
 				k->npids = live->npids;
 				memcpy(k->pids, live->pids, sizeof(live->pids));
+				memcpy(k->fds, live->fds, sizeof(live->fds));
 				memcpy(k->comm, live->comm, sizeof(live->comm));
 			}
 		}

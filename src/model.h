@@ -122,6 +122,17 @@ struct model_totals {
 	uint64_t prev_drops;
 };
 
+/*
+ * The socket table (st) lives on from one update to the next. All sockets
+ * of a netns are dumped when it comes into view, every MODEL_FULL_DUMP_NS,
+ * on every update with --all, and when a drop names a socket not seen yet;
+ * the sockets on a port when a flow to it is to be attributed. In between,
+ * the sockets of the rows in view are refreshed by exact requests; one
+ * that does not answer is looked for by its port (closed, or not reachable
+ * that way).
+ */
+#define MODEL_FULL_DUMP_NS (30 * 1000000000ull)
+
 struct model {
 	struct model_opts opts;
 	struct reasons reasons;
@@ -138,6 +149,10 @@ struct model {
 	struct htab rx;         /* socket identity -> struct ud_rx, since the baseline */
 	struct htab rx_base;    /* socket identity -> struct ud_rx at the baseline */
 	struct htab rx_sock;    /* row cookie -> struct rx_sock: rx joined per socket */
+	struct htab dumped;     /* netns -> uint64_t: when all its sockets were last dumped */
+	struct htab unknown;    /* socket id a dump has not found (cookie, or 1 << 63 | inode) */
+	uint32_t st_netns[256]; /* the netns whose sockets st holds */
+	int nst_netns;          /* -1: too many to list (any may be there) */
 	struct netns_counters *counters;
 	int ncounters;
 	struct model_totals totals;
@@ -146,7 +161,12 @@ struct model {
 	struct ud_val overflow[UD_OVERFLOW_SLOTS];
 	int8_t cause_cache[1024]; /* reason value -> cause, -1 unknown yet */
 	uint64_t start_ns, last_ns;
-	uint64_t owners_ns;      /* last full walk of /proc for socket owners */
+	uint64_t nt_ns;          /* when nt was scanned */
+	uint64_t owners_ns;      /* last lookup of the owners of the sockets in view */
+	uint64_t owners_full_ns; /* ... by a full walk of /proc */
+	struct model_sock_stats {
+		uint64_t full, ports, exact, exact_missed; /* dumps, requests */
+	} sock_stats;            /* how the socket table was kept (-vv, tests) */
 	uint64_t forget_ns;      /* last pruning of long-closed sockets */
 	double interval;         /* seconds covered by the last update */
 	bool have_rx;            /* rows carry rx, rx_rate, queue_peak */

@@ -164,6 +164,47 @@ int netns__resolve(const struct netns_table *t, const char *spec,
 	return 0;
 }
 
+/* An fd of netns `inode` opened from path, or -1. */
+static int open_if(const char *path, uint32_t inode)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+
+	/* the path may now name another netns (pid reuse): check */
+	if (fd >= 0 && (fstat(fd, &st) || (uint32_t)st.st_ino != inode)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * An fd of netns `inode`: from the table's path, or, when that has gone
+ * (its process exited since the scan), from any process still in it.
+ */
+static int open_netns(const struct netns_info *ni, uint32_t inode)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd = ni->path[0] ? open_if(ni->path, inode) : -1;
+
+	if (fd >= 0)
+		return fd;
+	d = opendir("/proc");
+	while (d && fd < 0 && (de = readdir(d))) {
+		char path[64];
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/ns/net", de->d_name);
+		if (inode_of(path) == inode)
+			fd = open_if(path, inode);
+	}
+	if (d)
+		closedir(d);
+	return fd;
+}
+
 int netns__run_in(const struct netns_table *t, uint32_t inode,
 		  int (*fn)(void *arg), void *arg)
 {
@@ -172,18 +213,11 @@ int netns__run_in(const struct netns_table *t, uint32_t inode,
 
 	if (inode == t->self)
 		return fn(arg);
-	if (!ni || !ni->path[0])
+	if (!ni)
 		return -ENOENT;
-	target = open(ni->path, O_RDONLY | O_CLOEXEC);
+	target = open_netns(ni, inode);
 	if (target < 0)
-		return -errno;
-	/* the path may now name another netns (pid reuse): check */
-	struct stat st;
-
-	if (fstat(target, &st) || (uint32_t)st.st_ino != inode) {
-		close(target);
 		return -ENOENT;
-	}
 	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self < 0) {
 		ret = -errno;

@@ -48,8 +48,10 @@ int netns__local_addrs(const struct netns_table *t, uint32_t inode,
 uint32_t netns__of_pid(int pid);
 
 /*
- * Run fn in the netns `inode` (setns there and back on this thread).
- * Returns fn's result, or a negative errno if the netns cannot be entered.
+ * Run fn in the netns `inode` (setns there and back on this thread), one
+ * of the table's. Returns fn's result, or a negative errno if the netns
+ * cannot be entered. When the table's path for it has gone (its process
+ * has exited since the scan), another process in it is looked for.
  */
 int netns__run_in(const struct netns_table *t, uint32_t inode,
 		  int (*fn)(void *arg), void *arg);

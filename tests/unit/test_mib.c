@@ -178,6 +178,27 @@ static void test_repeated_prefix(void **state)
 	check(&m, MIB_UdpNoPorts, 4);
 }
 
+/*
+ * Groups with none of udpdrop's counters are skipped whole, and the
+ * header/value pairing goes on right after them.
+ */
+static void test_other_groups_skipped(void **state)
+{
+	struct mib m;
+
+	memset(&m, 0, sizeof(m));
+	mib__parse(&m, "TcpExt: RcvbufErrors ReasmFails\nTcpExt: 7 8\n"
+		       "Udp: RcvbufErrors\nUdp: 9\n"
+		       "Tcp: InErrs\nTcp: 3\n"
+		       "IpExt: ReasmOverlaps\nIpExt: 4\n"
+		       "Icmp6InMsgs 5\nIp6ReasmFails 6\nUdpLite6InErrors 2\n");
+	check(&m, MIB_UdpRcvbufErrors, 9);
+	check(&m, MIB_IpExtReasmOverlaps, 4);
+	check(&m, MIB_Ip6ReasmFails, 6);
+	check_absent(&m, MIB_IpReasmFails);
+	check_absent(&m, MIB_UdpInErrors);
+}
+
 static void test_above_2_32(void **state)
 {
 	static const char big[] =
@@ -256,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_missing_counter),
 		cmocka_unit_test(test_short_value_line),
 		cmocka_unit_test(test_repeated_prefix),
+		cmocka_unit_test(test_other_groups_skipped),
 		cmocka_unit_test(test_above_2_32),
 		cmocka_unit_test(test_empty_and_junk),
 		cmocka_unit_test(test_names),

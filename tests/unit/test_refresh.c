@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unit tests for how the model keeps its socket table (src/model.c, see
+ * MODEL_FULL_DUMP_NS): which update dumps a netns whole, which dumps the
+ * sockets of a port, which refreshes the sockets in view by exact requests,
+ * and how owners are looked up again; on real sockets of this process, in
+ * its own netns (m->sock_stats counts what was done).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "htab.h"
+#include "model.h"
+#include "udpdrop.h"
+
+#define NFDS 4
+#define UNKNOWN_COOKIE 0x7fff0000deadbeefull
+
+struct fx {
+	struct model m;
+	bool model_up;
+	struct htab drops;
+	struct ud_val overflow[UD_OVERFLOW_SLOTS];
+	uint64_t stats[UD_STAT_MAX];
+	uint32_t netns;
+	uint32_t r_rcvbuff, r_netfilter;
+	int fds[NFDS];
+	uint64_t cookies[NFDS];
+	uint16_t ports[NFDS];
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct stat st;
+
+	if (!f || htab__init(&f->drops, sizeof(struct ud_key), sizeof(struct ud_val)) ||
+	    stat("/proc/self/ns/net", &st)) {
+		free(f);
+		return -1;
+	}
+	f->netns = st.st_ino;
+	for (int i = 0; i < NFDS; i++)
+		f->fds[i] = -1;
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	if (f->model_up)
+		model__free(&f->m);
+	htab__free(&f->drops);
+	for (int i = 0; i < NFDS; i++)
+		if (f->fds[i] >= 0)
+			close(f->fds[i]);
+	free(f);
+	return 0;
+}
+
+static uint32_t reason_of(struct fx *f, const char *name)
+{
+	int64_t v = reasons__value(&f->m.reasons, name);
+
+	if (v < 0) {
+		print_message("this kernel has no SKB_DROP_REASON_%s\n", name);
+		skip();
+	}
+	return v;
+}
+
+static void fx_init(struct fx *f, const struct model_opts *o)
+{
+	assert_int_equal(model__init(&f->m, o), 0);
+	f->model_up = true;
+	f->r_rcvbuff = reason_of(f, "SOCKET_RCVBUFF");
+	f->r_netfilter = reason_of(f, "NETFILTER_DROP");
+}
+
+/* A UDP socket in slot i on 127.0.0.1:port (0: any port), optionally SO_REUSEPORT. */
+static void open_udp(struct fx *f, int i, uint16_t port, bool reuseport)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a), clen = sizeof(f->cookies[i]);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), one = 1;
+
+	assert_true(fd >= 0);
+	f->fds[i] = fd;
+	if (reuseport)
+		assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)), 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	f->ports[i] = ntohs(a.sin_port);
+	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_COOKIE, &f->cookies[i], &clen), 0);
+}
+
+static void close_udp(struct fx *f, int i)
+{
+	close(f->fds[i]);
+	f->fds[i] = -1;
+}
+
+static void send_to(uint16_t port, int n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	assert_true(fd >= 0);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sendto(fd, "x", 1, 0, (struct sockaddr *)&a, sizeof(a)), 1);
+	close(fd);
+}
+
+/* Set a socket's rcvbuf drops (the tracer's counts are cumulative). */
+static void put_sock(struct fx *f, uint64_t cookie, uint64_t n)
+{
+	struct ud_key k;
+	struct ud_val *v;
+
+	memset(&k, 0, sizeof(k));
+	k.netns = f->netns;
+	k.reason = f->r_rcvbuff;
+	k.cookie = cookie;
+	k.flags = UD_KEY_SOCK | UD_KEY_RX_SK;
+	v = htab__upsert(&f->drops, &k, NULL);
+	assert_non_null(v);
+	v->datagrams = v->skbs = n;
+}
+
+/* Set a netfilter flow's drops to 127.0.0.1:port (no socket on record). */
+static void put_flow(struct fx *f, uint16_t port, uint64_t n)
+{
+	struct ud_key k;
+	struct ud_val *v;
+
+	memset(&k, 0, sizeof(k));
+	k.netns = f->netns;
+	k.reason = f->r_netfilter;
+	k.family = AF_INET;
+	k.proto = IPPROTO_UDP;
+	k.dport = port;
+	inet_pton(AF_INET, "127.0.0.1", k.saddr);
+	inet_pton(AF_INET, "127.0.0.1", k.daddr);
+	v = htab__upsert(&f->drops, &k, NULL);
+	assert_non_null(v);
+	v->datagrams = v->skbs = n;
+}
+
+static void update_at(struct fx *f, uint64_t ms)
+{
+	assert_int_equal(model__update(&f->m, &f->drops, f->overflow, f->stats,
+				       f->m.start_ns + ms * 1000000ull), 0);
+}
+
+static struct row *row_of(struct fx *f, uint64_t cookie)
+{
+	for (int i = 0; i < f->m.nview_sockets; i++)
+		if (f->m.view_sockets[i]->key.cookie == cookie)
+			return f->m.view_sockets[i];
+	return NULL;
+}
+
+#define S(f) (f)->m.sock_stats
+
+/*
+ * The first update dumps the netns whole; the next ones ask for the
+ * sockets in view alone, and see what changed (a queue filling up).
+ */
+static void test_exact_between_dumps(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct row *r;
+
+	fx_init(f, &o);
+	open_udp(f, 0, 0, false);
+	open_udp(f, 1, 0, false); /* quiet: never asked for */
+	put_sock(f, f->cookies[0], 3);
+	update_at(f, 1000);
+	assert_int_equal(S(f).full, 1);
+	assert_int_equal(S(f).exact, 0);
+	r = row_of(f, f->cookies[0]);
+	assert_non_null(r);
+	assert_true(r->sock_alive && r->sock.have_mem);
+	assert_int_equal(r->sock.rmem, 0);
+	assert_int_equal(r->sock.sport, f->ports[0]);
+
+	send_to(f->ports[0], 2);
+	update_at(f, 2000);
+	assert_int_equal(S(f).full, 1);
+	assert_int_equal(S(f).ports, 0);
+	assert_int_equal(S(f).exact, 1);
+	assert_int_equal(S(f).exact_missed, 0);
+	r = row_of(f, f->cookies[0]);
+	assert_true(r->sock_alive);
+	assert_true(r->sock.rmem > 0);
+	assert_int_equal(f->m.nview_sockets, 1);
+}
+
+/* A socket in view that closes: missed, looked for on its port, gone. */
+static void test_closed_in_view(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct row *r;
+
+	fx_init(f, &o);
+	open_udp(f, 0, 0, false);
+	put_sock(f, f->cookies[0], 3);
+	update_at(f, 1000);
+	close_udp(f, 0);
+	update_at(f, 2000);
+	assert_int_equal(S(f).full, 1);
+	assert_int_equal(S(f).exact_missed, 1);
+	assert_int_equal(S(f).ports, 1);
+	r = row_of(f, f->cookies[0]);
+	assert_non_null(r);
+	assert_false(r->sock_alive);
+	assert_true(r->have_sock); /* still named */
+	assert_int_equal(r->drops, 3);
+	/* gone for good: not asked for again */
+	update_at(f, 3000);
+	assert_int_equal(S(f).exact, 1);
+	assert_int_equal(S(f).ports, 1);
+	assert_int_equal(S(f).full, 1);
+}
+
+/*
+ * A drop names a socket born since the last dump: the netns is dumped
+ * whole at once. One that no dump finds (it closed first) is looked for
+ * once only.
+ */
+static void test_new_and_unknown_sockets(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+
+	fx_init(f, &o);
+	update_at(f, 1000);
+	assert_int_equal(S(f).full, 1);
+	open_udp(f, 0, 0, false);
+	put_sock(f, f->cookies[0], 1);
+	update_at(f, 2000);
+	assert_int_equal(S(f).full, 2);
+	assert_true(row_of(f, f->cookies[0])->sock_alive);
+	update_at(f, 3000);
+	assert_int_equal(S(f).full, 2);
+
+	put_sock(f, UNKNOWN_COOKIE, 1);
+	update_at(f, 4000);
+	assert_int_equal(S(f).full, 3);
+	assert_false(row_of(f, UNKNOWN_COOKIE)->have_sock);
+	put_sock(f, UNKNOWN_COOKIE, 2);
+	update_at(f, 5000);
+	assert_int_equal(S(f).full, 3);
+	assert_int_equal(row_of(f, UNKNOWN_COOKIE)->drops, 2);
+}
+
+/* Whole dumps come back every MODEL_FULL_DUMP_NS, and always with --all. */
+static void test_periodic_and_all(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	uint64_t period = MODEL_FULL_DUMP_NS / 1000000ull;
+
+	fx_init(f, &o);
+	update_at(f, 1000);
+	update_at(f, 1000 + period - 1);
+	assert_int_equal(S(f).full, 1);
+	update_at(f, 1000 + period);
+	assert_int_equal(S(f).full, 2);
+	update_at(f, 1000 + period + 1000);
+	assert_int_equal(S(f).full, 2);
+	model__free(&f->m);
+	f->model_up = false;
+
+	o.all = true;
+	fx_init(f, &o);
+	open_udp(f, 0, 0, false);
+	update_at(f, 1000);
+	update_at(f, 2000);
+	assert_int_equal(S(f).full, 2);
+	open_udp(f, 1, 0, false);
+	update_at(f, 3000);
+	assert_int_equal(S(f).full, 3);
+	assert_int_equal(S(f).exact, 0);
+	assert_true(row_of(f, f->cookies[1])->sock_alive); /* at once */
+}
+
+/* A flow to attribute: the sockets on its port are dumped, no more. */
+static void test_flow_port_dump(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct row *r;
+
+	fx_init(f, &o);
+	open_udp(f, 0, 0, false);
+	put_flow(f, f->ports[0], 4);
+	update_at(f, 1000);
+	assert_int_equal(S(f).full, 1);
+	r = row_of(f, f->cookies[0]);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 4);
+	assert_true(r->flags & ROW_VIA_FLOW);
+
+	/* no new counts: nothing to attribute, nothing dumped */
+	update_at(f, 2000);
+	assert_int_equal(S(f).ports, 0);
+	assert_int_equal(S(f).exact, 1);
+	/* new counts: the port's sockets, fresh (a new one there included) */
+	close_udp(f, 0);
+	open_udp(f, 1, f->ports[0], false);
+	put_flow(f, f->ports[0], 10);
+	update_at(f, 3000);
+	assert_int_equal(S(f).full, 1);
+	assert_int_equal(S(f).ports, 1);
+	assert_int_equal(row_of(f, f->cookies[0])->drops, 4);
+	assert_false(row_of(f, f->cookies[0])->sock_alive);
+	r = row_of(f, f->cookies[1]);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 6);
+	assert_true(r->sock_alive);
+}
+
+/*
+ * SO_REUSEPORT: an exact request reaches one socket of the group; the
+ * other is found alive by its port, and refreshed that way from then on.
+ */
+static void test_reuseport(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+
+	fx_init(f, &o);
+	open_udp(f, 0, 0, true);
+	open_udp(f, 1, f->ports[0], true);
+	put_sock(f, f->cookies[0], 1);
+	put_sock(f, f->cookies[1], 1);
+	update_at(f, 1000);
+	update_at(f, 2000);
+	assert_int_equal(S(f).exact, 2);
+	if (S(f).exact_missed == 0) {
+		print_message("both sockets of the group answered exact requests\n");
+		return; /* a kernel that looks further: nothing to fall back from */
+	}
+	assert_int_equal(S(f).exact_missed, 1);
+	assert_int_equal(S(f).ports, 1);
+	assert_true(row_of(f, f->cookies[0])->sock_alive);
+	assert_true(row_of(f, f->cookies[1])->sock_alive);
+	send_to(f->ports[0], 4); /* spread over the group */
+	update_at(f, 3000);
+	assert_int_equal(S(f).exact, 3);    /* the one that answers */
+	assert_int_equal(S(f).exact_missed, 1);
+	assert_int_equal(S(f).ports, 2);    /* the other, by its port */
+	assert_int_equal(row_of(f, f->cookies[0])->sock.rmem +
+			 row_of(f, f->cookies[1])->sock.rmem > 0, 1);
+	assert_true(row_of(f, f->cookies[0])->sock_alive);
+	assert_true(row_of(f, f->cookies[1])->sock_alive);
+}
+
+/*
+ * Owners: a full /proc walk when a socket comes into view, a check of the
+ * holders found every 10 s, a full walk again a minute on.
+ */
+static void test_owners(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct row *r;
+	uint64_t first;
+
+	fx_init(f, &o);
+	open_udp(f, 0, 0, false);
+	put_sock(f, f->cookies[0], 1);
+	update_at(f, 1000);
+	first = f->m.owners_full_ns;
+	assert_int_equal(first, f->m.start_ns + 1000 * 1000000ull);
+	r = row_of(f, f->cookies[0]);
+	assert_int_equal(r->sock.npids, 1);
+	assert_int_equal(r->sock.pids[0], getpid());
+
+	/* the fd moves: the check finds it there */
+	int moved = dup(f->fds[0]);
+
+	assert_true(moved >= 0);
+	close(f->fds[0]);
+	f->fds[0] = moved;
+	update_at(f, 11000);
+	assert_int_equal(f->m.owners_full_ns, first);
+	assert_int_equal(f->m.owners_ns, f->m.start_ns + 11000 * 1000000ull);
+	r = row_of(f, f->cookies[0]);
+	assert_int_equal(r->sock.npids, 1);
+	assert_int_equal(r->sock.pids[0], getpid());
+	assert_int_equal(r->sock.fds[0], moved);
+
+	update_at(f, 62000);
+	assert_int_equal(f->m.owners_full_ns, f->m.start_ns + 62000 * 1000000ull);
+	assert_int_equal(row_of(f, f->cookies[0])->sock.pids[0], getpid());
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_exact_between_dumps),
+		T(test_closed_in_view),
+		T(test_new_and_unknown_sockets),
+		T(test_periodic_and_all),
+		T(test_flow_port_dump),
+		T(test_reuseport),
+		T(test_owners),
+	};
+#undef T
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
