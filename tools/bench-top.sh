@@ -22,13 +22,13 @@
 # BTF parse, the first socket dump).
 #
 #   tools/bench-top.sh      (or: make bench)
-#   ROUNDS=3 COUNT=20 SOCKETS=10000 DROPPING=1000 RATE=2000 tools/bench-top.sh
+#   ROUNDS=2 COUNT=60 SOCKETS=10000 DROPPING=1000 RATE=2000 tools/bench-top.sh
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-ROUNDS=${ROUNDS:-3}
-COUNT=${COUNT:-20}
+ROUNDS=${ROUNDS:-2}
+COUNT=${COUNT:-60}
 SOCKETS=${SOCKETS:-10000}
 DROPPING=${DROPPING:-1000}
 RATE=${RATE:-2000}
