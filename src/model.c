@@ -1028,7 +1028,7 @@ static void plan_dumps(struct model *m, struct htab *drops,
 				uint32_t ino = k->cookie;
 
 				known = htab__find(&m->inode2cookie, &ino);
-				id = (1ull << 63) | ino;
+				id = UD_RX_INODE | ino;
 			} else {
 				known = !id || htab__find(&m->known, &id);
 			}
@@ -1335,7 +1335,7 @@ int model__update(struct model *m, struct htab *drops,
 				uint64_t *ck = htab__find(&m->inode2cookie, &ino);
 
 				/* not dumped yet: stays keyed by inode */
-				cookie = ck ? *ck : (1ull << 63) | ino;
+				cookie = ck ? *ck : UD_RX_INODE | ino;
 			}
 			/* dumped and not found: no dump is done for it again */
 			if (cookie && !htab__find(&m->known, &cookie))

@@ -150,7 +150,7 @@ struct model {
 	struct htab rx_base;    /* socket identity -> struct ud_rx at the baseline */
 	struct htab rx_sock;    /* row cookie -> struct rx_sock: rx joined per socket */
 	struct htab dumped;     /* netns -> uint64_t: when all its sockets were last dumped */
-	struct htab unknown;    /* socket id a dump has not found (cookie, or 1 << 63 | inode) */
+	struct htab unknown;    /* socket id a dump has not found (cookie, or UD_RX_INODE | inode) */
 	uint32_t st_netns[256]; /* the netns whose sockets st holds */
 	int nst_netns;          /* -1: too many to list (any may be there) */
 	struct netns_counters *counters;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include "text_assert.h"
+#include "model_fixture.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -36,13 +37,7 @@
 #define UNKNOWN_REASON 60000u        /* in no kernel's table (checked) */
 
 struct fx {
-	struct model m;
-	bool model_up;
-	struct htab drops;
-	struct ud_val overflow[UD_OVERFLOW_SLOTS];
-	uint64_t stats[UD_STAT_MAX];
-	struct strbuf sb;
-	uint32_t netns;                 /* this process's netns inode */
+	struct model_fx x; /* first: the model and the snapshot */
 	uint32_t r_no_socket, r_rcvbuff;
 	int fds[2];                     /* real sockets, -1 if none */
 };
@@ -50,17 +45,12 @@ struct fx {
 static int fx_setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct stat st;
 
-	if (!f)
-		return -1;
-	f->fds[0] = f->fds[1] = -1;
-	if (htab__init(&f->drops, sizeof(struct ud_key), sizeof(struct ud_val)) ||
-	    stat("/proc/self/ns/net", &st)) {
+	if (!f || model_fx__open(&f->x)) {
 		free(f);
 		return -1;
 	}
-	f->netns = st.st_ino;
+	f->fds[0] = f->fds[1] = -1;
 	*state = f;
 	return 0;
 }
@@ -69,10 +59,7 @@ static int fx_teardown(void **state)
 {
 	struct fx *f = *state;
 
-	if (f->model_up)
-		model__free(&f->m);
-	htab__free(&f->drops);
-	sb_free(&f->sb);
+	model_fx__close(&f->x);
 	for (int i = 0; i < 2; i++)
 		if (f->fds[i] >= 0)
 			close(f->fds[i]);
@@ -80,28 +67,16 @@ static int fx_teardown(void **state)
 	return 0;
 }
 
-static uint32_t reason_of(struct fx *f, const char *name)
-{
-	int64_t v = reasons__value(&f->m.reasons, name);
-
-	if (v < 0) {
-		print_message("this kernel has no SKB_DROP_REASON_%s\n", name);
-		skip();
-	}
-	return v;
-}
-
 /* model__init with these options, and the reasons the tests use. */
 static void fx_init(struct fx *f, const struct model_opts *o)
 {
-	assert_int_equal(model__init(&f->m, o), 0);
-	f->model_up = true;
-	f->r_no_socket = reason_of(f, "NO_SOCKET");
-	f->r_rcvbuff = reason_of(f, "SOCKET_RCVBUFF");
+	model_fx__init(&f->x, o);
+	f->r_no_socket = model_fx__reason(&f->x, "NO_SOCKET");
+	f->r_rcvbuff = model_fx__reason(&f->x, "SOCKET_RCVBUFF");
 	/* the stats the JSON totals echo */
-	f->stats[UD_STAT_EVENTS] = 20;
-	f->stats[UD_STAT_NOT_OURS] = 11;
-	f->stats[UD_STAT_FILTERED] = 2;
+	f->x.stats[UD_STAT_EVENTS] = 20;
+	f->x.stats[UD_STAT_NOT_OURS] = 11;
+	f->x.stats[UD_STAT_FILTERED] = 2;
 }
 
 static void ip4(const char *s, uint8_t out[16])
@@ -116,7 +91,7 @@ static struct ud_key flow_key(struct fx *f, uint32_t reason, const char *src,
 	struct ud_key k;
 
 	memset(&k, 0, sizeof(k));
-	k.netns = f->netns;
+	k.netns = f->x.netns;
 	k.reason = reason;
 	k.family = AF_INET;
 	k.proto = IPPROTO_UDP;
@@ -132,7 +107,7 @@ static struct ud_key sock_key(struct fx *f, uint32_t reason, uint64_t cookie)
 	struct ud_key k;
 
 	memset(&k, 0, sizeof(k));
-	k.netns = f->netns;
+	k.netns = f->x.netns;
 	k.reason = reason;
 	k.cookie = cookie;
 	k.flags = UD_KEY_SOCK | UD_KEY_RX_SK;
@@ -143,7 +118,7 @@ static struct ud_key sock_key(struct fx *f, uint32_t reason, uint64_t cookie)
 static void put(struct fx *f, struct ud_key k, uint64_t datagrams,
 		uint64_t skbs, uint64_t bytes)
 {
-	struct ud_val *v = htab__upsert(&f->drops, &k, NULL);
+	struct ud_val *v = htab__upsert(&f->x.drops, &k, NULL);
 
 	assert_non_null(v);
 	v->datagrams = datagrams;
@@ -154,30 +129,30 @@ static void put(struct fx *f, struct ud_key k, uint64_t datagrams,
 /* model__update at start + ms milliseconds. */
 static void update_at(struct fx *f, uint64_t ms)
 {
-	assert_int_equal(model__update(&f->m, &f->drops, f->overflow, f->stats,
-				       f->m.start_ns + ms * 1000000ull), 0);
+	assert_int_equal(model__update(&f->x.m, &f->x.drops, f->x.overflow, f->x.stats,
+				       f->x.m.start_ns + ms * 1000000ull), 0);
 }
 
 static const char *json(struct fx *f, bool final)
 {
 	struct output_ctx oc = { .attach = "tp_btf", .final = final };
 
-	sb_free(&f->sb);
-	output__json(&f->m, &oc, &f->sb);
-	assert_non_null(f->sb.buf);
+	sb_free(&f->x.sb);
+	output__json(&f->x.m, &oc, &f->x.sb);
+	assert_non_null(f->x.sb.buf);
 	/* one line: the only newline ends it */
-	assert_ptr_equal(strchr(f->sb.buf, '\n'), f->sb.buf + f->sb.len - 1);
-	return f->sb.buf;
+	assert_ptr_equal(strchr(f->x.sb.buf, '\n'), f->x.sb.buf + f->x.sb.len - 1);
+	return f->x.sb.buf;
 }
 
 static const char *plain(struct fx *f, bool final)
 {
 	struct output_ctx oc = { .attach = "tp_btf", .final = final };
 
-	sb_free(&f->sb);
-	output__plain(&f->m, &oc, &f->sb);
-	assert_non_null(f->sb.buf);
-	return f->sb.buf;
+	sb_free(&f->x.sb);
+	output__plain(&f->x.m, &oc, &f->x.sb);
+	assert_non_null(f->x.sb.buf);
+	return f->x.sb.buf;
 }
 
 /* jq -e FILTER on text: its exit status (0: the filter was true). */
@@ -246,13 +221,13 @@ static void test_socketless_flow(void **state)
 	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 7, 7, 700);
 	update_at(f, 2000);
 
-	assert_true(f->m.interval == 2.0);
-	assert_int_equal(f->m.nview_sockets, 0);
-	assert_int_equal(f->m.nview_flows, 1);
-	r = f->m.view_flows[0];
+	assert_true(f->x.m.interval == 2.0);
+	assert_int_equal(f->x.m.nview_sockets, 0);
+	assert_int_equal(f->x.m.nview_flows, 1);
+	r = f->x.m.view_flows[0];
 	assert_int_equal(r->key.kind, ROW_FLOW);
 	assert_int_equal(r->key.cause, CAUSE_NO_SOCKET);
-	assert_int_equal(r->key.netns, f->netns);
+	assert_int_equal(r->key.netns, f->x.netns);
 	assert_int_equal(r->key.dport, 9999);
 	assert_int_equal(r->drops, 7);
 	assert_int_equal(r->skbs, 7);
@@ -263,12 +238,12 @@ static void test_socketless_flow(void **state)
 	assert_int_equal(r->reasons[0].drops, 7);
 	assert_true(r->rate == 3.5);
 	assert_int_equal(row__main_cause(r), CAUSE_NO_SOCKET);
-	assert_int_equal(f->m.totals.drops, 7);
-	assert_int_equal(f->m.totals.skbs, 7);
-	assert_int_equal(f->m.totals.attributed, 0);
-	assert_int_equal(f->m.totals.overflow, 0);
-	assert_int_equal(f->m.totals.cause[CAUSE_NO_SOCKET], 7);
-	assert_true(f->m.totals.rate == 3.5);
+	assert_int_equal(f->x.m.totals.drops, 7);
+	assert_int_equal(f->x.m.totals.skbs, 7);
+	assert_int_equal(f->x.m.totals.attributed, 0);
+	assert_int_equal(f->x.m.totals.overflow, 0);
+	assert_int_equal(f->x.m.totals.cause[CAUSE_NO_SOCKET], 7);
+	assert_true(f->x.m.totals.rate == 3.5);
 
 	char flow[128];
 
@@ -281,7 +256,7 @@ static void test_socketless_flow(void **state)
 	ASSERT_HAS(j, ",\"interval\":2.000,\"final\":false,\"attach\":\"tp_btf\","
 		   "\"netns_filter\":null,\"port_filter\":null,\"pid_filter\":null,"
 		   "\"sockets\":[],\"unattributed\":[{\"cause\":\"no_socket\","
-		   "\"netns\":%u,\"netns_name\":", f->netns);
+		   "\"netns\":%u,\"netns_name\":", f->x.netns);
 	ASSERT_HAS(j, ",\"proto\":\"udp\",\"family\":\"inet\","
 		   "\"flow\":\"10.1.2.3 -> 10.1.2.4:9999\","
 		   "\"why\":\"no socket bound to the port\",\"drops\":7,"
@@ -293,26 +268,26 @@ static void test_socketless_flow(void **state)
 		   "\"missed\":0,\"kernel_events\":20,\"not_udp\":11,\"filtered\":2,"
 		   "\"rx_overflow\":null}");
 	ASSERT_JQ(j, ".unattributed | length == 1");
-	ASSERT_JQ(j, ".unattributed[0].netns == %u", f->netns);
+	ASSERT_JQ(j, ".unattributed[0].netns == %u", f->x.netns);
 	ASSERT_JQ(j, "[.unattributed[0].locations[]] == [7]");
 	/* a netns first seen in this update: its kernel base is read before
 	 * the next tracer read, so no counters or reconciliation yet */
-	ASSERT_JQ(j, ".counters | has(\"%u\") | not", f->netns);
+	ASSERT_JQ(j, ".counters | has(\"%u\") | not", f->x.netns);
 	ASSERT_JQ(j, ".reconcile == []");
 	/* then both sides count from the same instant: deltas 0, 0, so
 	 * nothing has moved and the netns is not listed yet */
-	model__read_counters(&f->m);
+	model__read_counters(&f->x.m);
 	update_at(f, 3000);
 	j = json(f, false);
-	ASSERT_JQ(j, ".counters | has(\"%u\") | not", f->netns);
+	ASSERT_JQ(j, ".counters | has(\"%u\") | not", f->x.netns);
 	ASSERT_JQ(j, ".reconcile == []");
 	/* udpdrop counts 2 more (the kernel's cur is not read again here) */
 	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 9, 9, 900);
 	update_at(f, 4000);
 	j = json(f, false);
-	ASSERT_JQ(j, ".counters[\"%u\"] | length > 0 and all(.[]; . == 0)", f->netns);
+	ASSERT_JQ(j, ".counters[\"%u\"] | length > 0 and all(.[]; . == 0)", f->x.netns);
 	ASSERT_JQ(j, ".reconcile == [{\"netns\":%u,\"cause\":\"no_socket\","
-		  "\"counter\":\"UdpNoPorts\",\"kernel\":0,\"udpdrop\":2}]", f->netns);
+		  "\"counter\":\"UdpNoPorts\",\"kernel\":0,\"udpdrop\":2}]", f->x.netns);
 }
 
 static void test_socket_row_unknown_socket(void **state)
@@ -326,11 +301,11 @@ static void test_socket_row_unknown_socket(void **state)
 	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 7, 7, 700);
 	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 5, 5, 500);
 	update_at(f, 2000);
-	assert_null(socktab__by_cookie(&f->m.st, UNKNOWN_COOKIE));
+	assert_null(socktab__by_cookie(&f->x.m.st, UNKNOWN_COOKIE));
 
-	assert_int_equal(f->m.nview_sockets, 1);
-	assert_int_equal(f->m.nview_flows, 1);
-	r = f->m.view_sockets[0];
+	assert_int_equal(f->x.m.nview_sockets, 1);
+	assert_int_equal(f->x.m.nview_flows, 1);
+	r = f->x.m.view_sockets[0];
 	assert_int_equal(r->key.kind, ROW_SOCKET);
 	assert_int_equal(r->key.cookie, UNKNOWN_COOKIE);
 	assert_int_equal(r->drops, 5);
@@ -340,16 +315,16 @@ static void test_socket_row_unknown_socket(void **state)
 	assert_false(r->have_sock);
 	assert_false(r->sock_alive);
 	assert_true(r->rate == 2.5);
-	assert_int_equal(f->m.totals.attributed, 5);
-	assert_int_equal(f->m.totals.drops, 12);
-	assert_int_equal(f->m.totals.skbs, 12);
-	assert_int_equal(f->m.totals.cause[CAUSE_RCVBUF], 5);
-	assert_int_equal(f->m.totals.cause[CAUSE_NO_SOCKET], 7);
+	assert_int_equal(f->x.m.totals.attributed, 5);
+	assert_int_equal(f->x.m.totals.drops, 12);
+	assert_int_equal(f->x.m.totals.skbs, 12);
+	assert_int_equal(f->x.m.totals.cause[CAUSE_RCVBUF], 5);
+	assert_int_equal(f->x.m.totals.cause[CAUSE_NO_SOCKET], 7);
 
 	j = json(f, false);
 	assert_int_equal(jq_status(j, "."), 0);
 	ASSERT_HAS(j, "\"sockets\":[{\"proto\":null,\"family\":null,\"local\":null,"
-		   "\"remote\":null,\"netns\":%u,\"netns_name\":", f->netns);
+		   "\"remote\":null,\"netns\":%u,\"netns_name\":", f->x.netns);
 	ASSERT_HAS(j, ",\"cookie\":123456789,\"inode\":null,\"pid\":null,"
 		   "\"comm\":null,\"nprocs\":0,\"pids\":[],\"alive\":false,"
 		   "\"attribution\":[\"rx_sk\"],\"rcvbuf\":null,\"queued\":null,\"sk_drops\":null,"
@@ -374,7 +349,7 @@ static void test_fragment_only(void **state)
 	char flow[128];
 
 	fx_init(f, &o);
-	r_frag = reason_of(f, "FRAG_REASM_TIMEOUT");
+	r_frag = model_fx__reason(&f->x, "FRAG_REASM_TIMEOUT");
 	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 7, 7, 700);
 	/* a non-first fragment: no UDP header, so no port */
 	put(f, flow_key(f, r_frag, "10.1.2.3", "10.1.2.4", 0, UD_KEY_FRAG), 0, 3, 4500);
@@ -383,10 +358,10 @@ static void test_fragment_only(void **state)
 	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 0, 1, 100);
 	update_at(f, 2000);
 
-	assert_int_equal(f->m.nview_flows, 2);
+	assert_int_equal(f->x.m.nview_flows, 2);
 	/* sorted by drops: the 7-drop flow first */
-	assert_int_equal(f->m.view_flows[0]->drops, 7);
-	r = f->m.view_flows[1];
+	assert_int_equal(f->x.m.view_flows[0]->drops, 7);
+	r = f->x.m.view_flows[1];
 	assert_int_equal(r->key.cause, CAUSE_FRAG_TIMEOUT);
 	assert_int_equal(r->key.dport, 0);
 	assert_int_equal(r->drops, 0);
@@ -399,18 +374,18 @@ static void test_fragment_only(void **state)
 	row_flow(r, flow, sizeof(flow));
 	assert_string_equal(flow, "10.1.2.3 -> 10.1.2.4");
 
-	assert_int_equal(f->m.nview_sockets, 1);
-	r = f->m.view_sockets[0];
+	assert_int_equal(f->x.m.nview_sockets, 1);
+	r = f->x.m.view_sockets[0];
 	assert_int_equal(r->drops, 0);
 	assert_int_equal(r->skbs, 4);
 	assert_int_equal(r->nreasons, 2);
 	assert_int_equal(row__main_cause(r), CAUSE_FRAG_TIMEOUT);
 
-	assert_int_equal(f->m.totals.drops, 7);
-	assert_int_equal(f->m.totals.skbs, 14); /* 7 + 3 + 3 + 1 */
-	assert_int_equal(f->m.totals.attributed, 0);
+	assert_int_equal(f->x.m.totals.drops, 7);
+	assert_int_equal(f->x.m.totals.skbs, 14); /* 7 + 3 + 3 + 1 */
+	assert_int_equal(f->x.m.totals.attributed, 0);
 	/* causes count datagrams: skb-only causes are not listed */
-	assert_int_equal(f->m.totals.cause[CAUSE_FRAG_TIMEOUT], 0);
+	assert_int_equal(f->x.m.totals.cause[CAUSE_FRAG_TIMEOUT], 0);
 
 	j = json(f, false);
 	assert_int_equal(jq_status(j, "."), 0);
@@ -426,7 +401,7 @@ static void test_fragment_only(void **state)
 	/* one datagram outweighs any number of skb events */
 	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 1, 1, 100);
 	update_at(f, 3000);
-	r = find_sock(&f->m, UNKNOWN_COOKIE);
+	r = find_sock(&f->x.m, UNKNOWN_COOKIE);
 	assert_non_null(r);
 	assert_int_equal(r->drops, 1);
 	assert_int_equal(row__main_cause(r), CAUSE_RCVBUF);
@@ -469,25 +444,25 @@ static void test_rates(void **state)
 	/* GRO skbs of several datagrams: rates count datagrams, not skbs */
 	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 5, 2, 500);
 	update_at(f, 2000);
-	r = find_sock(&f->m, UNKNOWN_COOKIE);
+	r = find_sock(&f->x.m, UNKNOWN_COOKIE);
 	assert_non_null(r);
 	assert_true(r->rate == 2.5);
 
 	/* one second later: 10 more datagrams on the socket, none elsewhere */
 	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 15, 4, 1500);
 	update_at(f, 3000);
-	assert_true(f->m.interval == 1.0);
-	r = find_sock(&f->m, UNKNOWN_COOKIE);
+	assert_true(f->x.m.interval == 1.0);
+	r = find_sock(&f->x.m, UNKNOWN_COOKIE);
 	assert_non_null(r);
 	assert_int_equal(r->drops, 15);
 	assert_int_equal(r->prev_drops, 15);
 	assert_int_equal(r->prev_skbs, 4);
 	assert_true(r->rate == 10.0);
-	assert_int_equal(f->m.nview_flows, 1);
-	assert_int_equal(f->m.view_flows[0]->drops, 7);
-	assert_true(f->m.view_flows[0]->rate == 0.0);
-	assert_int_equal(f->m.totals.drops, 22);
-	assert_true(f->m.totals.rate == 10.0);
+	assert_int_equal(f->x.m.nview_flows, 1);
+	assert_int_equal(f->x.m.view_flows[0]->drops, 7);
+	assert_true(f->x.m.view_flows[0]->rate == 0.0);
+	assert_int_equal(f->x.m.totals.drops, 22);
+	assert_true(f->x.m.totals.rate == 10.0);
 
 	j = json(f, false);
 	assert_int_equal(jq_status(j, "."), 0);
@@ -506,7 +481,7 @@ static void test_rates(void **state)
 	/* the plain socket row, column for column */
 	p = plain(f, false);
 	snprintf(ns, sizeof(ns), "%s",
-		 model__netns_label(&f->m, f->netns, nsbuf, sizeof(nsbuf)));
+		 model__netns_label(&f->x.m, f->x.netns, nsbuf, sizeof(nsbuf)));
 	snprintf(line, sizeof(line),
 		 "%-5s %-22s %-22s %-14.14s %-22.22s %9s %9s %9s %-13s %8s %5s\n",
 		 "?", "?", "?", ns, "-", "-" /* no rx program here */, "10", "15", "rcvbuf",
@@ -528,31 +503,31 @@ static void test_unknown_reason(void **state)
 	struct row *r;
 
 	fx_init(f, &o);
-	assert_string_equal(reasons__name(&f->m.reasons, UNKNOWN_REASON, buf, sizeof(buf)),
+	assert_string_equal(reasons__name(&f->x.m.reasons, UNKNOWN_REASON, buf, sizeof(buf)),
 			    "REASON_60000");
-	assert_string_equal(model__reason_name(&f->m, UNKNOWN_REASON, buf, sizeof(buf)),
+	assert_string_equal(model__reason_name(&f->x.m, UNKNOWN_REASON, buf, sizeof(buf)),
 			    "REASON_60000");
-	assert_int_equal(model__cause(&f->m, UNKNOWN_REASON, 0), CAUSE_OTHER);
+	assert_int_equal(model__cause(&f->x.m, UNKNOWN_REASON, 0), CAUSE_OTHER);
 	/* the udp_fail tracepoint's verdict, not the (cached) reason, decides */
-	assert_int_equal(model__cause(&f->m, UNKNOWN_REASON, UD_KEY_FAIL_RCVBUF), CAUSE_RCVBUF);
-	assert_string_equal(reasons__name(&f->m.reasons, 1000, buf, sizeof(buf)),
+	assert_int_equal(model__cause(&f->x.m, UNKNOWN_REASON, UD_KEY_FAIL_RCVBUF), CAUSE_RCVBUF);
+	assert_string_equal(reasons__name(&f->x.m.reasons, 1000, buf, sizeof(buf)),
 			    "REASON_1000");
-	assert_int_equal(model__cause(&f->m, 1000, 0), CAUSE_OTHER);
-	assert_int_equal(model__cause(&f->m, 1000, UD_KEY_FAIL_MEM), CAUSE_UDP_MEM);
-	assert_int_equal(model__cause(&f->m, 1000, 0), CAUSE_OTHER);
-	assert_int_equal(model__cause(&f->m, f->r_no_socket, 0), CAUSE_NO_SOCKET);
+	assert_int_equal(model__cause(&f->x.m, 1000, 0), CAUSE_OTHER);
+	assert_int_equal(model__cause(&f->x.m, 1000, UD_KEY_FAIL_MEM), CAUSE_UDP_MEM);
+	assert_int_equal(model__cause(&f->x.m, 1000, 0), CAUSE_OTHER);
+	assert_int_equal(model__cause(&f->x.m, f->r_no_socket, 0), CAUSE_NO_SOCKET);
 
 	put(f, sock_key(f, UNKNOWN_REASON, UNKNOWN_COOKIE2), 2, 2, 200);
 	put(f, flow_key(f, UNKNOWN_REASON, "10.9.9.9", "10.9.9.8", 0, 0), 4, 4, 400);
 	update_at(f, 2000);
 
-	r = find_sock(&f->m, UNKNOWN_COOKIE2);
+	r = find_sock(&f->x.m, UNKNOWN_COOKIE2);
 	assert_non_null(r);
 	assert_int_equal(r->cause[CAUSE_OTHER], 2);
 	assert_int_equal(row__main_cause(r), CAUSE_OTHER);
-	assert_int_equal(f->m.nview_flows, 1);
-	assert_int_equal(f->m.view_flows[0]->key.cause, CAUSE_OTHER);
-	assert_int_equal(f->m.totals.cause[CAUSE_OTHER], 6);
+	assert_int_equal(f->x.m.nview_flows, 1);
+	assert_int_equal(f->x.m.view_flows[0]->key.cause, CAUSE_OTHER);
+	assert_int_equal(f->x.m.totals.cause[CAUSE_OTHER], 6);
 
 	j = json(f, false);
 	assert_int_equal(jq_status(j, "."), 0);
@@ -577,22 +552,22 @@ static void test_overflow(void **state)
 	fx_init(f, &o);
 	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 7, 7, 700);
 	assert_true(f->r_no_socket < UD_OVERFLOW_SLOTS);
-	f->overflow[f->r_no_socket].datagrams = 4;
-	f->overflow[f->r_no_socket].skbs = 4;
-	f->overflow[f->r_no_socket].bytes = 400;
+	f->x.overflow[f->r_no_socket].datagrams = 4;
+	f->x.overflow[f->r_no_socket].skbs = 4;
+	f->x.overflow[f->r_no_socket].bytes = 400;
 	update_at(f, 2000);
 
-	assert_int_equal(f->m.totals.overflow, 4);
-	assert_int_equal(f->m.totals.overflow_skbs, 4);
-	assert_int_equal(f->m.totals.drops, 11);
-	assert_int_equal(f->m.totals.skbs, 11);
-	assert_int_equal(f->m.totals.cause[CAUSE_NO_SOCKET], 11);
-	assert_int_equal(f->m.totals.attributed, 0);
+	assert_int_equal(f->x.m.totals.overflow, 4);
+	assert_int_equal(f->x.m.totals.overflow_skbs, 4);
+	assert_int_equal(f->x.m.totals.drops, 11);
+	assert_int_equal(f->x.m.totals.skbs, 11);
+	assert_int_equal(f->x.m.totals.cause[CAUSE_NO_SOCKET], 11);
+	assert_int_equal(f->x.m.totals.attributed, 0);
 	/* no row for the overflow: the cause is all that is left */
-	assert_int_equal(f->m.nview_flows, 1);
-	assert_int_equal(f->m.view_flows[0]->drops, 7);
-	assert_true(f->m.totals.rate == 5.5);
-	assert_int_equal(f->m.overflow[f->r_no_socket].datagrams, 4);
+	assert_int_equal(f->x.m.nview_flows, 1);
+	assert_int_equal(f->x.m.view_flows[0]->drops, 7);
+	assert_true(f->x.m.totals.rate == 5.5);
+	assert_int_equal(f->x.m.overflow[f->r_no_socket].datagrams, 4);
 
 	j = json(f, false);
 	assert_int_equal(jq_status(j, "."), 0);
@@ -606,12 +581,12 @@ static void test_overflow(void **state)
 	ASSERT_HAS(p, "  by cause: no_socket 11\n");
 
 	/* counted once more, a second later: the rate includes it */
-	f->overflow[f->r_no_socket].datagrams = 6;
-	f->overflow[f->r_no_socket].skbs = 6;
+	f->x.overflow[f->r_no_socket].datagrams = 6;
+	f->x.overflow[f->r_no_socket].skbs = 6;
 	update_at(f, 3000);
-	assert_int_equal(f->m.totals.overflow, 6);
-	assert_int_equal(f->m.totals.drops, 13);
-	assert_true(f->m.totals.rate == 2.0);
+	assert_int_equal(f->x.m.totals.overflow, 6);
+	assert_int_equal(f->x.m.totals.drops, 13);
+	assert_true(f->x.m.totals.rate == 2.0);
 }
 
 static void test_plain(void **state)
@@ -627,14 +602,14 @@ static void test_plain(void **state)
 	struct htab empty;
 
 	assert_int_equal(htab__init(&empty, sizeof(struct ud_key), sizeof(struct ud_val)), 0);
-	assert_int_equal(model__baseline(&f->m), 0);
-	model__baseline_counts(&f->m, &empty);
+	assert_int_equal(model__baseline(&f->x.m), 0);
+	model__baseline_counts(&f->x.m, &empty);
 	htab__free(&empty);
 	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 8, 8, 800);
 	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 5, 5, 500);
 	update_at(f, 2000);
 	snprintf(ns, sizeof(ns), "%s",
-		 model__netns_label(&f->m, f->netns, nsbuf, sizeof(nsbuf)));
+		 model__netns_label(&f->x.m, f->x.netns, nsbuf, sizeof(nsbuf)));
 
 	p = plain(f, false);
 	ASSERT_LACKS(p, "=== summary");
@@ -664,7 +639,7 @@ static void test_plain(void **state)
 		 "no_socket", ns, "10.1.2.3 -> 10.1.2.4:9999", "4", "8", "8");
 	ASSERT_HAS(p, "%s", line);
 	ASSERT_HAS(p, "?: SOCKET_RCVBUFF 5 (5 skbs)\n");
-	snprintf(line, sizeof(line), "kernel counters, netns %s (%u):\n", ns, f->netns);
+	snprintf(line, sizeof(line), "kernel counters, netns %s (%u):\n", ns, f->x.netns);
 	ASSERT_HAS(p, "%s", line);
 	ASSERT_HAS(p, "  %-18s +%-10s udpdrop %-13s %-10s %s\n", "UdpRcvbufErrors",
 		   "0", "rcvbuf", "5", "differ by 5");
@@ -694,7 +669,7 @@ static void test_known_socket(void **state)
 	put(f, sock_key(f, f->r_rcvbuff, cookie), 3, 3, 300);
 	update_at(f, 2000);
 
-	r = find_sock(&f->m, cookie);
+	r = find_sock(&f->x.m, cookie);
 	assert_non_null(r);
 	assert_true(r->have_sock);
 	assert_true(r->sock_alive);
@@ -708,7 +683,7 @@ static void test_known_socket(void **state)
 	assert_int_equal(jq_status(j, "."), 0);
 	ASSERT_HAS(j, "{\"proto\":\"udp\",\"family\":\"inet\","
 		   "\"local\":\"127.0.0.1:%u\",\"remote\":\"*\",\"netns\":%u,",
-		   port, f->netns);
+		   port, f->x.netns);
 	ASSERT_HAS(j, ",\"cookie\":%" PRIu64 ",\"inode\":%lu,\"pid\":%d,"
 		   "\"comm\":\"%s\",\"nprocs\":1,\"pids\":[%d],\"alive\":true,"
 		   "\"attribution\":[\"rx_sk\"],\"rcvbuf\":%d,\"queued\":0,\"sk_drops\":0,"
@@ -726,7 +701,7 @@ static void test_known_socket(void **state)
 	close(f->fds[0]);
 	f->fds[0] = -1;
 	update_at(f, 3000);
-	r = find_sock(&f->m, cookie);
+	r = find_sock(&f->x.m, cookie);
 	assert_non_null(r);
 	assert_true(r->have_sock);
 	assert_false(r->sock_alive);
@@ -747,23 +722,23 @@ static void test_flow_attributed(void **state)
 	const char *j;
 
 	fx_init(f, &o);
-	r_csum = reason_of(f, "UDP_CSUM");
+	r_csum = model_fx__reason(&f->x, "UDP_CSUM");
 	cookie = open_udp(f, 0, &port);
 	put(f, flow_key(f, r_csum, "127.0.0.1", "127.0.0.1", port, 0), 6, 6, 600);
 	/* no_socket drops are never a socket's, whatever is bound now */
 	put(f, flow_key(f, f->r_no_socket, "127.0.0.1", "127.0.0.1", port, 0), 2, 2, 200);
 	update_at(f, 2000);
 
-	assert_int_equal(f->m.nview_sockets, 1);
-	r = f->m.view_sockets[0];
+	assert_int_equal(f->x.m.nview_sockets, 1);
+	r = f->x.m.view_sockets[0];
 	assert_int_equal(r->key.cookie, cookie);
 	assert_int_equal(r->drops, 6);
 	assert_int_equal(r->cause[CAUSE_CHECKSUM], 6);
-	assert_int_equal(f->m.nview_flows, 1);
-	assert_int_equal(f->m.view_flows[0]->key.cause, CAUSE_NO_SOCKET);
-	assert_int_equal(f->m.view_flows[0]->drops, 2);
-	assert_int_equal(f->m.totals.attributed, 6);
-	assert_int_equal(f->m.totals.drops, 8);
+	assert_int_equal(f->x.m.nview_flows, 1);
+	assert_int_equal(f->x.m.view_flows[0]->key.cause, CAUSE_NO_SOCKET);
+	assert_int_equal(f->x.m.view_flows[0]->drops, 2);
+	assert_int_equal(f->x.m.totals.attributed, 6);
+	assert_int_equal(f->x.m.totals.drops, 8);
 	j = json(f, false);
 	ASSERT_JQ(j, ".sockets[0] | .cookie == %" PRIu64 " and .cause == \"checksum\" "
 		  "and .causes == {\"checksum\":6}", cookie);
@@ -773,7 +748,7 @@ static void test_flow_attributed(void **state)
 	f->fds[0] = -1;
 	put(f, flow_key(f, r_csum, "127.0.0.1", "127.0.0.1", port, 0), 9, 9, 900);
 	update_at(f, 3000);
-	r = find_sock(&f->m, cookie);
+	r = find_sock(&f->x.m, cookie);
 	assert_non_null(r);
 	assert_int_equal(r->drops, 9);
 	assert_true(r->rate == 3.0);
@@ -797,14 +772,14 @@ static void test_pid_filter(void **state)
 	put(f, sock_key(f, f->r_rcvbuff, cookie), 3, 3, 300);
 	update_at(f, 2000);
 
-	assert_int_equal(f->m.nview_flows, 0);
-	assert_int_equal(f->m.nview_sockets, 1);
-	r = f->m.view_sockets[0];
+	assert_int_equal(f->x.m.nview_flows, 0);
+	assert_int_equal(f->x.m.nview_sockets, 1);
+	r = f->x.m.view_sockets[0];
 	assert_int_equal(r->key.cookie, cookie);
 	assert_true(r->owned_by_pid);
-	assert_int_equal(f->m.totals.drops, 3);
-	assert_int_equal(f->m.totals.attributed, 3);
-	assert_int_equal(f->m.totals.cause[CAUSE_NO_SOCKET], 0);
+	assert_int_equal(f->x.m.totals.drops, 3);
+	assert_int_equal(f->x.m.totals.attributed, 3);
+	assert_int_equal(f->x.m.totals.cause[CAUSE_NO_SOCKET], 0);
 
 	j = json(f, false);
 	assert_int_equal(jq_status(j, "."), 0);
@@ -819,14 +794,14 @@ static void test_pid_filter(void **state)
 	ASSERT_HAS(p, "127.0.0.1:%u", port);
 
 	/* without the filter the same snapshot shows all three */
-	model__free(&f->m);
-	f->model_up = false;
+	model__free(&f->x.m);
+	f->x.model_up = false;
 	o.pid = 0;
 	fx_init(f, &o);
 	update_at(f, 2000);
-	assert_int_equal(f->m.nview_flows, 1);
-	assert_int_equal(f->m.nview_sockets, 2);
-	assert_int_equal(f->m.totals.drops, 15);
+	assert_int_equal(f->x.m.nview_flows, 1);
+	assert_int_equal(f->x.m.nview_sockets, 2);
+	assert_int_equal(f->x.m.totals.drops, 15);
 }
 
 /* --port: sockets on other ports are hidden. */
@@ -846,9 +821,9 @@ static void test_port_filter(void **state)
 	put(f, sock_key(f, f->r_rcvbuff, cookie_b), 4, 4, 400);
 	update_at(f, 2000);
 
-	assert_int_equal(f->m.nview_sockets, 1);
-	assert_int_equal(f->m.view_sockets[0]->key.cookie, cookie_a);
-	assert_int_equal(f->m.totals.drops, 3);
+	assert_int_equal(f->x.m.nview_sockets, 1);
+	assert_int_equal(f->x.m.view_sockets[0]->key.cookie, cookie_a);
+	assert_int_equal(f->x.m.totals.drops, 3);
 	j = json(f, false);
 	ASSERT_HAS(j, "\"port_filter\":%u,", port_a);
 	ASSERT_JQ(j, ".sockets | length == 1 and .[0].local == \"127.0.0.1:%u\"", port_a);
@@ -868,13 +843,13 @@ static void test_all_quiet(void **state)
 	cookie = open_udp(f, 0, &port);
 	update_at(f, 2000);
 
-	assert_true(f->m.nview_sockets >= 1);
-	assert_int_equal(f->m.nview_flows, 0);
-	r = find_sock(&f->m, cookie);
+	assert_true(f->x.m.nview_sockets >= 1);
+	assert_int_equal(f->x.m.nview_flows, 0);
+	r = find_sock(&f->x.m, cookie);
 	assert_non_null(r);
 	assert_int_equal(r->drops, 0);
 	assert_true(r->sock_alive);
-	assert_int_equal(f->m.totals.drops, 0);
+	assert_int_equal(f->x.m.totals.drops, 0);
 
 	j = json(f, false);
 	assert_int_equal(jq_status(j, "."), 0);
@@ -903,18 +878,18 @@ static void test_forget_closed_sockets(void **state)
 	dropped = open_udp(f, 1, &p1);
 	put(f, sock_key(f, f->r_rcvbuff, dropped), 2, 2, 200);
 	update_at(f, 1000);
-	assert_non_null(htab__find(&f->m.known, &quiet));
-	assert_non_null(htab__find(&f->m.known, &dropped));
+	assert_non_null(htab__find(&f->x.m.known, &quiet));
+	assert_non_null(htab__find(&f->x.m.known, &dropped));
 	close(f->fds[0]);
 	close(f->fds[1]);
 	f->fds[0] = f->fds[1] = -1;
 	update_at(f, 2000); /* closed, but seen a moment ago: kept */
-	assert_non_null(htab__find(&f->m.known, &quiet));
+	assert_non_null(htab__find(&f->x.m.known, &quiet));
 	update_at(f, 2000 + 61000);
-	assert_null(htab__find(&f->m.known, &quiet));
-	assert_non_null(htab__find(&f->m.known, &dropped));
+	assert_null(htab__find(&f->x.m.known, &quiet));
+	assert_non_null(htab__find(&f->x.m.known, &dropped));
 	/* the row still names its socket */
-	struct row *r = find_sock(&f->m, dropped);
+	struct row *r = find_sock(&f->x.m, dropped);
 
 	assert_non_null(r);
 	assert_true(r->have_sock);

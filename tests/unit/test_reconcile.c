@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include "text_assert.h"
+#include "model_fixture.h"
 
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -34,27 +35,18 @@
 #define OTHER_NETNS 4026599999u    /* no such netns: its counters are hand-set */
 
 struct fx {
-	struct model m;
-	bool model_up;
-	struct htab drops;
-	struct ud_val overflow[UD_OVERFLOW_SLOTS];
-	uint64_t stats[UD_STAT_MAX];
-	struct strbuf sb;
-	uint32_t netns; /* this process's */
+	struct model_fx x; /* first: the model and the snapshot */
 	uint32_t r_rcvbuff, r_no_socket;
 };
 
 static int fx_setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct stat st;
 
-	if (!f || htab__init(&f->drops, sizeof(struct ud_key), sizeof(struct ud_val)) ||
-	    stat("/proc/self/ns/net", &st)) {
+	if (!f || model_fx__open(&f->x)) {
 		free(f);
 		return -1;
 	}
-	f->netns = st.st_ino;
 	*state = f;
 	return 0;
 }
@@ -63,31 +55,16 @@ static int fx_teardown(void **state)
 {
 	struct fx *f = *state;
 
-	if (f->model_up)
-		model__free(&f->m);
-	htab__free(&f->drops);
-	sb_free(&f->sb);
+	model_fx__close(&f->x);
 	free(f);
 	return 0;
 }
 
-static uint32_t reason_of(struct fx *f, const char *name)
-{
-	int64_t v = reasons__value(&f->m.reasons, name);
-
-	if (v < 0) {
-		print_message("this kernel has no SKB_DROP_REASON_%s\n", name);
-		skip();
-	}
-	return v;
-}
-
 static void fx_init(struct fx *f, const struct model_opts *o)
 {
-	assert_int_equal(model__init(&f->m, o), 0);
-	f->model_up = true;
-	f->r_rcvbuff = reason_of(f, "SOCKET_RCVBUFF");
-	f->r_no_socket = reason_of(f, "NO_SOCKET");
+	model_fx__init(&f->x, o);
+	f->r_rcvbuff = model_fx__reason(&f->x, "SOCKET_RCVBUFF");
+	f->r_no_socket = model_fx__reason(&f->x, "NO_SOCKET");
 }
 
 /* Set (the tracer's counts are cumulative) a socket's rcvbuf drops. */
@@ -101,7 +78,7 @@ static void put_sock(struct fx *f, uint32_t netns, uint64_t datagrams)
 	k.reason = f->r_rcvbuff;
 	k.cookie = COOKIE;
 	k.flags = UD_KEY_SOCK | UD_KEY_RX_SK;
-	v = htab__upsert(&f->drops, &k, NULL);
+	v = htab__upsert(&f->x.drops, &k, NULL);
 	assert_non_null(v);
 	v->datagrams = v->skbs = datagrams;
 	v->bytes = datagrams * 100;
@@ -121,22 +98,22 @@ static void put_no_socket(struct fx *f, uint32_t netns, uint64_t datagrams)
 	k.dport = 9999;
 	inet_pton(AF_INET, "10.1.2.3", k.saddr);
 	inet_pton(AF_INET, "10.1.2.4", k.daddr);
-	v = htab__upsert(&f->drops, &k, NULL);
+	v = htab__upsert(&f->x.drops, &k, NULL);
 	assert_non_null(v);
 	v->datagrams = v->skbs = datagrams;
 }
 
 static void update_at(struct fx *f, uint64_t ms)
 {
-	assert_int_equal(model__update(&f->m, &f->drops, f->overflow, f->stats,
-				       f->m.start_ns + ms * 1000000ull), 0);
+	assert_int_equal(model__update(&f->x.m, &f->x.drops, f->x.overflow, f->x.stats,
+				       f->x.m.start_ns + ms * 1000000ull), 0);
 }
 
 static struct netns_counters *nc_of(struct fx *f, uint32_t netns)
 {
-	for (int i = 0; i < f->m.ncounters; i++)
-		if (f->m.counters[i].netns == netns)
-			return &f->m.counters[i];
+	for (int i = 0; i < f->x.m.ncounters; i++)
+		if (f->x.m.counters[i].netns == netns)
+			return &f->x.m.counters[i];
 	return NULL;
 }
 
@@ -168,20 +145,20 @@ static const char *json(struct fx *f)
 {
 	struct output_ctx oc = { .attach = "tp_btf", .final = true };
 
-	sb_free(&f->sb);
-	output__json(&f->m, &oc, &f->sb);
-	assert_non_null(f->sb.buf);
-	return f->sb.buf;
+	sb_free(&f->x.sb);
+	output__json(&f->x.m, &oc, &f->x.sb);
+	assert_non_null(f->x.sb.buf);
+	return f->x.sb.buf;
 }
 
 static const char *plain(struct fx *f)
 {
 	struct output_ctx oc = { .attach = "tp_btf", .final = true };
 
-	sb_free(&f->sb);
-	output__plain(&f->m, &oc, &f->sb);
-	assert_non_null(f->sb.buf);
-	return f->sb.buf;
+	sb_free(&f->x.sb);
+	output__plain(&f->x.m, &oc, &f->x.sb);
+	assert_non_null(f->x.sb.buf);
+	return f->x.sb.buf;
 }
 
 
@@ -209,35 +186,35 @@ static void test_match(void **state)
 	char want[160];
 
 	fx_init(f, &o);
-	put_sock(f, f->netns, 5);
+	put_sock(f, f->x.netns, 5);
 	update_at(f, 1000);
-	nc = hand_counters(f, f->netns);
+	nc = hand_counters(f, f->x.netns);
 	mib(nc, MIB_UdpRcvbufErrors, 100, 103);
 	mib(nc, MIB_Udp6RcvbufErrors, 7, 9);
 	update_at(f, 2000);
 
-	assert_int_equal(model__netns_cause(&f->m, f->netns, CAUSE_RCVBUF), 5);
-	assert_null(model__reconcile_caveat(&f->m));
+	assert_int_equal(model__netns_cause(&f->x.m, f->x.netns, CAUSE_RCVBUF), 5);
+	assert_null(model__reconcile_caveat(&f->x.m));
 	j = json(f);
 	ASSERT_JQ(j, ".reconcile_caveat == null");
 	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == [{\"netns\":%u,"
 		  "\"cause\":\"rcvbuf\",\"counter\":\"UdpRcvbufErrors\","
-		  "\"kernel\":5,\"udpdrop\":5}]", f->netns, f->netns);
+		  "\"kernel\":5,\"udpdrop\":5}]", f->x.netns, f->x.netns);
 	ASSERT_JQ(j, ".counters[\"%u\"] | .UdpRcvbufErrors == 3 and "
-		  ".Udp6RcvbufErrors == 2 and .UdpNoPorts == 0", f->netns);
+		  ".Udp6RcvbufErrors == 2 and .UdpNoPorts == 0", f->x.netns);
 	p = plain(f);
 	line(want, sizeof(want), "UdpRcvbufErrors", "5", "rcvbuf", "5", "match");
 	ASSERT_HAS(p, "%s", want);
 	ASSERT_LACKS(p, "differ");
 	ASSERT_LACKS(p, "kernel counters: ");
-	assert_int_equal(output__reconcile(&f->m, rl, 8), 1);
-	assert_int_equal(rl[0].netns, f->netns);
+	assert_int_equal(output__reconcile(&f->x.m, rl, 8), 1);
+	assert_int_equal(rl[0].netns, f->x.netns);
 	assert_int_equal(rl[0].cause, CAUSE_RCVBUF);
 	assert_int_equal(rl[0].counter, MIB_UdpRcvbufErrors);
 	assert_int_equal(rl[0].kernel, 5);
 	assert_int_equal(rl[0].ours, 5);
 	/* max bounds what it writes */
-	assert_int_equal(output__reconcile(&f->m, rl, 0), 0);
+	assert_int_equal(output__reconcile(&f->x.m, rl, 0), 0);
 }
 
 /* A mismatch either way: "differ by" udpdrop minus the kernel. */
@@ -251,24 +228,24 @@ static void test_differ(void **state)
 	char want[160];
 
 	fx_init(f, &o);
-	put_sock(f, f->netns, 5);
-	put_no_socket(f, f->netns, 10);
+	put_sock(f, f->x.netns, 5);
+	put_no_socket(f, f->x.netns, 10);
 	update_at(f, 1000);
-	nc = hand_counters(f, f->netns);
+	nc = hand_counters(f, f->x.netns);
 	mib(nc, MIB_UdpRcvbufErrors, 0, 8);  /* kernel 8, udpdrop 5 */
 	mib(nc, MIB_UdpNoPorts, 50, 54);     /* kernel 4, udpdrop 10 */
 	update_at(f, 2000);
 
 	j = json(f);
 	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u) | [.cause, .kernel, .udpdrop]]"
-		  " == [[\"rcvbuf\",8,5],[\"no_socket\",4,10]]", f->netns);
+		  " == [[\"rcvbuf\",8,5],[\"no_socket\",4,10]]", f->x.netns);
 	p = plain(f);
 	line(want, sizeof(want), "UdpRcvbufErrors", "8", "rcvbuf", "5", "differ by -3");
 	ASSERT_HAS(p, "%s", want);
 	line(want, sizeof(want), "UdpNoPorts", "4", "no_socket", "10", "differ by 6");
 	ASSERT_HAS(p, "%s", want);
 	ASSERT_LACKS(p, "match");
-	assert_int_equal(output__reconcile(&f->m, rl, 8), 2);
+	assert_int_equal(output__reconcile(&f->x.m, rl, 8), 2);
 	assert_int_equal(rl[0].kernel, 8);
 	assert_int_equal(rl[0].ours, 5);
 	assert_int_equal(rl[1].cause, CAUSE_NO_SOCKET);
@@ -276,7 +253,7 @@ static void test_differ(void **state)
 	assert_int_equal(rl[1].kernel, 4);
 	assert_int_equal(rl[1].ours, 10);
 	/* cut at max: the first line only */
-	assert_int_equal(output__reconcile(&f->m, rl, 1), 1);
+	assert_int_equal(output__reconcile(&f->x.m, rl, 1), 1);
 	assert_int_equal(rl[0].cause, CAUSE_RCVBUF);
 }
 
@@ -296,37 +273,37 @@ static void test_kernel_only(void **state)
 	char want[160], hdr[96], nsbuf[16];
 
 	for (int pass = 0; pass < 2; pass++) {
-		o.netns = pass ? f->netns : 0;
+		o.netns = pass ? f->x.netns : 0;
 		fx_init(f, &o);
 		update_at(f, 1000);
-		assert_int_equal(f->m.nview_sockets + f->m.nview_flows, 0);
-		nc = hand_counters(f, f->netns);
+		assert_int_equal(f->x.m.nview_sockets + f->x.m.nview_flows, 0);
+		nc = hand_counters(f, f->x.netns);
 		update_at(f, 2000);
 		/* nothing moved yet: not listed */
 		j = json(f);
-		ASSERT_JQ(j, ".counters | has(\"%u\") | not", f->netns);
-		ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == []", f->netns);
+		ASSERT_JQ(j, ".counters | has(\"%u\") | not", f->x.netns);
+		ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == []", f->x.netns);
 
-		nc = nc_of(f, f->netns); /* an update may move the array */
+		nc = nc_of(f, f->x.netns); /* an update may move the array */
 		mib(nc, MIB_UdpRcvbufErrors, 10, 14);
 		update_at(f, 3000);
-		nc = nc_of(f, f->netns);
+		nc = nc_of(f, f->x.netns);
 		j = json(f);
 		ASSERT_JQ(j, ".sockets == [] and .unattributed == []");
-		ASSERT_JQ(j, ".counters[\"%u\"].UdpRcvbufErrors == 4", f->netns);
+		ASSERT_JQ(j, ".counters[\"%u\"].UdpRcvbufErrors == 4", f->x.netns);
 		ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == [{\"netns\":%u,"
 			  "\"cause\":\"rcvbuf\",\"counter\":\"UdpRcvbufErrors\","
-			  "\"kernel\":4,\"udpdrop\":0}]", f->netns, f->netns);
+			  "\"kernel\":4,\"udpdrop\":0}]", f->x.netns, f->x.netns);
 		p = plain(f);
 		snprintf(hdr, sizeof(hdr), "kernel counters, netns %s (%u):\n",
-			 model__netns_label(&f->m, f->netns, nsbuf, sizeof(nsbuf)),
-			 f->netns);
+			 model__netns_label(&f->x.m, f->x.netns, nsbuf, sizeof(nsbuf)),
+			 f->x.netns);
 		ASSERT_HAS(p, "%s", hdr);
 		line(want, sizeof(want), "UdpRcvbufErrors", "4", "rcvbuf", "0", "differ by -4");
 		ASSERT_HAS(p, "%s", want);
-		int n = output__reconcile(&f->m, rl, 8), k;
+		int n = output__reconcile(&f->x.m, rl, 8), k;
 
-		for (k = 0; k < n && rl[k].netns != f->netns; k++)
+		for (k = 0; k < n && rl[k].netns != f->x.netns; k++)
 			;
 		assert_true(k < n);
 		assert_int_equal(rl[k].cause, CAUSE_RCVBUF);
@@ -336,10 +313,10 @@ static void test_kernel_only(void **state)
 		/* a netns not read each interval (not in view) is not shown */
 		nc->in_view = false;
 		j = json(f);
-		ASSERT_JQ(j, ".counters | has(\"%u\") | not", f->netns);
-		ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == []", f->netns);
-		model__free(&f->m);
-		f->model_up = false;
+		ASSERT_JQ(j, ".counters | has(\"%u\") | not", f->x.netns);
+		ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == []", f->x.netns);
+		model__free(&f->x.m);
+		f->x.model_up = false;
 	}
 }
 
@@ -358,12 +335,12 @@ static void test_every_netns_in_view(void **state)
 	fx_init(f, &o);
 	put_no_socket(f, OTHER_NETNS, 3);
 	update_at(f, 1000);
-	for (int i = 0; i < f->m.nt.n; i++) {
-		nc = nc_of(f, f->m.nt.v[i].inode);
+	for (int i = 0; i < f->x.m.nt.n; i++) {
+		nc = nc_of(f, f->x.m.nt.v[i].inode);
 		assert_non_null(nc);
 		assert_true(nc->in_view);
 	}
-	assert_non_null(nc_of(f, f->netns));
+	assert_non_null(nc_of(f, f->x.netns));
 	nc = nc_of(f, OTHER_NETNS);
 	assert_non_null(nc);
 	assert_true(nc->in_view);
@@ -398,28 +375,28 @@ static void test_caveat(void **state)
 		else
 			o.port = 5020;
 		fx_init(f, &o);
-		put_sock(f, f->netns, 5);
+		put_sock(f, f->x.netns, 5);
 		update_at(f, 1000);
-		mib(hand_counters(f, f->netns), MIB_UdpRcvbufErrors, 0, 9);
+		mib(hand_counters(f, f->x.netns), MIB_UdpRcvbufErrors, 0, 9);
 		update_at(f, 2000);
-		assert_non_null(model__reconcile_caveat(&f->m));
-		assert_string_equal(model__reconcile_caveat(&f->m), caveat);
+		assert_non_null(model__reconcile_caveat(&f->x.m));
+		assert_string_equal(model__reconcile_caveat(&f->x.m), caveat);
 		j = json(f);
 		ASSERT_JQ(j, ".reconcile_caveat == \"%s\"", caveat);
 		/* the lines are still there, with the caveat beside them */
 		ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u) | [.kernel, .udpdrop]]"
-			  " == [[9,5]]", f->netns);
+			  " == [[9,5]]", f->x.netns);
 		p = plain(f);
 		ASSERT_HAS(p, "kernel counters: %s\n", caveat);
-		model__free(&f->m);
-		f->model_up = false;
+		model__free(&f->x.m);
+		f->x.model_up = false;
 	}
 	/* missed events: inexact, whatever the filters */
 	memset(&o, 0, sizeof(o));
 	fx_init(f, &o);
 	update_at(f, 1000);
-	assert_null(model__reconcile_caveat(&f->m));
-	f->m.missed = 2;
+	assert_null(model__reconcile_caveat(&f->x.m));
+	f->x.m.missed = 2;
 	ASSERT_JQ(json(f), ".reconcile_caveat | startswith(\"inexact: the kernel skipped\")");
 }
 
@@ -437,43 +414,43 @@ static void test_cause_base(void **state)
 	char want[160];
 
 	fx_init(f, &o);
-	put_sock(f, f->netns, 4);
+	put_sock(f, f->x.netns, 4);
 	update_at(f, 1000);
-	nc = nc_of(f, f->netns);
+	nc = nc_of(f, f->x.netns);
 	assert_non_null(nc);
 	assert_false(nc->have_base); /* first sight: no base yet, no deltas */
-	ASSERT_JQ(json(f), ".counters | has(\"%u\") | not", f->netns);
-	model__read_counters(&f->m); /* the kernel's base, as top reads it */
-	nc = nc_of(f, f->netns);
+	ASSERT_JQ(json(f), ".counters | has(\"%u\") | not", f->x.netns);
+	model__read_counters(&f->x.m); /* the kernel's base, as top reads it */
+	nc = nc_of(f, f->x.netns);
 	assert_true(nc->have_base);
 	assert_true(nc->base_fresh);
 	update_at(f, 2000); /* ... and udpdrop's, from this snapshot */
-	nc = nc_of(f, f->netns);
+	nc = nc_of(f, f->x.netns);
 	assert_false(nc->base_fresh);
 	assert_int_equal(nc->cause_base[CAUSE_RCVBUF], 4);
-	assert_int_equal(model__netns_cause(&f->m, f->netns, CAUSE_RCVBUF), 0);
+	assert_int_equal(model__netns_cause(&f->x.m, f->x.netns, CAUSE_RCVBUF), 0);
 
 	/* 3 more on both sides: they match, the first 4 are not counted */
-	nc = hand_counters(f, f->netns);
+	nc = hand_counters(f, f->x.netns);
 	nc->cause_base[CAUSE_RCVBUF] = 4;
 	mib(nc, MIB_UdpRcvbufErrors, 20, 23);
-	put_sock(f, f->netns, 7);
+	put_sock(f, f->x.netns, 7);
 	update_at(f, 3000);
-	assert_int_equal(model__netns_cause(&f->m, f->netns, CAUSE_RCVBUF), 3);
+	assert_int_equal(model__netns_cause(&f->x.m, f->x.netns, CAUSE_RCVBUF), 3);
 	j = json(f);
 	ASSERT_JQ(j, ".sockets[0].drops == 7");
 	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u) | [.cause, .kernel, .udpdrop]]"
-		  " == [[\"rcvbuf\",3,3]]", f->netns);
+		  " == [[\"rcvbuf\",3,3]]", f->x.netns);
 	p = plain(f);
 	line(want, sizeof(want), "UdpRcvbufErrors", "3", "rcvbuf", "3", "match");
 	ASSERT_HAS(p, "%s", want);
 
 	/* a base above the count never wraps: 0 */
-	nc = nc_of(f, f->netns);
+	nc = nc_of(f, f->x.netns);
 	nc->cause_base[CAUSE_RCVBUF] = 100;
-	assert_int_equal(model__netns_cause(&f->m, f->netns, CAUSE_RCVBUF), 0);
+	assert_int_equal(model__netns_cause(&f->x.m, f->x.netns, CAUSE_RCVBUF), 0);
 	ASSERT_JQ(json(f), "[.reconcile[] | select(.netns == %u) | [.cause, .kernel, .udpdrop]]"
-		  " == [[\"rcvbuf\",3,0]]", f->netns);
+		  " == [[\"rcvbuf\",3,0]]", f->x.netns);
 }
 
 /* cur < base (the inode now names another netns): the delta is 0, never a wrap. */
@@ -487,26 +464,26 @@ static void test_mib_no_wrap(void **state)
 
 	fx_init(f, &o);
 	update_at(f, 1000);
-	nc = hand_counters(f, f->netns);
+	nc = hand_counters(f, f->x.netns);
 	mib(nc, MIB_UdpRcvbufErrors, 1000, 40);
 	mib(nc, MIB_UdpNoPorts, 5, 2);
 	update_at(f, 2000);
 	/* only went backwards: nothing moved */
 	j = json(f);
-	ASSERT_JQ(j, ".counters | has(\"%u\") | not", f->netns);
-	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == []", f->netns);
+	ASSERT_JQ(j, ".counters | has(\"%u\") | not", f->x.netns);
+	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == []", f->x.netns);
 
 	/* with udpdrop's count beside it: kernel 0, not 2^64 - 960 */
-	put_sock(f, f->netns, 6);
+	put_sock(f, f->x.netns, 6);
 	update_at(f, 3000);
 	j = json(f);
-	ASSERT_JQ(j, ".counters[\"%u\"] | .UdpRcvbufErrors == 0 and .UdpNoPorts == 0", f->netns);
+	ASSERT_JQ(j, ".counters[\"%u\"] | .UdpRcvbufErrors == 0 and .UdpNoPorts == 0", f->x.netns);
 	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u) | [.cause, .kernel, .udpdrop]]"
-		  " == [[\"rcvbuf\",0,6]]", f->netns);
+		  " == [[\"rcvbuf\",0,6]]", f->x.netns);
 	ASSERT_LACKS(j, "18446744073709");
-	int n = output__reconcile(&f->m, rl, 8), k;
+	int n = output__reconcile(&f->x.m, rl, 8), k;
 
-	for (k = 0; k < n && rl[k].netns != f->netns; k++)
+	for (k = 0; k < n && rl[k].netns != f->x.netns; k++)
 		;
 	assert_true(k < n);
 	assert_int_equal(rl[k].kernel, 0);

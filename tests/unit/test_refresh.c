@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "model_fixture.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -28,12 +29,7 @@
 #define UNKNOWN_COOKIE 0x7fff0000deadbeefull
 
 struct fx {
-	struct model m;
-	bool model_up;
-	struct htab drops;
-	struct ud_val overflow[UD_OVERFLOW_SLOTS];
-	uint64_t stats[UD_STAT_MAX];
-	uint32_t netns;
+	struct model_fx x; /* first: the model and the snapshot */
 	uint32_t r_rcvbuff, r_netfilter;
 	int fds[NFDS];
 	uint64_t cookies[NFDS];
@@ -43,14 +39,11 @@ struct fx {
 static int fx_setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct stat st;
 
-	if (!f || htab__init(&f->drops, sizeof(struct ud_key), sizeof(struct ud_val)) ||
-	    stat("/proc/self/ns/net", &st)) {
+	if (!f || model_fx__open(&f->x)) {
 		free(f);
 		return -1;
 	}
-	f->netns = st.st_ino;
 	for (int i = 0; i < NFDS; i++)
 		f->fds[i] = -1;
 	*state = f;
@@ -61,9 +54,7 @@ static int fx_teardown(void **state)
 {
 	struct fx *f = *state;
 
-	if (f->model_up)
-		model__free(&f->m);
-	htab__free(&f->drops);
+	model_fx__close(&f->x);
 	for (int i = 0; i < NFDS; i++)
 		if (f->fds[i] >= 0)
 			close(f->fds[i]);
@@ -71,23 +62,11 @@ static int fx_teardown(void **state)
 	return 0;
 }
 
-static uint32_t reason_of(struct fx *f, const char *name)
-{
-	int64_t v = reasons__value(&f->m.reasons, name);
-
-	if (v < 0) {
-		print_message("this kernel has no SKB_DROP_REASON_%s\n", name);
-		skip();
-	}
-	return v;
-}
-
 static void fx_init(struct fx *f, const struct model_opts *o)
 {
-	assert_int_equal(model__init(&f->m, o), 0);
-	f->model_up = true;
-	f->r_rcvbuff = reason_of(f, "SOCKET_RCVBUFF");
-	f->r_netfilter = reason_of(f, "NETFILTER_DROP");
+	model_fx__init(&f->x, o);
+	f->r_rcvbuff = model_fx__reason(&f->x, "SOCKET_RCVBUFF");
+	f->r_netfilter = model_fx__reason(&f->x, "NETFILTER_DROP");
 }
 
 /* A UDP socket in slot i on 127.0.0.1:port (0: any port), optionally SO_REUSEPORT. */
@@ -133,11 +112,11 @@ static void put_sock(struct fx *f, uint64_t cookie, uint64_t n)
 	struct ud_val *v;
 
 	memset(&k, 0, sizeof(k));
-	k.netns = f->netns;
+	k.netns = f->x.netns;
 	k.reason = f->r_rcvbuff;
 	k.cookie = cookie;
 	k.flags = UD_KEY_SOCK | UD_KEY_RX_SK;
-	v = htab__upsert(&f->drops, &k, NULL);
+	v = htab__upsert(&f->x.drops, &k, NULL);
 	assert_non_null(v);
 	v->datagrams = v->skbs = n;
 }
@@ -149,33 +128,33 @@ static void put_flow(struct fx *f, uint16_t port, uint64_t n)
 	struct ud_val *v;
 
 	memset(&k, 0, sizeof(k));
-	k.netns = f->netns;
+	k.netns = f->x.netns;
 	k.reason = f->r_netfilter;
 	k.family = AF_INET;
 	k.proto = IPPROTO_UDP;
 	k.dport = port;
 	inet_pton(AF_INET, "127.0.0.1", k.saddr);
 	inet_pton(AF_INET, "127.0.0.1", k.daddr);
-	v = htab__upsert(&f->drops, &k, NULL);
+	v = htab__upsert(&f->x.drops, &k, NULL);
 	assert_non_null(v);
 	v->datagrams = v->skbs = n;
 }
 
 static void update_at(struct fx *f, uint64_t ms)
 {
-	assert_int_equal(model__update(&f->m, &f->drops, f->overflow, f->stats,
-				       f->m.start_ns + ms * 1000000ull), 0);
+	assert_int_equal(model__update(&f->x.m, &f->x.drops, f->x.overflow, f->x.stats,
+				       f->x.m.start_ns + ms * 1000000ull), 0);
 }
 
 static struct row *row_of(struct fx *f, uint64_t cookie)
 {
-	for (int i = 0; i < f->m.nview_sockets; i++)
-		if (f->m.view_sockets[i]->key.cookie == cookie)
-			return f->m.view_sockets[i];
+	for (int i = 0; i < f->x.m.nview_sockets; i++)
+		if (f->x.m.view_sockets[i]->key.cookie == cookie)
+			return f->x.m.view_sockets[i];
 	return NULL;
 }
 
-#define S(f) (f)->m.sock_stats
+#define S(f) (f)->x.m.sock_stats
 
 /*
  * The first update dumps the netns whole; the next ones ask for the
@@ -209,7 +188,7 @@ static void test_exact_between_dumps(void **state)
 	r = row_of(f, f->cookies[0]);
 	assert_true(r->sock_alive);
 	assert_true(r->sock.rmem > 0);
-	assert_int_equal(f->m.nview_sockets, 1);
+	assert_int_equal(f->x.m.nview_sockets, 1);
 }
 
 /* A socket in view that closes: missed, looked for on its port, gone. */
@@ -286,8 +265,8 @@ static void test_periodic_and_all(void **state)
 	assert_int_equal(S(f).full, 2);
 	update_at(f, 1000 + period + 1000);
 	assert_int_equal(S(f).full, 2);
-	model__free(&f->m);
-	f->model_up = false;
+	model__free(&f->x.m);
+	f->x.model_up = false;
 
 	o.all = true;
 	fx_init(f, &o);
@@ -389,8 +368,8 @@ static void test_owners(void **state)
 	open_udp(f, 0, 0, false);
 	put_sock(f, f->cookies[0], 1);
 	update_at(f, 1000);
-	first = f->m.owners_full_ns;
-	assert_int_equal(first, f->m.start_ns + 1000 * 1000000ull);
+	first = f->x.m.owners_full_ns;
+	assert_int_equal(first, f->x.m.start_ns + 1000 * 1000000ull);
 	r = row_of(f, f->cookies[0]);
 	assert_int_equal(r->sock.npids, 1);
 	assert_int_equal(r->sock.pids[0], getpid());
@@ -402,15 +381,15 @@ static void test_owners(void **state)
 	close(f->fds[0]);
 	f->fds[0] = moved;
 	update_at(f, 11000);
-	assert_int_equal(f->m.owners_full_ns, first);
-	assert_int_equal(f->m.owners_ns, f->m.start_ns + 11000 * 1000000ull);
+	assert_int_equal(f->x.m.owners_full_ns, first);
+	assert_int_equal(f->x.m.owners_ns, f->x.m.start_ns + 11000 * 1000000ull);
 	r = row_of(f, f->cookies[0]);
 	assert_int_equal(r->sock.npids, 1);
 	assert_int_equal(r->sock.pids[0], getpid());
 	assert_int_equal(r->sock.fds[0], moved);
 
 	update_at(f, 62000);
-	assert_int_equal(f->m.owners_full_ns, f->m.start_ns + 62000 * 1000000ull);
+	assert_int_equal(f->x.m.owners_full_ns, f->x.m.start_ns + 62000 * 1000000ull);
 	assert_int_equal(row_of(f, f->cookies[0])->sock.pids[0], getpid());
 }
 

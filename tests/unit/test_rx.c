@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include "text_assert.h"
+#include "model_fixture.h"
 
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -34,13 +35,8 @@
 #define UNKNOWN_INODE 987654321u
 
 struct fx {
-	struct model m;
-	bool model_up;
-	struct htab drops, rx;
-	struct ud_val overflow[UD_OVERFLOW_SLOTS];
-	uint64_t stats[UD_STAT_MAX];
-	struct strbuf sb;
-	uint32_t netns;
+	struct model_fx x; /* first: the model and the snapshot */
+	struct htab rx;              /* socket identity -> struct ud_rx */
 	uint32_t r_rcvbuff;
 	int fd;
 };
@@ -48,18 +44,17 @@ struct fx {
 static int fx_setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct stat st;
 
-	if (!f)
-		return -1;
-	f->fd = -1;
-	if (htab__init(&f->drops, sizeof(struct ud_key), sizeof(struct ud_val)) ||
-	    htab__init(&f->rx, sizeof(uint64_t), sizeof(struct ud_rx)) ||
-	    stat("/proc/self/ns/net", &st)) {
+	if (!f || model_fx__open(&f->x)) {
 		free(f);
 		return -1;
 	}
-	f->netns = st.st_ino;
+	f->fd = -1;
+	if (htab__init(&f->rx, sizeof(uint64_t), sizeof(struct ud_rx))) {
+		model_fx__close(&f->x);
+		free(f);
+		return -1;
+	}
 	*state = f;
 	return 0;
 }
@@ -68,11 +63,8 @@ static int fx_teardown(void **state)
 {
 	struct fx *f = *state;
 
-	if (f->model_up)
-		model__free(&f->m);
-	htab__free(&f->drops);
+	model_fx__close(&f->x);
 	htab__free(&f->rx);
-	sb_free(&f->sb);
 	if (f->fd >= 0)
 		close(f->fd);
 	free(f);
@@ -81,14 +73,8 @@ static int fx_teardown(void **state)
 
 static void fx_init(struct fx *f, const struct model_opts *o)
 {
-	int64_t v;
-
-	assert_int_equal(model__init(&f->m, o), 0);
-	f->model_up = true;
-	v = reasons__value(&f->m.reasons, "SOCKET_RCVBUFF");
-	if (v < 0)
-		skip();
-	f->r_rcvbuff = v;
+	model_fx__init(&f->x, o);
+	f->r_rcvbuff = model_fx__reason(&f->x, "SOCKET_RCVBUFF");
 }
 
 /* Set (the tracer's counts are cumulative) one identity's deliveries. */
@@ -108,11 +94,11 @@ static void put_drop(struct fx *f, uint64_t id, uint32_t flags, uint64_t n)
 	struct ud_val *v;
 
 	memset(&k, 0, sizeof(k));
-	k.netns = f->netns;
+	k.netns = f->x.netns;
 	k.reason = f->r_rcvbuff;
 	k.cookie = id;
 	k.flags = UD_KEY_SOCK | UD_KEY_RX_SK | flags;
-	v = htab__upsert(&f->drops, &k, NULL);
+	v = htab__upsert(&f->x.drops, &k, NULL);
 	assert_non_null(v);
 	v->datagrams = v->skbs = n;
 	v->bytes = n * 100;
@@ -121,9 +107,9 @@ static void put_drop(struct fx *f, uint64_t id, uint32_t flags, uint64_t n)
 /* One interval as top reads it: deliveries first, then the update. */
 static void update_at(struct fx *f, uint64_t ms, bool with_rx)
 {
-	assert_int_equal(model__update_rx(&f->m, with_rx ? &f->rx : NULL), 0);
-	assert_int_equal(model__update(&f->m, &f->drops, f->overflow, f->stats,
-				       f->m.start_ns + ms * 1000000ull), 0);
+	assert_int_equal(model__update_rx(&f->x.m, with_rx ? &f->rx : NULL), 0);
+	assert_int_equal(model__update(&f->x.m, &f->x.drops, f->x.overflow, f->x.stats,
+				       f->x.m.start_ns + ms * 1000000ull), 0);
 }
 
 static struct row *find_sock(struct model *m, uint64_t cookie)
@@ -138,10 +124,10 @@ static const char *json(struct fx *f, bool final)
 {
 	struct output_ctx oc = { .attach = "tp_btf", .final = final };
 
-	sb_free(&f->sb);
-	output__json(&f->m, &oc, &f->sb);
-	assert_non_null(f->sb.buf);
-	return f->sb.buf;
+	sb_free(&f->x.sb);
+	output__json(&f->x.m, &oc, &f->x.sb);
+	assert_non_null(f->x.sb.buf);
+	return f->x.sb.buf;
 }
 
 
@@ -175,13 +161,13 @@ static void test_baseline_and_rate(void **state)
 
 	fx_init(f, &o);
 	put_rx(f, UNKNOWN_COOKIE, 40, 2304);
-	assert_int_equal(model__baseline_rx(&f->m, &f->rx), 0);
+	assert_int_equal(model__baseline_rx(&f->x.m, &f->rx), 0);
 	put_rx(f, UNKNOWN_COOKIE, 50, 4608);
 	put_drop(f, UNKNOWN_COOKIE, 0, 4);
 	update_at(f, 2000, true);
 
-	assert_true(f->m.have_rx);
-	r = find_sock(&f->m, UNKNOWN_COOKIE);
+	assert_true(f->x.m.have_rx);
+	r = find_sock(&f->x.m, UNKNOWN_COOKIE);
 	assert_non_null(r);
 	assert_int_equal(r->rx, 10);
 	assert_true(r->rx_rate == 5.0);
@@ -191,14 +177,14 @@ static void test_baseline_and_rate(void **state)
 	/* next interval: 30 more in 3 s; the peak never goes down */
 	put_rx(f, UNKNOWN_COOKIE, 80, 2304);
 	update_at(f, 5000, true);
-	r = find_sock(&f->m, UNKNOWN_COOKIE);
+	r = find_sock(&f->x.m, UNKNOWN_COOKIE);
 	assert_int_equal(r->rx, 40);
 	assert_true(r->rx_rate == 10.0);
 	assert_int_equal(r->queue_peak, 4608);
 
 	/* nothing new: rate 0, counts stay */
 	update_at(f, 6000, true);
-	r = find_sock(&f->m, UNKNOWN_COOKIE);
+	r = find_sock(&f->x.m, UNKNOWN_COOKIE);
 	assert_int_equal(r->rx, 40);
 	assert_true(r->rx_rate == 0.0);
 }
@@ -221,7 +207,7 @@ static void test_inode_to_cookie(void **state)
 	put_rx(f, cookie, 5, 3000);
 	update_at(f, 1000, true);
 
-	r = find_sock(&f->m, cookie);
+	r = find_sock(&f->x.m, cookie);
 	assert_non_null(r);
 	assert_true(r->have_sock);
 	assert_int_equal(r->drops, 0);
@@ -233,7 +219,7 @@ static void test_inode_to_cookie(void **state)
 	put_drop(f, UNKNOWN_INODE, UD_KEY_INODE, 2);
 	put_rx(f, UD_RX_INODE | UNKNOWN_INODE, 9, 500);
 	update_at(f, 2000, true);
-	r = find_sock(&f->m, UD_RX_INODE | UNKNOWN_INODE);
+	r = find_sock(&f->x.m, UD_RX_INODE | UNKNOWN_INODE);
 	assert_non_null(r);
 	assert_int_equal(r->drops, 2);
 	assert_int_equal(r->rx, 9);
@@ -241,7 +227,7 @@ static void test_inode_to_cookie(void **state)
 	/* identity 0 (no cookie, no inode) belongs to no row */
 	put_rx(f, 0, 100, 100);
 	update_at(f, 3000, true);
-	assert_int_equal(find_sock(&f->m, cookie)->rx, 12);
+	assert_int_equal(find_sock(&f->x.m, cookie)->rx, 12);
 }
 
 /*
@@ -257,11 +243,11 @@ static void test_row_made_late(void **state)
 	fx_init(f, &o);
 	put_rx(f, UNKNOWN_COOKIE, 1000, 2304);
 	update_at(f, 1000, true);
-	assert_null(find_sock(&f->m, UNKNOWN_COOKIE)); /* quiet: no row */
+	assert_null(find_sock(&f->x.m, UNKNOWN_COOKIE)); /* quiet: no row */
 	put_rx(f, UNKNOWN_COOKIE, 1100, 9216);
 	put_drop(f, UNKNOWN_COOKIE, 0, 1);
 	update_at(f, 2000, true);
-	r = find_sock(&f->m, UNKNOWN_COOKIE);
+	r = find_sock(&f->x.m, UNKNOWN_COOKIE);
 	assert_non_null(r);
 	assert_int_equal(r->rx, 1100);
 	assert_true(r->rx_rate == 100.0);
@@ -278,20 +264,20 @@ static void test_json(void **state)
 	fx_init(f, &o);
 	put_drop(f, UNKNOWN_COOKIE, 0, 3);
 	update_at(f, 1000, false);
-	assert_false(f->m.have_rx);
+	assert_false(f->x.m.have_rx);
 	j = json(f, false);
 	ASSERT_HAS(j, "\"rx\":null,\"rx_per_s\":null,\"queue_peak\":null}");
 	ASSERT_HAS(j, "\"filtered\":0,\"rx_overflow\":null}");
 
 	put_rx(f, UNKNOWN_COOKIE, 30, 6912);
-	f->stats[UD_STAT_RX_OVERFLOW] = 4;
+	f->x.stats[UD_STAT_RX_OVERFLOW] = 4;
 	update_at(f, 2000, true);
 	j = json(f, false);
 	ASSERT_HAS(j, "\"locations\":{");
 	ASSERT_HAS(j, "},\"rx\":30,\"rx_per_s\":30.0,\"queue_peak\":6912}");
 	ASSERT_HAS(j, "\"filtered\":0,\"rx_overflow\":4}");
 	/* the summary: 30 over the 2 s since start */
-	f->m.last_ns = f->m.start_ns + 2000000000ull;
+	f->x.m.last_ns = f->x.m.start_ns + 2000000000ull;
 	j = json(f, true);
 	ASSERT_HAS(j, "\"rx\":30,\"rx_per_s\":15.0,\"queue_peak\":6912}");
 }
