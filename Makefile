@@ -77,6 +77,7 @@ $(OUTPUT)/%.o: src/%.c | $(OUTPUT)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
 
 $(OUTPUT)/tracer.o: $(OUTPUT)/udpdrop.skel.h
+$(OUTPUT)/xdpstamp.o: $(OUTPUT)/xdpstamp.skel.h
 
 udpdrop: $(MAIN_OBJ) $(CORE_OBJS)
 	$(call msg,BINARY,$@)
@@ -96,6 +97,11 @@ $(FLOOR_BIN): tools/bench/floor.c $(OUTPUT)/bench_floor.skel.h | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP $< $(LIBS) -o $@
 
+# The generator benchmark's stopwatch: inter-arrival gaps at XDP.
+$(OUTPUT)/bench-gaps: tools/bench/gaps.c src/hist.c $(OUTPUT)/bench_gaps.skel.h | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP tools/bench/gaps.c src/hist.c $(LIBS) -o $@
+
 # top's own CPU use: 10,000 sockets held, 1,000 of them made to drop.
 $(OUTPUT)/bench-sockets: tools/bench/sockets.c | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -112,7 +118,8 @@ integration: udpdrop $(HELPER_BIN)
 # drive the most user-space paths (flow attribution, closed sockets,
 # fragments, the old-kernel path) against the sanitized binary.
 ASAN_INTEGRATION := rcvbuf_tracepoint_no_rx_sk restart_same_port socket_close \
-		    frag_timeout checksum two_sockets filters tui
+		    frag_timeout checksum two_sockets filters tui \
+		    gen_sink_clean gen_sink_ipv6_no_control demo_rcvbuf
 asan:
 	$(Q)$(MAKE) --no-print-directory OUTPUT=.output/asan \
 		CFLAGS='-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
@@ -136,11 +143,12 @@ deps:
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all $(HELPER_BIN)
-	$(Q)tools/demo.sh
+	$(Q)./udpdrop demo
 
-bench: udpdrop $(HELPER_BIN) $(FLOOR_BIN) $(OUTPUT)/bench-sockets
+bench: udpdrop $(HELPER_BIN) $(FLOOR_BIN) $(OUTPUT)/bench-sockets $(OUTPUT)/bench-gaps
 	$(Q)tools/bench.sh
 	$(Q)tools/bench-top.sh
+	$(Q)tools/bench-gen.sh
 
 vmlinux:
 	$(Q)tools/gen-vmlinux.sh

@@ -12,5 +12,8 @@ enum exit_code {
 };
 
 int do_top(int argc, char **argv);
+int do_sink(int argc, char **argv);
+int do_demo(int argc, char **argv);
+int do_gen(int argc, char **argv);
 
 #endif

@@ -10,6 +10,9 @@ static const struct cmd {
 	const char *help;
 } cmds[] = {
 	{ "top", do_top, "which socket drops UDP, and why: live, full-screen or batch/JSON" },
+	{ "sink", do_sink, "receive gen's datagrams; per run, the ledger of where each one went" },
+	{ "gen", do_gen, "paced UDP generator: sender drops counted, the ledger from udpdrop sink" },
+	{ "demo", do_demo, "real drops in throwaway namespaces: sink, gen and top, then the ledger" },
 };
 
 static void usage(FILE *f)

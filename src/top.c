@@ -23,6 +23,7 @@
 #include "tui.h"
 #include "util.h"
 #include "view.h"
+#include "watch.h"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -225,54 +226,9 @@ static int emit(struct model *m, struct top_opts *o, const char *attach,
 	return 0;
 }
 
-/* One reading of the tracer's maps, reused every interval. */
-struct snapshot {
-	struct htab drops;       /* struct ud_key -> struct ud_val */
-	struct htab rx;          /* socket identity -> struct ud_rx */
-	struct ud_val *overflow; /* UD_OVERFLOW_SLOTS */
-	uint64_t stats[UD_STAT_MAX];
-};
-
-static int snapshot__init(struct snapshot *s)
+static int refresh_or_say(struct watch *w)
 {
-	s->overflow = calloc(UD_OVERFLOW_SLOTS, sizeof(*s->overflow));
-	if (!s->overflow ||
-	    htab__init(&s->drops, sizeof(struct ud_key), sizeof(struct ud_val)) ||
-	    htab__init(&s->rx, sizeof(uint64_t), sizeof(struct ud_rx)))
-		return -ENOMEM;
-	return 0;
-}
-
-static void snapshot__free(struct snapshot *s)
-{
-	htab__free(&s->drops);
-	htab__free(&s->rx);
-	free(s->overflow);
-}
-
-/*
- * One interval's reading: the kernel counters just before the tracer's
- * maps (the baseline was taken in the same order), then the join.
- */
-static int refresh(struct model *m, struct tracer *t, struct snapshot *s)
-{
-	int err;
-
-	model__read_counters(m);
-	m->missed = tracer__missed(t);
-	err = tracer__read(t, &s->drops, s->overflow, s->stats);
-	if (!err)
-		err = tracer__read_rx(t, &s->rx);
-	if (!err)
-		err = model__update_rx(m, t->rx ? &s->rx : NULL);
-	if (!err)
-		err = model__update(m, &s->drops, s->overflow, s->stats, now_ns());
-	return err;
-}
-
-static int refresh_or_say(struct model *m, struct tracer *t, struct snapshot *s)
-{
-	int err = refresh(m, t, s);
+	int err = watch__refresh(w);
 
 	if (err)
 		fprintf(stderr, "udpdrop: reading the drop counts failed: %s\n",
@@ -281,29 +237,17 @@ static int refresh_or_say(struct model *m, struct tracer *t, struct snapshot *s)
 }
 
 /* What the full-screen view calls each interval. */
-struct tui_ctx {
-	struct model *m;
-	struct tracer *t;
-	struct snapshot *s;
-};
-
 static int tui_refresh(void *arg)
 {
-	struct tui_ctx *c = arg;
-
-	return refresh(c->m, c->t, c->s);
+	return watch__refresh(arg);
 }
 
 int do_top(int argc, char **argv)
 {
 	struct top_opts o = {};
-	struct tracer t = {};
-	struct tracer_error te;
-	struct model m = {};
-	struct snapshot snap = {};
+	struct watch w = {};
 	char missing[128];
 	int err, ret = EXIT_FAIL;
-	bool tracer_up = false, model_up = false;
 
 	err = top__parse_args(argc, argv, &o);
 	if (err)
@@ -358,36 +302,8 @@ int do_top(int argc, char **argv)
 	}
 	if (!privileged)
 		goto no_privilege;
-	log__install_libbpf();
 	if (o.model.netns)
 		o.tracer.filter_netns = o.model.netns;
-
-	err = model__init(&m, &o.model);
-	if (err) {
-		if (err == -ENOENT)
-			fprintf(stderr, "udpdrop: this kernel's BTF has no enum skb_drop_reason (kernel older than 5.17?): drop reasons unavailable\n");
-		else
-			fprintf(stderr, "udpdrop: cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s; udpdrop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n",
-				strerror(-err));
-		ret = err == -ENOMEM ? EXIT_FAIL : EXIT_KERNEL;
-		goto out;
-	}
-	model_up = true;
-	/* drop locations the classifier must recognise (see enum ud_range) */
-	static const char *const range_syms[UD_RANGE_MAX] = {
-		[UD_RANGE_FRAG_PURGE] = "inet_frag_rbtree_purge",
-		[UD_RANGE_UDP_DESTRUCT] = "udp_destruct_common",
-		[UD_RANGE_INET_DESTRUCT] = "inet_sock_destruct",
-	};
-	for (int r = 0; r < UD_RANGE_MAX; r++)
-		if (ksyms__range(&m.ksyms, range_syms[r], &o.tracer.range_start[r],
-				 &o.tracer.range_end[r]))
-			pr_info("%s not in kallsyms: drops there may show the wrong netns\n",
-				range_syms[r]);
-	if (snapshot__init(&snap)) {
-		fprintf(stderr, "udpdrop: out of memory\n");
-		goto out;
-	}
 
 	struct sigaction sa = { .sa_handler = on_signal };
 
@@ -396,58 +312,29 @@ int do_top(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	err = tracer__open(&t, &o.tracer, &te);
-	if (err) {
-		if (err != -EPERM)
-			fprintf(stderr, "udpdrop: %s%s\n", te.msg,
-				log__level() < LOG_DEBUG ? " (-vv shows libbpf and the verifier)" : "");
-		/*
-		 * The capabilities were checked, but they may be a user
-		 * namespace's, which the kernel does not accept for BPF (EPERM);
-		 * the verifier refuses with EACCES, a missing feature otherwise.
-		 */
-		if (err == -EPERM) {
-			fprintf(stderr, "udpdrop: the kernel refused BPF (EPERM): run as root in the initial user namespace (not in a container's), and check kernel lockdown\n");
-			ret = EXIT_PRIV;
-		} else {
-			ret = EXIT_KERNEL;
-		}
-		goto out;
-	}
-	tracer_up = true;
-	err = model__baseline(&m);
-	if (!err)
-		err = tracer__read(&t, &snap.drops, snap.overflow, snap.stats);
-	if (!err)
-		model__baseline_counts(&m, &snap.drops);
-	if (!err)
-		err = tracer__read_rx(&t, &snap.rx);
-	if (!err)
-		err = model__baseline_rx(&m, &snap.rx);
-	if (err) {
-		fprintf(stderr, "udpdrop: reading the first counts failed: %s\n", strerror(-err));
-		goto out;
-	}
+	ret = watch__open(&w, &o.tracer, &o.model, "udpdrop");
+	if (ret)
+		return ret;
+	ret = EXIT_FAIL;
+
+	struct tracer *t = &w.t;
+	struct model *m = &w.m;
 	uint32_t ids[2];
-	int nids = tracer__prog_ids(&t, ids, 2);
+	int nids = tracer__prog_ids(t, ids, 2);
 
 	for (int i = 0; i < nids; i++)
 		pr_info("program id %u (bpftool prog show id %u)\n", ids[i], ids[i]);
 	if (!interactive)
 		fprintf(stderr, "udpdrop: tracing UDP drops via %s (Ctrl-C to stop)\n",
-			attach_mode__name(t.mode));
-
-	/* the trace starts now: rates and uptime count from here */
-	m.start_ns = m.last_ns = now_ns();
+			attach_mode__name(t->mode));
 
 	if (interactive) {
 		struct tui_opts to = { .interval = o.interval, .count = o.count,
 				       .color = !o.no_color, .sort = o.sort,
-				       .attach = attach_mode__name(t.mode) };
-		struct tui_ctx tc = { &m, &t, &snap };
-
+				       .attach = attach_mode__name(t->mode) };
+		
 		sigaction(SIGHUP, &sa, NULL); /* the terminal closed: clean up too */
-		err = tui__run(&m, &to, tui_refresh, &tc, &stop_signal);
+		err = tui__run(m, &to, tui_refresh, &w, &stop_signal);
 		if (err == -ENOTTY) {
 			fprintf(stderr, "udpdrop: this terminal (TERM=%s) cannot show the full-screen view: printing batch output\n",
 				getenv("TERM") ? getenv("TERM") : "");
@@ -456,16 +343,16 @@ int do_top(int argc, char **argv)
 			goto out;
 		} else {
 			/* what the screen showed is gone with it: leave the summary */
-			if (refresh_or_say(&m, &t, &snap))
+			if (refresh_or_say(&w))
 				goto out;
-			model__sort_by_total(&m);
-			err = emit(&m, &o, attach_mode__name(t.mode), true);
+			model__sort_by_total(m);
+			err = emit(m, &o, attach_mode__name(t->mode), true);
 			ret = err && err != -EPIPE ? EXIT_FAIL : EXIT_OK;
 			goto out;
 		}
 	}
 
-	uint64_t step = (uint64_t)(o.interval * 1e9), next = m.start_ns + step;
+	uint64_t step = (uint64_t)(o.interval * 1e9), next = m->start_ns + step;
 
 	for (uint64_t i = 0; !o.count || i < o.count; i++) {
 		sleep_until(next);
@@ -476,21 +363,21 @@ int do_top(int argc, char **argv)
 		 * intervals of a few microseconds each */
 		if (next < now_ns())
 			next = now_ns() + step;
-		if (refresh_or_say(&m, &t, &snap))
+		if (refresh_or_say(&w))
 			goto out;
 		if (o.count && i + 1 == o.count)
 			break; /* the last interval is the summary's */
-		err = emit(&m, &o, attach_mode__name(t.mode), false);
+		err = emit(m, &o, attach_mode__name(t->mode), false);
 		if (err == -EPIPE)
 			goto out_quiet; /* the reader has gone (e.g. `| head`): stop */
 		if (err)
 			goto out_write;
 	}
 	/* the summary: one last read so nothing between ticks is lost */
-	if (refresh_or_say(&m, &t, &snap))
+	if (refresh_or_say(&w))
 		goto out;
-	model__sort_by_total(&m);
-	err = emit(&m, &o, attach_mode__name(t.mode), true);
+	model__sort_by_total(m);
+	err = emit(m, &o, attach_mode__name(t->mode), true);
 	if (err && err != -EPIPE)
 		goto out_write;
 out_quiet:
@@ -500,11 +387,7 @@ out_write:
 	fprintf(stderr, "udpdrop: cannot write the output: %s\n", strerror(-err));
 	ret = EXIT_FAIL;
 out:
-	if (tracer_up)
-		tracer__close(&t);
-	if (model_up)
-		model__free(&m);
-	snapshot__free(&snap);
+	watch__close(&w);
 	return ret;
 
 no_privilege:

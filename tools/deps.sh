@@ -10,6 +10,7 @@ pkgs=(
 	libcmocka-dev                        # unit tests
 	iproute2 nftables jq tmux util-linux procps # integration: netns, veth, nft, tc, sysctl
 	bpftrace                             # benchmark peer (optional at run time)
+	iperf3                               # the generator benchmark's peer
 )
 
 missing=()

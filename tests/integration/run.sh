@@ -882,6 +882,8 @@ test_tui() {
 
 # ---------------------------------------------------------------------------
 
+. tests/integration/gensink.sh
+
 ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 SELECTED=("$@")
 ((${#SELECTED[@]})) || read -r -a SELECTED <<<"$(echo $ALL)"

@@ -1,0 +1,1968 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * udpdrop gen: a paced UDP generator that keeps the sender's side of the
+ * books. Datagrams carry the header of include/udpgen.h; the schedule is
+ * pace.c's; what the kernel refused comes back from each send (IP_RECVERR
+ * makes qdisc drops return ENOBUFS), what it dropped silently from the
+ * core tracer (watch.c) restricted to our own sockets; the control
+ * channel (ctl.c) tells `udpdrop sink` what was sent and brings back its
+ * ledger (ledger.c).
+ *
+ * Two threads: the sender does nothing but wait for slots and send, so a
+ * slow interval report (the tracer's refresh dumps sockets) never makes
+ * a slot late; the reporter wakes every --interval, drains the error
+ * queues, refreshes the tracer and prints. They share the counters under
+ * one mutex, held for a few additions per slot.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/errqueue.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include "caps.h"
+#include "causes.h"
+#include "cli.h"
+#include "ctl.h"
+#include "hist.h"
+#include "json.h"
+#include "ledger.h"
+#include "log.h"
+#include "pace.h"
+#include "udpgen.h"
+#include "units.h"
+#include "util.h"
+#include "watch.h"
+
+#define WHO "udpdrop gen"
+#define GEN_MAX_FLOWS 1024      /* the sink's XDP program tells 1024 flows apart */
+#define GEN_MAX_BURST 1024      /* one sendmmsg: UIO_MAXIOV messages */
+#define GEN_GSO_SEGS 64         /* datagrams per UDP_SEGMENT send, at most */
+#define GEN_MAX_V4 65507        /* 65535 - IPv4 header - UDP header */
+#define GEN_MAX_V6 65527        /* 65535 - UDP header (IPv6's length excludes its header) */
+#define CONNECT_MS 3000
+#define READY_MS 5000
+#define LEDGER_MS 10000
+#define LAST_TRIES 5            /* a refused LAST datagram is numbered anew, this often */
+#define GEN_STALL_NS 500000ull  /* lateness beyond this (and a period) is a stall: slots skipped */
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef SO_COOKIE
+#define SO_COOKIE 57
+#endif
+
+/* Send refusals, by errno. refused_with_skb: the kernel built an skb and
+ * freed it (qdisc, netfilter...), so the tracer saw that drop too. */
+enum refusal { RF_ENOBUFS, RF_EAGAIN, RF_EPERM, RF_ECONNREFUSED, RF_UNKNOWN,
+	       RF_OTHER, RF_MAX };
+static const char *const refusal_names[RF_MAX] = {
+	"ENOBUFS", "EAGAIN", "EPERM", "ECONNREFUSED", "unknown", "other",
+};
+static bool refusal_has_skb(enum refusal r)
+{
+	return r == RF_ENOBUFS || r == RF_EPERM || r == RF_UNKNOWN;
+}
+
+/* What came back on the error queues. */
+enum errq { EQ_PORT_UNREACH, EQ_UNREACH, EQ_TOO_BIG, EQ_ICMP_OTHER, EQ_LOCAL, EQ_MAX };
+static const char *const errq_names[EQ_MAX] = {
+	"port_unreachable", "unreachable", "too_big", "icmp_other", "local",
+};
+
+struct gen_opts {
+	const char *target;
+	char host[256];
+	uint16_t port;
+	int family;             /* AF_UNSPEC unless -4 / -6 */
+	struct rate rate;
+	bool max;               /* --rate max / --pps max: unpaced */
+	uint64_t size;          /* 0: fit the path MTU (at most 1500) */
+	uint64_t burst;         /* 0: 1, or with --gso a full send */
+	double duration;        /* seconds; 0 with --count */
+	uint64_t count;
+	uint64_t flows;
+	uint64_t sndbuf;
+	double interval;
+	uint64_t reorder;       /* 0: in order; N: sequence numbers N, 2N, ... go one place late */
+	bool gso, json, catch_up, no_tracer, no_control;
+};
+
+/* One flow: a socket with its own source port and sequence numbers. */
+struct flow {
+	int fd;
+	uint16_t sport;
+	uint64_t cookie;
+	uint64_t total;         /* --count: datagrams planned for it; else 0 */
+	bool last_sent;         /* its UG_F_LAST datagram was handed over (or,
+				   with --count, refused: the total is in
+				   every datagram, and the count is kept) */
+	/* the sender's, read by the reporter under the lock */
+	uint64_t seq;           /* next sequence number = datagrams numbered */
+	uint64_t accepted;      /* send calls returned success */
+	uint64_t refused;       /* a send call refused them (numbered, not sent) */
+	uint64_t refused_skb;   /* ... of them with an skb the tracer saw */
+	/* the reporter's */
+	uint64_t tracer;        /* drops the tracer attributed to the socket */
+};
+
+/* The sender's cumulative counts (under the lock); intervals are differences. */
+struct tally {
+	uint64_t numbered, accepted, bytes;
+	uint64_t closing;       /* accepted LAST datagrams sent after the schedule */
+	uint64_t slots, missed, reanchors, dgrams, burst_dgrams;
+	uint64_t refused[RF_MAX];
+};
+
+struct cookie_ix {
+	uint64_t cookie;        /* first: cmp_cookie compares it */
+	int flow;
+};
+
+struct gen {
+	struct gen_opts o;
+	struct sockaddr_storage dst;
+	socklen_t dstlen;
+	char dst_str[INET6_ADDRSTRLEN + 16];
+	int mtu;
+	uint64_t mtu_payload;   /* the largest datagram that is not fragmented */
+	double pps;             /* the target datagram rate, 0: unpaced */
+	double period_ns;       /* one slot (a --burst batch) */
+	uint32_t run;
+	int segs;               /* datagrams per send call: 1, or more with --gso */
+	int nflows;
+	struct flow *flows;
+	struct cookie_ix *by_cookie; /* sorted by cookie, for the tracer's rows */
+
+	/* the send path's buffers */
+	struct ug_hdr *hdrs;    /* one per datagram of a slot */
+	uint8_t *filler;        /* the bytes after the header, shared */
+	struct mmsghdr *msgs;
+	struct iovec *iov;
+
+	/* shared: the sender writes, the reporter reads, under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;    /* wakes the reporter to finish */
+	bool done;
+	struct tally tally;
+	struct hist hists[2];   /* lateness, ns: the sender adds to *late */
+	struct hist *late;
+	int other_errno;        /* the first RF_OTHER errno, to name it */
+
+	/* the reporter's (the main thread's once it has joined) */
+	struct hist late_all;
+	struct tally prev;
+	uint64_t prev_snd_drops, prev_icmp, prev_ns;
+	uint64_t errq[EQ_MAX];
+	uint64_t snd_cause[CAUSE_MAX];
+	bool header_printed;
+	bool write_failed;
+
+	struct watch w;
+	bool tracer;
+	int ctl;                /* the control connection, -1 without */
+	uint64_t t0, t_end, last_sched;
+	double elapsed;
+	pthread_t sender_thread;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: udpdrop gen HOST:PORT [OPTIONS]\n"
+"Send paced UDP datagrams to HOST:PORT and account for every one of them:\n"
+"what the kernel refused, what it dropped silently on this host (the\n"
+"tracer, as root), and, with `udpdrop sink` at the other end, the ledger.\n"
+"\n"
+"  HOST:PORT              a name, an IPv4 address or [IPv6]:PORT\n"
+"  -b, --rate RATE        bits/s of UDP payload (default 1M, as iperf3 -u),\n"
+"                         or datagrams/s with a pps suffix (250kpps); max: unpaced,\n"
+"                         as fast as the kernel takes them (sends then block)\n"
+"      --pps N            datagrams/s (k/M/G prefixes), or max\n"
+"  -l, --size BYTES       UDP payload per datagram, 48 to 65507 (IPv4) or 65527\n"
+"                         (IPv6); default: what fits the path MTU, at most 1500.\n"
+"                         Larger than the path MTU: sent, fragmented, with a warning\n"
+"      --burst N          datagrams per slot, in one sendmmsg (default 1; 1 to 1024);\n"
+"                         the slot period grows to keep the rate\n"
+"  -t, --duration SECS    how long to send (default 10)\n"
+"  -n, --count N          how many datagrams, over all flows (instead of --duration)\n"
+"  -P, --flows N          N sockets, each its own source port and sequence (1 to\n"
+"                         1024); slots go round-robin over them, a slot's --burst\n"
+"                         to one flow (one sendmmsg is one socket)\n"
+"      --sndbuf BYTES     SO_SNDBUF of each socket\n"
+"      --gso              UDP_SEGMENT: one send carries up to 64 datagrams (each with\n"
+"                         its own header); --burst then defaults to a full send\n"
+"      --catch-up         after a stall, send the slots it missed back to back\n"
+"                         (default: skip them, count them missed, re-anchor)\n"
+"      --reorder N        a test aid: in each --burst batch, the datagrams whose\n"
+"                         sequence number is a multiple of N go one place late\n"
+"                         (the receiver must call them reordered, not lost)\n"
+"  -i, --interval SECS    report every SECS (default 1, 0.1 to 3600)\n"
+"  -j, --json             one JSON object per interval, then the summary\n"
+"  -4, -6                 IPv4 or IPv6 only\n"
+"      --no-control       no TCP control channel: the datagrams' total and last\n"
+"                         flags close the run at the sink\n"
+"      --no-tracer        do not trace this host's drops of our datagrams\n"
+"  -v, --verbose          more details (twice: libbpf's too)\n"
+"  -h, --help             this help\n"
+"\n"
+"Units: rates take k, M, G, T (powers of 1000; m is mega too) and may end in\n"
+"bit, bits, bps, b/s or bit/s: 100M, 1.5G, 64kbit, 1e9. Datagram rates end in\n"
+"pps: 5000pps, 250kpps, 1Mpps. A rate must be above 0 and at most 1 Tbit/s\n"
+"or 1 Gpps, and a slot (--burst datagrams) may not be shorter than 100 ns\n"
+"(raise --burst, add --gso, or use max) nor longer than an hour. Sizes take\n"
+"K, M, G (powers of 1024), optionally KiB or KB: 1472, 9000, 64K, 1.5KiB.\n"
+"\n"
+"Rates count UDP payload bits (as iperf3 does), not headers. Each interval\n"
+"line shows the rate achieved (datagrams the kernel accepted), the lateness\n"
+"of the slots (due -> handed to the kernel: p50/p99/max), slots missed,\n"
+"the share of datagrams sent in bursts (a slot handed to the kernel less\n"
+"than half a slot period after the previous one; the datagrams of one\n"
+"--burst batch do not count against each other), datagrams the kernel\n"
+"refused (not retried: their sequence numbers are used), sender drops\n"
+"(refused + those the tracer saw dropped after a send succeeded) and ICMP\n"
+"errors that came back.\n"
+"\n"
+"Exit codes: 0 ok (also when stopped by Ctrl-C or SIGTERM: the run is closed\n"
+"and summed up), 1 runtime error (also: no sink answered), 2 bad usage,\n"
+"4 the kernel lacks a feature asked for (--gso).\n");
+}
+
+static int bad_value(const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, WHO ": invalid %s '%s': %s\n"
+		"Try 'udpdrop gen --help'.\n", opt, val, want);
+	return -EXIT_USAGE;
+}
+
+static int bad_usage(const char *msg)
+{
+	fprintf(stderr, WHO ": %s\nTry 'udpdrop gen --help'.\n", msg);
+	return -EXIT_USAGE;
+}
+
+/* "host:port", "[v6]:port"; a bare IPv6 address needs the brackets. */
+static int parse_target(const char *s, struct gen_opts *o)
+{
+	const char *colon, *host = s;
+	size_t hlen;
+	uint64_t port;
+
+	if (*s == '[') {
+		const char *end = strchr(s, ']');
+
+		if (!end || end[1] != ':')
+			return bad_value("HOST:PORT", s, "[IPv6 address]:PORT");
+		host = s + 1;
+		hlen = end - host;
+		colon = end + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return bad_value("HOST:PORT", s, "a port is missing (HOST:PORT)");
+		hlen = colon - s;
+		if (memchr(s, ':', hlen))
+			return bad_value("HOST:PORT", s, "an IPv6 address goes in brackets: [ADDRESS]:PORT");
+	}
+	if (!hlen || hlen >= sizeof(o->host))
+		return bad_value("HOST:PORT", s, "a host name or address, then :PORT");
+	if (parse_u64(colon + 1, 1, 65535, &port))
+		return bad_value("port", colon + 1, "a port from 1 to 65535");
+	memcpy(o->host, host, hlen);
+	o->host[hlen] = 0;
+	o->port = port;
+	return 0;
+}
+
+/* --rate / --pps: "max", or a rate; --pps takes a bare number as datagrams. */
+static int parse_rate_opt(const char *opt, const char *val, bool pps_only,
+			  struct gen_opts *o)
+{
+	if (!strcmp(val, "max")) {
+		o->max = true;
+		return 0;
+	}
+	o->max = false;
+	if (pps_only && !strchr(val, 'b') && !strchr(val, 'B')) {
+		char buf[64];
+
+		/* "250k" is 250k datagrams/s here: reuse the rate grammar */
+		snprintf(buf, sizeof(buf), "%s%s", val, strstr(val, "pps") ? "" : "pps");
+		if (!parse_rate(buf, &o->rate))
+			return 0;
+	} else if (!pps_only && !parse_rate(val, &o->rate)) {
+		return 0;
+	}
+	return bad_value(opt, val, pps_only ?
+			 "datagrams per second above 0, at most 1G (250k, 1.5M), or max" :
+			 "bits per second above 0, at most 1T (100M, 1.5G), datagrams with pps (250kpps), or max");
+}
+
+enum {
+	OPT_PPS = 256, OPT_BURST, OPT_SNDBUF, OPT_GSO, OPT_CATCH_UP,
+	OPT_NO_CONTROL, OPT_NO_TRACER, OPT_REORDER,
+};
+
+/* 0, 1 (--help: done), or -exit code. */
+static int parse_args(int argc, char **argv, struct gen_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "rate", required_argument, NULL, 'b' },
+		{ "pps", required_argument, NULL, OPT_PPS },
+		{ "size", required_argument, NULL, 'l' },
+		{ "burst", required_argument, NULL, OPT_BURST },
+		{ "duration", required_argument, NULL, 't' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "flows", required_argument, NULL, 'P' },
+		{ "sndbuf", required_argument, NULL, OPT_SNDBUF },
+		{ "gso", no_argument, NULL, OPT_GSO },
+		{ "catch-up", no_argument, NULL, OPT_CATCH_UP },
+		{ "reorder", required_argument, NULL, OPT_REORDER },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "no-control", no_argument, NULL, OPT_NO_CONTROL },
+		{ "no-tracer", no_argument, NULL, OPT_NO_TRACER },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	bool have_rate = false, have_pps = false, have_duration = false;
+	int verbose = 0, c, err;
+
+	o->flows = 1;
+	o->interval = 1.0;
+	o->rate.bps = 1e6;
+	optind = 0; /* 0, not 1: glibc then also forgets a half-read "-zb" */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":b:l:t:n:P:i:j46vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			have_rate = true;
+			if ((err = parse_rate_opt("--rate", optarg, false, o)))
+				return err;
+			break;
+		case OPT_PPS:
+			have_pps = true;
+			if ((err = parse_rate_opt("--pps", optarg, true, o)))
+				return err;
+			break;
+		case 'l':
+			if (parse_size(optarg, UG_HDR_LEN, GEN_MAX_V6, &o->size))
+				return bad_value("--size", optarg, "bytes from 48 (the header) to 65507 (IPv4) or 65527 (IPv6)");
+			break;
+		case OPT_BURST:
+			if (parse_u64(optarg, 1, GEN_MAX_BURST, &o->burst))
+				return bad_value("--burst", optarg, "datagrams per slot, 1 to 1024");
+			break;
+		case 't':
+			have_duration = true;
+			if (parse_seconds(optarg, 0.001, 31536000, &o->duration))
+				return bad_value("--duration", optarg, "seconds, from 0.001 to a year");
+			break;
+		case 'n':
+			if (parse_u64(optarg, 1, 1ull << 48, &o->count))
+				return bad_value("--count", optarg, "a number of datagrams, at least 1");
+			break;
+		case 'P':
+			if (parse_u64(optarg, 1, GEN_MAX_FLOWS, &o->flows))
+				return bad_value("--flows", optarg, "1 to 1024 flows");
+			break;
+		case OPT_SNDBUF:
+			if (parse_size(optarg, 1024, INT32_MAX / 2, &o->sndbuf))
+				return bad_value("--sndbuf", optarg, "bytes, 1K to 1G (64K, 4M)");
+			break;
+		case OPT_GSO: o->gso = true; break;
+		case OPT_CATCH_UP: o->catch_up = true; break;
+		case OPT_REORDER:
+			if (parse_u64(optarg, 2, 1000000, &o->reorder))
+				return bad_value("--reorder", optarg, "every Nth datagram goes late, N from 2 to 1000000");
+			break;
+		case 'i':
+			if (parse_seconds(optarg, 0.1, 3600, &o->interval))
+				return bad_value("--interval", optarg, "seconds from 0.1 to 3600");
+			break;
+		case 'j': o->json = true; break;
+		case '4': o->family = AF_INET; break;
+		case '6': o->family = AF_INET6; break;
+		case OPT_NO_CONTROL: o->no_control = true; break;
+		case OPT_NO_TRACER: o->no_tracer = true; break;
+		case 'v': verbose++; break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+		default: {
+			/* as top.c: name the option as typed, long or short */
+			const char *word = argv[optind - 1];
+			char shortopt[3] = { '-', (char)optopt, 0 };
+			const char *name = optopt ? shortopt : word;
+
+			for (const struct option *lo = longopts; optopt && lo->name; lo++)
+				if (lo->val == optopt && !strncmp(word, "--", 2) &&
+				    !strncmp(word + 2, lo->name, strlen(lo->name)))
+					name = word;
+			fprintf(stderr, c == ':' ? WHO ": option '%s' needs a value\n"
+						 : WHO ": unknown option '%s'\n", name);
+			fprintf(stderr, "Try 'udpdrop gen --help'.\n");
+			return -EXIT_USAGE;
+		}
+		}
+	}
+	if (optind >= argc)
+		return bad_usage("where to? give HOST:PORT");
+	if (argc - optind > 1) {
+		fprintf(stderr, WHO ": unexpected argument '%s'\n"
+			"Try 'udpdrop gen --help'.\n", argv[optind + 1]);
+		return -EXIT_USAGE;
+	}
+	if (have_rate && have_pps)
+		return bad_usage("--rate and --pps both set the rate: give one");
+	if (have_duration && o->count)
+		return bad_usage("--duration and --count both end the run: give one");
+	if (!o->count && !have_duration)
+		o->duration = 10;
+	o->target = argv[optind];
+	if ((err = parse_target(o->target, o)))
+		return err;
+	log__set_level(verbose >= 2 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_WARN);
+	return 0;
+}
+
+/* ---- setup: where to, the sockets, the schedule ---- */
+
+static int resolve(struct gen *g)
+{
+	struct addrinfo hints = { .ai_family = g->o.family, .ai_socktype = SOCK_DGRAM,
+				  .ai_protocol = IPPROTO_UDP };
+	struct addrinfo *res = NULL;
+	char a[INET6_ADDRSTRLEN];
+	int err = getaddrinfo(g->o.host, NULL, &hints, &res);
+
+	if (err || !res) {
+		fprintf(stderr, WHO ": cannot resolve '%s'%s: %s\nTry 'udpdrop gen --help'.\n",
+			g->o.host, g->o.family == AF_INET6 ? " as IPv6" :
+			g->o.family == AF_INET ? " as IPv4" : "",
+			err == EAI_SYSTEM ? strerror(errno) : gai_strerror(err));
+		if (res)
+			freeaddrinfo(res);
+		return -EXIT_USAGE;
+	}
+	memcpy(&g->dst, res->ai_addr, res->ai_addrlen);
+	g->dstlen = res->ai_addrlen;
+	freeaddrinfo(res);
+	if (g->dst.ss_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&g->dst;
+
+		s6->sin6_port = htons(g->o.port);
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		snprintf(g->dst_str, sizeof(g->dst_str), "[%s]:%u", a, g->o.port);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&g->dst;
+
+		s4->sin_port = htons(g->o.port);
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		snprintf(g->dst_str, sizeof(g->dst_str), "%s:%u", a, g->o.port);
+	}
+	return 0;
+}
+
+static bool is_v6(const struct gen *g)
+{
+	return g->dst.ss_family == AF_INET6;
+}
+
+/* UDP + IP header bytes in front of the payload. */
+static int hdr_overhead(const struct gen *g)
+{
+	return is_v6(g) ? 48 : 28;
+}
+
+/*
+ * One connected socket per flow. Connected: sends name no address, the
+ * route's MTU is readable (IP_MTU), and ICMP errors come back to it.
+ * IP_RECVERR: without it the kernel turns a qdisc's ENOBUFS into success.
+ */
+static int open_flow(struct gen *g, struct flow *f)
+{
+	int one = 1, fd;
+	socklen_t len;
+	struct sockaddr_storage src;
+
+	fd = socket(g->dst.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP);
+	if (fd < 0)
+		return -errno;
+	f->fd = fd;
+	if (is_v6(g) ? setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one))
+		     : setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one)))
+		return -errno;
+	if (g->o.sndbuf) {
+		int v = (int)g->o.sndbuf;
+
+		/* FORCE passes net.core.wmem_max as root; the plain one caps there */
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)) &&
+		    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)))
+			return -errno;
+	}
+	if (connect(fd, (struct sockaddr *)&g->dst, g->dstlen))
+		return -errno;
+	len = sizeof(src);
+	if (getsockname(fd, (struct sockaddr *)&src, &len))
+		return -errno;
+	f->sport = ntohs(src.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&src)->sin6_port
+						   : ((struct sockaddr_in *)&src)->sin_port);
+	len = sizeof(f->cookie);
+	if (getsockopt(fd, SOL_SOCKET, SO_COOKIE, &f->cookie, &len))
+		f->cookie = 0; /* before 4.12: the tracer cannot find it */
+	return 0;
+}
+
+static int cmp_cookie(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int flow_of_cookie(const struct gen *g, uint64_t cookie)
+{
+	const struct cookie_ix key = { .cookie = cookie }, *hit;
+
+	if (!cookie)
+		return -1;
+	hit = bsearch(&key, g->by_cookie, g->nflows, sizeof(*g->by_cookie), cmp_cookie);
+	return hit ? hit->flow : -1;
+}
+
+/* The path MTU of the route to the target: the first flow's connected socket. */
+static void read_mtu(struct gen *g)
+{
+	int mtu = 0;
+	socklen_t len = sizeof(mtu);
+
+	if (is_v6(g) ? getsockopt(g->flows[0].fd, IPPROTO_IPV6, IPV6_MTU, &mtu, &len)
+		     : getsockopt(g->flows[0].fd, IPPROTO_IP, IP_MTU, &mtu, &len))
+		mtu = 0;
+	g->mtu = mtu;
+	g->mtu_payload = mtu > hdr_overhead(g) ? (uint64_t)(mtu - hdr_overhead(g)) : 0;
+}
+
+/* IP fragments of one datagram of `size` payload bytes at the path MTU. */
+static uint64_t fragments(const struct gen *g, uint64_t size)
+{
+	/* fragment payloads are multiples of 8; IPv6 adds its fragment header */
+	uint64_t per = is_v6(g) ? (uint64_t)(g->mtu - 48) & ~7ull : (uint64_t)(g->mtu - 20) & ~7ull;
+
+	return per ? (size + 8 + per - 1) / per : 1;
+}
+
+/*
+ * Everything that depends on the target: the size, GSO, the slot period.
+ * A value that cannot work is a usage error (exit 2), found before the
+ * first datagram. 0 or -exit code.
+ */
+static int plan(struct gen *g)
+{
+	struct gen_opts *o = &g->o;
+	uint64_t max = is_v6(g) ? GEN_MAX_V6 : GEN_MAX_V4;
+	char a[32], b[32], msg[256];
+
+	if (!o->size) {
+		uint64_t fit = g->mtu_payload && g->mtu <= 1500 ? g->mtu_payload
+								 : (uint64_t)(1500 - hdr_overhead(g));
+		o->size = fit < UG_HDR_LEN ? UG_HDR_LEN : fit;
+	}
+	if (o->size > max) {
+		snprintf(a, sizeof(a), "%" PRIu64, o->size);
+		return bad_value("--size", a, is_v6(g) ? "at most 65527 bytes over IPv6"
+						       : "at most 65507 bytes over IPv4");
+	}
+	g->segs = 1;
+	if (o->gso) {
+		/* a segment must fit the MTU: the kernel refuses GSO otherwise */
+		if (g->mtu_payload && o->size > g->mtu_payload) {
+			snprintf(msg, sizeof(msg), "--gso needs datagrams that fit the path MTU (%d: at most %" PRIu64 " B of payload); --size %" PRIu64 " would be fragmented",
+				 g->mtu, g->mtu_payload, o->size);
+			return bad_usage(msg);
+		}
+		g->segs = (int)(max / o->size);
+		if (g->segs > GEN_GSO_SEGS)
+			g->segs = GEN_GSO_SEGS;
+		if (!o->burst)
+			o->burst = g->segs;
+	}
+	if (!o->burst)
+		o->burst = 1;
+	if (o->reorder && (o->burst < 2 || o->gso))
+		return bad_usage("--reorder swaps datagrams within a --burst batch: give --burst 2 or more (and no --gso)");
+	if (o->count && o->count < o->flows * o->burst)
+		fprintf(stderr, WHO ": warning: --count %" PRIu64 " fills fewer slots than there are flows: some flows send nothing\n",
+			o->count);
+	if (o->max) {
+		g->pps = 0;
+		g->period_ns = 0;
+		return 0;
+	}
+	g->pps = o->rate.pps ? o->rate.pps : o->rate.bps / (8.0 * o->size);
+	g->period_ns = 1e9 * o->burst / g->pps;
+	if (g->period_ns < PACE_MIN_PERIOD_NS) {
+		fmt_pps(a, sizeof(a), g->pps);
+		snprintf(msg, sizeof(msg), "%s of %" PRIu64 " B datagrams at --burst %" PRIu64 " is a slot every %.1f ns: below 100 ns no schedule holds; raise --burst (or --gso), or use --rate max",
+			 a, o->size, o->burst, g->period_ns);
+		return bad_usage(msg);
+	}
+	if (g->period_ns > PACE_MAX_PERIOD_NS) {
+		fmt_ns(b, sizeof(b), g->period_ns);
+		snprintf(msg, sizeof(msg), "that rate is one slot every %s of %" PRIu64 " B datagrams: the slowest schedule is one slot an hour",
+			 b, o->size);
+		return bad_usage(msg);
+	}
+	return 0;
+}
+
+/*
+ * --count: which datagrams each flow sends. Slot s goes to flow s % flows
+ * with min(burst, what is left) datagrams: the same rule the sender follows.
+ */
+static void plan_totals(struct gen *g)
+{
+	uint64_t n = g->o.count, B = g->o.burst, F = g->nflows;
+	uint64_t full = n / B, rem = n % B;
+
+	for (uint64_t f = 0; f < F; f++)
+		g->flows[f].total = B * (full / F + (f < full % F)) +
+				    (full % F == f ? rem : 0);
+}
+
+static int alloc_send_path(struct gen *g)
+{
+	uint64_t B = g->o.burst;
+
+	g->hdrs = calloc(B, sizeof(*g->hdrs));
+	g->msgs = calloc(B, sizeof(*g->msgs));
+	g->iov = calloc(2 * B, sizeof(*g->iov));
+	g->filler = malloc(g->o.size - UG_HDR_LEN + 1);
+	if (!g->hdrs || !g->msgs || !g->iov || !g->filler)
+		return -ENOMEM;
+	/* bytes 0x00..0xff repeating from offset 48 (udpgen.h) */
+	for (uint64_t i = 0; i < g->o.size - UG_HDR_LEN; i++)
+		g->filler[i] = (uint8_t)i;
+	return 0;
+}
+
+/* ---- sending ---- */
+
+/* The outcome of one slot, committed to the shared counts at once. */
+struct slot_result {
+	uint64_t numbered, accepted;
+	uint64_t refused[RF_MAX];
+	int other_errno;
+};
+
+static enum refusal refusal_of(int e)
+{
+	switch (e) {
+	case ENOBUFS: return RF_ENOBUFS;
+	case EAGAIN: return RF_EAGAIN;
+	case EPERM: return RF_EPERM;
+	case ECONNREFUSED: return RF_ECONNREFUSED;
+	}
+	return RF_OTHER;
+}
+
+/*
+ * The n datagrams of one slot to flow f, in one sendmmsg (a message per
+ * datagram, or per GSO send of up to g->segs). Each datagram is tried
+ * once: a refused message's datagrams keep their sequence numbers and
+ * count as refused, and the rest of the batch still goes. `flags` ends
+ * in the last datagram's header (UG_F_LAST), and `total` in every one.
+ */
+static void send_batch(struct gen *g, struct flow *f, uint64_t n, uint64_t sched,
+		       uint16_t last_flags, uint64_t total, int send_flags,
+		       uint64_t *t_send, struct slot_result *r)
+{
+	int nmsgs = 0, first = 0;
+	int msg_dgrams[GEN_MAX_BURST];
+	uint64_t d = 0;
+	uint64_t t;
+
+	memset(r, 0, sizeof(*r));
+	for (uint64_t i = 0; i < n; i++) {
+		struct ug_hdr *h = &g->hdrs[i];
+
+		h->magic = htobe32(UG_MAGIC);
+		h->version = htobe16(UG_VERSION);
+		h->flags = htobe16(i == n - 1 ? last_flags : 0);
+		h->run = htobe32(g->run);
+		h->flow = htobe32((uint32_t)(f - g->flows));
+		h->seq = htobe64(f->seq + i);
+		h->sched_ns = htobe64(sched);
+		h->total = htobe64(total);
+	}
+	/* --reorder: a multiple of N trades places with the datagram after it
+	 * (never with a closing one, which must stay the flow's last) */
+	for (uint64_t i = 0; g->o.reorder && i + 1 < n; i++)
+		if ((f->seq + i) % g->o.reorder == 0 && !(last_flags && i + 2 == n)) {
+			uint64_t a = g->hdrs[i].seq;
+
+			g->hdrs[i].seq = g->hdrs[i + 1].seq;
+			g->hdrs[i + 1].seq = a;
+			i++;
+		}
+	/* messages: each datagram is its header, then the shared filler */
+	while (d < n) {
+		int k = (int)(n - d < (uint64_t)g->segs ? n - d : (uint64_t)g->segs);
+		struct iovec *iov = &g->iov[2 * d];
+
+		for (int i = 0; i < k; i++) {
+			iov[2 * i] = (struct iovec){ &g->hdrs[d + i], UG_HDR_LEN };
+			iov[2 * i + 1] = (struct iovec){ g->filler, g->o.size - UG_HDR_LEN };
+		}
+		g->msgs[nmsgs] = (struct mmsghdr){ .msg_hdr = {
+			.msg_iov = iov, .msg_iovlen = 2 * k } };
+		msg_dgrams[nmsgs++] = k;
+		d += k;
+	}
+	t = now_ns();
+	for (uint64_t i = 0; i < n; i++)
+		g->hdrs[i].sent_ns = htobe64(t);
+	*t_send = t;
+	while (first < nmsgs) {
+		int s = sendmmsg(f->fd, g->msgs + first, nmsgs - first, send_flags);
+		enum refusal why;
+
+		if (s < 0 && errno == EINTR) {
+			if (stop_signal)
+				break; /* not refused: interrupted, and not numbered */
+			continue;
+		}
+		if (s < 0) {
+			why = refusal_of(errno);
+			if (why == RF_OTHER && !r->other_errno)
+				r->other_errno = errno;
+		} else {
+			for (int i = 0; i < s; i++) {
+				r->accepted += msg_dgrams[first + i];
+				r->numbered += msg_dgrams[first + i];
+			}
+			first += s;
+			if (first == nmsgs)
+				break;
+			/* a blocking send cut short by a signal: not a refusal */
+			if (stop_signal && !(send_flags & MSG_DONTWAIT))
+				break;
+			/* message `first` failed; sendmmsg does not say why */
+			why = RF_UNKNOWN;
+		}
+		r->refused[why] += msg_dgrams[first];
+		r->numbered += msg_dgrams[first];
+		first++;
+	}
+}
+
+/* Commit a slot's outcome to the shared counts. */
+static void commit(struct gen *g, struct flow *f, const struct slot_result *r,
+		   const struct pace *p, uint64_t late, bool record_late)
+{
+	pthread_mutex_lock(&g->lock);
+	f->seq += r->numbered;
+	f->accepted += r->accepted;
+	g->tally.numbered += r->numbered;
+	if (p) {
+		g->tally.accepted += r->accepted;
+		g->tally.bytes += r->accepted * g->o.size;
+	} else {
+		/* send_last's: outside the schedule, so not in the rates */
+		g->tally.closing += r->accepted;
+	}
+	for (int i = 0; i < RF_MAX; i++) {
+		g->tally.refused[i] += r->refused[i];
+		f->refused += r->refused[i];
+		if (refusal_has_skb(i))
+			f->refused_skb += r->refused[i];
+	}
+	if (r->other_errno && !g->other_errno)
+		g->other_errno = r->other_errno;
+	if (p) {
+		g->tally.slots = p->slots;
+		g->tally.missed = p->missed;
+		g->tally.reanchors = p->reanchors;
+		g->tally.dgrams = p->dgrams;
+		g->tally.burst_dgrams = p->burst_dgrams;
+	}
+	if (record_late)
+		hist__add(g->late, late);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/*
+ * The sender: wait for each slot, send its batch, count. Paced sends do
+ * not block (MSG_DONTWAIT): a full send buffer is a refusal (EAGAIN), not
+ * a stall that would shift the schedule; unpaced ones block, which is
+ * their back-pressure. Returns when the run is over or stopped.
+ */
+static void run_sender(struct gen *g)
+{
+	const struct gen_opts *o = &g->o;
+	bool paced = !o->max;
+	int send_flags = paced ? MSG_DONTWAIT : 0;
+	uint64_t end = o->count ? UINT64_MAX : g->t0 + (uint64_t)(o->duration * 1e9);
+	uint64_t numbered = 0, slot_no = 0;
+	struct pace p;
+
+	/* pace__init cannot fail: plan() checked the period */
+	pace__init(&p, g->period_ns, g->t0, o->catch_up);
+	/* at a high rate this CPU's own transmit softirq makes hiccups of a
+	 * few slots: made up in order, only a longer delay is a stall */
+	pace__set_stall(&p, GEN_STALL_NS);
+	g->t_end = g->t0;
+	while (!stop_signal) {
+		struct pace_slot s;
+		struct slot_result r;
+		uint64_t now, n, t_send, late;
+		struct flow *f;
+		uint16_t flags = 0;
+
+		if (o->count && numbered >= o->count)
+			break;
+		if (paced) {
+			uint64_t due = pace__due(&p);
+
+			if (due >= end) {
+				/* the run lasts --duration, even past its last slot */
+				pace__wait(&p, &pace_clock_monotonic, end, &stop_signal);
+				break;
+			}
+			now = pace__wait(&p, &pace_clock_monotonic, due, &stop_signal);
+			if (stop_signal)
+				break;
+		} else {
+			now = now_ns();
+			if (now >= end)
+				break;
+		}
+		pace__take(&p, now, &s);
+		f = &g->flows[slot_no % g->nflows];
+		n = o->burst;
+		if (o->count && o->count - numbered < n)
+			n = o->count - numbered;
+		if (f->total && f->seq + n >= f->total)
+			flags = UG_F_LAST;
+		send_batch(g, f, n, s.sched, flags, f->total, send_flags, &t_send, &r);
+		if (!r.numbered)
+			break; /* interrupted before anything went */
+		late = pace__sent(&p, &s, t_send, r.numbered);
+		if (flags && r.numbered == n)
+			f->last_sent = true;
+		commit(g, f, &r, &p, late, paced);
+		g->last_sched = s.sched;
+		numbered += r.numbered;
+		slot_no++;
+	}
+	g->t_end = now_ns();
+}
+
+static void wait_outq(struct gen *g, uint64_t max_ns);
+
+/*
+ * Close each flow at the sink: a datagram with UG_F_LAST and total =
+ * seq + 1 (what --no-control relies on; with the control channel it is
+ * the same datagram the header promises). With --count it went with the
+ * flow's last slot; stopped early or with --duration it goes now, once
+ * the send queues have drained. A refused one is numbered anew a few
+ * times, 10 ms apart: without it the sink would wait for more.
+ */
+static void send_last(struct gen *g)
+{
+	wait_outq(g, 1000000000ull);
+	for (int i = 0; i < g->nflows; i++) {
+		struct flow *f = &g->flows[i];
+
+		if (f->last_sent || (g->o.count && !f->total))
+			continue;
+		for (int tries = 0; tries < LAST_TRIES && !f->last_sent; tries++) {
+			struct slot_result r;
+			uint64_t t;
+
+			if (tries)
+				usleep(10000);
+			send_batch(g, f, 1, now_ns(), UG_F_LAST, f->seq + 1, MSG_DONTWAIT, &t, &r);
+			commit(g, f, &r, NULL, 0, false);
+			f->last_sent = r.accepted == 1;
+		}
+		if (!f->last_sent)
+			fprintf(stderr, WHO ": warning: flow %d: the kernel refused its closing datagram %d times: %s\n",
+				i, LAST_TRIES, g->ctl >= 0 ? "the sink learns its end from DONE"
+							   : "the sink may not see this flow end");
+	}
+}
+
+/* ---- what comes back: error queues and the tracer ---- */
+
+static void drain_errqueue(struct gen *g, int fd)
+{
+	char data[64];
+	char ctrl[CMSG_SPACE(sizeof(struct sock_extended_err) + sizeof(struct sockaddr_in6))];
+
+	for (;;) {
+		struct iovec iov = { data, sizeof(data) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = ctrl, .msg_controllen = sizeof(ctrl) };
+
+		if (recvmsg(fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			struct sock_extended_err ee;
+
+			if (!((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
+			      (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR)))
+				continue;
+			memcpy(&ee, CMSG_DATA(c), sizeof(ee));
+			if (ee.ee_origin != SO_EE_ORIGIN_ICMP && ee.ee_origin != SO_EE_ORIGIN_ICMP6)
+				g->errq[EQ_LOCAL]++;
+			else if (ee.ee_errno == ECONNREFUSED)
+				g->errq[EQ_PORT_UNREACH]++;
+			else if (ee.ee_errno == EHOSTUNREACH || ee.ee_errno == ENETUNREACH)
+				g->errq[EQ_UNREACH]++;
+			else if (ee.ee_errno == EMSGSIZE)
+				g->errq[EQ_TOO_BIG]++;
+			else
+				g->errq[EQ_ICMP_OTHER]++;
+		}
+	}
+}
+
+/* ICMP errors that came back (the local ones aside). */
+static uint64_t icmp_total(const struct gen *g)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < EQ_MAX; i++)
+		if (i != EQ_LOCAL)
+			n += g->errq[i];
+	return n;
+}
+
+/* The tracer's drops of our sockets: per flow, and per cause over all. */
+static void tracer_collect(struct gen *g)
+{
+	size_t it = 0;
+	const void *k;
+	void *v;
+
+	if (!g->tracer)
+		return;
+	if (watch__refresh(&g->w)) {
+		fprintf(stderr, WHO ": warning: reading the sender's drop counts failed; they may be short\n");
+		return;
+	}
+	memset(g->snd_cause, 0, sizeof(g->snd_cause));
+	while (htab__next(&g->w.m.rows, &it, &k, &v)) {
+		const struct row *r = v;
+		int fl;
+
+		if (r->key.kind != ROW_SOCKET || (fl = flow_of_cookie(g, r->key.cookie)) < 0)
+			continue;
+		g->flows[fl].tracer = r->drops;
+		for (int c = 0; c < CAUSE_MAX; c++)
+			g->snd_cause[c] += r->cause[c];
+	}
+}
+
+/*
+ * A flow's sender drops: what a send refused, plus what the tracer saw
+ * beyond the refusals that freed an skb (those it saw as well).
+ */
+static uint64_t flow_snd_drops(const struct gen *g, const struct flow *f)
+{
+	uint64_t silent = g->tracer && f->tracer > f->refused_skb ? f->tracer - f->refused_skb : 0;
+
+	return f->refused + silent;
+}
+
+/* ---- reporting ---- */
+
+struct report {
+	double start, end;       /* seconds since t0 */
+	uint64_t dgrams, bytes, slots, missed, dgrams_paced, burst_dgrams;
+	uint64_t refused[RF_MAX], refused_all;
+	uint64_t snd_drops, icmp;
+	const struct hist *late;
+};
+
+static void print_header(struct gen *g)
+{
+	if (g->header_printed || g->o.json)
+		return;
+	printf("%-13s %12s %10s %9s %9s %9s %6s %7s %8s %8s %6s\n", "TIME (s)",
+	       "PAYLOAD RATE", "DGRAMS/s", "LATE p50", "p99", "max", "MISSED",
+	       "BURSTS", "REFUSED", "SNDDROP", "ICMP");
+	g->header_printed = true;
+}
+
+static void print_interval(struct gen *g, const struct report *r)
+{
+	double secs = r->end - r->start;
+	char span[32], rate[32], pps[32], p50[32], p99[32], mx[32], burst[16];
+
+	snprintf(span, sizeof(span), "%.2f-%.2f", r->start, r->end);
+	fmt_bitrate(rate, sizeof(rate), secs > 0 ? r->bytes * 8.0 / secs : 0);
+	fmt_pps(pps, sizeof(pps), secs > 0 ? r->dgrams / secs : 0);
+	if (r->late && r->late->count) {
+		fmt_ns(p50, sizeof(p50), (double)hist__pct(r->late, 0.5));
+		fmt_ns(p99, sizeof(p99), (double)hist__pct(r->late, 0.99));
+		fmt_ns(mx, sizeof(mx), (double)r->late->max);
+	} else {
+		strcpy(p50, "-"), strcpy(p99, "-"), strcpy(mx, "-");
+	}
+	if (r->dgrams_paced)
+		snprintf(burst, sizeof(burst), "%.2f%%", 100.0 * r->burst_dgrams / r->dgrams_paced);
+	else
+		strcpy(burst, "-");
+	print_header(g);
+	printf("%-13s %12s %10s %9s %9s %9s %6" PRIu64 " %7s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 "\n",
+	       span, rate, pps, p50, p99, mx, r->missed, burst, r->refused_all,
+	       r->snd_drops, r->icmp);
+}
+
+static void json_lateness(struct json *j, const struct hist *h)
+{
+	json_key(j, "lateness_ns");
+	if (!h || !h->count) {
+		json_null(j);
+		return;
+	}
+	json_obj_begin(j);
+	json_key(j, "p50");
+	json_u64(j, hist__pct(h, 0.5));
+	json_key(j, "p99");
+	json_u64(j, hist__pct(h, 0.99));
+	json_key(j, "max");
+	json_u64(j, h->max);
+	json_key(j, "mean");
+	json_u64(j, h->sum / h->count);
+	json_key(j, "slots");
+	json_u64(j, h->count);
+	json_obj_end(j);
+}
+
+static void json_refused(struct json *j, const uint64_t *refused)
+{
+	uint64_t all = 0;
+
+	json_key(j, "refused");
+	json_obj_begin(j);
+	for (int i = 0; i < RF_MAX; i++)
+		all += refused[i];
+	json_key(j, "total");
+	json_u64(j, all);
+	for (int i = 0; i < RF_MAX; i++) {
+		json_key(j, refusal_names[i]);
+		json_u64(j, refused[i]);
+	}
+	json_obj_end(j);
+}
+
+/* The members an interval and the summary share. */
+static void json_common(struct json *j, const struct report *r)
+{
+	double secs = r->end - r->start;
+
+	json_key(j, "start");
+	json_double(j, r->start, 3);
+	json_key(j, "end");
+	json_double(j, r->end, 3);
+	json_key(j, "datagrams");
+	json_u64(j, r->dgrams);
+	json_key(j, "bytes");
+	json_u64(j, r->bytes);
+	json_key(j, "bits_per_second");
+	json_double(j, secs > 0 ? r->bytes * 8.0 / secs : 0, 1);
+	json_key(j, "datagrams_per_second");
+	json_double(j, secs > 0 ? r->dgrams / secs : 0, 1);
+	json_lateness(j, r->late);
+	json_key(j, "slots");
+	json_u64(j, r->slots);
+	json_key(j, "missed_slots");
+	json_u64(j, r->missed);
+	json_key(j, "burst_share");
+	if (r->dgrams_paced)
+		json_double(j, (double)r->burst_dgrams / r->dgrams_paced, 4);
+	else
+		json_null(j);
+	json_refused(j, r->refused);
+	json_key(j, "sender_drops");
+	json_u64(j, r->snd_drops);
+	json_key(j, "icmp_errors");
+	json_u64(j, r->icmp);
+}
+
+/*
+ * Write out what sb holds. A reader that went away (`| head`) stops the
+ * run, quietly as top does; the run still closes at the sink.
+ */
+static void flush_out(struct gen *g, struct strbuf *sb)
+{
+	errno = 0;
+	if ((sb->len && fwrite(sb->buf, 1, sb->len, stdout) != sb->len) || fflush(stdout)) {
+		if (!g->write_failed && errno != EPIPE)
+			fprintf(stderr, WHO ": cannot write the output: %s; stopping\n",
+				strerror(errno ? errno : EIO));
+		g->write_failed = true;
+		pthread_kill(g->sender_thread, SIGTERM);
+	}
+	sb_free(sb);
+}
+
+/*
+ * One interval, from the previous report to `now`: drain, refresh, take
+ * the sender's counts and swap its lateness histogram, print.
+ */
+static void report_interval(struct gen *g, uint64_t now)
+{
+	struct tally t;
+	struct hist *late;
+	struct report r = {};
+	uint64_t snd = 0;
+
+	for (int i = 0; i < g->nflows; i++)
+		drain_errqueue(g, g->flows[i].fd);
+	tracer_collect(g);
+	pthread_mutex_lock(&g->lock);
+	t = g->tally;
+	late = g->late;
+	g->late = late == &g->hists[0] ? &g->hists[1] : &g->hists[0];
+	for (int i = 0; i < g->nflows; i++)
+		snd += flow_snd_drops(g, &g->flows[i]);
+	pthread_mutex_unlock(&g->lock);
+
+	r.start = (g->prev_ns - g->t0) / 1e9;
+	r.end = (now - g->t0) / 1e9;
+	r.dgrams = t.accepted - g->prev.accepted;
+	r.bytes = t.bytes - g->prev.bytes;
+	r.slots = t.slots - g->prev.slots;
+	r.missed = t.missed - g->prev.missed;
+	r.dgrams_paced = g->o.max ? 0 : t.dgrams - g->prev.dgrams;
+	r.burst_dgrams = t.burst_dgrams - g->prev.burst_dgrams;
+	for (int i = 0; i < RF_MAX; i++) {
+		r.refused[i] = t.refused[i] - g->prev.refused[i];
+		r.refused_all += r.refused[i];
+	}
+	r.snd_drops = snd - g->prev_snd_drops;
+	r.icmp = icmp_total(g) - g->prev_icmp;
+	r.late = late;
+	if (g->o.json) {
+		struct strbuf sb = {};
+		struct json j;
+
+		json_init(&j, &sb);
+		json_obj_begin(&j);
+		json_key(&j, "final");
+		json_bool(&j, false);
+		json_common(&j, &r);
+		json_obj_end(&j);
+		sb_append(&sb, "\n", 1);
+		flush_out(g, &sb);
+	} else {
+		struct strbuf sb = {};
+
+		print_interval(g, &r);
+		flush_out(g, &sb);
+	}
+	hist__merge(&g->late_all, late);
+	hist__reset(late);
+	g->prev = t;
+	g->prev_snd_drops = snd;
+	g->prev_icmp = icmp_total(g);
+	g->prev_ns = now;
+}
+
+/* The reporter thread: an interval report at t0 + k * interval until done. */
+static void *reporter(void *arg)
+{
+	struct gen *g = arg;
+	uint64_t step = (uint64_t)(g->o.interval * 1e9), tick = g->t0 + step;
+
+	pthread_mutex_lock(&g->lock);
+	while (!g->done) {
+		struct timespec ts = { .tv_sec = tick / 1000000000ull,
+				       .tv_nsec = tick % 1000000000ull };
+		uint64_t now;
+
+		pthread_cond_timedwait(&g->cond, &g->lock, &ts);
+		if (g->done)
+			break;
+		now = now_ns();
+		if (now < tick)
+			continue;
+		pthread_mutex_unlock(&g->lock);
+		report_interval(g, now);
+		pthread_mutex_lock(&g->lock);
+		tick += step;
+		if (tick <= now) /* a stopped process: no flurry of empty intervals */
+			tick = now + step;
+	}
+	pthread_mutex_unlock(&g->lock);
+	return NULL;
+}
+
+/* ---- the control channel ---- */
+
+static int ctl_fail(struct gen *g, const char *what, int err)
+{
+	if (err == -EINTR && stop_signal) {
+		fprintf(stderr, WHO ": interrupted\n");
+		return EXIT_OK;
+	}
+	fprintf(stderr, WHO ": %s %s: %s; is `udpdrop sink %s` running there? (--no-control sends without it)\n",
+		what, g->dst_str, err == -ETIMEDOUT ? "no answer" : strerror(-err),
+		g->dst_str);
+	return EXIT_FAIL;
+}
+
+static int ctl_hello(struct gen *g)
+{
+	struct ctl_msg m;
+	uint64_t run;
+	int err, fd;
+
+	fd = ctl_connect((struct sockaddr *)&g->dst, g->dstlen, CONNECT_MS);
+	if (fd < 0)
+		return ctl_fail(g, "no control channel (TCP) at", fd);
+	g->ctl = fd;
+	ctl_msg__init(&m, "HELLO");
+	ctl_msg__set_u64(&m, "run", g->run);
+	ctl_msg__set_u64(&m, "flows", g->nflows);
+	ctl_msg__set_u64(&m, "size", g->o.size);
+	ctl_msg__set_double(&m, "pps", g->pps);
+	ctl_msg__set_u64(&m, "count", g->o.count);
+	ctl_msg__set_double(&m, "duration", g->o.count ? 0 : g->o.duration);
+	ctl_msg__set_u64(&m, "gso", g->o.gso);
+	ctl_msg__set_u64(&m, "family", is_v6(g) ? 6 : 4);
+	ctl_msg__set_u64(&m, "burst", g->o.burst);
+	err = ctl_send(fd, &m);
+	ctl_msg__free(&m);
+	if (err)
+		return ctl_fail(g, "the control channel to", err);
+	err = ctl_recv(fd, &m, READY_MS);
+	if (err) {
+		ctl_msg__free(&m);
+		return ctl_fail(g, "no READY from", err);
+	}
+	if (!strcmp(m.type, "ERROR")) {
+		const char *msg = ctl_msg__get(&m, "msg");
+
+		fprintf(stderr, WHO ": the sink at %s refused the run: %s\n", g->dst_str,
+			msg ? msg : "(no reason given)");
+		ctl_msg__free(&m);
+		return EXIT_FAIL;
+	}
+	if (strcmp(m.type, "READY") || ctl_msg__get_u64(&m, "run", &run) || run != g->run) {
+		fprintf(stderr, WHO ": the sink at %s answered HELLO with %s, not READY for run %u\n",
+			g->dst_str, m.type, g->run);
+		ctl_msg__free(&m);
+		return EXIT_FAIL;
+	}
+	if (!g->o.json) {
+		uint64_t rcvbuf = 0, xdp = 0, tracer = 0;
+		char b[32];
+
+		ctl_msg__get_u64(&m, "rcvbuf", &rcvbuf);
+		ctl_msg__get_u64(&m, "xdp", &xdp);
+		ctl_msg__get_u64(&m, "tracer", &tracer);
+		fmt_bytes(b, sizeof(b), rcvbuf);
+		printf(WHO ": sink ready: rcvbuf %s, XDP %s, tracer %s\n", b,
+		       xdp ? "on" : "off", tracer ? "on" : "off");
+	}
+	ctl_msg__free(&m);
+	return 0;
+}
+
+/* ctl_fail for ctl_done: 1 when it was a Ctrl-C, else -EXIT_FAIL. */
+static int done_fail(struct gen *g, const char *what, int err)
+{
+	return ctl_fail(g, what, err) ? -EXIT_FAIL : 1;
+}
+
+/*
+ * DONE with the sender's counts, then the sink's LEDGER into l. 0 with
+ * the ledger; 1 without, interrupted (a Ctrl-C while waiting: not an
+ * error); or -EXIT_FAIL after one line on stderr.
+ */
+static int ctl_done(struct gen *g, struct ledger *l)
+{
+	struct ctl_msg m;
+	uint64_t refused = 0;
+	char key[48];
+	int err;
+
+	ctl_msg__init(&m, "DONE");
+	ctl_msg__set_u64(&m, "run", g->run);
+	ctl_msg__set_u64(&m, "flows", g->nflows);
+	for (int i = 0; i < g->nflows; i++) {
+		snprintf(key, sizeof(key), "f%d.sent", i);
+		ctl_msg__set_u64(&m, key, g->flows[i].seq);
+		snprintf(key, sizeof(key), "f%d.sender_drops", i);
+		ctl_msg__set_u64(&m, key, flow_snd_drops(g, &g->flows[i]));
+		refused += g->flows[i].refused;
+	}
+	ctl_msg__set_u64(&m, "snd_errors", refused);
+	ctl_msg__set_u64(&m, "sender_tracer", g->tracer);
+	for (int c = 0; c < CAUSE_MAX; c++)
+		if (g->snd_cause[c]) {
+			snprintf(key, sizeof(key), "snd.%s", cause__name(c));
+			ctl_msg__set_u64(&m, key, g->snd_cause[c]);
+		}
+	ctl_msg__set_double(&m, "seconds", g->elapsed);
+	err = ctl_send(g->ctl, &m);
+	ctl_msg__free(&m);
+	if (err)
+		return done_fail(g, "sending DONE to", err);
+	/* the Ctrl-C that ended the run must not also end this wait */
+	stop_signal = 0;
+	err = ctl_recv(g->ctl, &m, LEDGER_MS);
+	if (err == -EINTR) {
+		ctl_msg__free(&m);
+		fprintf(stderr, WHO ": interrupted while waiting for the sink's ledger\n");
+		return 1;
+	}
+	if (err) {
+		ctl_msg__free(&m);
+		return done_fail(g, "no LEDGER from", err);
+	}
+	if (!strcmp(m.type, "ERROR")) {
+		const char *msg = ctl_msg__get(&m, "msg");
+
+		fprintf(stderr, WHO ": the sink at %s: %s\n", g->dst_str, msg ? msg : "error");
+		ctl_msg__free(&m);
+		return -EXIT_FAIL;
+	}
+	err = strcmp(m.type, "LEDGER") ? -EPROTO : ledger__from_msg(l, &m);
+	ctl_msg__free(&m);
+	if (err) {
+		fprintf(stderr, WHO ": the sink at %s sent a ledger this version cannot read (%s)\n",
+			g->dst_str, strerror(-err));
+		return -EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* ---- the summary ---- */
+
+/*
+ * --no-control: the sender's half of the ledger, in the sink's layout.
+ * What reached the sink is not known here, so those lines are left out
+ * rather than printed as zeros.
+ */
+static void print_own_ledger(struct gen *g, const struct report *r)
+{
+	uint64_t sent = g->tally.numbered;
+	char a[32], p[32];
+
+#define ROW(what, n, note) do {						\
+		fmt_count(a, sizeof(a), (n));				\
+		if (sent)						\
+			snprintf(p, sizeof(p), "%7.2f %%", 100.0 * (double)(n) / (double)sent); \
+		else							\
+			p[0] = 0;					\
+		printf("  %-26s %14s %9s%s%s\n", what, a, p, *(note) ? "  " : "", note); \
+	} while (0)
+
+	printf("ledger: the sender's side only (--no-control: what reached the sink is not known here), datagrams\n");
+	ROW("sent", sent, "");
+	ROW("sender drops", r->snd_drops, g->tracer ? "refused sends + drops the tracer saw after a send"
+						     : "refused sends only: no tracer");
+	for (int c = 0; c < CAUSE_MAX; c++)
+		if (g->snd_cause[c]) {
+			fmt_count(a, sizeof(a), g->snd_cause[c]);
+			printf("    %-24s %14s  (sender's tracer)\n", cause__name(c), a);
+		}
+	ROW("left this host", sent - r->snd_drops, "sent - sender drops");
+	fmt_count(a, sizeof(a), r->icmp);
+	printf("  %-26s %14s%s\n", "errors that came back", a,
+	       g->errq[EQ_PORT_UNREACH] ? "            ICMP port unreachable among them: nobody listens there" : "");
+#undef ROW
+}
+
+static void summary_report(struct gen *g, struct report *r)
+{
+	const struct tally *t = &g->tally;
+
+	memset(r, 0, sizeof(*r));
+	r->start = 0;
+	r->end = g->elapsed;
+	r->dgrams = t->accepted;
+	r->bytes = t->bytes;
+	r->slots = t->slots;
+	r->missed = t->missed;
+	r->dgrams_paced = g->o.max ? 0 : t->dgrams;
+	r->burst_dgrams = t->burst_dgrams;
+	for (int i = 0; i < RF_MAX; i++) {
+		r->refused[i] = t->refused[i];
+		r->refused_all += t->refused[i];
+	}
+	for (int i = 0; i < g->nflows; i++)
+		r->snd_drops += flow_snd_drops(g, &g->flows[i]);
+	r->icmp = icmp_total(g);
+	r->late = g->o.max ? NULL : &g->late_all;
+}
+
+static void print_summary(struct gen *g, const struct report *r)
+{
+	const struct tally *t = &g->tally;
+	double secs = r->end > 0 ? r->end : 1e-9;
+	char a[32], b[32], c[32], d[32], e[32];
+	uint64_t tracer_silent = r->snd_drops - r->refused_all;
+
+	printf("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+	fmt_count(a, sizeof(a), t->numbered);
+	fmt_count(b, sizeof(b), t->accepted + t->closing);
+	fmt_bytes(c, sizeof(c), t->bytes);
+	printf("sent          %s datagrams of %" PRIu64 " B in %.2f s to %s; %s accepted by the kernel",
+	       a, g->o.size, r->end, g->dst_str, b);
+	if (t->closing)
+		printf(" (%" PRIu64 " closing datagram%s after the schedule: not in the rate)", t->closing, t->closing == 1 ? "" : "s");
+	printf("\n");
+	fmt_bitrate(a, sizeof(a), r->bytes * 8.0 / secs);
+	fmt_pps(b, sizeof(b), r->dgrams / secs);
+	fmt_bytes(d, sizeof(d), r->bytes);
+	if (g->o.max) {
+		printf("rate          %s of UDP payload (%s), %s (unpaced)\n", a, d, b);
+	} else {
+		double target_bps = g->pps * 8.0 * g->o.size;
+
+		fmt_bitrate(c, sizeof(c), target_bps);
+		printf("rate          %s of UDP payload (%s), %s (target %s: %.2f %%)\n", a, d, b, c,
+		       100.0 * (r->bytes * 8.0 / secs) / target_bps);
+		fmt_ns(a, sizeof(a), (double)hist__pct(&g->late_all, 0.5));
+		fmt_ns(b, sizeof(b), (double)hist__pct(&g->late_all, 0.99));
+		fmt_ns(c, sizeof(c), (double)g->late_all.max);
+		fmt_count(d, sizeof(d), g->late_all.count);
+		printf("lateness      p50 %s, p99 %s, max %s over %s slots (due -> handed to the kernel)\n",
+		       a, b, c, d);
+		fmt_count(a, sizeof(a), t->missed);
+		printf("missed        %s slots (%" PRIu64 " stall%s re-anchored the schedule)%s\n", a,
+		       t->reanchors, t->reanchors == 1 ? "" : "s",
+		       g->o.catch_up ? "; --catch-up: none skipped" : "");
+		printf("bursts        %.2f %% of datagrams went less than half a slot after the previous slot\n",
+		       t->dgrams ? 100.0 * t->burst_dgrams / t->dgrams : 0.0);
+	}
+	fmt_count(a, sizeof(a), r->refused_all);
+	printf("refused       %s datagrams (", a);
+	for (int i = 0; i < RF_MAX; i++)
+		printf("%s%s %" PRIu64, i ? ", " : "", refusal_names[i], r->refused[i]);
+	printf(")%s%s\n", g->other_errno ? "; other: " : "",
+	       g->other_errno ? strerror(g->other_errno) : "");
+	fmt_count(a, sizeof(a), r->icmp + g->errq[EQ_LOCAL]);
+	printf("errors back   %s", a);
+	for (int i = 0; i < EQ_MAX; i++)
+		if (g->errq[i])
+			printf(", %s %" PRIu64, errq_names[i], g->errq[i]);
+	printf("%s\n", g->errq[EQ_PORT_UNREACH] ? " (port unreachable: nobody listens there)" : "");
+	fmt_count(a, sizeof(a), r->snd_drops);
+	fmt_count(b, sizeof(b), r->refused_all);
+	fmt_count(c, sizeof(c), tracer_silent);
+	if (g->tracer)
+		printf("sender drops  %s = %s refused + %s dropped silently after a send succeeded (the tracer)\n",
+		       a, b, c);
+	else
+		printf("sender drops  %s refused; drops after a send succeeded are not counted (%s)\n",
+		       a, g->o.no_tracer ? "--no-tracer" : "no tracer: it needs root");
+	for (int cz = 0; cz < CAUSE_MAX; cz++)
+		if (g->snd_cause[cz]) {
+			fmt_count(a, sizeof(a), g->snd_cause[cz]);
+			printf("    %-24s %12s  (the tracer: refused or not)\n", cause__name(cz), a);
+		}
+	printf("  %4s %6s %14s %14s %10s %10s\n", "FLOW", "SPORT", "SENT", "ACCEPTED",
+	       "REFUSED", "SNDDROPS");
+	for (int i = 0; i < g->nflows; i++) {
+		const struct flow *f = &g->flows[i];
+
+		fmt_count(a, sizeof(a), f->seq);
+		fmt_count(b, sizeof(b), f->accepted);
+		fmt_count(c, sizeof(c), f->refused);
+		fmt_count(e, sizeof(e), flow_snd_drops(g, f));
+		printf("  %4d %6u %14s %14s %10s %10s\n", i, f->sport, a, b, c, e);
+	}
+}
+
+static void json_summary(struct gen *g, const struct report *r, const struct ledger *l,
+			 struct strbuf *sb)
+{
+	const struct tally *t = &g->tally;
+	struct json j;
+
+	json_init(&j, sb);
+	json_obj_begin(&j);
+	json_key(&j, "final");
+	json_bool(&j, true);
+	json_key(&j, "target");
+	json_str(&j, g->dst_str);
+	json_key(&j, "family");
+	json_str(&j, is_v6(g) ? "inet6" : "inet");
+	json_key(&j, "run");
+	json_u64(&j, g->run);
+	json_key(&j, "size");
+	json_u64(&j, g->o.size);
+	json_key(&j, "path_mtu");
+	json_u64(&j, g->mtu);
+	json_key(&j, "fragmented");
+	json_bool(&j, g->mtu_payload && g->o.size > g->mtu_payload);
+	json_key(&j, "flows");
+	json_u64(&j, g->nflows);
+	json_key(&j, "burst");
+	json_u64(&j, g->o.burst);
+	json_key(&j, "gso");
+	json_bool(&j, g->o.gso);
+	json_key(&j, "rate_counts");
+	json_str(&j, "udp_payload");
+	json_key(&j, "target_bits_per_second");
+	if (g->o.max)
+		json_null(&j);
+	else
+		json_double(&j, g->pps * 8.0 * g->o.size, 1);
+	json_key(&j, "target_datagrams_per_second");
+	if (g->o.max)
+		json_null(&j);
+	else
+		json_double(&j, g->pps, 3);
+	json_common(&j, r);
+	json_key(&j, "numbered");
+	json_u64(&j, t->numbered);
+	json_key(&j, "closing_datagrams");
+	json_u64(&j, t->closing);
+	json_key(&j, "reanchors");
+	json_u64(&j, t->reanchors);
+	json_key(&j, "errors_back");
+	json_obj_begin(&j);
+	for (int i = 0; i < EQ_MAX; i++) {
+		json_key(&j, errq_names[i]);
+		json_u64(&j, g->errq[i]);
+	}
+	json_obj_end(&j);
+	json_key(&j, "sender_tracer");
+	json_bool(&j, g->tracer);
+	json_key(&j, "sender_drops_by_cause");
+	json_obj_begin(&j);
+	for (int c = 0; c < CAUSE_MAX; c++)
+		if (g->snd_cause[c]) {
+			json_key(&j, cause__name(c));
+			json_u64(&j, g->snd_cause[c]);
+		}
+	json_obj_end(&j);
+	json_key(&j, "per_flow");
+	json_arr_begin(&j);
+	for (int i = 0; i < g->nflows; i++) {
+		const struct flow *f = &g->flows[i];
+
+		json_obj_begin(&j);
+		json_key(&j, "flow");
+		json_u64(&j, i);
+		json_key(&j, "sport");
+		json_u64(&j, f->sport);
+		json_key(&j, "sent");
+		json_u64(&j, f->seq);
+		json_key(&j, "accepted");
+		json_u64(&j, f->accepted);
+		json_key(&j, "refused");
+		json_u64(&j, f->refused);
+		json_key(&j, "tracer_drops");
+		if (g->tracer)
+			json_u64(&j, f->tracer);
+		else
+			json_null(&j);
+		json_key(&j, "sender_drops");
+		json_u64(&j, flow_snd_drops(g, f));
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_key(&j, "ledger");
+	if (l) {
+		json_obj_begin(&j);
+		ledger__json(&j, l);
+		json_obj_end(&j);
+	} else {
+		json_null(&j);
+	}
+	json_obj_end(&j);
+	sb_append(sb, "\n", 1);
+}
+
+/* Wait until the kernel has let go of every datagram (SIOCOUTQ 0): no
+ * drop of ours can happen after that, so the tracer's last count is final. */
+static void wait_outq(struct gen *g, uint64_t max_ns)
+{
+	uint64_t until = now_ns() + max_ns;
+
+	for (;;) {
+		int busy = 0;
+
+		for (int i = 0; i < g->nflows && !busy; i++) {
+			int q = 0;
+
+			if (!ioctl(g->flows[i].fd, SIOCOUTQ, &q) && q > 0)
+				busy = 1;
+		}
+		if (!busy || now_ns() >= until)
+			return;
+		usleep(1000);
+	}
+}
+
+/* ---- the driver ---- */
+
+static void print_plan(struct gen *g)
+{
+	char rate[32], pps[32], per[32], dur[64];
+
+	if (g->o.json)
+		return;
+	if (g->o.max) {
+		snprintf(rate, sizeof(rate), "max");
+		snprintf(pps, sizeof(pps), "unpaced");
+	} else {
+		fmt_bitrate(rate, sizeof(rate), g->pps * 8.0 * g->o.size);
+		fmt_pps(pps, sizeof(pps), g->pps);
+	}
+	if (g->o.count)
+		snprintf(dur, sizeof(dur), "%" PRIu64 " datagrams", g->o.count);
+	else
+		snprintf(dur, sizeof(dur), "%g s", g->o.duration);
+	printf(WHO ": %s, %d flow%s, %" PRIu64 " B datagrams, %s of UDP payload (%s), %s\n",
+	       g->dst_str, g->nflows, g->nflows == 1 ? "" : "s", g->o.size, rate, pps, dur);
+	if (!g->o.max) {
+		fmt_ns(per, sizeof(per), g->period_ns);
+		printf(WHO ": a slot every %s, %" PRIu64 " datagram%s each%s; path MTU %d%s; run %u\n",
+		       per, g->o.burst, g->o.burst == 1 ? "" : "s",
+		       g->o.gso ? " (GSO)" : "", g->mtu,
+		       g->o.catch_up ? "; --catch-up" : "", g->run);
+	}
+	fflush(stdout);
+}
+
+/* Our own netns inode: the tracer watches only it. */
+static uint32_t own_netns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) ? 0 : (uint32_t)st.st_ino;
+}
+
+static void open_tracer(struct gen *g)
+{
+	char missing[128];
+	struct tracer_opts to = { .no_rx = true };
+	struct model_opts mo = {};
+	uint32_t ns = own_netns();
+
+	if (g->o.no_tracer)
+		return;
+	if (caps__check_bpf(missing, sizeof(missing))) {
+		pr_info("no sender tracer: it needs %s\n", missing);
+		return;
+	}
+	to.filter_netns = mo.netns = ns;
+	if (watch__open(&g->w, &to, &mo, WHO)) {
+		fprintf(stderr, WHO ": going on without the sender tracer: drops after a send succeeded will not be counted\n");
+		return;
+	}
+	g->tracer = true;
+}
+
+/* Start the reporter with SIGINT and SIGTERM blocked: they must reach
+ * the sender, whose sleeps they end. */
+static int start_reporter(struct gen *g, pthread_t *th)
+{
+	sigset_t block, old;
+	int err;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	err = pthread_create(th, NULL, reporter, g);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -err;
+}
+
+static void stop_reporter(struct gen *g, pthread_t th)
+{
+	pthread_mutex_lock(&g->lock);
+	g->done = true;
+	pthread_cond_signal(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+	pthread_join(th, NULL);
+}
+
+static int init_sync(struct gen *g)
+{
+	pthread_condattr_t ca;
+	int err;
+
+	err = pthread_mutex_init(&g->lock, NULL);
+	if (err)
+		return -err;
+	pthread_condattr_init(&ca);
+	/* the reporter's deadlines are CLOCK_MONOTONIC, as the schedule */
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	err = pthread_cond_init(&g->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (err)
+		pthread_mutex_destroy(&g->lock);
+	return -err;
+}
+
+/* 1024 flows are 1024 sockets: more than the usual soft limit of files. */
+static void raise_nofile(rlim_t want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl); /* if not, socket() will say EMFILE */
+}
+
+/* Sockets, path MTU, the plan: 0 or -exit code (a message printed). */
+static int setup(struct gen *g)
+{
+	int err;
+
+	err = resolve(g);
+	if (err)
+		return err;
+	g->nflows = (int)g->o.flows;
+	raise_nofile(g->nflows + 64);
+	g->flows = calloc(g->nflows, sizeof(*g->flows));
+	g->by_cookie = calloc(g->nflows, sizeof(*g->by_cookie));
+	if (!g->flows || !g->by_cookie)
+		goto nomem;
+	for (int i = 0; i < g->nflows; i++)
+		g->flows[i].fd = -1;
+	for (int i = 0; i < g->nflows; i++) {
+		err = open_flow(g, &g->flows[i]);
+		if (err) {
+			fprintf(stderr, WHO ": socket to %s: %s%s\n", g->dst_str, strerror(-err),
+				err == -EMFILE ? " (each flow is a socket: raise ulimit -n)" : "");
+			return -EXIT_FAIL;
+		}
+		g->by_cookie[i].cookie = g->flows[i].cookie;
+		g->by_cookie[i].flow = i;
+	}
+	qsort(g->by_cookie, g->nflows, sizeof(*g->by_cookie), cmp_cookie);
+	read_mtu(g);
+	err = plan(g);
+	if (err)
+		return err;
+	if (g->o.count)
+		plan_totals(g);
+	if (g->o.gso) {
+		int v = (int)g->o.size;
+
+		for (int i = 0; i < g->nflows; i++)
+			if (setsockopt(g->flows[i].fd, SOL_UDP, UDP_SEGMENT, &v, sizeof(v))) {
+				err = errno;
+				fprintf(stderr, WHO ": --gso: UDP_SEGMENT: %s%s\n", strerror(err),
+					err == ENOPROTOOPT ? " (this kernel has no UDP GSO: 4.18 or later)" : "");
+				return err == ENOPROTOOPT ? -EXIT_KERNEL : -EXIT_FAIL;
+			}
+	}
+	if (g->o.sndbuf) {
+		int v = 0;
+		socklen_t len = sizeof(v);
+
+		/* the kernel doubles what it is asked, and caps it without root */
+		if (!getsockopt(g->flows[0].fd, SOL_SOCKET, SO_SNDBUF, &v, &len) &&
+		    (uint64_t)v < g->o.sndbuf)
+			fprintf(stderr, WHO ": warning: --sndbuf %" PRIu64 ": the kernel gave %d bytes (net.core.wmem_max caps it without root)\n",
+				g->o.sndbuf, v);
+	}
+	if (g->mtu_payload && g->o.size > g->mtu_payload)
+		fprintf(stderr, WHO ": warning: %" PRIu64 " B datagrams exceed the path MTU %d (%" PRIu64 " B of payload): each goes out as %" PRIu64 " IP fragments\n",
+			g->o.size, g->mtu, g->mtu_payload, fragments(g, g->o.size));
+	if (alloc_send_path(g))
+		goto nomem;
+	if (getrandom(&g->run, sizeof(g->run), 0) != sizeof(g->run))
+		g->run = (uint32_t)(now_ns() ^ ((uint64_t)getpid() << 16));
+	return 0;
+nomem:
+	fprintf(stderr, WHO ": out of memory\n");
+	return -EXIT_FAIL;
+}
+
+/*
+ * After the sender stopped: close the flows at the sink, wait for the
+ * kernel to let go of our datagrams, and take the final counts.
+ */
+static void finish(struct gen *g)
+{
+	uint64_t slot_end = g->last_sched + (uint64_t)g->period_ns;
+
+	/* a paced run lasts its slots: the last one's period is part of it */
+	if (!g->o.max && g->tally.slots && slot_end > g->t_end)
+		g->elapsed = (slot_end - g->t0) / 1e9;
+	else
+		g->elapsed = (g->t_end - g->t0) / 1e9;
+	send_last(g);
+	wait_outq(g, 1000000000ull);
+	usleep(20000); /* ICMP errors from the other end: a round trip */
+	/* the last partial interval, if it is more than a tenth of one */
+	if (g->tally.accepted != g->prev.accepted &&
+	    g->t_end > g->prev_ns &&
+	    g->t_end - g->prev_ns >= (uint64_t)(g->o.interval * 1e8)) {
+		report_interval(g, g->t_end);
+	} else {
+		for (int i = 0; i < g->nflows; i++)
+			drain_errqueue(g, g->flows[i].fd);
+		tracer_collect(g);
+		hist__merge(&g->late_all, g->late);
+		hist__reset(g->late);
+	}
+}
+
+static void print_results(struct gen *g, const struct ledger *l)
+{
+	struct report r;
+
+	summary_report(g, &r);
+	if (g->o.json) {
+		struct strbuf sb = {};
+
+		json_summary(g, &r, g->ctl >= 0 ? l : NULL, &sb);
+		flush_out(g, &sb);
+		return;
+	}
+	if (g->write_failed)
+		return;
+	print_summary(g, &r);
+	if (g->ctl < 0)
+		print_own_ledger(g, &r);
+	else if (l)
+		ledger__print(stdout, l);
+	fflush(stdout);
+}
+
+int do_gen(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: sleeps end */
+	struct ledger ledger = {};
+	bool have_ledger = false, reporter_up = false, sync_up = false;
+	struct gen *g;
+	pthread_t rep;
+	int err, ret = EXIT_FAIL;
+
+	/* big (histograms): not on the stack */
+	g = calloc(1, sizeof(*g));
+	if (!g) {
+		fprintf(stderr, WHO ": out of memory\n");
+		return EXIT_FAIL;
+	}
+	g->ctl = -1;
+	err = parse_args(argc, argv, &g->o);
+	if (!err)
+		err = setup(g);
+	if (err) {
+		ret = err > 0 ? EXIT_OK : -err;
+		goto out;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	open_tracer(g);
+	if (!g->o.no_control) {
+		ret = ctl_hello(g);
+		if (ret)
+			goto out;
+		ret = EXIT_FAIL;
+	}
+	if (stop_signal) {
+		ret = EXIT_OK; /* stopped before the first datagram: nothing to sum */
+		goto out;
+	}
+	print_plan(g);
+	err = init_sync(g);
+	if (err) {
+		fprintf(stderr, WHO ": %s\n", strerror(-err));
+		goto out;
+	}
+	sync_up = true;
+	g->late = &g->hists[0];
+	/* wake-ups within a microsecond, not the default 50 us of slack */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	g->sender_thread = pthread_self();
+	g->t0 = g->prev_ns = now_ns();
+	err = start_reporter(g, &rep);
+	if (err) {
+		fprintf(stderr, WHO ": cannot start the reporter thread: %s\n", strerror(-err));
+		goto out;
+	}
+	reporter_up = true;
+
+	run_sender(g);
+
+	stop_reporter(g, rep);
+	reporter_up = false;
+	finish(g);
+	ret = EXIT_OK;
+	if (g->ctl >= 0) {
+		err = ctl_done(g, &ledger);
+		have_ledger = !err;
+		if (err < 0)
+			ret = -err;
+	}
+	print_results(g, have_ledger ? &ledger : NULL);
+out:
+	if (reporter_up)
+		stop_reporter(g, rep);
+	if (sync_up) {
+		pthread_cond_destroy(&g->cond);
+		pthread_mutex_destroy(&g->lock);
+	}
+	if (have_ledger)
+		ledger__free(&ledger);
+	if (g->tracer)
+		watch__close(&g->w);
+	if (g->ctl >= 0)
+		close(g->ctl);
+	for (int i = 0; g->flows && i < g->nflows; i++)
+		if (g->flows[i].fd >= 0)
+			close(g->flows[i].fd);
+	free(g->flows);
+	free(g->by_cookie);
+	free(g->hdrs);
+	free(g->filler);
+	free(g->msgs);
+	free(g->iov);
+	free(g);
+	return ret;
+}

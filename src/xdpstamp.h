@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The sink's XDP program (bpf/xdpstamp.bpf.c): load it for one port and
+ * address, attach it to an interface with a BPF link (native mode, else
+ * generic), and read what it counted and stamped. The link is an fd of
+ * this process only (never pinned): it goes with the process however the
+ * process ends, SIGKILL included.
+ */
+#ifndef UD_XDPSTAMP_H
+#define UD_XDPSTAMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "udpgen.h"
+
+struct xdpstamp_opts {
+	const char *ifname;
+	uint16_t port;          /* host byte order */
+	int family;             /* AF_INET, AF_INET6, or 0: both */
+	bool match_addr;        /* false: any address of the family */
+	uint8_t addr[16];       /* IPv4 in the first 4 bytes */
+};
+
+struct xdpstamp {
+	struct xdpstamp_bpf *skel;
+	int link_fd;            /* the attachment: closing it detaches */
+	int ifindex;
+	bool native;            /* driver mode, not generic (SKB) */
+	int ncpus;
+	uint32_t shift;         /* the program's stamp_shift, as last set */
+	const struct ug_stamp *stamps; /* UG_XDP_STAMPS, mapped read-only */
+	size_t stamps_len;
+	struct ug_xdp_flow *vals; /* batch read buffer: flows x CPUs */
+	uint32_t *keys;
+	uint64_t *stat_vals;    /* ncpus */
+};
+
+/*
+ * The interface's index, or -ENODEV: checked before anything is loaded so
+ * a typo is a usage error, not a BPF one.
+ */
+int xdpstamp__ifindex(const char *ifname);
+/*
+ * Load and attach. 0, or a negative errno with one line in `msg` (what
+ * failed, and what to do): -ENODEV unknown interface, -EPERM not allowed,
+ * -EBUSY another XDP program is attached there, others: the kernel's.
+ */
+int xdpstamp__open(struct xdpstamp *x, const struct xdpstamp_opts *o,
+		   char *msg, size_t len);
+void xdpstamp__close(struct xdpstamp *x);
+/* Count only datagrams of this run from now on (0: any run). */
+void xdpstamp__set_run(struct xdpstamp *x, uint32_t run);
+/*
+ * The run has (at least) this many flows: stamps are spread for them
+ * (0: as many as there may be). Stamps written before are not found
+ * any more (-ENOENT), which only costs those datagrams their latency.
+ */
+void xdpstamp__set_flows(struct xdpstamp *x, uint32_t nflows);
+/*
+ * Per flow, summed over CPUs, cumulative since load: flows 0 .. n-1 into
+ * out[] (n <= UG_XDP_FLOWS).
+ */
+int xdpstamp__read_flows(struct xdpstamp *x, struct ug_xdp_flow *out,
+			 uint32_t n);
+/* The UG_XS_* counters, summed over CPUs, cumulative since load. */
+int xdpstamp__read_stats(struct xdpstamp *x, uint64_t stats[UG_XS_MAX]);
+/*
+ * When (CLOCK_MONOTONIC ns) datagram (flow, seq) went through XDP: 0, or
+ * -ENOENT when its slot holds another datagram's stamp by now.
+ */
+int xdpstamp__stamp(const struct xdpstamp *x, uint32_t flow, uint64_t seq,
+		    uint64_t *ns);
+
+#endif
