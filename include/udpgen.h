@@ -51,8 +51,23 @@ struct ug_hdr {
 
 /* ---- the sink's XDP program (bpf/xdpstamp.bpf.c) ---- */
 
-#define UG_XDP_FLOWS 1024      /* flow ids at or above are not counted (UG_XS_OTHER):
+#define UG_XDP_FLOWS 1024      /* flow ids at or above are not counted (UG_XS_FOREIGN):
 				  the sink tracks no more flows than this */
+/*
+ * The program's run_id global: the run whose datagrams it counts. gen never
+ * draws 0 or 0xffffffff as a run id: 0 means any run (the sink is idle,
+ * and a run without control channel may be starting), 0xffffffff none
+ * (the run is ending: the sink takes its final readings, and the ended
+ * run's stragglers are stamped as uncounted, UG_XS_AFTER_END).
+ */
+#define UG_RUN_ANY 0u
+#define UG_RUN_NONE 0xffffffffu
+/* Sequence numbers at or above are no sender's (forged, or corrupt): not
+ * counted (UG_XS_FOREIGN); the sink's seqtrack rejects them too. */
+#define UG_SEQ_LIMIT (1ull << 62)
+/* The host's addresses the program knows for a wildcard bind; with more,
+ * it takes any address as the sink's. */
+#define UG_XDP_LOCAL_ADDRS 256
 /*
  * Arrival stamps, one slot per (flow, seq):
  *   slot = ((seq << stamp_shift) + flow) & (UG_XDP_STAMPS - 1)
@@ -65,9 +80,13 @@ struct ug_hdr {
 #define UG_XDP_FLOWS_SHIFT 10  /* log2(UG_XDP_FLOWS) */
 #define UG_XDP_STAMPS (1u << 18)
 #define UG_STAMP_TAG(flow, seq) ((((__u64)(flow)) << 48) | ((seq) & 0xffffffffffffull))
+/* in a stamp's tag: the datagram arrived after its run's counting stopped
+ * (run_id UG_RUN_NONE), so it is in no XDP count */
+#define UG_STAMP_UNCOUNTED (1ull << 63)
 
 struct ug_stamp {
-	__u64 tag;   /* UG_STAMP_TAG(flow, seq) + 1 (0: never written) */
+	__u64 tag;   /* UG_STAMP_TAG(flow, seq) + 1, | UG_STAMP_UNCOUNTED when
+			not counted (0: never written) */
 	__u64 ns;    /* bpf_ktime_get_ns() at XDP: CLOCK_MONOTONIC */
 };
 
@@ -78,12 +97,20 @@ struct ug_xdp_flow {
 	__u64 last_ns;   /* the latest arrival on this CPU */
 };
 
-/* Per CPU: everything else the program looked at (UG_XS_*). */
+/*
+ * Per CPU: everything else the program looked at (UG_XS_*). Only packets
+ * to the sink's address count as the run's, FOREIGN, SHORT or FRAGS: to a
+ * specific address when the sink is bound to one, else to any address of
+ * the host (the program's local_addrs map); the rest is OTHER.
+ */
 enum ug_xdp_stat {
 	UG_XS_PACKETS,     /* every packet the program ran for */
-	UG_XS_OTHER,       /* not the run's: other port, protocol, magic, run */
-	UG_XS_FRAGS,       /* non-first fragments to the run's addresses (not counted) */
+	UG_XS_OTHER,       /* not UDP to the sink's port and address */
+	UG_XS_FRAGS,       /* non-first fragments to the sink's address (not counted) */
 	UG_XS_SHORT,       /* to the port, but too short for the header */
+	UG_XS_FOREIGN,     /* to the port, but not the run's: another magic, run,
+			      flow id >= UG_XDP_FLOWS, seq >= UG_SEQ_LIMIT */
+	UG_XS_AFTER_END,   /* the ended run's, after its counting stopped */
 	UG_XS_MAX,
 };
 

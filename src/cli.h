@@ -11,6 +11,17 @@ enum exit_code {
 	EXIT_KERNEL = 4,   /* kernel lacks a feature, or BPF load/attach failed */
 };
 
+struct option;
+
+/*
+ * One-line option errors for subcommand `cmd` ("top"), with the hint to
+ * --help; each returns -EXIT_USAGE. bad_option is getopt_long's '?' or
+ * ':' (c), naming the option as it was typed.
+ */
+int cli__bad_value(const char *cmd, const char *opt, const char *val, const char *want);
+int cli__bad_usage(const char *cmd, const char *msg);
+int cli__bad_option(const char *cmd, int c, char **argv, const struct option *longopts);
+
 int do_top(int argc, char **argv);
 int do_sink(int argc, char **argv);
 int do_demo(int argc, char **argv);

@@ -91,6 +91,33 @@ static char *decode(const char *v, size_t n)
 	return out;
 }
 
+/* Append key=val (both copied); 0 or -ENOMEM / -E2BIG. */
+static int append(struct ctl_msg *m, const char *key, char *val_owned)
+{
+	if (m->n >= CTL_MAX_KEYS) {
+		free(val_owned);
+		return -E2BIG;
+	}
+	if (m->n == m->cap) {
+		int cap = m->cap ? m->cap * 2 : 16;
+		struct ctl_kv *kv = realloc(m->kv, cap * sizeof(*kv));
+
+		if (!kv) {
+			free(val_owned);
+			return -ENOMEM;
+		}
+		m->kv = kv;
+		m->cap = cap;
+	}
+	m->kv[m->n].key = strdup(key);
+	if (!m->kv[m->n].key) {
+		free(val_owned);
+		return -ENOMEM;
+	}
+	m->kv[m->n++].val = val_owned;
+	return 0;
+}
+
 void ctl_msg__set(struct ctl_msg *m, const char *key, const char *val)
 {
 	char *v = strdup(val);
@@ -103,23 +130,7 @@ void ctl_msg__set(struct ctl_msg *m, const char *key, const char *val)
 			m->kv[i].val = v;
 			return;
 		}
-	if (m->n == m->cap) {
-		int cap = m->cap ? m->cap * 2 : 16;
-		struct ctl_kv *kv = realloc(m->kv, cap * sizeof(*kv));
-
-		if (!kv) {
-			free(v);
-			return;
-		}
-		m->kv = kv;
-		m->cap = cap;
-	}
-	m->kv[m->n].key = strdup(key);
-	if (!m->kv[m->n].key) {
-		free(v);
-		return;
-	}
-	m->kv[m->n++].val = v;
+	append(m, key, v);
 }
 
 void ctl_msg__set_u64(struct ctl_msg *m, const char *key, uint64_t v)
@@ -227,10 +238,8 @@ int ctl_msg__parse(const char *line, struct ctl_msg *m)
 		if (!key_ok(key))
 			goto bad;
 		val = decode(eq + 1, n - (eq + 1 - p));
-		if (!val)
+		if (!val || append(m, key, val))
 			goto bad;
-		ctl_msg__set(m, key, val);
-		free(val);
 		p += n;
 	}
 	if (*p)
@@ -248,11 +257,9 @@ static int wait_fd(int fd, short events, int timeout_ms)
 	struct pollfd pfd = { .fd = fd, .events = events };
 	int n;
 
-	do {
-		n = poll(&pfd, 1, timeout_ms);
-	} while (n < 0 && errno == EINTR && timeout_ms < 0);
+	n = poll(&pfd, 1, timeout_ms);
 	if (n < 0)
-		return -errno;
+		return -errno; /* -EINTR too: a signal is the caller's to act on */
 	return n ? 0 : -ETIMEDOUT;
 }
 
@@ -315,6 +322,7 @@ fail:
 int ctl_send(int fd, const struct ctl_msg *m)
 {
 	char *line = ctl_msg__format(m);
+	uint64_t deadline = now_ns() + (uint64_t)CTL_SEND_MS * 1000000;
 	size_t len, off = 0;
 	int err = 0;
 
@@ -322,16 +330,30 @@ int ctl_send(int fd, const struct ctl_msg *m)
 		return -ENOMEM;
 	len = strlen(line);
 	line[len++] = '\n'; /* format's strbuf always leaves room for the NUL */
+	/* never blocking: a peer that stops reading must not hang us */
 	while (off < len) {
-		ssize_t n = send(fd, line + off, len - off, MSG_NOSIGNAL);
+		ssize_t n = send(fd, line + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		uint64_t now;
 
-		if (n < 0 && errno == EINTR)
+		if (n >= 0) {
+			off += n;
 			continue;
-		if (n < 0) {
+		}
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
 			err = -errno;
 			break;
 		}
-		off += n;
+		now = now_ns();
+		if (now >= deadline) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+		if (poll(&pfd, 1, (int)((deadline - now) / 1000000) + 1) < 0) {
+			err = -errno; /* -EINTR: the caller's stop signal */
+			break;
+		}
 	}
 	free(line);
 	return err;

@@ -24,6 +24,8 @@
 
 #define CTL_MAGIC "UDPDROP1"
 #define CTL_LINE_MAX (256 * 1024)
+#define CTL_MAX_KEYS 16384   /* a LEDGER of 1024 flows has about 10,300 */
+#define CTL_SEND_MS 5000     /* a peer that does not read for this long is gone */
 
 struct ctl_kv {
 	char *key, *val;
@@ -47,13 +49,16 @@ int ctl_msg__get_u64(const struct ctl_msg *m, const char *key, uint64_t *v);
 int ctl_msg__get_double(const struct ctl_msg *m, const char *key, double *v);
 
 /* One line without the newline, and back; parse: 0 or -EINVAL (not ours,
- * or malformed), -EPROTO for another protocol version. */
+ * malformed, more than CTL_MAX_KEYS keys), -EPROTO for another protocol
+ * version. A key given twice: the first counts (parsing stays linear). */
 char *ctl_msg__format(const struct ctl_msg *m);
 int ctl_msg__parse(const char *line, struct ctl_msg *m);
 
 /* TCP. Listen with SO_REUSEADDR; connect/accept/recv wait at most
  * timeout_ms (-1: forever) and return -ETIMEDOUT; all return a
- * negative errno on failure. A peer that closes early: -ECONNRESET. */
+ * negative errno on failure. A peer that closes early: -ECONNRESET.
+ * ctl_send waits at most CTL_SEND_MS for a peer that does not read
+ * (-ETIMEDOUT); a signal interrupts recv and send: -EINTR. */
 int ctl_listen(const struct sockaddr *addr, socklen_t len);
 int ctl_accept(int lfd, int timeout_ms);
 int ctl_connect(const struct sockaddr *addr, socklen_t len, int timeout_ms);

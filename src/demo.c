@@ -197,7 +197,9 @@ static int spawn(const char *ns, const char *role, const char *dir, const char *
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() != parent)
 			_exit(1);
-		signal(SIGINT, SIG_IGN); /* Ctrl-C is the demo's to handle */
+		/* a process group of its own: the terminal's Ctrl-C goes to the
+		 * demo, which stops gen before sink so the ledgers are kept */
+		setpgid(0, 0);
 		snprintf(path, sizeof(path), "/run/netns/%s", ns);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 || setns(fd, CLONE_NEWNET))
@@ -322,7 +324,7 @@ int do_demo(int argc, char **argv)
 	char gen_ns[64], sink_ns[64], dir[] = "/tmp/udpdrop-demo.XXXXXX";
 	char cmd[512], missing[128];
 	bool have_dir = false;
-	int net = getpid() % 250 + 1;
+	int net = getpid() % 250 + 1, failed = -1;
 
 	while ((c = getopt_long(argc, argv, "d:bjvh", opts, NULL)) != -1) {
 		switch (c) {
@@ -398,6 +400,8 @@ int do_demo(int argc, char **argv)
 	made_sink = !run(NULL, cmd);
 	if (!made_gen || !made_sink)
 		goto no_hosts;
+	if (stop_signal)
+		goto interrupted;
 	/*
 	 * One veth pair and subnet per scenario, so each sink has its own
 	 * interface for XDP and a scenario's qdisc slows only its own traffic:
@@ -424,6 +428,8 @@ int do_demo(int argc, char **argv)
 	}
 	if (run(gen_ns, "ip link set lo up") || run(sink_ns, "ip link set lo up"))
 		goto no_hosts;
+	if (stop_signal)
+		goto interrupted;
 	/* the scenarios' settings; then the sinks, which must listen before gen starts */
 	for (int i = 0; i < npicked; i++) {
 		const struct scenario *s = picked[i];
@@ -455,12 +461,18 @@ int do_demo(int argc, char **argv)
 			if (!picked[k]->no_sink && n++ == i)
 				s = picked[k];
 		for (int t = 0; t < 250 && !listening(children[i].pid, s->port); t++) {
-			if (!alive(children[i].pid) || stop_signal)
+			if (stop_signal)
+				goto interrupted;
+			if (!alive(children[i].pid)) {
+				failed = i;
 				goto child_died;
+			}
 			usleep(20000);
 		}
-		if (!listening(children[i].pid, s->port))
+		if (!listening(children[i].pid, s->port)) {
+			failed = i;
 			goto child_died;
+		}
 	}
 	int first_gen = nchildren;
 
@@ -545,11 +557,14 @@ out_stop:
 	ret = EXIT_OK;
 	goto out;
 
+interrupted:
+	fprintf(stderr, "udpdrop demo: interrupted: removing what it made\n");
+	ret = EXIT_OK;
+	goto out;
 child_died:
 	fprintf(stderr, "udpdrop demo: the sink did not start; its output:\n");
-	if (nchildren) {
-		snprintf(cmd, sizeof(cmd), "%s", children[nchildren - 1].out);
-		FILE *f = fopen(cmd, "r");
+	if (failed >= 0) {
+		FILE *f = fopen(children[failed].out, "r");
 		char line[512];
 
 		while (f && fgets(line, sizeof(line), f))
@@ -559,6 +574,8 @@ child_died:
 	}
 	goto out;
 no_hosts:
+	if (stop_signal)
+		goto interrupted; /* the Ctrl-C reached `ip` too */
 	fprintf(stderr, "udpdrop demo: cannot build the namespaces (ip netns, veth): is iproute2 installed? -v shows the commands\n");
 out:
 	for (int i = nchildren - 1; i >= 0; i--)

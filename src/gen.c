@@ -12,7 +12,8 @@
  * slow interval report (the tracer's refresh dumps sockets) never makes
  * a slot late; the reporter wakes every --interval, drains the error
  * queues, refreshes the tracer and prints. They share the counters under
- * one mutex, held for a few additions per slot.
+ * one mutex, held for a few additions per slot. What is printed, and how
+ * (text or JSON), is gen_report.c's; the state is in gen_report.h.
  */
 #include <endian.h>
 #include <errno.h>
@@ -42,8 +43,8 @@
 #include "causes.h"
 #include "cli.h"
 #include "ctl.h"
+#include "gen_report.h"
 #include "hist.h"
-#include "json.h"
 #include "ledger.h"
 #include "log.h"
 #include "pace.h"
@@ -52,7 +53,7 @@
 #include "util.h"
 #include "watch.h"
 
-#define WHO "udpdrop gen"
+#define WHO GEN_WHO
 #define GEN_MAX_FLOWS 1024      /* the sink's XDP program tells 1024 flows apart */
 #define GEN_MAX_BURST 1024      /* one sendmmsg: UIO_MAXIOV messages */
 #define GEN_GSO_SEGS 64         /* datagrams per UDP_SEGMENT send, at most */
@@ -62,6 +63,7 @@
 #define READY_MS 5000
 #define LEDGER_MS 10000
 #define LAST_TRIES 5            /* a refused LAST datagram is numbered anew, this often */
+#define LAST_COPIES 2           /* --no-control: each closing datagram goes 1 + this many times */
 #define GEN_STALL_NS 500000ull  /* lateness beyond this (and a period) is a stall: slots skipped */
 
 #ifndef UDP_SEGMENT
@@ -71,119 +73,13 @@
 #define SO_COOKIE 57
 #endif
 
-/* Send refusals, by errno. refused_with_skb: the kernel built an skb and
- * freed it (qdisc, netfilter...), so the tracer saw that drop too. */
-enum refusal { RF_ENOBUFS, RF_EAGAIN, RF_EPERM, RF_ECONNREFUSED, RF_UNKNOWN,
-	       RF_OTHER, RF_MAX };
-static const char *const refusal_names[RF_MAX] = {
-	"ENOBUFS", "EAGAIN", "EPERM", "ECONNREFUSED", "unknown", "other",
-};
+/* A refusal after which the kernel had built an skb and freed it (qdisc,
+ * netfilter...): the tracer saw that drop too. RF_UNKNOWN counts as one
+ * (see partial_refusal). */
 static bool refusal_has_skb(enum refusal r)
 {
 	return r == RF_ENOBUFS || r == RF_EPERM || r == RF_UNKNOWN;
 }
-
-/* What came back on the error queues. */
-enum errq { EQ_PORT_UNREACH, EQ_UNREACH, EQ_TOO_BIG, EQ_ICMP_OTHER, EQ_LOCAL, EQ_MAX };
-static const char *const errq_names[EQ_MAX] = {
-	"port_unreachable", "unreachable", "too_big", "icmp_other", "local",
-};
-
-struct gen_opts {
-	const char *target;
-	char host[256];
-	uint16_t port;
-	int family;             /* AF_UNSPEC unless -4 / -6 */
-	struct rate rate;
-	bool max;               /* --rate max / --pps max: unpaced */
-	uint64_t size;          /* 0: fit the path MTU (at most 1500) */
-	uint64_t burst;         /* 0: 1, or with --gso a full send */
-	double duration;        /* seconds; 0 with --count */
-	uint64_t count;
-	uint64_t flows;
-	uint64_t sndbuf;
-	double interval;
-	uint64_t reorder;       /* 0: in order; N: sequence numbers N, 2N, ... go one place late */
-	bool gso, json, catch_up, no_tracer, no_control;
-};
-
-/* One flow: a socket with its own source port and sequence numbers. */
-struct flow {
-	int fd;
-	uint16_t sport;
-	uint64_t cookie;
-	uint64_t total;         /* --count: datagrams planned for it; else 0 */
-	bool last_sent;         /* its UG_F_LAST datagram was handed over (or,
-				   with --count, refused: the total is in
-				   every datagram, and the count is kept) */
-	/* the sender's, read by the reporter under the lock */
-	uint64_t seq;           /* next sequence number = datagrams numbered */
-	uint64_t accepted;      /* send calls returned success */
-	uint64_t refused;       /* a send call refused them (numbered, not sent) */
-	uint64_t refused_skb;   /* ... of them with an skb the tracer saw */
-	/* the reporter's */
-	uint64_t tracer;        /* drops the tracer attributed to the socket */
-};
-
-/* The sender's cumulative counts (under the lock); intervals are differences. */
-struct tally {
-	uint64_t numbered, accepted, bytes;
-	uint64_t closing;       /* accepted LAST datagrams sent after the schedule */
-	uint64_t slots, missed, reanchors, dgrams, burst_dgrams;
-	uint64_t refused[RF_MAX];
-};
-
-struct cookie_ix {
-	uint64_t cookie;        /* first: cmp_cookie compares it */
-	int flow;
-};
-
-struct gen {
-	struct gen_opts o;
-	struct sockaddr_storage dst;
-	socklen_t dstlen;
-	char dst_str[INET6_ADDRSTRLEN + 16];
-	int mtu;
-	uint64_t mtu_payload;   /* the largest datagram that is not fragmented */
-	double pps;             /* the target datagram rate, 0: unpaced */
-	double period_ns;       /* one slot (a --burst batch) */
-	uint32_t run;
-	int segs;               /* datagrams per send call: 1, or more with --gso */
-	int nflows;
-	struct flow *flows;
-	struct cookie_ix *by_cookie; /* sorted by cookie, for the tracer's rows */
-
-	/* the send path's buffers */
-	struct ug_hdr *hdrs;    /* one per datagram of a slot */
-	uint8_t *filler;        /* the bytes after the header, shared */
-	struct mmsghdr *msgs;
-	struct iovec *iov;
-
-	/* shared: the sender writes, the reporter reads, under lock */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;    /* wakes the reporter to finish */
-	bool done;
-	struct tally tally;
-	struct hist hists[2];   /* lateness, ns: the sender adds to *late */
-	struct hist *late;
-	int other_errno;        /* the first RF_OTHER errno, to name it */
-
-	/* the reporter's (the main thread's once it has joined) */
-	struct hist late_all;
-	struct tally prev;
-	uint64_t prev_snd_drops, prev_icmp, prev_ns;
-	uint64_t errq[EQ_MAX];
-	uint64_t snd_cause[CAUSE_MAX];
-	bool header_printed;
-	bool write_failed;
-
-	struct watch w;
-	bool tracer;
-	int ctl;                /* the control connection, -1 without */
-	uint64_t t0, t_end, last_sched;
-	double elapsed;
-	pthread_t sender_thread;
-};
 
 static volatile sig_atomic_t stop_signal;
 
@@ -224,10 +120,17 @@ static void usage(FILE *f)
 "                         sequence number is a multiple of N go one place late\n"
 "                         (the receiver must call them reordered, not lost)\n"
 "  -i, --interval SECS    report every SECS (default 1, 0.1 to 3600)\n"
-"  -j, --json             one JSON object per interval, then the summary\n"
+"  -j, --json             one JSON object per interval, then the summary (see\n"
+"                         Estimates below)\n"
 "  -4, -6                 IPv4 or IPv6 only\n"
 "      --no-control       no TCP control channel: the datagrams' total and last\n"
-"                         flags close the run at the sink\n"
+"                         flags close the run at the sink. A closing datagram sent\n"
+"                         after the schedule (--duration, or a run stopped early)\n"
+"                         is the only one with its flow's total, so it goes 3\n"
+"                         times: the same datagram, the 2 copies from a socket of\n"
+"                         their own (the sink counts them as duplicates; the\n"
+"                         sender's counts leave them out). With --count every\n"
+"                         datagram carries the total: nothing is repeated\n"
 "      --no-tracer        do not trace this host's drops of our datagrams\n"
 "  -v, --verbose          more details (twice: libbpf's too)\n"
 "  -h, --help             this help\n"
@@ -249,22 +152,28 @@ static void usage(FILE *f)
 "(refused + those the tracer saw dropped after a send succeeded) and ICMP\n"
 "errors that came back.\n"
 "\n"
+"Estimates: the lateness p50 and p99 (text: ~97 ns; JSON: lateness_ns.p50,\n"
+".p99) come from a histogram: at most 3.2 %% above the true percentile. max,\n"
+"mean and the counts are exact. A --burst batch the kernel stops partway\n"
+"does not say why: gen then reads the socket's send queue, and a full one\n"
+"is EAGAIN (no packet was built); otherwise the refusal's cause is\n"
+"\"unknown\" and counts as one the tracer saw, so the silent drops (and\n"
+"sender_drops) may be short by up to that many: the summary says so.\n"
+"\n"
 "Exit codes: 0 ok (also when stopped by Ctrl-C or SIGTERM: the run is closed\n"
-"and summed up), 1 runtime error (also: no sink answered), 2 bad usage,\n"
-"4 the kernel lacks a feature asked for (--gso).\n");
+"and summed up), 1 runtime error (also: no sink answered, or the control\n"
+"channel failed before the sink had the counts: the sender's summary is\n"
+"still printed), 2 bad usage, 4 the kernel lacks a feature asked for (--gso).\n");
 }
 
 static int bad_value(const char *opt, const char *val, const char *want)
 {
-	fprintf(stderr, WHO ": invalid %s '%s': %s\n"
-		"Try 'udpdrop gen --help'.\n", opt, val, want);
-	return -EXIT_USAGE;
+	return cli__bad_value("gen", opt, val, want);
 }
 
 static int bad_usage(const char *msg)
 {
-	fprintf(stderr, WHO ": %s\nTry 'udpdrop gen --help'.\n", msg);
-	return -EXIT_USAGE;
+	return cli__bad_usage("gen", msg);
 }
 
 /* "host:port", "[v6]:port"; a bare IPv6 address needs the brackets. */
@@ -417,21 +326,8 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 			usage(stdout);
 			return 1;
 		case ':':
-		default: {
-			/* as top.c: name the option as typed, long or short */
-			const char *word = argv[optind - 1];
-			char shortopt[3] = { '-', (char)optopt, 0 };
-			const char *name = optopt ? shortopt : word;
-
-			for (const struct option *lo = longopts; optopt && lo->name; lo++)
-				if (lo->val == optopt && !strncmp(word, "--", 2) &&
-				    !strncmp(word + 2, lo->name, strlen(lo->name)))
-					name = word;
-			fprintf(stderr, c == ':' ? WHO ": option '%s' needs a value\n"
-						 : WHO ": unknown option '%s'\n", name);
-			fprintf(stderr, "Try 'udpdrop gen --help'.\n");
-			return -EXIT_USAGE;
-		}
+		default:
+			return cli__bad_option("gen", c, argv, longopts);
 		}
 	}
 	if (optind >= argc)
@@ -492,15 +388,10 @@ static int resolve(struct gen *g)
 	return 0;
 }
 
-static bool is_v6(const struct gen *g)
-{
-	return g->dst.ss_family == AF_INET6;
-}
-
 /* UDP + IP header bytes in front of the payload. */
 static int hdr_overhead(const struct gen *g)
 {
-	return is_v6(g) ? 48 : 28;
+	return gen_is_v6(g) ? 48 : 28;
 }
 
 /*
@@ -518,7 +409,7 @@ static int open_flow(struct gen *g, struct flow *f)
 	if (fd < 0)
 		return -errno;
 	f->fd = fd;
-	if (is_v6(g) ? setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one))
+	if (gen_is_v6(g) ? setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one))
 		     : setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one)))
 		return -errno;
 	if (g->o.sndbuf) {
@@ -531,6 +422,11 @@ static int open_flow(struct gen *g, struct flow *f)
 	}
 	if (connect(fd, (struct sockaddr *)&g->dst, g->dstlen))
 		return -errno;
+	/* what the kernel made of it (doubled, capped): send_batch compares
+	 * the send queue with it */
+	len = sizeof(f->sndbuf);
+	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &f->sndbuf, &len))
+		f->sndbuf = 0;
 	len = sizeof(src);
 	if (getsockname(fd, (struct sockaddr *)&src, &len))
 		return -errno;
@@ -565,7 +461,7 @@ static void read_mtu(struct gen *g)
 	int mtu = 0;
 	socklen_t len = sizeof(mtu);
 
-	if (is_v6(g) ? getsockopt(g->flows[0].fd, IPPROTO_IPV6, IPV6_MTU, &mtu, &len)
+	if (gen_is_v6(g) ? getsockopt(g->flows[0].fd, IPPROTO_IPV6, IPV6_MTU, &mtu, &len)
 		     : getsockopt(g->flows[0].fd, IPPROTO_IP, IP_MTU, &mtu, &len))
 		mtu = 0;
 	g->mtu = mtu;
@@ -576,72 +472,138 @@ static void read_mtu(struct gen *g)
 static uint64_t fragments(const struct gen *g, uint64_t size)
 {
 	/* fragment payloads are multiples of 8; IPv6 adds its fragment header */
-	uint64_t per = is_v6(g) ? (uint64_t)(g->mtu - 48) & ~7ull : (uint64_t)(g->mtu - 20) & ~7ull;
+	uint64_t per = gen_is_v6(g) ? (uint64_t)(g->mtu - 48) & ~7ull : (uint64_t)(g->mtu - 20) & ~7ull;
 
 	return per ? (size + 8 + per - 1) / per : 1;
 }
 
+/* What plan_for decides for one datagram size. */
+struct plan_out {
+	uint64_t burst;
+	int segs;
+	double pps, period_ns;
+};
+
 /*
- * Everything that depends on the target: the size, GSO, the slot period.
- * A value that cannot work is a usage error (exit 2), found before the
- * first datagram. 0 or -exit code.
+ * Everything that depends on the target for datagrams of `size` bytes:
+ * the size limit of the family, GSO, the slot period. A value that cannot
+ * work is a usage error (exit 2), found before the first datagram: 0, or
+ * -EXIT_USAGE after a message (none when quiet). The path MTU counts only
+ * once it is known (g->mtu_payload not 0): before the sockets it is not.
  */
+static int plan_for(const struct gen *g, uint64_t size, struct plan_out *p, bool quiet)
+{
+	const struct gen_opts *o = &g->o;
+	uint64_t max = gen_is_v6(g) ? GEN_MAX_V6 : GEN_MAX_V4;
+	char a[32], b[32], msg[256];
+
+	memset(p, 0, sizeof(*p));
+	if (size > max) {
+		if (quiet)
+			return -EXIT_USAGE;
+		snprintf(a, sizeof(a), "%" PRIu64, size);
+		return bad_value("--size", a, gen_is_v6(g) ? "at most 65527 bytes over IPv6"
+						       : "at most 65507 bytes over IPv4");
+	}
+	p->burst = o->burst;
+	p->segs = 1;
+	if (o->gso) {
+		/* a segment must fit the MTU: the kernel refuses GSO otherwise */
+		if (g->mtu_payload && size > g->mtu_payload) {
+			if (quiet)
+				return -EXIT_USAGE;
+			snprintf(msg, sizeof(msg), "--gso needs datagrams that fit the path MTU (%d: at most %" PRIu64 " B of payload); --size %" PRIu64 " would be fragmented",
+				 g->mtu, g->mtu_payload, size);
+			return bad_usage(msg);
+		}
+		p->segs = (int)(max / size);
+		if (p->segs > GEN_GSO_SEGS)
+			p->segs = GEN_GSO_SEGS;
+		if (!p->burst)
+			p->burst = p->segs;
+	}
+	if (!p->burst)
+		p->burst = 1;
+	if (o->reorder && (p->burst < 2 || o->gso))
+		return quiet ? -EXIT_USAGE :
+		       bad_usage("--reorder swaps datagrams within a --burst batch: give --burst 2 or more (and no --gso)");
+	if (o->max)
+		return 0;
+	p->pps = o->rate.pps ? o->rate.pps : o->rate.bps / (8.0 * size);
+	p->period_ns = 1e9 * p->burst / p->pps;
+	if (p->period_ns < PACE_MIN_PERIOD_NS) {
+		if (quiet)
+			return -EXIT_USAGE;
+		fmt_pps(a, sizeof(a), p->pps);
+		snprintf(msg, sizeof(msg), "%s of %" PRIu64 " B datagrams at --burst %" PRIu64 " is a slot every %.1f ns: below 100 ns no schedule holds; raise --burst (or --gso), or use --rate max",
+			 a, size, p->burst, p->period_ns);
+		return bad_usage(msg);
+	}
+	if (p->period_ns > PACE_MAX_PERIOD_NS) {
+		if (quiet)
+			return -EXIT_USAGE;
+		fmt_ns(b, sizeof(b), p->period_ns);
+		snprintf(msg, sizeof(msg), "that rate is one slot every %s of %" PRIu64 " B datagrams: the slowest schedule is one slot an hour",
+			 b, size);
+		return bad_usage(msg);
+	}
+	return 0;
+}
+
+/* The size without --size: what fits the path MTU, at most 1500 bytes of
+ * IP packet (so 1500 bytes while the path MTU is not known). */
+static uint64_t default_size(const struct gen *g)
+{
+	uint64_t fit = g->mtu_payload && g->mtu <= 1500 ? g->mtu_payload
+						       : (uint64_t)(1500 - hdr_overhead(g));
+
+	return fit < UG_HDR_LEN ? UG_HDR_LEN : fit;
+}
+
+/*
+ * Before any socket, once the address family is known: every check that
+ * the route does not decide, so that a bad value is exit 2 even where the
+ * target cannot be reached. Without --size the size comes from the path
+ * MTU: the options fail here only if no MTU could make them work (any
+ * default size, from the smallest MTU of the family to 1500 bytes); else
+ * plan() decides once the MTU is known. The GSO segment against the path
+ * MTU is the one check that needs the route.
+ */
+static int precheck(struct gen *g)
+{
+	struct plan_out p;
+	uint64_t lo, hi;
+
+	if (g->o.size)
+		return plan_for(g, g->o.size, &p, false);
+	hi = default_size(g); /* mtu_payload is 0 here */
+	/* the smallest MTU: IPv4's 68 (48 B, the header), IPv6's 1280 */
+	lo = gen_is_v6(g) ? 1280 - 48 : UG_HDR_LEN;
+	for (uint64_t size = hi; size >= lo; size--)
+		if (!plan_for(g, size, &p, true))
+			return 0;
+	return plan_for(g, hi, &p, false); /* the message for the usual path */
+}
+
+/* With the path MTU known: the size, then the schedule. 0 or -exit code. */
 static int plan(struct gen *g)
 {
 	struct gen_opts *o = &g->o;
-	uint64_t max = is_v6(g) ? GEN_MAX_V6 : GEN_MAX_V4;
-	char a[32], b[32], msg[256];
+	struct plan_out p;
+	int err;
 
-	if (!o->size) {
-		uint64_t fit = g->mtu_payload && g->mtu <= 1500 ? g->mtu_payload
-								 : (uint64_t)(1500 - hdr_overhead(g));
-		o->size = fit < UG_HDR_LEN ? UG_HDR_LEN : fit;
-	}
-	if (o->size > max) {
-		snprintf(a, sizeof(a), "%" PRIu64, o->size);
-		return bad_value("--size", a, is_v6(g) ? "at most 65527 bytes over IPv6"
-						       : "at most 65507 bytes over IPv4");
-	}
-	g->segs = 1;
-	if (o->gso) {
-		/* a segment must fit the MTU: the kernel refuses GSO otherwise */
-		if (g->mtu_payload && o->size > g->mtu_payload) {
-			snprintf(msg, sizeof(msg), "--gso needs datagrams that fit the path MTU (%d: at most %" PRIu64 " B of payload); --size %" PRIu64 " would be fragmented",
-				 g->mtu, g->mtu_payload, o->size);
-			return bad_usage(msg);
-		}
-		g->segs = (int)(max / o->size);
-		if (g->segs > GEN_GSO_SEGS)
-			g->segs = GEN_GSO_SEGS;
-		if (!o->burst)
-			o->burst = g->segs;
-	}
-	if (!o->burst)
-		o->burst = 1;
-	if (o->reorder && (o->burst < 2 || o->gso))
-		return bad_usage("--reorder swaps datagrams within a --burst batch: give --burst 2 or more (and no --gso)");
+	if (!o->size)
+		o->size = default_size(g);
+	err = plan_for(g, o->size, &p, false);
+	if (err)
+		return err;
+	o->burst = p.burst;
+	g->segs = p.segs;
+	g->pps = p.pps;
+	g->period_ns = p.period_ns;
 	if (o->count && o->count < o->flows * o->burst)
 		fprintf(stderr, WHO ": warning: --count %" PRIu64 " fills fewer slots than there are flows: some flows send nothing\n",
 			o->count);
-	if (o->max) {
-		g->pps = 0;
-		g->period_ns = 0;
-		return 0;
-	}
-	g->pps = o->rate.pps ? o->rate.pps : o->rate.bps / (8.0 * o->size);
-	g->period_ns = 1e9 * o->burst / g->pps;
-	if (g->period_ns < PACE_MIN_PERIOD_NS) {
-		fmt_pps(a, sizeof(a), g->pps);
-		snprintf(msg, sizeof(msg), "%s of %" PRIu64 " B datagrams at --burst %" PRIu64 " is a slot every %.1f ns: below 100 ns no schedule holds; raise --burst (or --gso), or use --rate max",
-			 a, o->size, o->burst, g->period_ns);
-		return bad_usage(msg);
-	}
-	if (g->period_ns > PACE_MAX_PERIOD_NS) {
-		fmt_ns(b, sizeof(b), g->period_ns);
-		snprintf(msg, sizeof(msg), "that rate is one slot every %s of %" PRIu64 " B datagrams: the slowest schedule is one slot an hour",
-			 b, o->size);
-		return bad_usage(msg);
-	}
 	return 0;
 }
 
@@ -693,6 +655,36 @@ static enum refusal refusal_of(int e)
 	case ECONNREFUSED: return RF_ECONNREFUSED;
 	}
 	return RF_OTHER;
+}
+
+/*
+ * Why the message a sendmmsg stopped at was refused: the call returns the
+ * count sent before it and drops the error. A paced send (MSG_DONTWAIT)
+ * is refused EAGAIN, with no skb built, when the socket's send queue
+ * (SIOCOUTQ: sk_wmem_alloc) is at or above its SO_SNDBUF as the kernel
+ * allocates; after the refusal the queue only shrinks (nothing else sends
+ * on this socket, and a refused skb is freed at once), so a queue still
+ * at or above SO_SNDBUF now was there then: no skb was built, for
+ * certain, and the refusal was EAGAIN (or, were an ICMP error pending on
+ * the socket, which the kernel reports first, ECONNREFUSED: no skb
+ * either). Below it, the queue may have drained since, or the cause was
+ * another (ENOBUFS or EPERM with an skb, an ICMP error without): unknown,
+ * counted as one the tracer saw, so the silent drops may be short by up
+ * to as many (the summary says how many). Fragmented datagrams stay
+ * unknown: fragments of the refused one may still be queued. Blocking
+ * sends never see EAGAIN.
+ */
+static enum refusal partial_refusal(const struct gen *g, const struct flow *f,
+				    int send_flags)
+{
+	int queued = 0;
+
+	if (!(send_flags & MSG_DONTWAIT) || f->sndbuf <= 0 ||
+	    !g->mtu_payload || g->o.size > g->mtu_payload)
+		return RF_UNKNOWN;
+	if (ioctl(f->fd, SIOCOUTQ, &queued) || queued < f->sndbuf)
+		return RF_UNKNOWN;
+	return RF_EAGAIN;
 }
 
 /*
@@ -777,7 +769,7 @@ static void send_batch(struct gen *g, struct flow *f, uint64_t n, uint64_t sched
 			if (stop_signal && !(send_flags & MSG_DONTWAIT))
 				break;
 			/* message `first` failed; sendmmsg does not say why */
-			why = RF_UNKNOWN;
+			why = partial_refusal(g, f, send_flags);
 		}
 		r->refused[why] += msg_dgrams[first];
 		r->numbered += msg_dgrams[first];
@@ -890,12 +882,60 @@ static void run_sender(struct gen *g)
 static void wait_outq(struct gen *g, uint64_t max_ns);
 
 /*
+ * --no-control: the copies of flow f's closing datagram, just handed over
+ * (g->hdrs[0]): the very same bytes, LAST_COPIES times, back to back, so
+ * that one lost datagram does not leave the sink without the flow's total.
+ * They go from a socket of their own (opened at the first need), so that
+ * neither a refusal nor a drop the tracer sees of a copy enters the
+ * flow's counts: only the numbered datagrams do. Accepted copies are
+ * counted apart (copies); a refused one is not retried.
+ */
+static void send_copies(struct gen *g)
+{
+	struct iovec iov[2] = {
+		{ &g->hdrs[0], UG_HDR_LEN },
+		{ g->filler, g->o.size - UG_HDR_LEN },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	if (g->copy_fd == -1) {
+		int fd = socket(g->dst.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP);
+
+		if (fd < 0 || connect(fd, (struct sockaddr *)&g->dst, g->dstlen)) {
+			fprintf(stderr, WHO ": warning: no socket for the closing datagrams' copies (%s): each goes once\n",
+				strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			g->copy_fd = -2; /* said once */
+			return;
+		}
+		g->copy_fd = fd;
+	}
+	if (g->copy_fd < 0)
+		return;
+	for (int i = 0; i < LAST_COPIES; i++) {
+		ssize_t n;
+
+		do {
+			n = sendmsg(g->copy_fd, &mh, MSG_DONTWAIT);
+		} while (n < 0 && errno == EINTR);
+		if (n >= 0) {
+			pthread_mutex_lock(&g->lock);
+			g->tally.copies++;
+			pthread_mutex_unlock(&g->lock);
+		}
+	}
+}
+
+/*
  * Close each flow at the sink: a datagram with UG_F_LAST and total =
  * seq + 1 (what --no-control relies on; with the control channel it is
  * the same datagram the header promises). With --count it went with the
  * flow's last slot; stopped early or with --duration it goes now, once
  * the send queues have drained. A refused one is numbered anew a few
- * times, 10 ms apart: without it the sink would wait for more.
+ * times, 10 ms apart: without it the sink would wait for more. Without
+ * the control channel it is the only datagram with the flow's total: it
+ * goes 1 + LAST_COPIES times (send_copies).
  */
 static void send_last(struct gen *g)
 {
@@ -915,6 +955,8 @@ static void send_last(struct gen *g)
 			commit(g, f, &r, NULL, 0, false);
 			f->last_sent = r.accepted == 1;
 		}
+		if (f->last_sent && g->o.no_control)
+			send_copies(g);
 		if (!f->last_sent)
 			fprintf(stderr, WHO ": warning: flow %d: the kernel refused its closing datagram %d times: %s\n",
 				i, LAST_TRIES, g->ctl >= 0 ? "the sink learns its end from DONE"
@@ -960,17 +1002,6 @@ static void drain_errqueue(struct gen *g, int fd)
 	}
 }
 
-/* ICMP errors that came back (the local ones aside). */
-static uint64_t icmp_total(const struct gen *g)
-{
-	uint64_t n = 0;
-
-	for (int i = 0; i < EQ_MAX; i++)
-		if (i != EQ_LOCAL)
-			n += g->errq[i];
-	return n;
-}
-
 /* The tracer's drops of our sockets: per flow, and per cause over all. */
 static void tracer_collect(struct gen *g)
 {
@@ -998,151 +1029,6 @@ static void tracer_collect(struct gen *g)
 }
 
 /*
- * A flow's sender drops: what a send refused, plus what the tracer saw
- * beyond the refusals that freed an skb (those it saw as well).
- */
-static uint64_t flow_snd_drops(const struct gen *g, const struct flow *f)
-{
-	uint64_t silent = g->tracer && f->tracer > f->refused_skb ? f->tracer - f->refused_skb : 0;
-
-	return f->refused + silent;
-}
-
-/* ---- reporting ---- */
-
-struct report {
-	double start, end;       /* seconds since t0 */
-	uint64_t dgrams, bytes, slots, missed, dgrams_paced, burst_dgrams;
-	uint64_t refused[RF_MAX], refused_all;
-	uint64_t snd_drops, icmp;
-	const struct hist *late;
-};
-
-static void print_header(struct gen *g)
-{
-	if (g->header_printed || g->o.json)
-		return;
-	printf("%-13s %12s %10s %9s %9s %9s %6s %7s %8s %8s %6s\n", "TIME (s)",
-	       "PAYLOAD RATE", "DGRAMS/s", "LATE p50", "p99", "max", "MISSED",
-	       "BURSTS", "REFUSED", "SNDDROP", "ICMP");
-	g->header_printed = true;
-}
-
-static void print_interval(struct gen *g, const struct report *r)
-{
-	double secs = r->end - r->start;
-	char span[32], rate[32], pps[32], p50[32], p99[32], mx[32], burst[16];
-
-	snprintf(span, sizeof(span), "%.2f-%.2f", r->start, r->end);
-	fmt_bitrate(rate, sizeof(rate), secs > 0 ? r->bytes * 8.0 / secs : 0);
-	fmt_pps(pps, sizeof(pps), secs > 0 ? r->dgrams / secs : 0);
-	if (r->late && r->late->count) {
-		fmt_ns(p50, sizeof(p50), (double)hist__pct(r->late, 0.5));
-		fmt_ns(p99, sizeof(p99), (double)hist__pct(r->late, 0.99));
-		fmt_ns(mx, sizeof(mx), (double)r->late->max);
-	} else {
-		strcpy(p50, "-"), strcpy(p99, "-"), strcpy(mx, "-");
-	}
-	if (r->dgrams_paced)
-		snprintf(burst, sizeof(burst), "%.2f%%", 100.0 * r->burst_dgrams / r->dgrams_paced);
-	else
-		strcpy(burst, "-");
-	print_header(g);
-	printf("%-13s %12s %10s %9s %9s %9s %6" PRIu64 " %7s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 "\n",
-	       span, rate, pps, p50, p99, mx, r->missed, burst, r->refused_all,
-	       r->snd_drops, r->icmp);
-}
-
-static void json_lateness(struct json *j, const struct hist *h)
-{
-	json_key(j, "lateness_ns");
-	if (!h || !h->count) {
-		json_null(j);
-		return;
-	}
-	json_obj_begin(j);
-	json_key(j, "p50");
-	json_u64(j, hist__pct(h, 0.5));
-	json_key(j, "p99");
-	json_u64(j, hist__pct(h, 0.99));
-	json_key(j, "max");
-	json_u64(j, h->max);
-	json_key(j, "mean");
-	json_u64(j, h->sum / h->count);
-	json_key(j, "slots");
-	json_u64(j, h->count);
-	json_obj_end(j);
-}
-
-static void json_refused(struct json *j, const uint64_t *refused)
-{
-	uint64_t all = 0;
-
-	json_key(j, "refused");
-	json_obj_begin(j);
-	for (int i = 0; i < RF_MAX; i++)
-		all += refused[i];
-	json_key(j, "total");
-	json_u64(j, all);
-	for (int i = 0; i < RF_MAX; i++) {
-		json_key(j, refusal_names[i]);
-		json_u64(j, refused[i]);
-	}
-	json_obj_end(j);
-}
-
-/* The members an interval and the summary share. */
-static void json_common(struct json *j, const struct report *r)
-{
-	double secs = r->end - r->start;
-
-	json_key(j, "start");
-	json_double(j, r->start, 3);
-	json_key(j, "end");
-	json_double(j, r->end, 3);
-	json_key(j, "datagrams");
-	json_u64(j, r->dgrams);
-	json_key(j, "bytes");
-	json_u64(j, r->bytes);
-	json_key(j, "bits_per_second");
-	json_double(j, secs > 0 ? r->bytes * 8.0 / secs : 0, 1);
-	json_key(j, "datagrams_per_second");
-	json_double(j, secs > 0 ? r->dgrams / secs : 0, 1);
-	json_lateness(j, r->late);
-	json_key(j, "slots");
-	json_u64(j, r->slots);
-	json_key(j, "missed_slots");
-	json_u64(j, r->missed);
-	json_key(j, "burst_share");
-	if (r->dgrams_paced)
-		json_double(j, (double)r->burst_dgrams / r->dgrams_paced, 4);
-	else
-		json_null(j);
-	json_refused(j, r->refused);
-	json_key(j, "sender_drops");
-	json_u64(j, r->snd_drops);
-	json_key(j, "icmp_errors");
-	json_u64(j, r->icmp);
-}
-
-/*
- * Write out what sb holds. A reader that went away (`| head`) stops the
- * run, quietly as top does; the run still closes at the sink.
- */
-static void flush_out(struct gen *g, struct strbuf *sb)
-{
-	errno = 0;
-	if ((sb->len && fwrite(sb->buf, 1, sb->len, stdout) != sb->len) || fflush(stdout)) {
-		if (!g->write_failed && errno != EPIPE)
-			fprintf(stderr, WHO ": cannot write the output: %s; stopping\n",
-				strerror(errno ? errno : EIO));
-		g->write_failed = true;
-		pthread_kill(g->sender_thread, SIGTERM);
-	}
-	sb_free(sb);
-}
-
-/*
  * One interval, from the previous report to `now`: drain, refresh, take
  * the sender's counts and swap its lateness histogram, print.
  */
@@ -1161,7 +1047,7 @@ static void report_interval(struct gen *g, uint64_t now)
 	late = g->late;
 	g->late = late == &g->hists[0] ? &g->hists[1] : &g->hists[0];
 	for (int i = 0; i < g->nflows; i++)
-		snd += flow_snd_drops(g, &g->flows[i]);
+		snd += gen_flow_snd_drops(g, &g->flows[i]);
 	pthread_mutex_unlock(&g->lock);
 
 	r.start = (g->prev_ns - g->t0) / 1e9;
@@ -1177,31 +1063,14 @@ static void report_interval(struct gen *g, uint64_t now)
 		r.refused_all += r.refused[i];
 	}
 	r.snd_drops = snd - g->prev_snd_drops;
-	r.icmp = icmp_total(g) - g->prev_icmp;
+	r.icmp = gen_icmp_total(g) - g->prev_icmp;
 	r.late = late;
-	if (g->o.json) {
-		struct strbuf sb = {};
-		struct json j;
-
-		json_init(&j, &sb);
-		json_obj_begin(&j);
-		json_key(&j, "final");
-		json_bool(&j, false);
-		json_common(&j, &r);
-		json_obj_end(&j);
-		sb_append(&sb, "\n", 1);
-		flush_out(g, &sb);
-	} else {
-		struct strbuf sb = {};
-
-		print_interval(g, &r);
-		flush_out(g, &sb);
-	}
+	gen_report__interval(g, &r);
 	hist__merge(&g->late_all, late);
 	hist__reset(late);
 	g->prev = t;
 	g->prev_snd_drops = snd;
-	g->prev_icmp = icmp_total(g);
+	g->prev_icmp = gen_icmp_total(g);
 	g->prev_ns = now;
 }
 
@@ -1266,7 +1135,7 @@ static int ctl_hello(struct gen *g)
 	ctl_msg__set_u64(&m, "count", g->o.count);
 	ctl_msg__set_double(&m, "duration", g->o.count ? 0 : g->o.duration);
 	ctl_msg__set_u64(&m, "gso", g->o.gso);
-	ctl_msg__set_u64(&m, "family", is_v6(g) ? 6 : 4);
+	ctl_msg__set_u64(&m, "family", gen_is_v6(g) ? 6 : 4);
 	ctl_msg__set_u64(&m, "burst", g->o.burst);
 	err = ctl_send(fd, &m);
 	ctl_msg__free(&m);
@@ -1314,8 +1183,10 @@ static int done_fail(struct gen *g, const char *what, int err)
 
 /*
  * DONE with the sender's counts, then the sink's LEDGER into l. 0 with
- * the ledger; 1 without, interrupted (a Ctrl-C while waiting: not an
- * error); or -EXIT_FAIL after one line on stderr.
+ * the ledger; 1 without, interrupted (a Ctrl-C while waiting for the
+ * ledger: not an error, the sink has the counts); or -EXIT_FAIL after one
+ * line on stderr (also when sending DONE failed or was interrupted: ctl_send
+ * gives up on a sink that stops reading, and returns at a signal).
  */
 static int ctl_done(struct gen *g, struct ledger *l)
 {
@@ -1331,7 +1202,7 @@ static int ctl_done(struct gen *g, struct ledger *l)
 		snprintf(key, sizeof(key), "f%d.sent", i);
 		ctl_msg__set_u64(&m, key, g->flows[i].seq);
 		snprintf(key, sizeof(key), "f%d.sender_drops", i);
-		ctl_msg__set_u64(&m, key, flow_snd_drops(g, &g->flows[i]));
+		ctl_msg__set_u64(&m, key, gen_flow_snd_drops(g, &g->flows[i]));
 		refused += g->flows[i].refused;
 	}
 	ctl_msg__set_u64(&m, "snd_errors", refused);
@@ -1344,8 +1215,15 @@ static int ctl_done(struct gen *g, struct ledger *l)
 	ctl_msg__set_double(&m, "seconds", g->elapsed);
 	err = ctl_send(g->ctl, &m);
 	ctl_msg__free(&m);
-	if (err)
-		return done_fail(g, "sending DONE to", err);
+	if (err) {
+		/* a sink that stops reading, or a signal (Ctrl-C, -EINTR):
+		 * either way it has not got the counts, so no ledger will
+		 * come; a failure, not a stop, whatever ended it */
+		fprintf(stderr, WHO ": the control channel failed: sending DONE to %s: %s; the sink did not get this run's counts, no ledger (the sender's side follows)\n",
+			g->dst_str, err == -EINTR ? "interrupted" :
+			err == -ETIMEDOUT ? "the sink stopped reading" : strerror(-err));
+		return -EXIT_FAIL;
+	}
 	/* the Ctrl-C that ended the run must not also end this wait */
 	stop_signal = 0;
 	err = ctl_recv(g->ctl, &m, LEDGER_MS);
@@ -1375,247 +1253,6 @@ static int ctl_done(struct gen *g, struct ledger *l)
 	return 0;
 }
 
-/* ---- the summary ---- */
-
-/*
- * --no-control: the sender's half of the ledger, in the sink's layout.
- * What reached the sink is not known here, so those lines are left out
- * rather than printed as zeros.
- */
-static void print_own_ledger(struct gen *g, const struct report *r)
-{
-	uint64_t sent = g->tally.numbered;
-	char a[32], p[32];
-
-#define ROW(what, n, note) do {						\
-		fmt_count(a, sizeof(a), (n));				\
-		if (sent)						\
-			snprintf(p, sizeof(p), "%7.2f %%", 100.0 * (double)(n) / (double)sent); \
-		else							\
-			p[0] = 0;					\
-		printf("  %-26s %14s %9s%s%s\n", what, a, p, *(note) ? "  " : "", note); \
-	} while (0)
-
-	printf("ledger: the sender's side only (--no-control: what reached the sink is not known here), datagrams\n");
-	ROW("sent", sent, "");
-	ROW("sender drops", r->snd_drops, g->tracer ? "refused sends + drops the tracer saw after a send"
-						     : "refused sends only: no tracer");
-	for (int c = 0; c < CAUSE_MAX; c++)
-		if (g->snd_cause[c]) {
-			fmt_count(a, sizeof(a), g->snd_cause[c]);
-			printf("    %-24s %14s  (sender's tracer)\n", cause__name(c), a);
-		}
-	ROW("left this host", sent - r->snd_drops, "sent - sender drops");
-	fmt_count(a, sizeof(a), r->icmp);
-	printf("  %-26s %14s%s\n", "errors that came back", a,
-	       g->errq[EQ_PORT_UNREACH] ? "            ICMP port unreachable among them: nobody listens there" : "");
-#undef ROW
-}
-
-static void summary_report(struct gen *g, struct report *r)
-{
-	const struct tally *t = &g->tally;
-
-	memset(r, 0, sizeof(*r));
-	r->start = 0;
-	r->end = g->elapsed;
-	r->dgrams = t->accepted;
-	r->bytes = t->bytes;
-	r->slots = t->slots;
-	r->missed = t->missed;
-	r->dgrams_paced = g->o.max ? 0 : t->dgrams;
-	r->burst_dgrams = t->burst_dgrams;
-	for (int i = 0; i < RF_MAX; i++) {
-		r->refused[i] = t->refused[i];
-		r->refused_all += t->refused[i];
-	}
-	for (int i = 0; i < g->nflows; i++)
-		r->snd_drops += flow_snd_drops(g, &g->flows[i]);
-	r->icmp = icmp_total(g);
-	r->late = g->o.max ? NULL : &g->late_all;
-}
-
-static void print_summary(struct gen *g, const struct report *r)
-{
-	const struct tally *t = &g->tally;
-	double secs = r->end > 0 ? r->end : 1e-9;
-	char a[32], b[32], c[32], d[32], e[32];
-	uint64_t tracer_silent = r->snd_drops - r->refused_all;
-
-	printf("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
-	fmt_count(a, sizeof(a), t->numbered);
-	fmt_count(b, sizeof(b), t->accepted + t->closing);
-	fmt_bytes(c, sizeof(c), t->bytes);
-	printf("sent          %s datagrams of %" PRIu64 " B in %.2f s to %s; %s accepted by the kernel",
-	       a, g->o.size, r->end, g->dst_str, b);
-	if (t->closing)
-		printf(" (%" PRIu64 " closing datagram%s after the schedule: not in the rate)", t->closing, t->closing == 1 ? "" : "s");
-	printf("\n");
-	fmt_bitrate(a, sizeof(a), r->bytes * 8.0 / secs);
-	fmt_pps(b, sizeof(b), r->dgrams / secs);
-	fmt_bytes(d, sizeof(d), r->bytes);
-	if (g->o.max) {
-		printf("rate          %s of UDP payload (%s), %s (unpaced)\n", a, d, b);
-	} else {
-		double target_bps = g->pps * 8.0 * g->o.size;
-
-		fmt_bitrate(c, sizeof(c), target_bps);
-		printf("rate          %s of UDP payload (%s), %s (target %s: %.2f %%)\n", a, d, b, c,
-		       100.0 * (r->bytes * 8.0 / secs) / target_bps);
-		fmt_ns(a, sizeof(a), (double)hist__pct(&g->late_all, 0.5));
-		fmt_ns(b, sizeof(b), (double)hist__pct(&g->late_all, 0.99));
-		fmt_ns(c, sizeof(c), (double)g->late_all.max);
-		fmt_count(d, sizeof(d), g->late_all.count);
-		printf("lateness      p50 %s, p99 %s, max %s over %s slots (due -> handed to the kernel)\n",
-		       a, b, c, d);
-		fmt_count(a, sizeof(a), t->missed);
-		printf("missed        %s slots (%" PRIu64 " stall%s re-anchored the schedule)%s\n", a,
-		       t->reanchors, t->reanchors == 1 ? "" : "s",
-		       g->o.catch_up ? "; --catch-up: none skipped" : "");
-		printf("bursts        %.2f %% of datagrams went less than half a slot after the previous slot\n",
-		       t->dgrams ? 100.0 * t->burst_dgrams / t->dgrams : 0.0);
-	}
-	fmt_count(a, sizeof(a), r->refused_all);
-	printf("refused       %s datagrams (", a);
-	for (int i = 0; i < RF_MAX; i++)
-		printf("%s%s %" PRIu64, i ? ", " : "", refusal_names[i], r->refused[i]);
-	printf(")%s%s\n", g->other_errno ? "; other: " : "",
-	       g->other_errno ? strerror(g->other_errno) : "");
-	fmt_count(a, sizeof(a), r->icmp + g->errq[EQ_LOCAL]);
-	printf("errors back   %s", a);
-	for (int i = 0; i < EQ_MAX; i++)
-		if (g->errq[i])
-			printf(", %s %" PRIu64, errq_names[i], g->errq[i]);
-	printf("%s\n", g->errq[EQ_PORT_UNREACH] ? " (port unreachable: nobody listens there)" : "");
-	fmt_count(a, sizeof(a), r->snd_drops);
-	fmt_count(b, sizeof(b), r->refused_all);
-	fmt_count(c, sizeof(c), tracer_silent);
-	if (g->tracer)
-		printf("sender drops  %s = %s refused + %s dropped silently after a send succeeded (the tracer)\n",
-		       a, b, c);
-	else
-		printf("sender drops  %s refused; drops after a send succeeded are not counted (%s)\n",
-		       a, g->o.no_tracer ? "--no-tracer" : "no tracer: it needs root");
-	for (int cz = 0; cz < CAUSE_MAX; cz++)
-		if (g->snd_cause[cz]) {
-			fmt_count(a, sizeof(a), g->snd_cause[cz]);
-			printf("    %-24s %12s  (the tracer: refused or not)\n", cause__name(cz), a);
-		}
-	printf("  %4s %6s %14s %14s %10s %10s\n", "FLOW", "SPORT", "SENT", "ACCEPTED",
-	       "REFUSED", "SNDDROPS");
-	for (int i = 0; i < g->nflows; i++) {
-		const struct flow *f = &g->flows[i];
-
-		fmt_count(a, sizeof(a), f->seq);
-		fmt_count(b, sizeof(b), f->accepted);
-		fmt_count(c, sizeof(c), f->refused);
-		fmt_count(e, sizeof(e), flow_snd_drops(g, f));
-		printf("  %4d %6u %14s %14s %10s %10s\n", i, f->sport, a, b, c, e);
-	}
-}
-
-static void json_summary(struct gen *g, const struct report *r, const struct ledger *l,
-			 struct strbuf *sb)
-{
-	const struct tally *t = &g->tally;
-	struct json j;
-
-	json_init(&j, sb);
-	json_obj_begin(&j);
-	json_key(&j, "final");
-	json_bool(&j, true);
-	json_key(&j, "target");
-	json_str(&j, g->dst_str);
-	json_key(&j, "family");
-	json_str(&j, is_v6(g) ? "inet6" : "inet");
-	json_key(&j, "run");
-	json_u64(&j, g->run);
-	json_key(&j, "size");
-	json_u64(&j, g->o.size);
-	json_key(&j, "path_mtu");
-	json_u64(&j, g->mtu);
-	json_key(&j, "fragmented");
-	json_bool(&j, g->mtu_payload && g->o.size > g->mtu_payload);
-	json_key(&j, "flows");
-	json_u64(&j, g->nflows);
-	json_key(&j, "burst");
-	json_u64(&j, g->o.burst);
-	json_key(&j, "gso");
-	json_bool(&j, g->o.gso);
-	json_key(&j, "rate_counts");
-	json_str(&j, "udp_payload");
-	json_key(&j, "target_bits_per_second");
-	if (g->o.max)
-		json_null(&j);
-	else
-		json_double(&j, g->pps * 8.0 * g->o.size, 1);
-	json_key(&j, "target_datagrams_per_second");
-	if (g->o.max)
-		json_null(&j);
-	else
-		json_double(&j, g->pps, 3);
-	json_common(&j, r);
-	json_key(&j, "numbered");
-	json_u64(&j, t->numbered);
-	json_key(&j, "closing_datagrams");
-	json_u64(&j, t->closing);
-	json_key(&j, "reanchors");
-	json_u64(&j, t->reanchors);
-	json_key(&j, "errors_back");
-	json_obj_begin(&j);
-	for (int i = 0; i < EQ_MAX; i++) {
-		json_key(&j, errq_names[i]);
-		json_u64(&j, g->errq[i]);
-	}
-	json_obj_end(&j);
-	json_key(&j, "sender_tracer");
-	json_bool(&j, g->tracer);
-	json_key(&j, "sender_drops_by_cause");
-	json_obj_begin(&j);
-	for (int c = 0; c < CAUSE_MAX; c++)
-		if (g->snd_cause[c]) {
-			json_key(&j, cause__name(c));
-			json_u64(&j, g->snd_cause[c]);
-		}
-	json_obj_end(&j);
-	json_key(&j, "per_flow");
-	json_arr_begin(&j);
-	for (int i = 0; i < g->nflows; i++) {
-		const struct flow *f = &g->flows[i];
-
-		json_obj_begin(&j);
-		json_key(&j, "flow");
-		json_u64(&j, i);
-		json_key(&j, "sport");
-		json_u64(&j, f->sport);
-		json_key(&j, "sent");
-		json_u64(&j, f->seq);
-		json_key(&j, "accepted");
-		json_u64(&j, f->accepted);
-		json_key(&j, "refused");
-		json_u64(&j, f->refused);
-		json_key(&j, "tracer_drops");
-		if (g->tracer)
-			json_u64(&j, f->tracer);
-		else
-			json_null(&j);
-		json_key(&j, "sender_drops");
-		json_u64(&j, flow_snd_drops(g, f));
-		json_obj_end(&j);
-	}
-	json_arr_end(&j);
-	json_key(&j, "ledger");
-	if (l) {
-		json_obj_begin(&j);
-		ledger__json(&j, l);
-		json_obj_end(&j);
-	} else {
-		json_null(&j);
-	}
-	json_obj_end(&j);
-	sb_append(sb, "\n", 1);
-}
-
 /* Wait until the kernel has let go of every datagram (SIOCOUTQ 0): no
  * drop of ours can happen after that, so the tracer's last count is final. */
 static void wait_outq(struct gen *g, uint64_t max_ns)
@@ -1639,35 +1276,6 @@ static void wait_outq(struct gen *g, uint64_t max_ns)
 
 /* ---- the driver ---- */
 
-static void print_plan(struct gen *g)
-{
-	char rate[32], pps[32], per[32], dur[64];
-
-	if (g->o.json)
-		return;
-	if (g->o.max) {
-		snprintf(rate, sizeof(rate), "max");
-		snprintf(pps, sizeof(pps), "unpaced");
-	} else {
-		fmt_bitrate(rate, sizeof(rate), g->pps * 8.0 * g->o.size);
-		fmt_pps(pps, sizeof(pps), g->pps);
-	}
-	if (g->o.count)
-		snprintf(dur, sizeof(dur), "%" PRIu64 " datagrams", g->o.count);
-	else
-		snprintf(dur, sizeof(dur), "%g s", g->o.duration);
-	printf(WHO ": %s, %d flow%s, %" PRIu64 " B datagrams, %s of UDP payload (%s), %s\n",
-	       g->dst_str, g->nflows, g->nflows == 1 ? "" : "s", g->o.size, rate, pps, dur);
-	if (!g->o.max) {
-		fmt_ns(per, sizeof(per), g->period_ns);
-		printf(WHO ": a slot every %s, %" PRIu64 " datagram%s each%s; path MTU %d%s; run %u\n",
-		       per, g->o.burst, g->o.burst == 1 ? "" : "s",
-		       g->o.gso ? " (GSO)" : "", g->mtu,
-		       g->o.catch_up ? "; --catch-up" : "", g->run);
-	}
-	fflush(stdout);
-}
-
 /* Our own netns inode: the tracer watches only it. */
 static uint32_t own_netns(void)
 {
@@ -1690,8 +1298,14 @@ static void open_tracer(struct gen *g)
 		return;
 	}
 	to.filter_netns = mo.netns = ns;
-	if (watch__open(&g->w, &to, &mo, WHO)) {
-		fprintf(stderr, WHO ": going on without the sender tracer: drops after a send succeeded will not be counted\n");
+	/*
+	 * watch__open says why it failed in one line that starts with `who`:
+	 * this prefix makes that line the one warning, with the consequence
+	 * in it ("udpdrop gen: warning: no sender tracer, ...: <why>").
+	 */
+	if (watch__open(&g->w, &to, &mo,
+			WHO ": warning: no sender tracer, so drops after a send succeeded are not counted")) {
+		g->tracer_failed = true;
 		return;
 	}
 	g->tracer = true;
@@ -1751,12 +1365,34 @@ static void raise_nofile(rlim_t want)
 	setrlimit(RLIMIT_NOFILE, &rl); /* if not, socket() will say EMFILE */
 }
 
+#ifndef UG_RUN_ANY
+#define UG_RUN_ANY 0u
+#define UG_RUN_NONE 0xffffffffu
+#endif
+
+/*
+ * The run id: random, never UG_RUN_ANY (0: the sink's XDP program reads
+ * it as any run) nor UG_RUN_NONE (0xffffffff: the sink's "no run"): drawn
+ * again until neither.
+ */
+static uint32_t draw_run(void)
+{
+	uint32_t run = UG_RUN_ANY;
+
+	for (uint64_t i = 0; run == UG_RUN_ANY || run == UG_RUN_NONE; i++)
+		if (getrandom(&run, sizeof(run), GRND_NONBLOCK) != sizeof(run))
+			run = (uint32_t)((now_ns() ^ ((uint64_t)getpid() << 16)) + i * 0x9e3779b9ull);
+	return run;
+}
+
 /* Sockets, path MTU, the plan: 0 or -exit code (a message printed). */
 static int setup(struct gen *g)
 {
 	int err;
 
 	err = resolve(g);
+	if (!err)
+		err = precheck(g); /* before any socket: exit 2 even with no route */
 	if (err)
 		return err;
 	g->nflows = (int)g->o.flows;
@@ -1810,8 +1446,7 @@ static int setup(struct gen *g)
 			g->o.size, g->mtu, g->mtu_payload, fragments(g, g->o.size));
 	if (alloc_send_path(g))
 		goto nomem;
-	if (getrandom(&g->run, sizeof(g->run), 0) != sizeof(g->run))
-		g->run = (uint32_t)(now_ns() ^ ((uint64_t)getpid() << 16));
+	g->run = draw_run();
 	return 0;
 nomem:
 	fprintf(stderr, WHO ": out of memory\n");
@@ -1848,28 +1483,6 @@ static void finish(struct gen *g)
 	}
 }
 
-static void print_results(struct gen *g, const struct ledger *l)
-{
-	struct report r;
-
-	summary_report(g, &r);
-	if (g->o.json) {
-		struct strbuf sb = {};
-
-		json_summary(g, &r, g->ctl >= 0 ? l : NULL, &sb);
-		flush_out(g, &sb);
-		return;
-	}
-	if (g->write_failed)
-		return;
-	print_summary(g, &r);
-	if (g->ctl < 0)
-		print_own_ledger(g, &r);
-	else if (l)
-		ledger__print(stdout, l);
-	fflush(stdout);
-}
-
 int do_gen(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: sleeps end */
@@ -1886,6 +1499,7 @@ int do_gen(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	g->ctl = -1;
+	g->copy_fd = -1;
 	err = parse_args(argc, argv, &g->o);
 	if (!err)
 		err = setup(g);
@@ -1909,7 +1523,7 @@ int do_gen(int argc, char **argv)
 		ret = EXIT_OK; /* stopped before the first datagram: nothing to sum */
 		goto out;
 	}
-	print_plan(g);
+	gen_report__plan(g);
 	err = init_sync(g);
 	if (err) {
 		fprintf(stderr, WHO ": %s\n", strerror(-err));
@@ -1940,7 +1554,7 @@ int do_gen(int argc, char **argv)
 		if (err < 0)
 			ret = -err;
 	}
-	print_results(g, have_ledger ? &ledger : NULL);
+	gen_report__results(g, have_ledger ? &ledger : NULL);
 out:
 	if (reporter_up)
 		stop_reporter(g, rep);
@@ -1954,6 +1568,8 @@ out:
 		watch__close(&g->w);
 	if (g->ctl >= 0)
 		close(g->ctl);
+	if (g->copy_fd >= 0)
+		close(g->copy_fd);
 	for (int i = 0; g->flows && i < g->nflows; i++)
 		if (g->flows[i].fd >= 0)
 			close(g->flows[i].fd);

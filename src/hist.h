@@ -15,7 +15,7 @@
 
 struct hist {
 	uint64_t count, sum, min, max;
-	uint32_t b[HIST_BUCKETS];
+	uint64_t b[HIST_BUCKETS];
 };
 
 void hist__reset(struct hist *h);

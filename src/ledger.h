@@ -65,10 +65,10 @@ uint64_t ledger__rcv_drops(const struct ledger *l);
 int64_t ledger__lost_before_host(const struct ledger_flow *f);
 /*
  * What no witness explains, in total: with XDP, seen - receiver drops -
- * unread - read - duplicates; without, sent - sender drops - receiver
- * drops - unread - read - duplicates (then network loss is in it: the
+ * unread - read - duplicates (XDP saw every copy); without, sent - sender
+ * drops - receiver drops - unread - read (then network loss is in it: the
  * printout says so). 0 when the counts needed are missing (check the
- * have_* flags). A duplicate is an arrival the sender did not send.
+ * have_* flags). read counts each sequence number once.
  */
 int64_t ledger__unexplained(const struct ledger *l);
 /* Per flow: lost by sequence - (sent - read - unread). */

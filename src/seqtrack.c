@@ -31,6 +31,7 @@ void seqtrack__reset(struct seqtrack *t)
 	for (uint32_t i = 0; i < t->nflows; i++)
 		flow_free(&t->flows[i]);
 	t->nflows = 0;
+	t->refused = 0;
 }
 
 void seqtrack__free(struct seqtrack *t)
@@ -285,8 +286,20 @@ int seqtrack__add(struct seqtrack *t, uint32_t flow, uint64_t seq,
 {
 	bool unread = flags & SEQ_UNREAD;
 	struct seq_flow *f;
+	uint64_t next;
 	int err;
 
+	if (flow >= t->max_flows)
+		return -ERANGE;
+	/*
+	 * Numbers no sender reaches, checked before anything changes: seq + 1
+	 * must not wrap (advance), and one datagram must not call 2^62 lost.
+	 */
+	next = flow < t->nflows ? t->flows[flow].next : 0;
+	if (seq >= SEQ_LIMIT || (seq > next && seq - next > SEQ_JUMP_MAX)) {
+		t->refused++;
+		return -EINVAL;
+	}
 	f = flow_get(t, flow, &err);
 	if (!f)
 		return err;
@@ -338,16 +351,24 @@ int seqtrack__add(struct seqtrack *t, uint32_t flow, uint64_t seq,
 	return SEQ_LATE;
 }
 
-int seqtrack__set_total(struct seqtrack *t, uint32_t flow, uint64_t total)
+int seqtrack__set_total(struct seqtrack *t, uint32_t flow, uint64_t total,
+			unsigned int flags)
 {
 	struct seq_flow *f;
 	int err;
 
+	if (flow >= t->max_flows)
+		return -ERANGE;
+	if (total > SEQ_LIMIT)
+		return -EINVAL;
 	f = flow_get(t, flow, &err);
 	if (!f)
 		return err;
+	if (f->total_last)
+		return 0; /* the last datagram's (or DONE's) total stands */
 	f->have_total = true;
 	f->total = total;
+	f->total_last = flags & SEQ_TOTAL_LAST;
 	return 0;
 }
 
@@ -391,7 +412,7 @@ bool seqtrack__complete(const struct seqtrack *t)
 	for (uint32_t i = 0; i < t->nflows; i++) {
 		const struct seq_flow *f = &t->flows[i];
 
-		if (!f->have_total || f->next < f->total)
+		if (!f->have_total || f->next < f->total || (!f->seen && f->total))
 			return false;
 	}
 	return true;

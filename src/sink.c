@@ -33,6 +33,7 @@
 #include <endian.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include "caps.h"
@@ -65,6 +66,25 @@
 #define INFLIGHT_QUIET_NS (300 * NS_PER_MS) /* after the end: this long without arrivals */
 #define INFLIGHT_MAX_NS (2 * NS_PER_S)  /* ... and never longer than this */
 #define ENDING_POLL_MS 20
+/*
+ * At a run's end, XDP stops counting it first; this long later, what it
+ * counted has reached the socket or a drop (microseconds: the stack runs
+ * right after XDP, in the same softirq), and the final readings start.
+ * No longer: if the run's traffic still flows, each of its datagrams the
+ * kernel drops meanwhile is in the tracer's count and not in XDP's.
+ */
+#define XDP_SETTLE_NS (2 * NS_PER_MS)
+/*
+ * The control channel never holds up the datagrams: its peer's bytes are
+ * read as they come, without waiting, into a buffer of their own. A peer
+ * silent this long (no message, and no datagram of a run it announced) is
+ * dropped; and at most this much of its input is taken per wake-up.
+ */
+#define CTL_IDLE_NS (10 * NS_PER_S)
+#define CTL_READ_MAX (256 * 1024)
+#define CTL_KEEPIDLE_S 10
+#define CTL_KEEPINTVL_S 5
+#define CTL_KEEPCNT 3
 #define BATCH 64
 /*
  * Only the gen header is needed from a datagram: each buffer holds that
@@ -128,6 +148,11 @@ struct run {
 	uint8_t peer[16];
 	char peer_str[64];
 	uint64_t foreign;           /* datagrams to the port that were not the run's */
+	uint64_t after_end;         /* drained at the end, but past XDP after its
+				       counting stopped: in no count, left out */
+	uint64_t data_ns;           /* the run's latest datagram (read, or
+				       counted by XDP): the control peer's
+				       idle timeout */
 	struct hist lat;            /* XDP arrival -> read */
 	uint64_t lat_unknown;
 	struct hist qwait;          /* kernel receive timestamp -> read */
@@ -148,6 +173,10 @@ struct run {
 struct sink {
 	struct sink_opts *o;
 	int ufd, lfd, cfd;
+	/* the control peer's input: complete lines are handled, the rest waits */
+	char *cbuf;
+	size_t clen, ccap;
+	uint64_t ctl_last_ns;       /* accepted, or its latest complete message */
 	uint64_t cookie;
 	uint32_t netns;
 	int rcvbuf;                 /* granted */
@@ -209,15 +238,12 @@ static void usage(FILE *f)
 
 static int bad_value(const char *opt, const char *val, const char *want)
 {
-	fprintf(stderr, "udpdrop sink: invalid %s '%s': %s\n"
-		"Try 'udpdrop sink --help'.\n", opt, val, want);
-	return -EXIT_USAGE;
+	return cli__bad_value("sink", opt, val, want);
 }
 
 static int bad_usage(const char *msg)
 {
-	fprintf(stderr, "udpdrop sink: %s\nTry 'udpdrop sink --help'.\n", msg);
-	return -EXIT_USAGE;
+	return cli__bad_usage("sink", msg);
 }
 
 /* "10.0.0.2:5001", "[fe80::1%veth0]:5001", "host:5001"; port 1..65535. */
@@ -366,21 +392,8 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 			usage(stdout);
 			return 1;
 		case ':':
-		default: {
-			/* as top.c: name the option as it was typed */
-			const char *word = argv[optind - 1];
-			char shortopt[3] = { '-', (char)optopt, 0 };
-			const char *name = optopt ? shortopt : word;
-
-			for (const struct option *lo = longopts; optopt && lo->name; lo++)
-				if (lo->val == optopt && !strncmp(word, "--", 2) &&
-				    !strncmp(word + 2, lo->name, strlen(lo->name)))
-					name = word;
-			fprintf(stderr, c == ':' ? "udpdrop sink: option '%s' needs a value\n"
-						 : "udpdrop sink: unknown option '%s'\n", name);
-			fprintf(stderr, "Try 'udpdrop sink --help'.\n");
-			return -EXIT_USAGE;
-		}
+		default:
+			return cli__bad_option("sink", c, argv, longopts);
 		}
 	}
 	if (have_stall != have_every)
@@ -499,7 +512,10 @@ static bool addr_eq(int family, const uint8_t *a, const uint8_t *b)
  * Is this tracer row one of the run's receiver drops? Our socket's row;
  * drops with no socket headed for our port (and address); and fragments
  * that never made a datagram (a non-first fragment has no port: its
- * addresses must do), from the generator to us.
+ * addresses must do); the last two from the generator, once its address
+ * is known (any_peer: from anyone, for a baseline taken before). The
+ * socket's row cannot be split by sender: run_finish says when others
+ * sent to the port during the run.
  */
 static bool row_is_ours(const struct sink *s, const struct row *row, bool any_peer)
 {
@@ -516,12 +532,12 @@ static bool row_is_ours(const struct sink *s, const struct row *row, bool any_pe
 		return false;
 	if (!o->wildcard && k->family && !addr_eq(o->family, k->daddr, o->addr_bytes))
 		return false;
-	if (k->dport == o->port)
-		return true;
-	if (k->dport)
+	if (k->dport && k->dport != o->port)
 		return false;
 	if (any_peer)
 		return true;
+	if (k->dport && (!s->r.have_peer || !k->family))
+		return true; /* the generator, or the sender, is not known: anyone's */
 	return s->r.have_peer && k->family == s->r.peer_family &&
 	       addr_eq(k->family, k->saddr, s->r.peer);
 }
@@ -652,7 +668,8 @@ static void run_clear(struct sink *s)
 	r->nflows = 0;
 	r->have_peer = false;
 	r->peer_str[0] = 0;
-	r->foreign = r->lat_unknown = r->snd_errors = 0;
+	r->foreign = r->after_end = r->lat_unknown = r->snd_errors = 0;
+	r->data_ns = 0;
 	r->act_xdp = 0;
 	r->act_rmem = 0;
 	memset(r->snd_cause, 0, sizeof(r->snd_cause));
@@ -716,6 +733,9 @@ static int run_start(struct sink *s, uint32_t id, bool control, uint32_t nflows,
 			return -ENOMEM;
 	}
 	if (s->have_xdp) {
+		/* a wildcard bind: the host's addresses as they are now */
+		if (control)
+			xdpstamp__refresh_local(&s->xdp);
 		xdpstamp__set_run(&s->xdp, id);
 		/* without control the flows show up one by one: grown below */
 		xdpstamp__set_flows(&s->xdp, nflows ? nflows : 1);
@@ -728,7 +748,7 @@ static int run_start(struct sink *s, uint32_t id, bool control, uint32_t nflows,
 	} else {
 		baseline_swap(&r->base, &s->idle);
 	}
-	r->start_ns = r->last_activity_ns = r->iv_ns = now_ns();
+	r->start_ns = r->last_activity_ns = r->iv_ns = r->data_ns = now_ns();
 	r->iv_read = 0;
 	if (!s->o->json)
 		fprintf(stderr, "udpdrop sink: run %u%s%s: %s\n", id,
@@ -736,6 +756,23 @@ static int run_start(struct sink *s, uint32_t id, bool control, uint32_t nflows,
 			control ? "announced on the control channel" :
 				  "no control channel (its first datagram started it)");
 	return 0;
+}
+
+/*
+ * A run that failed to start, or whose generator never got READY (it
+ * sends nothing before): gone as if it never began, XDP back to any run,
+ * the idle baselines taken again. Not a run served (--one-off waits on).
+ */
+static void run_abort(struct sink *s)
+{
+	run_clear(s);
+	if (s->have_xdp) {
+		xdpstamp__set_run(&s->xdp, UG_RUN_ANY);
+		xdpstamp__set_flows(&s->xdp, 0);
+	}
+	take_baseline(s, &s->idle);
+	s->idle_reads = s->reads_total;
+	s->idle_xdp_total = 0;
 }
 
 /* Datagrams of the run in the queue now: unread. Returns how many. */
@@ -753,7 +790,10 @@ static int emit(struct sink *s, struct strbuf *sb)
 	return 0;
 }
 
-/* Build the run's ledger; the caller frees it. */
+/*
+ * Build the run's ledger; the caller frees it. XDP's counts are the ones
+ * run_finish read into s->xdp_now, for every flow, when XDP stopped.
+ */
 static int build_ledger(struct sink *s, struct ledger *l)
 {
 	struct run *r = &s->r;
@@ -762,10 +802,11 @@ static int build_ledger(struct sink *s, struct ledger *l)
 	bool all_totals = n > 0;
 	int err;
 
+	if (n > UG_XDP_FLOWS)
+		n = UG_XDP_FLOWS;
 	err = ledger__init(l, n);
 	if (err)
 		return err;
-	xdp_seen(s, n);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct seq_flow *sf = seqtrack__flow(&r->st, i);
 		struct ledger_flow *f = &l->flows[i];
@@ -785,7 +826,22 @@ static int build_ledger(struct sink *s, struct ledger *l)
 			f->unread = sf->unread;
 			f->gap_lost = sf->lost;
 			f->reordered = sf->reordered;
-			f->duplicates = sf->duplicates;
+			/*
+			 * Stale and beyond arrivals were read (or drained) and
+			 * seen by XDP, so the ledger must hold them for
+			 *   seen = drops + unread + read + duplicates
+			 * to balance. A first arrival of a sequence number not
+			 * counted yet belongs in read; neither kind can be one:
+			 * a stale one is below the horizon, where every number
+			 * was counted once already (read, or lost in a range
+			 * since forgotten, and a late one cannot be told from a
+			 * duplicate there), and a beyond one is at or past the
+			 * sender's total, no datagram it sent. So both are
+			 * duplicates, "arrivals the sender did not send" (at
+			 * worst a late one is counted lost instead of read),
+			 * and read + unread + lost = sent holds as well.
+			 */
+			f->duplicates = sf->duplicates + sf->stale + sf->beyond;
 		}
 	}
 	l->have_sent = r->control ? r->done : all_totals;
@@ -808,23 +864,78 @@ static int build_ledger(struct sink *s, struct ledger *l)
 	return 0;
 }
 
+/* A short sleep that a signal does not cut: the final readings need it. */
+static void settle_sleep(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / NS_PER_S, .tv_nsec = ns % NS_PER_S };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
 /*
- * The end of a run: the last tracer reading, the queue drained (unread),
- * the holes settled, the ledger sent to gen and printed. The baselines
- * for a run without control channel are taken again.
+ * Datagrams to the port during the run that were not the run's, as far as
+ * the witnesses saw them: read by the socket (wrong magic, run, flow or
+ * sequence number), or at XDP (to the port but not the run's, or too short
+ * to tell). Each witness misses some of the other's (XDP sees the ones the
+ * kernel dropped; the socket, those that came another way), and a datagram
+ * seen by both counts once: the larger of the two, a lower bound.
+ */
+static uint64_t foreign_traffic(const struct sink *s, const uint64_t xs[UG_XS_MAX])
+{
+	uint64_t at_xdp = s->have_xdp ? xs[UG_XS_FOREIGN] + xs[UG_XS_SHORT] : 0;
+
+	return s->r.foreign > at_xdp ? s->r.foreign : at_xdp;
+}
+
+/*
+ * The end of a run. The final readings, in an order that leaves no gap
+ * between the witnesses: XDP stops counting the run first (its stragglers
+ * from then on are only stamped as uncounted), and a moment later, when
+ * what it counted has reached the socket or been dropped, its counts are
+ * read; then the tracer's; then the queue is drained (unread: a datagram
+ * XDP did not count is left out of those too). Then the holes are settled
+ * and the ledger sent to gen and printed. The baselines for a run without
+ * control channel are taken again.
+ *
+ * What this order cannot see: a straggler that passes XDP after it
+ * stopped and is dropped before the tracer is read is a receiver drop
+ * that XDP did not count. The end of a run waits for its traffic to stop
+ * first (but not when the sink itself is stopped); when it did not stop,
+ * how many stragglers there were by the tracer's reading is said, as the
+ * most the ledger can be off by.
  */
 static int run_finish(struct sink *s)
 {
 	struct run *r = &s->r;
-	uint64_t xs[UG_XS_MAX] = {};
+	uint64_t xs[UG_XS_MAX] = {}, foreign, late = 0;
 	struct ledger l;
 	struct strbuf sb = {};
 	int err;
 
 	r->end_ns = now_ns();
+	if (s->have_xdp) {
+		xdpstamp__stop_run(&s->xdp, r->id);
+		settle_sleep(XDP_SETTLE_NS);
+		/* every flow: a drained datagram may name one not seen yet */
+		xdp_seen(s, UG_XDP_FLOWS);
+		if (xdpstamp__read_stats(&s->xdp, xs) == 0)
+			for (int i = 0; i < UG_XS_MAX; i++)
+				xs[i] -= r->base.xs[i];
+		else
+			memset(xs, 0, sizeof(xs));
+	}
 	tracer_refresh(s);
+	if (s->have_xdp) {
+		uint64_t now_xs[UG_XS_MAX];
+
+		/* stragglers by the tracer's reading: dropped ones are in it */
+		if (xdpstamp__read_stats(&s->xdp, now_xs) == 0)
+			late = now_xs[UG_XS_AFTER_END] - r->base.xs[UG_XS_AFTER_END];
+	}
 	drain(s);
 	seqtrack__finish(&r->st);
+	foreign = foreign_traffic(s, xs);
 	err = build_ledger(s, &l);
 	if (err) {
 		fprintf(stderr, "udpdrop sink: out of memory building the ledger\n");
@@ -845,9 +956,6 @@ static int run_finish(struct sink *s)
 			pr_info("cannot send the ledger to the generator\n");
 		ctl_msg__free(&m);
 	}
-	if (s->have_xdp && xdpstamp__read_stats(&s->xdp, xs) == 0)
-		for (int i = 0; i < UG_XS_MAX; i++)
-			xs[i] -= r->base.xs[i];
 	if (s->o->json) {
 		struct json j;
 
@@ -867,11 +975,20 @@ static int run_finish(struct sink *s)
 		json_str(&j, r->end_reason);
 		json_key(&j, "foreign");
 		json_u64(&j, r->foreign);
+		/* > 0: the socket's drops may include other senders' datagrams */
+		json_key(&j, "foreign_traffic");
+		json_u64(&j, foreign);
+		json_key(&j, "after_end");
+		json_u64(&j, r->after_end);
+		/* the most receiver drops XDP did not count (traffic still flowing) */
+		json_key(&j, "late_dropped_max");
+		json_u64(&j, late);
 		json_key(&j, "xdp_packets");
 		if (s->have_xdp) {
 			static const char *const names[UG_XS_MAX] = {
 				[UG_XS_PACKETS] = "all", [UG_XS_OTHER] = "other",
 				[UG_XS_FRAGS] = "later_fragments", [UG_XS_SHORT] = "short",
+				[UG_XS_FOREIGN] = "foreign", [UG_XS_AFTER_END] = "after_end",
 			};
 
 			json_obj_begin(&j);
@@ -904,21 +1021,35 @@ static int run_finish(struct sink *s)
 			sb_append(&sb, buf, len);
 			free(buf);
 		}
-		if (r->foreign) {
+		if (foreign) {
 			char a[32];
 
-			fmt_count(a, sizeof(a), r->foreign);
-			sb_printf(&sb, "  (and %s datagrams to the port that were not the run's)\n", a);
+			fmt_count(a, sizeof(a), foreign);
+			sb_printf(&sb, "  note: %s datagrams to the port were not the run's: the socket's drops (receiver kernel drops, SO_RXQ_OVFL) may include other senders' datagrams, so the ledger may not be exact\n", a);
+		}
+		if (r->after_end) {
+			char a[32];
+
+			fmt_count(a, sizeof(a), r->after_end);
+			sb_printf(&sb, "  (and %s of the run's datagrams queued after XDP's final count: left out)\n", a);
+		}
+		if (late) {
+			char a[32];
+
+			fmt_count(a, sizeof(a), late);
+			sb_printf(&sb, "  note: the run's datagrams were still arriving: %s passed XDP after its final count, and any of them the kernel dropped are receiver drops XDP did not see (unexplained may be off by that many)\n", a);
 		}
 		if (s->have_xdp) {
-			char a[32], b[32], c[32], d[32];
+			char a[32], b[32], c[32], d[32], e[32], g[32];
 
 			fmt_count(a, sizeof(a), xs[UG_XS_PACKETS]);
 			fmt_count(b, sizeof(b), xs[UG_XS_FRAGS]);
-			fmt_count(c, sizeof(c), xs[UG_XS_OTHER]);
+			fmt_count(c, sizeof(c), xs[UG_XS_FOREIGN]);
 			fmt_count(d, sizeof(d), xs[UG_XS_SHORT]);
-			sb_printf(&sb, "    %-24s %s packets: later fragments %s, other %s, too short %s\n",
-				  "XDP on the interface", a, b, c, d);
+			fmt_count(e, sizeof(e), xs[UG_XS_AFTER_END]);
+			fmt_count(g, sizeof(g), xs[UG_XS_OTHER]);
+			sb_printf(&sb, "    %-24s %s packets: later fragments %s, to the port but not the run's %s, too short %s, after the end %s, other %s\n",
+				  "XDP on the interface", a, b, c, d, e, g);
 		}
 		if (r->qwait.count) {
 			char p50[32], p99[32];
@@ -939,7 +1070,7 @@ out:
 	s->runs_done++;
 	run_clear(s);
 	if (s->have_xdp) {
-		xdpstamp__set_run(&s->xdp, 0);
+		xdpstamp__set_run(&s->xdp, UG_RUN_ANY);
 		xdpstamp__set_flows(&s->xdp, 0);
 	}
 	/* what arrives from now on belongs to no run: start counting afresh */
@@ -1005,26 +1136,49 @@ static void on_datagram(struct sink *s, const uint8_t *p, size_t len,
 	total = be64(p + 40);
 	memcpy(&flags, p + 6, 2);
 	flags = ntohs(flags);
+	/* gen never uses these: to XDP they mean any run and none */
+	if (run == UG_RUN_ANY || run == UG_RUN_NONE)
+		goto foreign;
 	if (!r->active) {
 		/* a straggler of the run that just ended is no new run */
 		if (unread || (s->have_last_run && run == s->last_run))
 			goto foreign;
 		if (run_start(s, run, false, 0, mh->msg_name, false)) {
 			fprintf(stderr, "udpdrop sink: out of memory starting a run\n");
-			run_clear(s);
+			run_abort(s);
 			goto foreign;
 		}
 	}
 	if (run != r->id || (r->control && flow >= r->nflows))
 		goto foreign;
+	/*
+	 * Drained at the end, but it passed XDP after XDP stopped counting
+	 * the run (run_finish): in none of XDP's counts, so in none of the
+	 * ledger's either.
+	 */
+	if (unread && s->have_xdp && flow < UG_XDP_FLOWS &&
+	    xdpstamp__uncounted(&s->xdp, flow, seq)) {
+		r->after_end++;
+		return;
+	}
 	if (!r->have_peer && mh->msg_name)
 		set_peer(r, mh->msg_name);
 	v = seqtrack__add(&r->st, flow, seq, read_ns, unread ? SEQ_UNREAD : 0);
 	if (v < 0)
-		goto foreign; /* a flow id beyond what the sink tracks */
-	if (!r->control && (total || (flags & UG_F_LAST)))
-		seqtrack__set_total(&r->st, flow, total);
-	if (s->have_xdp && r->st.nflows > (1u << s->xdp.shift))
+		goto foreign; /* a flow id beyond what the sink tracks, or a
+				 sequence number no sender reaches */
+	r->data_ns = read_ns;
+	/*
+	 * Without control channel the datagrams carry their flow's total. A
+	 * datagram's own total is above its sequence number (and not wildly
+	 * so); once the flow's last datagram has brought it, it is final.
+	 */
+	if (!r->control && (total || (flags & UG_F_LAST)) && total > seq &&
+	    total - seq <= SEQ_JUMP_MAX)
+		seqtrack__set_total(&r->st, flow, total,
+				    flags & UG_F_LAST ? SEQ_TOTAL_LAST : 0);
+	/* not while draining: the stamps are looked up as they were spread */
+	if (s->have_xdp && !unread && r->st.nflows > (1u << s->xdp.shift))
 		xdpstamp__set_flows(&s->xdp, r->st.nflows);
 	if (unread || v == SEQ_DUP || v == SEQ_STALE || v == SEQ_BEYOND)
 		return;
@@ -1096,6 +1250,13 @@ static uint64_t drain(struct sink *s)
 
 /* ---- the control channel --------------------------------------------- */
 
+/*
+ * The control peer is served from the same loop as the datagrams, so
+ * nothing here waits for it: its bytes are read when poll says they are
+ * there (recv MSG_DONTWAIT into s->cbuf), and only complete lines are
+ * parsed. Replies are small, bar the LEDGER, and sent whole (ctl_send).
+ */
+
 static void ctl_error(int fd, const char *msg)
 {
 	struct ctl_msg m;
@@ -1106,6 +1267,38 @@ static void ctl_error(int fd, const char *msg)
 	ctl_msg__free(&m);
 }
 
+static void close_ctl(struct sink *s)
+{
+	if (s->cfd >= 0)
+		close(s->cfd);
+	s->cfd = -1;
+	free(s->cbuf);
+	s->cbuf = NULL;
+	s->clen = s->ccap = 0;
+}
+
+/*
+ * Drop the control peer, with an ERROR saying why (`tell`) if it may
+ * still listen. A run it announced and has not said DONE to ends here, as
+ * interrupted (`why`); after DONE the run ends as it would have, without
+ * the LEDGER. Returns run_finish's error, if it came to that.
+ */
+static int ctl_drop(struct sink *s, const char *why, const char *tell)
+{
+	struct run *r = &s->r;
+
+	if (tell && s->cfd >= 0)
+		ctl_error(s->cfd, tell);
+	close_ctl(s);
+	if (why)
+		pr_info("control channel: %s\n", why);
+	if (r->active && r->control && !r->ending) {
+		r->end_reason = why ? why : "the generator left without DONE";
+		return run_finish(s);
+	}
+	return 0;
+}
+
 static int on_hello(struct sink *s, const struct ctl_msg *m)
 {
 	struct sockaddr_storage peer;
@@ -1114,23 +1307,26 @@ static int on_hello(struct sink *s, const struct ctl_msg *m)
 	struct ctl_msg reply;
 	int err;
 
-	if (ctl_msg__get_u64(m, "run", &run) || run > UINT32_MAX ||
-	    ctl_msg__get_u64(m, "flows", &flows) || !flows || flows > UG_XDP_FLOWS) {
-		ctl_error(s->cfd, "HELLO needs run= (32 bits) and flows= (1 to 1024)");
-		return -EINVAL;
-	}
+	/* run 0 and 0xffffffff mean any run and none to the XDP program */
+	if (ctl_msg__get_u64(m, "run", &run) || run == UG_RUN_ANY || run >= UG_RUN_NONE ||
+	    ctl_msg__get_u64(m, "flows", &flows) || !flows || flows > UG_XDP_FLOWS)
+		return ctl_drop(s, "a HELLO without a valid run= or flows=",
+				"HELLO needs run= (1 to 4294967294) and flows= (1 to 1024)");
 	if (s->r.active) {
 		/* a run without control channel was going on: it ends here */
 		s->r.end_reason = "a new run was announced";
-		run_finish(s);
+		err = run_finish(s);
+		if (err)
+			return err;
 	}
+	if (s->o->one_off && s->runs_done)
+		return ctl_drop(s, NULL, "the sink (--one-off) has served its run and is exiting");
 	if (getpeername(s->cfd, (struct sockaddr *)&peer, &plen))
 		plen = 0;
 	err = run_start(s, run, true, flows, plen ? (struct sockaddr *)&peer : NULL, true);
 	if (err) {
-		ctl_error(s->cfd, "the sink could not start the run");
-		run_clear(s);
-		return err;
+		run_abort(s);
+		return ctl_drop(s, NULL, "the sink could not start the run");
 	}
 	ctl_msg__init(&reply, "READY");
 	ctl_msg__set_u64(&reply, "run", run);
@@ -1140,26 +1336,69 @@ static int on_hello(struct sink *s, const struct ctl_msg *m)
 	ctl_msg__set_u64(&reply, "tracer", s->have_tracer);
 	err = ctl_send(s->cfd, &reply);
 	ctl_msg__free(&reply);
-	return err;
+	if (err) {
+		/* gen sends nothing before READY: the run never began */
+		pr_info("control channel: cannot send READY: %s\n", strerror(-err));
+		run_abort(s);
+		return ctl_drop(s, NULL, NULL);
+	}
+	return 0;
+}
+
+/* "f<i>.sent", "f<i>.sender_drops": 1, 2 (flow in *flow), or 0 */
+static int done_key(const char *k, uint32_t nflows, uint32_t *flow)
+{
+	char num[8];
+	const char *dot;
+	uint64_t v;
+	size_t n;
+
+	if (k[0] != 'f' || !(dot = strchr(k, '.')))
+		return 0;
+	n = dot - k - 1;
+	if (!n || n >= sizeof(num))
+		return 0;
+	memcpy(num, k + 1, n);
+	num[n] = 0;
+	if (strspn(num, "0123456789") != n || (n > 1 && num[0] == '0') ||
+	    parse_u64(num, 0, nflows - 1, &v))
+		return 0;
+	*flow = (uint32_t)v;
+	if (!strcmp(dot + 1, "sent"))
+		return 1;
+	if (!strcmp(dot + 1, "sender_drops"))
+		return 2;
+	return 0;
 }
 
 static void on_done(struct sink *s, const struct ctl_msg *m)
 {
 	struct run *r = &s->r;
+	uint8_t have[UG_XDP_FLOWS] = {};
 	char key[48];
 	uint64_t v;
 
-	if (!r->active || !r->control)
+	if (!r->active || !r->control || r->done)
 		return;
-	for (uint32_t i = 0; i < r->nflows; i++) {
-		snprintf(key, sizeof(key), "f%u.sent", i);
-		if (!ctl_msg__get_u64(m, key, &v)) {
-			r->sent[i] = v;
-			seqtrack__set_total(&r->st, i, v);
+	/*
+	 * One pass over the keys (2 per flow: a lookup each would be
+	 * quadratic); the first of a key repeated counts, as ctl_msg__get.
+	 */
+	for (int i = 0; i < m->n; i++) {
+		uint32_t flow;
+		int which = done_key(m->kv[i].key, r->nflows, &flow);
+
+		if (!which || (have[flow] & which))
+			continue;
+		have[flow] |= which;
+		if (parse_u64(m->kv[i].val, 0, UINT64_MAX, &v))
+			continue;
+		if (which == 1) {
+			r->sent[flow] = v;
+			seqtrack__set_total(&r->st, flow, v, SEQ_TOTAL_LAST);
+		} else {
+			r->sender_drops[flow] = v;
 		}
-		snprintf(key, sizeof(key), "f%u.sender_drops", i);
-		if (!ctl_msg__get_u64(m, key, &v))
-			r->sender_drops[i] = v;
 	}
 	ctl_msg__get_u64(m, "snd_errors", &r->snd_errors);
 	r->sender_tracer = !ctl_msg__get_u64(m, "sender_tracer", &v) && v;
@@ -1174,63 +1413,177 @@ static void on_done(struct sink *s, const struct ctl_msg *m)
 	r->end_reason = "the generator is done";
 }
 
-static void close_ctl(struct sink *s)
-{
-	if (s->cfd >= 0)
-		close(s->cfd);
-	s->cfd = -1;
-}
-
-static int on_ctl(struct sink *s)
+/* One complete line (NUL in place of its newline). */
+static int ctl_line(struct sink *s, const char *line, size_t n)
 {
 	struct ctl_msg m;
 	int err;
 
-	err = ctl_recv(s->cfd, &m, 2000);
-	if (err == -EPROTO || err == -EINVAL || err == -EMSGSIZE) {
-		ctl_error(s->cfd, err == -EPROTO ? "another version of the udpdrop protocol (UDPDROP1 here)"
-						 : "malformed message");
-		pr_info("control channel: %s\n", strerror(-err));
-	}
+	ctl_msg__init(&m, "");
+	err = memchr(line, 0, n) ? -EINVAL : ctl_msg__parse(line, &m);
 	if (err) {
-		if (err != -ECONNRESET)
-			pr_info("control channel: %s\n", strerror(-err));
-		/* the generator has gone: its run ends with what is known */
-		if (s->r.active && s->r.control && !s->r.ending) {
-			s->r.end_reason = "the generator left without DONE";
-			close_ctl(s);
-			ctl_msg__free(&m);
-			return run_finish(s);
-		}
-		close_ctl(s);
 		ctl_msg__free(&m);
-		return 0;
+		if (err == -EPROTO)
+			return ctl_drop(s, "another version of the control protocol",
+					"another version of the udpdrop protocol (UDPDROP1 here)");
+		return ctl_drop(s, "a malformed control message", "malformed message");
 	}
-	if (!strcmp(m.type, "HELLO")) {
-		if (on_hello(s, &m))
-			close_ctl(s);
-	} else if (!strcmp(m.type, "DONE")) {
+	if (!strcmp(m.type, "HELLO"))
+		err = on_hello(s, &m);
+	else if (!strcmp(m.type, "DONE"))
 		on_done(s, &m);
-	} else {
+	else
 		ctl_error(s->cfd, "unexpected message");
-	}
 	ctl_msg__free(&m);
+	return err;
+}
+
+/* The complete lines in the buffer; the partial one stays, if not too long. */
+static int ctl_lines(struct sink *s)
+{
+	size_t start = 0;
+	int err = 0;
+
+	while (s->cfd >= 0 && start < s->clen) {
+		char *line = s->cbuf + start;
+		char *nl = memchr(line, '\n', s->clen - start);
+		size_t n;
+
+		if (!nl)
+			break;
+		n = nl - line;
+		if (n > CTL_LINE_MAX)
+			break; /* said below */
+		*nl = 0;
+		start += n + 1;
+		s->ctl_last_ns = now_ns();
+		err = ctl_line(s, line, n); /* may drop the peer, buffer and all */
+		if (err || (s->o->one_off && s->runs_done))
+			return err;
+	}
+	if (s->cfd < 0)
+		return 0;
+	memmove(s->cbuf, s->cbuf + start, s->clen - start);
+	s->clen -= start;
+	if (s->clen > CTL_LINE_MAX)
+		return ctl_drop(s, "a control line over the size limit",
+				"line too long (the limit is 256 KiB)");
 	return 0;
 }
 
-static void on_accept(struct sink *s)
+/*
+ * The peer has something (or has gone): take what is there without
+ * waiting, CTL_READ_MAX at most (poll tells again), and act on the
+ * complete lines.
+ */
+static int ctl_input(struct sink *s)
 {
-	int fd = ctl_accept(s->lfd, 0);
+	size_t got = 0;
+	int err;
+
+	while (s->cfd >= 0 && got < CTL_READ_MAX) {
+		ssize_t n;
+
+		if (s->clen == s->ccap) {
+			/* a line and its newline at most: ctl_lines says the rest */
+			size_t cap = s->ccap ? s->ccap * 2 : 4096;
+			char *b;
+
+			if (cap > CTL_LINE_MAX + 1)
+				cap = CTL_LINE_MAX + 1;
+			if (cap <= s->ccap)
+				return ctl_drop(s, "a control line over the size limit",
+						"line too long (the limit is 256 KiB)");
+			b = realloc(s->cbuf, cap);
+			if (!b)
+				return ctl_drop(s, "out of memory for the control channel",
+						"the sink is out of memory");
+			s->cbuf = b;
+			s->ccap = cap;
+		}
+		n = recv(s->cfd, s->cbuf + s->clen, s->ccap - s->clen, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n < 0) {
+			pr_info("control channel: %s\n", strerror(errno));
+			return ctl_drop(s, "the control channel failed", NULL);
+		}
+		if (n == 0) {
+			/* gone: a partial line is dropped with it */
+			return ctl_drop(s, NULL, NULL);
+		}
+		s->clen += n;
+		got += n;
+		err = ctl_lines(s);
+		if (err || (s->o->one_off && s->runs_done))
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The control peer's deadline: CTL_IDLE_NS after its latest message (or
+ * its connection), or after the latest datagram of the run it announced.
+ */
+static uint64_t ctl_deadline(const struct sink *s)
+{
+	uint64_t last = s->ctl_last_ns;
+
+	if (s->r.active && s->r.control && s->r.data_ns > last)
+		last = s->r.data_ns;
+	return last + CTL_IDLE_NS;
+}
+
+static void ctl_keepalive(int fd)
+{
+	int one = 1, idle = CTL_KEEPIDLE_S, intvl = CTL_KEEPINTVL_S, cnt = CTL_KEEPCNT;
+
+	/* a generator's host that vanished during a long run: found in ~25 s */
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+}
+
+static int on_accept(struct sink *s)
+{
+	int fd = ctl_accept(s->lfd, 0), err = 0;
 
 	if (fd < 0)
-		return;
+		return 0;
+	if (s->cfd >= 0) {
+		/*
+		 * The current peer may be done and gone, its EOF (or its
+		 * last lines) not read yet: see to it first.
+		 */
+		char c;
+		ssize_t n = recv(s->cfd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+		if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+			err = ctl_input(s);
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	if (s->o->one_off && s->runs_done) {
+		ctl_error(fd, "the sink (--one-off) has served its run and is exiting");
+		close(fd);
+		return 0;
+	}
 	if (s->cfd >= 0) {
 		/* one run at a time: the socket and its counters are shared */
 		ctl_error(fd, "busy: the sink is serving another generator");
 		close(fd);
-		return;
+		return 0;
 	}
+	ctl_keepalive(fd);
 	s->cfd = fd;
+	s->clen = 0;
+	s->ctl_last_ns = now_ns();
+	return 0;
 }
 
 /* ---- progress lines -------------------------------------------------- */
@@ -1271,7 +1624,7 @@ static int interval_line(struct sink *s, uint64_t now)
 		json_key(&j, "reordered");
 		json_u64(&j, sum.reordered);
 		json_key(&j, "duplicates");
-		json_u64(&j, sum.duplicates);
+		json_u64(&j, sum.duplicates + sum.stale + sum.beyond); /* as the ledger's */
 		json_key(&j, "foreign");
 		json_u64(&j, r->foreign);
 		json_key(&j, "receiver_drops");
@@ -1481,6 +1834,8 @@ static void note_activity(struct sink *s, uint64_t now, uint64_t reads_before)
 	sk_meminfo(s->ufd, &rmem, NULL);
 	if (s->reads_total != reads_before || xdp != r->act_xdp || rmem != r->act_rmem)
 		r->last_activity_ns = now;
+	if (xdp != r->act_xdp)
+		r->data_ns = now; /* XDP counts the run's datagrams only */
 	/* a datagram in reassembly has arrived in part: wait for its fate */
 	if (r->ending && frags_pending())
 		r->last_activity_ns = now;
@@ -1497,6 +1852,9 @@ static void idle_tick(struct sink *s)
 	sk_meminfo(s->ufd, &rmem, NULL);
 	if (s->have_xdp) {
 		struct ug_xdp_flow *f = s->xdp_now;
+
+		/* a wildcard bind: addresses come and go; XDP follows them */
+		xdpstamp__refresh_local(&s->xdp);
 
 		if (!xdpstamp__read_flows(&s->xdp, f, UG_XDP_FLOWS))
 			for (int i = 0; i < UG_XDP_FLOWS; i++)
@@ -1536,6 +1894,8 @@ static int serve(struct sink *s)
 		if (r->active && (r->ending || !r->control) &&
 		    now + ENDING_POLL_MS * NS_PER_MS < wake)
 			wake = now + ENDING_POLL_MS * NS_PER_MS;
+		if (s->cfd >= 0 && ctl_deadline(s) < wake)
+			wake = ctl_deadline(s);
 		timeout = wake > now ? (int)((wake - now + NS_PER_MS - 1) / NS_PER_MS) : 0;
 
 		int ui = -1, li, ci = -1;
@@ -1565,10 +1925,17 @@ static int serve(struct sink *s)
 			if (o->read_delay_us && got)
 				sleep_ns(o->read_delay_us * 1000ull * got);
 		}
-		if (n > 0 && (pfd[li].revents & POLLIN))
-			on_accept(s);
-		if (n > 0 && ci >= 0 && (pfd[ci].revents & (POLLIN | POLLHUP | POLLERR))) {
-			err = on_ctl(s);
+		/* the current peer before a new one: it may have just left */
+		if (n > 0 && ci >= 0 && s->cfd >= 0 &&
+		    (pfd[ci].revents & (POLLIN | POLLHUP | POLLERR))) {
+			err = ctl_input(s);
+			if (err)
+				return -EXIT_FAIL;
+			if (o->one_off && s->runs_done)
+				return 0;
+		}
+		if (n > 0 && (pfd[li].revents & POLLIN)) {
+			err = on_accept(s);
 			if (err)
 				return -EXIT_FAIL;
 			if (o->one_off && s->runs_done)
@@ -1577,6 +1944,15 @@ static int serve(struct sink *s)
 
 		now = now_ns();
 		r = &s->r;
+		if (s->cfd >= 0 && now >= ctl_deadline(s)) {
+			/* silent for CTL_IDLE_NS: gone, or never meant to talk */
+			err = ctl_drop(s, "the control channel was idle for 10 s",
+				       "idle for 10 s: closing the control channel");
+			if (err && err != -EPIPE)
+				return -EXIT_FAIL;
+			if (o->one_off && s->runs_done)
+				return 0;
+		}
 		if (r->active) {
 			if (s->reads_total != reads_before)
 				r->last_activity_ns = now;
@@ -1587,8 +1963,10 @@ static int serve(struct sink *s)
 			 * traffic stopping (the queue may be full and still,
 			 * while the sender goes on); with the queue empty it is.
 			 */
-			if (!r->ending && !r->control && r->act_rmem && stalled(s, now, NULL))
+			if (!r->ending && r->act_rmem && stalled(s, now, NULL)) {
 				r->last_activity_ns = now;
+				r->data_ns = now;
+			}
 			seqtrack__expire(&r->st, now);
 			if (!r->control && !r->ending && seqtrack__complete(&r->st)) {
 				r->ending = true;
@@ -1617,6 +1995,9 @@ static int serve(struct sink *s)
 				next_tick = now + step;
 			tracer_refresh(s);
 			if (s->r.active) {
+				/* an announced run's traffic, for its peer's idle timeout */
+				if (s->r.control && !s->r.ending)
+					note_activity(s, now, reads_before);
 				err = interval_line(s, now);
 				if (err && err != -EPIPE) {
 					fprintf(stderr, "udpdrop sink: cannot write the output: %s\n", strerror(-err));

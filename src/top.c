@@ -63,9 +63,7 @@ static void usage(FILE *f)
 
 static int bad_value(const char *opt, const char *val, const char *want)
 {
-	fprintf(stderr, "udpdrop top: invalid %s '%s': %s\n"
-		"Try 'udpdrop top --help'.\n", opt, val, want);
-	return -EXIT_USAGE;
+	return cli__bad_value("top", opt, val, want);
 }
 
 enum { OPT_PORT = 256, OPT_MAP_ENTRIES, OPT_ATTACH, OPT_NO_RX_SK, OPT_NO_COLOR };
@@ -162,27 +160,8 @@ int top__parse_args(int argc, char **argv, struct top_opts *o)
 			usage(stdout);
 			return 1;
 		case ':':
-		default: {
-			/*
-			 * A long option has been stepped over (argv[optind - 1]);
-			 * a short one may sit inside a bundle ("-zb"): name it by
-			 * optopt, as argv[optind - 1] is still the word before.
-			 */
-			const char *word = argv[optind - 1];
-			char shortopt[3] = { '-', (char)optopt, 0 };
-			const char *name = optopt ? shortopt : word;
-
-			/* a long option's value is its optopt too: is it this word? */
-			for (const struct option *lo = longopts; optopt && lo->name; lo++)
-				if (lo->val == optopt && !strncmp(word, "--", 2) &&
-				    !strncmp(word + 2, lo->name, strlen(lo->name)))
-					name = word;
-
-			fprintf(stderr, c == ':' ? "udpdrop top: option '%s' needs a value\n"
-						 : "udpdrop top: unknown option '%s'\n", name);
-			fprintf(stderr, "Try 'udpdrop top --help'.\n");
-			return -EXIT_USAGE;
-		}
+		default:
+			return cli__bad_option("top", c, argv, longopts);
 		}
 	}
 	if (optind < argc) {

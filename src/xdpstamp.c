@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Loader and reader of the sink's XDP program (see xdpstamp.h). */
 #include <errno.h>
+#include <ifaddrs.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -103,6 +105,8 @@ int xdpstamp__open(struct xdpstamp *x, const struct xdpstamp_opts *o,
 	} else if (o->match_addr && o->family == AF_INET6) {
 		skel->rodata->match_addr6 = true;
 		memcpy((void *)skel->rodata->addr6, o->addr, 16);
+	} else {
+		x->local = true;
 	}
 	err = xdpstamp_bpf__load(skel);
 	if (err) {
@@ -120,6 +124,11 @@ int xdpstamp__open(struct xdpstamp *x, const struct xdpstamp_opts *o,
 		goto fail;
 	}
 	x->shift = UG_XDP_FLOWS_SHIFT;
+	/* before the attachment: from the first packet on, only ours count */
+	err = xdpstamp__refresh_local(x);
+	if (err)
+		pr_info("XDP: cannot list this host's addresses (%s): datagrams to any address count\n",
+			strerror(-err));
 	x->link_fd = attach(x, o->ifname, msg, len);
 	if (x->link_fd < 0) {
 		err = x->link_fd;
@@ -149,6 +158,92 @@ void xdpstamp__set_run(struct xdpstamp *x, uint32_t run)
 {
 	/* .bss is mapped: the program reads it on its next packet */
 	__atomic_store_n(&x->skel->bss->run_id, run, __ATOMIC_RELEASE);
+}
+
+void xdpstamp__stop_run(struct xdpstamp *x, uint32_t run)
+{
+	/* the program reads run_id first, then ended_run: ended_run first */
+	__atomic_store_n(&x->skel->bss->ended_run, run, __ATOMIC_RELEASE);
+	__atomic_store_n(&x->skel->bss->run_id, UG_RUN_NONE, __ATOMIC_RELEASE);
+}
+
+struct local_key {
+	uint8_t a[16];
+};
+
+static bool key_in(const struct local_key *v, int n, const struct local_key *k)
+{
+	for (int i = 0; i < n; i++)
+		if (!memcmp(&v[i], k, sizeof(*k)))
+			return true;
+	return false;
+}
+
+int xdpstamp__refresh_local(struct xdpstamp *x)
+{
+	struct local_key *keys, *stale, k, cur;
+	struct ifaddrs *ifa;
+	int fd, n = 0, nstale = 0, err = 0;
+	bool too_many = false;
+	uint8_t one = 1;
+
+	if (!x->local)
+		return 0;
+	if (getifaddrs(&ifa))
+		return -errno;
+	keys = calloc(UG_XDP_LOCAL_ADDRS, sizeof(*keys));
+	stale = calloc(UG_XDP_LOCAL_ADDRS, sizeof(*stale));
+	if (!keys || !stale) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr)
+			continue;
+		memset(&k, 0, sizeof(k));
+		if (i->ifa_addr->sa_family == AF_INET) {
+			/* as the program builds it: ::ffff:a.b.c.d */
+			k.a[10] = k.a[11] = 0xff;
+			memcpy(&k.a[12], &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
+		} else if (i->ifa_addr->sa_family == AF_INET6) {
+			memcpy(k.a, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, 16);
+		} else {
+			continue;
+		}
+		if (key_in(keys, n, &k))
+			continue;
+		if (n == UG_XDP_LOCAL_ADDRS) {
+			too_many = true;
+			break;
+		}
+		keys[n++] = k;
+	}
+	fd = bpf_map__fd(x->skel->maps.local_addrs);
+	if (too_many) {
+		/* more than the map holds: any address, rather than missing some */
+		__atomic_store_n(&x->skel->bss->local_check, 0, __ATOMIC_RELEASE);
+		goto out;
+	}
+	for (int i = 0; i < n; i++)
+		if (bpf_map_update_elem(fd, &keys[i], &one, BPF_ANY)) {
+			err = -errno;
+			__atomic_store_n(&x->skel->bss->local_check, 0, __ATOMIC_RELEASE);
+			goto out;
+		}
+	/* the addresses gone since: collected, then removed */
+	for (void *prev = NULL; !bpf_map_get_next_key(fd, prev, &k); prev = &cur) {
+		if (!key_in(keys, n, &k) && nstale < UG_XDP_LOCAL_ADDRS)
+			stale[nstale++] = k;
+		cur = k;
+	}
+	for (int i = 0; i < nstale; i++)
+		bpf_map_delete_elem(fd, &stale[i]);
+	__atomic_store_n(&x->skel->bss->local_check, 1, __ATOMIC_RELEASE);
+out:
+	freeifaddrs(ifa);
+	free(keys);
+	free(stale);
+	return err;
 }
 
 void xdpstamp__set_flows(struct xdpstamp *x, uint32_t nflows)
@@ -232,4 +327,12 @@ int xdpstamp__stamp(const struct xdpstamp *x, uint32_t flow, uint64_t seq,
 		return -ENOENT;
 	*ns = v;
 	return 0;
+}
+
+bool xdpstamp__uncounted(const struct xdpstamp *x, uint32_t flow, uint64_t seq)
+{
+	uint32_t slot = (uint32_t)(((seq << x->shift) + flow) & (UG_XDP_STAMPS - 1));
+
+	return __atomic_load_n(&x->stamps[slot].tag, __ATOMIC_ACQUIRE) ==
+	       ((UG_STAMP_TAG(flow, seq) + 1) | UG_STAMP_UNCOUNTED);
 }

@@ -18,7 +18,8 @@ struct xdpstamp_opts {
 	const char *ifname;
 	uint16_t port;          /* host byte order */
 	int family;             /* AF_INET, AF_INET6, or 0: both */
-	bool match_addr;        /* false: any address of the family */
+	bool match_addr;        /* false (a wildcard bind): any address of
+				   this host (xdpstamp__refresh_local) */
 	uint8_t addr[16];       /* IPv4 in the first 4 bytes */
 };
 
@@ -27,6 +28,7 @@ struct xdpstamp {
 	int link_fd;            /* the attachment: closing it detaches */
 	int ifindex;
 	bool native;            /* driver mode, not generic (SKB) */
+	bool local;             /* the program checks local_addrs */
 	int ncpus;
 	uint32_t shift;         /* the program's stamp_shift, as last set */
 	const struct ug_stamp *stamps; /* UG_XDP_STAMPS, mapped read-only */
@@ -49,8 +51,21 @@ int xdpstamp__ifindex(const char *ifname);
 int xdpstamp__open(struct xdpstamp *x, const struct xdpstamp_opts *o,
 		   char *msg, size_t len);
 void xdpstamp__close(struct xdpstamp *x);
-/* Count only datagrams of this run from now on (0: any run). */
+/* Count only datagrams of this run from now on (UG_RUN_ANY: any run). */
 void xdpstamp__set_run(struct xdpstamp *x, uint32_t run);
+/*
+ * Stop counting `run` (its final readings follow): from now on its
+ * datagrams are only stamped, as uncounted (xdpstamp__uncounted), and
+ * tallied as UG_XS_AFTER_END. xdpstamp__set_run starts counting again.
+ */
+void xdpstamp__stop_run(struct xdpstamp *x, uint32_t run);
+/*
+ * A wildcard bind: tell the program this host's addresses now (it counts
+ * only datagrams to them). Added before the old ones are removed, so a
+ * packet in between is never taken for another host's. 0 or a negative
+ * errno (then the program takes any address as ours). No-op otherwise.
+ */
+int xdpstamp__refresh_local(struct xdpstamp *x);
 /*
  * The run has (at least) this many flows: stamps are spread for them
  * (0: as many as there may be). Stamps written before are not found
@@ -71,5 +86,11 @@ int xdpstamp__read_stats(struct xdpstamp *x, uint64_t stats[UG_XS_MAX]);
  */
 int xdpstamp__stamp(const struct xdpstamp *x, uint32_t flow, uint64_t seq,
 		    uint64_t *ns);
+/*
+ * Did datagram (flow, seq) go through XDP after its run stopped being
+ * counted (xdpstamp__stop_run)? false also when its slot holds another
+ * datagram's stamp by now.
+ */
+bool xdpstamp__uncounted(const struct xdpstamp *x, uint32_t flow, uint64_t seq);
 
 #endif

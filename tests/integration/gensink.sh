@@ -243,6 +243,32 @@ test_demo_rcvbuf() {
 	expect_eq "processes left" "$(pgrep -fc 'udpdrop (sink|gen) 10\.200\.')" 0
 }
 
+# Ctrl-C (SIGINT) in the middle of a demo: gen stops first, so every
+# ledger still comes out whole; exit 0; nothing left.
+test_demo_interrupt() {
+	T=$(mktemp -d /tmp/udpdrop-test.XXXXXX)
+	trap cleanup EXIT
+	local before=$(bpftool prog list -j | jq length)
+	"$UDPDROP" demo all --batch -d 60 >"$T/demo.out" 2>"$T/demo.err" &
+	local pid=$! rc i
+	for ((i = 0; i < 150; i++)); do
+		grep -q 'drops/s' "$T/demo.out" && break
+		sleep 0.1
+	done
+	sleep 2
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	expect_eq "demo exit code" "$rc" 0
+	expect_eq "ledgers with no remainder (rcvbuf, frag, sender)" \
+		"$(grep -c 'every datagram accounted for' "$T/demo.out")" 3
+	grep -q 'the sender.s side only' "$T/demo.out" ||
+		fail "no sender-side ledger for noport: $(tail -n 30 "$T/demo.out")"
+	expect_eq "namespaces left" "$(ip netns list | grep -c "^udpd-[rt]x-$pid")" 0
+	expect_eq "programs left" "$(bpftool prog list -j | jq length)" "$before"
+	expect_eq "processes left" "$(pgrep -fc 'udpdrop (sink|gen) 10\.20[0-3]\.')" 0
+}
+
 # Bad input: a clear line, the documented exit code, nothing left.
 test_gen_sink_bad_input() {
 	setup_hosts || return
@@ -267,13 +293,32 @@ test_gen_sink_bad_input() {
 	expect_code 2 "port" "$UDPDROP" sink 127.0.0.1:70000
 	expect_code 2 "every" "$UDPDROP" sink 127.0.0.1:5000 --stall 10
 	expect_code 2 "scenario" "$UDPDROP" demo nosuch
-	# nobody at the other end: gen says so and leaves nothing
+	# nobody at the other end: gen says so (and has exited: it is synchronous)
 	expect_code 1 "sink" ip netns exec "$A" "$UDPDROP" gen "$V4B:5018" -n 10
-	expect_eq "gen processes left" "$(pgrep -fc "udpdrop gen $V4B")" 0
-	# the port is taken: exit 1, and no XDP left on the interface
+	# the port is taken: exit 1, the first sink's XDP untouched
 	start_sink "$V4B:5019" --xdp veth0 || return
 	expect_code 1 "in use" ip netns exec "$B" "$UDPDROP" sink "$V4B:5019" --xdp veth0
-	kill -INT "$SINK_PID"
-	wait "$SINK_PID"
-	expect_eq "xdp left on veth0" "$(ip -n "$B" -j link show veth0 | jq -r '.[0].xdp // "none"')" none
+	expect_eq "xdp still on veth0 (the first sink's)" \
+		"$(ip -n "$B" -j link show veth0 | jq -r 'if .[0].xdp then "yes" else "no" end')" yes
+	# SIGKILL: the link goes with the process, nothing stays attached
+	kill -KILL "$SINK_PID"
+	wait "$SINK_PID" 2>/dev/null
+	expect_eq "xdp left on veth0 after SIGKILL" \
+		"$(ip -n "$B" -j link show veth0 | jq -r 'if .[0].xdp then "yes" else "no" end')" no
+}
+
+# A peer on the control port that is not gen (garbage, a line far over the
+# limit, a connection that says nothing) must not crash the sink or stop
+# it from serving the next real run exactly.
+test_sink_control_robust() {
+	setup_hosts || return
+	start_sink "$V4B:5021" --xdp veth0 || return
+	ip netns exec "$A" bash -c "exec 3<>/dev/tcp/$V4B/5021; printf 'GET / HTTP/1.1\r\n\r\n' >&3; sleep 0.3" 2>/dev/null
+	ip netns exec "$A" bash -c "exec 3<>/dev/tcp/$V4B/5021; head -c 400000 /dev/zero | tr '\\0' a >&3; sleep 0.3" 2>/dev/null
+	ip netns exec "$A" bash -c "exec 3<>/dev/tcp/$V4B/5021; printf 'UDPDROP1 HELLO run=0 flows=1\n' >&3; sleep 0.3" 2>/dev/null
+	kill -0 "$SINK_PID" 2>/dev/null || { fail "the sink died: $(cat "$SINK_ERR")"; return; }
+	run_gen "$V4B:5021" --count 2000 --rate 20M || return
+	wait_sink || return
+	expect_eq "read" "$(led .read)" 2000
+	expect_ledger_exact
 }

@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include "ctl.h"
+#include "util.h"
 
 static void test_round_trip(void **state)
 {
@@ -67,6 +68,31 @@ static void test_bad_lines(void **state)
 	assert_string_equal(ctl_msg__get(&m, "a"), "");
 	assert_string_equal(ctl_msg__get(&m, "b"), "%4");
 	ctl_msg__free(&m);
+}
+
+/* more than CTL_MAX_KEYS keys is refused; a repeated key: the first counts */
+static void test_limits(void **state)
+{
+	struct strbuf sb = {};
+	struct ctl_msg m;
+
+	sb_printf(&sb, "UDPDROP1 X");
+	for (int i = 0; i <= CTL_MAX_KEYS; i++)
+		sb_printf(&sb, " k%d=1", i);
+	assert_int_equal(ctl_msg__parse(sb.buf, &m), -EINVAL);
+	assert_null(m.kv);
+	sb.len = 0;
+	sb_printf(&sb, "UDPDROP1 X");
+	for (int i = 0; i < CTL_MAX_KEYS; i++)
+		sb_printf(&sb, " k%d=%d", i, i);
+	assert_int_equal(ctl_msg__parse(sb.buf, &m), 0);
+	assert_int_equal(m.n, CTL_MAX_KEYS);
+	assert_string_equal(ctl_msg__get(&m, "k16383"), "16383");
+	ctl_msg__free(&m);
+	assert_int_equal(ctl_msg__parse("UDPDROP1 X a=1 a=2", &m), 0);
+	assert_string_equal(ctl_msg__get(&m, "a"), "1");
+	ctl_msg__free(&m);
+	sb_free(&sb);
 }
 
 /* listen, connect, a message each way, a timeout, and the peer closing */
@@ -129,6 +155,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_bad_lines),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_tcp),
 		cmocka_unit_test(test_connect_refused),
 	};

@@ -68,7 +68,7 @@ static void test_init_errors(void **state)
 	assert_int_equal(seqtrack__init(&t, 64, 0, 0), -EINVAL);
 	assert_int_equal(seqtrack__init(&t, 64, 0, 2), 0);
 	assert_int_equal(seqtrack__add(&t, 2, 0, 0, 0), -ERANGE);
-	assert_int_equal(seqtrack__set_total(&t, 7, 1), -ERANGE);
+	assert_int_equal(seqtrack__set_total(&t, 7, 1, 0), -ERANGE);
 	assert_int_equal(seqtrack__size(&t, 3), -ERANGE);
 	assert_null(seqtrack__flow(&t, 0));
 	assert_int_equal(seqtrack__add(&t, 1, 0, 0, 0), SEQ_NEW);
@@ -83,7 +83,7 @@ static void test_in_order(void **state)
 	struct seqtrack *t = mk(64, 0);
 
 	add_range(t, 0, 0, 1000);
-	seqtrack__set_total(t, 0, 1000);
+	seqtrack__set_total(t, 0, 1000, 0);
 	assert_true(seqtrack__complete(t));
 	seqtrack__finish(t);
 	const struct seq_flow *f = F(t, 0);
@@ -128,7 +128,7 @@ static void test_late_within_window(void **state)
 	add(t, 0, 2, SEQ_REORDERED);
 	add(t, 0, 4, SEQ_REORDERED);
 	assert_int_equal(seqtrack__holes(t), 0);
-	seqtrack__set_total(t, 0, 6);
+	seqtrack__set_total(t, 0, 6, 0);
 	seqtrack__finish(t);
 	const struct seq_flow *f = F(t, 0);
 
@@ -177,7 +177,7 @@ static void test_late_splits_a_range(void **state)
 	add(t, 0, 16, SEQ_LATE); /* a range's end */
 	add(t, 0, 8, SEQ_DUP);
 	add(t, 0, 17, SEQ_REORDERED); /* still in the window */
-	seqtrack__set_total(t, 0, 21);
+	seqtrack__set_total(t, 0, 21, 0);
 	seqtrack__finish(t);
 	const struct seq_flow *f = F(t, 0);
 
@@ -230,7 +230,7 @@ static void check_wrap(uint32_t window)
 		}
 		assert_int_equal(seqtrack__add(t, 0, s, 0, 0), SEQ_NEW);
 	}
-	seqtrack__set_total(t, 0, n);
+	seqtrack__set_total(t, 0, n, 0);
 	seqtrack__finish(t);
 	const struct seq_flow *f = F(t, 0);
 
@@ -267,7 +267,7 @@ static void test_wrap_slot_reuse(void **state)
 	add(t, 0, 9, SEQ_NEW); /* slot of 5 reused by 9: 6..8 holes */
 	add(t, 0, 5, SEQ_DUP);
 	add(t, 0, 7, SEQ_REORDERED);
-	seqtrack__set_total(t, 0, 10);
+	seqtrack__set_total(t, 0, 10, 0);
 	seqtrack__finish(t);
 	assert_int_equal(F(t, 0)->lost, 2); /* 6, 8 */
 	assert_int_equal(F(t, 0)->read, 8);
@@ -298,7 +298,7 @@ static void test_first_seq_not_zero(void **state)
 
 	/* a sink that started after the sender: the start is lost to it */
 	add_range(t, 0, 1000, 1010);
-	seqtrack__set_total(t, 0, 1010);
+	seqtrack__set_total(t, 0, 1010, 0);
 	seqtrack__finish(t);
 	assert_int_equal(F(t, 0)->lost, 1000);
 	assert_balanced(F(t, 0));
@@ -311,7 +311,7 @@ static void test_tail_loss(void **state)
 
 	add_range(t, 0, 0, 90);
 	add_range(t, 1, 0, 50);
-	seqtrack__set_total(t, 0, 100);
+	seqtrack__set_total(t, 0, 100, 0);
 	assert_false(seqtrack__complete(t)); /* 90..99 missing, flow 1 no total */
 	seqtrack__finish(t);
 	assert_int_equal(F(t, 0)->lost, 10);
@@ -329,14 +329,127 @@ static void test_tail_loss_flow_never_seen(void **state)
 
 	assert_int_equal(seqtrack__size(t, 3), 0);
 	add_range(t, 0, 0, 5);
-	seqtrack__set_total(t, 0, 5);
-	seqtrack__set_total(t, 1, 7);
-	seqtrack__set_total(t, 2, 0);
+	seqtrack__set_total(t, 0, 5, 0);
+	seqtrack__set_total(t, 1, 7, 0);
+	seqtrack__set_total(t, 2, 0, 0);
 	assert_false(seqtrack__complete(t));
 	seqtrack__finish(t);
 	assert_int_equal(F(t, 1)->lost, 7);
 	assert_int_equal(F(t, 2)->lost, 0);
+	/* flow 1's tail was settled as lost, it never arrived: not complete;
+	 * flow 2 (total 0) is, without a datagram */
+	assert_false(seqtrack__complete(t));
+	rm(t);
+}
+
+/*
+ * A flow below the highest flow id seen was announced by it: while it has
+ * never been seen, the run is not complete, whatever the others say; a
+ * flow whose total is 0 needs no datagram.
+ */
+static void test_complete_needs_every_flow_seen(void **state)
+{
+	struct seqtrack *t = mk(64, 0);
+
+	add_range(t, 0, 0, 3);
+	seqtrack__set_total(t, 0, 3, SEQ_TOTAL_LAST);
+	add_range(t, 2, 0, 2);
+	seqtrack__set_total(t, 2, 2, SEQ_TOTAL_LAST);
+	assert_int_equal(t->nflows, 3);
+	assert_false(F(t, 1)->seen);
+	assert_false(seqtrack__complete(t)); /* flow 1: nothing yet */
+	/* a total for it from elsewhere does not make it arrive */
+	seqtrack__set_total(t, 1, 4, 0);
+	assert_false(seqtrack__complete(t));
+	add_range(t, 1, 0, 4);
 	assert_true(seqtrack__complete(t));
+	rm(t);
+
+	t = mk(64, 0);
+	assert_int_equal(seqtrack__size(t, 2), 0);
+	add_range(t, 0, 0, 5);
+	seqtrack__set_total(t, 0, 5, SEQ_TOTAL_LAST);
+	seqtrack__set_total(t, 1, 0, SEQ_TOTAL_LAST); /* sent nothing */
+	assert_true(seqtrack__complete(t));
+	rm(t);
+}
+
+/* Once the last datagram's total arrived, no other datagram changes it. */
+static void test_total_last_is_final(void **state)
+{
+	struct seqtrack *t = mk(64, 0);
+
+	assert_int_equal(seqtrack__set_total(t, 0, 5, 0), 0);
+	assert_int_equal(seqtrack__set_total(t, 0, 8, 0), 0); /* not final yet */
+	assert_int_equal(F(t, 0)->total, 8);
+	assert_int_equal(seqtrack__set_total(t, 0, 10, SEQ_TOTAL_LAST), 0);
+	assert_int_equal(seqtrack__set_total(t, 0, 3, 0), 0);
+	assert_int_equal(F(t, 0)->total, 10);
+	assert_int_equal(seqtrack__set_total(t, 0, 1000000, SEQ_TOTAL_LAST), 0);
+	assert_int_equal(F(t, 0)->total, 10);
+	assert_true(F(t, 0)->total_last);
+	/* no sender numbers that many */
+	assert_int_equal(seqtrack__set_total(t, 1, SEQ_LIMIT + 1, 0), -EINVAL);
+	assert_int_equal(seqtrack__set_total(t, 1, SEQ_LIMIT, 0), 0);
+	add_range(t, 0, 0, 10);
+	assert_true(seqtrack__flow(t, 1)->have_total);
+	seqtrack__finish(t);
+	assert_balanced(F(t, 0));
+	assert_int_equal(F(t, 0)->lost, 0);
+	rm(t);
+}
+
+/*
+ * A forged seq = 2^64 - 1 once wrapped `next` to 0: every later datagram
+ * then looked new (holes of 2^64, duplicates counted as reads). Numbers
+ * at or above SEQ_LIMIT, and jumps of more than SEQ_JUMP_MAX past the
+ * flow's next, are refused and change nothing.
+ */
+static void test_refuse_impossible_seq(void **state)
+{
+	struct seqtrack *t = mk(64, 0);
+
+	/* nothing is created for a refused first datagram */
+	assert_int_equal(seqtrack__add(t, 3, UINT64_MAX, 0, 0), -EINVAL);
+	assert_int_equal(t->nflows, 0);
+	assert_null(seqtrack__flow(t, 3));
+	assert_int_equal(seqtrack__add(t, 0, SEQ_JUMP_MAX + 1, 0, 0), -EINVAL);
+	assert_int_equal(t->nflows, 0);
+
+	add_range(t, 0, 0, 10);
+	assert_int_equal(seqtrack__add(t, 0, UINT64_MAX, 5 * MS, 0), -EINVAL);
+	assert_int_equal(seqtrack__add(t, 0, SEQ_LIMIT, 5 * MS, 0), -EINVAL);
+	assert_int_equal(seqtrack__add(t, 0, SEQ_LIMIT - 1, 5 * MS, 0), -EINVAL);
+	assert_int_equal(seqtrack__add(t, 0, 10 + SEQ_JUMP_MAX + 1, 5 * MS, 0), -EINVAL);
+	assert_int_equal(t->refused, 6);
+	const struct seq_flow *f = F(t, 0);
+
+	assert_int_equal(f->next, 10);
+	assert_int_equal(f->last_ns, 0); /* refused: not an arrival of the flow */
+	/* the flow goes on as if nothing came */
+	add(t, 0, 3, SEQ_DUP);
+	add(t, 0, 10, SEQ_NEW);
+	add(t, 0, 9, SEQ_DUP);
+	assert_int_equal(f->read, 11);
+	assert_int_equal(f->duplicates, 2);
+	assert_int_equal(f->lost, 0);
+	assert_int_equal(seqtrack__holes(t), 0);
+	seqtrack__set_total(t, 0, 11, SEQ_TOTAL_LAST);
+	assert_true(seqtrack__complete(t));
+	seqtrack__finish(t);
+	assert_int_equal(f->lost, 0);
+	assert_balanced(f);
+
+	/* a jump of exactly SEQ_JUMP_MAX is still a sender's (a long gap) */
+	add(t, 1, 0, SEQ_NEW);
+	add(t, 1, 1 + SEQ_JUMP_MAX, SEQ_NEW);
+	assert_int_equal(F(t, 1)->lost, SEQ_JUMP_MAX - 64 + 1);
+	assert_int_equal(F(t, 1)->next, SEQ_JUMP_MAX + 2);
+	/* and the limit is measured from the flow's own next */
+	add(t, 1, 1 + 2 * SEQ_JUMP_MAX, SEQ_NEW);
+	assert_int_equal(t->refused, 6);
+	seqtrack__reset(t);
+	assert_int_equal(t->refused, 0);
 	rm(t);
 }
 
@@ -346,7 +459,7 @@ static void test_complete(void **state)
 
 	assert_false(seqtrack__complete(t)); /* no flows */
 	add_range(t, 0, 0, 3);
-	seqtrack__set_total(t, 0, 4);
+	seqtrack__set_total(t, 0, 4, 0);
 	assert_false(seqtrack__complete(t));
 	add(t, 0, 3, SEQ_NEW);
 	assert_true(seqtrack__complete(t));
@@ -390,7 +503,7 @@ static void test_unread(void **state)
 	/* drained at the end: 12 and 11 sat in the queue, 10 was dropped */
 	assert_int_equal(seqtrack__add(t, 0, 12, 0, SEQ_UNREAD), SEQ_NEW);
 	assert_int_equal(seqtrack__add(t, 0, 11, 0, SEQ_UNREAD), SEQ_REORDERED);
-	seqtrack__set_total(t, 0, 14);
+	seqtrack__set_total(t, 0, 14, 0);
 	seqtrack__finish(t);
 	const struct seq_flow *f = F(t, 0);
 
@@ -411,7 +524,7 @@ static void test_lost_range_cap(void **state)
 	for (uint64_t s = 0; s < n; s++)
 		if (s % 2 == 0)
 			add(t, 0, s, SEQ_NEW);
-	seqtrack__set_total(t, 0, n);
+	seqtrack__set_total(t, 0, n, 0);
 	seqtrack__finish(t);
 	const struct seq_flow *f = F(t, 0);
 
@@ -519,7 +632,7 @@ static void check_random(uint32_t window, uint32_t n)
 			max_seen = s;
 		any = true;
 	}
-	seqtrack__set_total(t, 0, n);
+	seqtrack__set_total(t, 0, n, 0);
 	seqtrack__finish(t);
 	assert_int_equal(seqtrack__holes(t), 0);
 	const struct seq_flow *f = F(t, 0);
@@ -560,6 +673,9 @@ int main(void)
 		cmocka_unit_test(test_first_seq_not_zero),
 		cmocka_unit_test(test_tail_loss),
 		cmocka_unit_test(test_tail_loss_flow_never_seen),
+		cmocka_unit_test(test_complete_needs_every_flow_seen),
+		cmocka_unit_test(test_total_last_is_final),
+		cmocka_unit_test(test_refuse_impossible_seq),
 		cmocka_unit_test(test_complete),
 		cmocka_unit_test(test_loss_timeout),
 		cmocka_unit_test(test_unread),

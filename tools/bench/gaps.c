@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < HIST_BUCKETS; i++) {
 		uint64_t n = skel->bss->gaps[i];
 
-		h.b[i] = (uint32_t)n;
+		h.b[i] = n;
 		h.count += n;
 		if (hist__bucket_top(i) < half)
 			below += n; /* the whole bucket is under half a gap */

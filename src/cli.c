@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Option errors, worded the same way by every subcommand (see cli.h). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+int cli__bad_value(const char *cmd, const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "udpdrop %s: invalid %s '%s': %s\n"
+		"Try 'udpdrop %s --help'.\n", cmd, opt, val, want, cmd);
+	return -EXIT_USAGE;
+}
+
+int cli__bad_usage(const char *cmd, const char *msg)
+{
+	fprintf(stderr, "udpdrop %s: %s\nTry 'udpdrop %s --help'.\n", cmd, msg, cmd);
+	return -EXIT_USAGE;
+}
+
+int cli__bad_option(const char *cmd, int c, char **argv,
+		    const struct option *longopts)
+{
+	/*
+	 * A long option has been stepped over (argv[optind - 1]); a short one
+	 * may sit inside a bundle ("-zb"): name it by optopt, as
+	 * argv[optind - 1] is still the word before.
+	 */
+	const char *word = argv[optind - 1];
+	char shortopt[3] = { '-', (char)optopt, 0 };
+	const char *name = optopt ? shortopt : word;
+
+	/* a long option's value is its optopt too: is it this word? */
+	for (const struct option *lo = longopts; optopt && lo->name; lo++)
+		if (lo->val == optopt && !strncmp(word, "--", 2) &&
+		    !strncmp(word + 2, lo->name, strlen(lo->name)))
+			name = word;
+	fprintf(stderr, c == ':' ? "udpdrop %s: option '%s' needs a value\n"
+				 : "udpdrop %s: unknown option '%s'\n", cmd, name);
+	fprintf(stderr, "Try 'udpdrop %s --help'.\n", cmd);
+	return -EXIT_USAGE;
+}
