@@ -1056,7 +1056,7 @@ static int run_finish(struct sink *s)
 
 			fmt_ns(p50, sizeof(p50), (double)hist__pct(&r->qwait, 0.5));
 			fmt_ns(p99, sizeof(p99), (double)hist__pct(&r->qwait, 0.99));
-			sb_printf(&sb, "    %-24s p50 %s, p99 %s (SO_TIMESTAMPNS)\n",
+			sb_printf(&sb, "    %-24s p50 ~%s, p99 ~%s (SO_TIMESTAMPNS)\n",
 				  "kernel receive -> read", p50, p99);
 		}
 	}
