@@ -3,7 +3,7 @@
 #   make            build ./udpdrop
 #   make check      unit tests, BPF integration tests (root), sanitizer build
 #   make deps       install the Debian packages the build and tests need
-#   make demo       deps + build + show real drops in throwaway namespaces
+#   make demo       deps + build + udpdrop demo: real drops in throwaway namespaces
 #   make bench      per-drop BPF cost and storm rate, side by side
 #   make install    PREFIX=/usr/local DESTDIR=
 #   V=1             show full commands
@@ -142,7 +142,7 @@ deps:
 	$(Q)tools/deps.sh
 
 demo: deps
-	$(Q)$(MAKE) --no-print-directory all $(HELPER_BIN)
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)./udpdrop demo
 
 bench: udpdrop $(HELPER_BIN) $(FLOOR_BIN) $(OUTPUT)/bench-sockets $(OUTPUT)/bench-gaps
@@ -164,5 +164,40 @@ uninstall:
 clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(OUTPUT) udpdrop
+
+# Fuzzing the trace reader (tests/fuzz/fuzz_trace.c) on tests/fuzz/corpus:
+# libFuzzer when $(CLANG) has it; otherwise the target's own standalone
+# driver (blind mutations, same arguments) under $(CC)'s ASan/UBSan, so the
+# corpus and the mutations still run sanitized. New inputs libFuzzer finds go
+# to $(OUTPUT)/fuzz/corpus, never into the committed seeds.
+#   make fuzz [FUZZ_SECS=60]    make fuzz-smoke (10 s)
+FUZZ_SECS   ?= 60
+FUZZ_BIN    := $(OUTPUT)/fuzz/fuzz_trace
+FUZZ_SRCS   := tests/fuzz/fuzz_trace.c src/trace.c src/util.c
+FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE \
+	       -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc
+
+.PHONY: fuzz fuzz-smoke
+
+$(FUZZ_BIN): $(FUZZ_SRCS) src/trace.h src/util.h include/udpdrop.h
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D) $(OUTPUT)/fuzz/corpus
+	$(Q)if printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }\n' | \
+	     $(CLANG) -x c -fsanitize=fuzzer,address,undefined - -o $@.probe >/dev/null 2>&1; then \
+		rm -f $@.probe; \
+		$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined \
+			$(FUZZ_SRCS) -lz -o $@; \
+	else \
+		rm -f $@.probe; \
+		echo "  (no libFuzzer in $(CLANG): standalone driver, $(CC) -fsanitize=address,undefined)"; \
+		$(CC) $(FUZZ_CFLAGS) -DFUZZ_STANDALONE -fsanitize=address,undefined \
+			-fno-sanitize-recover=all $(FUZZ_SRCS) -lz -o $@; \
+	fi
+
+fuzz: $(FUZZ_BIN)
+	$(Q)$(FUZZ_BIN) -max_total_time=$(FUZZ_SECS) $(OUTPUT)/fuzz/corpus tests/fuzz/corpus
+
+fuzz-smoke: $(FUZZ_BIN)
+	$(Q)$(FUZZ_BIN) -max_total_time=10 $(OUTPUT)/fuzz/corpus tests/fuzz/corpus
 
 -include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d)

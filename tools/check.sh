@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Every test tier, in order: unit (cmocka, no root), BPF integration (root,
-# namespaces, real traffic), sanitizer build (unit + a short live top).
+# namespaces, real traffic), sanitizer build (unit + a short live top),
+# a 10 s fuzz run of the trace reader.
 # Ends with one "check: N passed, N failed" line over all tiers; fails if
 # any tier failed or did not run (no root means no BPF tests: that fails).
 set -uo pipefail
@@ -43,6 +44,7 @@ fi
 tier unit make --no-print-directory unit
 tier integration tests/integration/run.sh
 tier asan make --no-print-directory asan
+tier fuzz tools/fuzz-smoke.sh
 
 echo "check: $total_pass passed, $total_fail failed"
 exit $status

@@ -8,6 +8,7 @@ pkgs=(
 	clang llvm gcc libc6-dev make pkg-config # build: BPF with clang, user space with cc
 	libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev
 	libcmocka-dev                        # unit tests
+	libclang-rt-14-dev                   # libFuzzer for make fuzz (the trace reader)
 	iproute2 nftables jq tmux util-linux procps # integration: netns, veth, nft, tc, sysctl
 	bpftrace                             # benchmark peer (optional at run time)
 	iperf3                               # the generator benchmark's peer

@@ -1,0 +1,1312 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The trace file: writer, reader, and each record's encoder next to its
+ * decoder. The format is described field by field in docs/trace-format.md;
+ * keep the two in step.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "trace.h"
+#include "util.h"
+
+/* ---- byte buffers and the little-endian encoding ---- */
+
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom; /* a growth failed: the record is dropped with -ENOMEM */
+};
+
+static void buf_reserve(struct buf *b, size_t n)
+{
+	size_t ncap;
+	uint8_t *np;
+
+	if (b->oom || b->len + n <= b->cap)
+		return;
+	ncap = b->cap ? b->cap : 4096;
+	while (ncap < b->len + n)
+		ncap *= 2;
+	np = realloc(b->p, ncap);
+	if (!np) {
+		b->oom = true;
+		return;
+	}
+	b->p = np;
+	b->cap = ncap;
+}
+
+static void put_bytes(struct buf *b, const void *s, size_t n)
+{
+	if (!n) /* s may be NULL then (an empty raw record) */
+		return;
+	buf_reserve(b, n);
+	if (b->oom)
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void put_u8(struct buf *b, uint8_t v)
+{
+	put_bytes(b, &v, 1);
+}
+
+static void put_u16(struct buf *b, uint16_t v)
+{
+	uint8_t x[2] = { v, v >> 8 };
+
+	put_bytes(b, x, 2);
+}
+
+static void le32(uint8_t *x, uint32_t v)
+{
+	x[0] = v;
+	x[1] = v >> 8;
+	x[2] = v >> 16;
+	x[3] = v >> 24;
+}
+
+static void put_u32(struct buf *b, uint32_t v)
+{
+	uint8_t x[4];
+
+	le32(x, v);
+	put_bytes(b, x, 4);
+}
+
+static void put_u64(struct buf *b, uint64_t v)
+{
+	put_u32(b, (uint32_t)v);
+	put_u32(b, (uint32_t)(v >> 32));
+}
+
+/* u16 length and the bytes, no NUL; -E2BIG past 65535 bytes */
+static int put_str(struct buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n > UINT16_MAX)
+		return -E2BIG;
+	put_u16(b, n);
+	put_bytes(b, s, n);
+	return 0;
+}
+
+static uint16_t get_le16(const uint8_t *x)
+{
+	return x[0] | (uint16_t)x[1] << 8;
+}
+
+static uint32_t get_le32(const uint8_t *x)
+{
+	return x[0] | (uint32_t)x[1] << 8 | (uint32_t)x[2] << 16 |
+	       (uint32_t)x[3] << 24;
+}
+
+/*
+ * A decoding cursor over one record's payload. Reads past the end give
+ * zeros and set `bad`: a decoder reads all its fields and checks once.
+ */
+struct cur {
+	const uint8_t *p;
+	size_t n;
+	bool bad;
+};
+
+static const uint8_t *get_bytes(struct cur *c, size_t n)
+{
+	const uint8_t *p;
+
+	if (c->bad || n > c->n) {
+		c->bad = true;
+		return NULL;
+	}
+	p = c->p;
+	c->p += n;
+	c->n -= n;
+	return p;
+}
+
+static void get_into(struct cur *c, void *dst, size_t n)
+{
+	const uint8_t *p = get_bytes(c, n);
+
+	if (p)
+		memcpy(dst, p, n);
+	else
+		memset(dst, 0, n);
+}
+
+static uint8_t get_u8(struct cur *c)
+{
+	const uint8_t *p = get_bytes(c, 1);
+
+	return p ? p[0] : 0;
+}
+
+static uint16_t get_u16(struct cur *c)
+{
+	const uint8_t *p = get_bytes(c, 2);
+
+	return p ? get_le16(p) : 0;
+}
+
+static uint32_t get_u32(struct cur *c)
+{
+	const uint8_t *p = get_bytes(c, 4);
+
+	return p ? get_le32(p) : 0;
+}
+
+static uint64_t get_u64(struct cur *c)
+{
+	uint64_t lo = get_u32(c);
+
+	return lo | (uint64_t)get_u32(c) << 32;
+}
+
+/* ---- the reader's per-record arena ---- */
+
+/*
+ * Decoded lists and strings live in chunks freed (all but the newest,
+ * which is reused) before the next record: one record's memory at a time.
+ */
+struct chunk {
+	struct chunk *next;
+	size_t cap, used;
+	max_align_t data[];
+};
+
+#define CHUNK_MIN (64u * 1024)
+
+/*
+ * Arrays are aligned; strings (align 1) are packed, so a list of short
+ * strings costs no more than about 4x its encoded length (docs/).
+ */
+static void *arena_alloc(struct chunk **head, size_t n, size_t align)
+{
+	struct chunk *c = *head;
+	void *p;
+
+	if (c)
+		c->used = (c->used + align - 1) & ~(align - 1);
+	if (!c || c->used > c->cap || c->cap - c->used < n) {
+		size_t cap = n > CHUNK_MIN ? n : CHUNK_MIN;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->cap = cap;
+		c->used = 0;
+		c->next = *head;
+		*head = c;
+	}
+	p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+static void arena_reset(struct chunk **head, bool keep_newest)
+{
+	struct chunk *c = *head, *next;
+
+	if (keep_newest && c) {
+		c->used = 0;
+		next = c->next;
+		c->next = NULL;
+		c = next;
+	} else {
+		*head = NULL;
+	}
+	for (; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+}
+
+/*
+ * A string: u16 length and bytes. An embedded NUL would silently cut
+ * the name short, so it is corrupt (the writer takes C strings: never).
+ */
+static const char *get_str(struct cur *c, struct chunk **arena, int *err)
+{
+	uint16_t n = get_u16(c);
+	const uint8_t *p = get_bytes(c, n);
+	char *s;
+
+	if (!p)
+		return "";
+	if (n == 0)
+		return "";
+	if (memchr(p, 0, n)) {
+		c->bad = true;
+		return "";
+	}
+	s = arena_alloc(arena, n + 1u, 1);
+	if (!s) {
+		*err = -ENOMEM;
+		return "";
+	}
+	memcpy(s, p, n);
+	s[n] = 0;
+	return s;
+}
+
+/*
+ * A list's count and its array, refused (corrupt) when the payload left
+ * cannot hold `count` entries of at least `min_enc` bytes: so the array
+ * allocated is bounded by the record's length, whatever the count says.
+ */
+static void *get_list(struct cur *c, struct chunk **arena, uint32_t *count,
+		      size_t min_enc, size_t entry, int *err)
+{
+	uint32_t n = get_u32(c);
+	void *v;
+
+	*count = 0;
+	if (c->bad || n > c->n / min_enc) {
+		c->bad = true;
+		return NULL;
+	}
+	if (!n)
+		return NULL;
+	v = arena_alloc(arena, (size_t)n * entry, 16);
+	if (!v) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	memset(v, 0, (size_t)n * entry);
+	*count = n;
+	return v;
+}
+
+/* ---- records: each encoder next to its decoder ---- */
+
+/* Decoders get the payload and return 0, -EBADMSG or -ENOMEM. */
+struct dec {
+	struct cur c;
+	struct chunk **arena;
+	int err;
+};
+
+static int dec_done(struct dec *d)
+{
+	/*
+	 * Bytes after the known fields are allowed: a later minor version
+	 * may append fields to a record, and this reader ignores them.
+	 */
+	if (d->err)
+		return d->err;
+	return d->c.bad ? -EBADMSG : 0;
+}
+
+/* META: u32 count, count x (str key, str value) */
+static int enc_meta(struct buf *b, const struct trace_meta *m)
+{
+	int err = 0;
+
+	put_u32(b, m->n);
+	for (uint32_t i = 0; i < m->n; i++) {
+		err = err ?: put_str(b, m->v[i].key);
+		err = err ?: put_str(b, m->v[i].value);
+	}
+	return err;
+}
+
+static int dec_meta(struct dec *d, struct trace_meta *m)
+{
+	struct trace_kv *v = get_list(&d->c, d->arena, &m->n, 4, sizeof(*v),
+				      &d->err);
+
+	for (uint32_t i = 0; i < m->n && !d->c.bad && !d->err; i++) {
+		v[i].key = get_str(&d->c, d->arena, &d->err);
+		v[i].value = get_str(&d->c, d->arena, &d->err);
+	}
+	m->v = v;
+	return dec_done(d);
+}
+
+/* REASONS: u32 count, count x (u32 value, str name) */
+static int enc_reasons(struct buf *b, const struct trace_reasons *r)
+{
+	int err = 0;
+
+	put_u32(b, r->n);
+	for (uint32_t i = 0; i < r->n; i++) {
+		put_u32(b, r->v[i].value);
+		err = err ?: put_str(b, r->v[i].name);
+	}
+	return err;
+}
+
+static int dec_reasons(struct dec *d, struct trace_reasons *r)
+{
+	struct trace_reason *v = get_list(&d->c, d->arena, &r->n, 6,
+					  sizeof(*v), &d->err);
+
+	for (uint32_t i = 0; i < r->n && !d->c.bad && !d->err; i++) {
+		v[i].value = get_u32(&d->c);
+		v[i].name = get_str(&d->c, d->arena, &d->err);
+	}
+	r->v = v;
+	return dec_done(d);
+}
+
+/* SYMBOLS: u32 count, count x (u64 addr, str name) */
+static int enc_symbols(struct buf *b, const struct trace_symbols *s)
+{
+	int err = 0;
+
+	put_u32(b, s->n);
+	for (uint32_t i = 0; i < s->n; i++) {
+		put_u64(b, s->v[i].addr);
+		err = err ?: put_str(b, s->v[i].name);
+	}
+	return err;
+}
+
+static int dec_symbols(struct dec *d, struct trace_symbols *s)
+{
+	struct trace_symbol *v = get_list(&d->c, d->arena, &s->n, 10,
+					  sizeof(*v), &d->err);
+
+	for (uint32_t i = 0; i < s->n && !d->c.bad && !d->err; i++) {
+		v[i].addr = get_u64(&d->c);
+		v[i].name = get_str(&d->c, d->arena, &d->err);
+	}
+	s->v = v;
+	return dec_done(d);
+}
+
+/* IFACES: u32 count, count x (u32 ifindex, netns, mtu, txqueuelen, str name) */
+static int enc_ifaces(struct buf *b, const struct trace_ifaces *f)
+{
+	int err = 0;
+
+	put_u32(b, f->n);
+	for (uint32_t i = 0; i < f->n; i++) {
+		put_u32(b, f->v[i].ifindex);
+		put_u32(b, f->v[i].netns);
+		put_u32(b, f->v[i].mtu);
+		put_u32(b, f->v[i].txqueuelen);
+		err = err ?: put_str(b, f->v[i].name);
+	}
+	return err;
+}
+
+static int dec_ifaces(struct dec *d, struct trace_ifaces *f)
+{
+	struct trace_iface *v = get_list(&d->c, d->arena, &f->n, 18,
+					 sizeof(*v), &d->err);
+
+	for (uint32_t i = 0; i < f->n && !d->c.bad && !d->err; i++) {
+		v[i].ifindex = get_u32(&d->c);
+		v[i].netns = get_u32(&d->c);
+		v[i].mtu = get_u32(&d->c);
+		v[i].txqueuelen = get_u32(&d->c);
+		v[i].name = get_str(&d->c, d->arena, &d->err);
+	}
+	f->v = v;
+	return dec_done(d);
+}
+
+/* EVENT: fixed fields, then u16 caplen and the captured bytes */
+static int enc_event(struct buf *b, const struct trace_event *e)
+{
+	if (e->caplen > TRACE_CAP_MAX)
+		return -EINVAL;
+	put_u64(b, e->time_ns);
+	put_u32(b, e->cpu);
+	put_u32(b, e->netns);
+	put_u64(b, e->cookie);
+	put_u16(b, e->cause);
+	put_u32(b, e->reason);
+	put_u64(b, e->location);
+	put_u32(b, e->flags);
+	put_u8(b, e->family);
+	put_u8(b, e->proto);
+	put_bytes(b, e->saddr, 16);
+	put_bytes(b, e->daddr, 16);
+	put_u16(b, e->sport);
+	put_u16(b, e->dport);
+	put_u32(b, e->len);
+	put_u16(b, e->caplen);
+	put_bytes(b, e->cap, e->caplen);
+	return 0;
+}
+
+static int dec_event(struct dec *d, struct trace_event *e)
+{
+	struct cur *c = &d->c;
+
+	e->time_ns = get_u64(c);
+	e->cpu = get_u32(c);
+	e->netns = get_u32(c);
+	e->cookie = get_u64(c);
+	e->cause = get_u16(c);
+	e->reason = get_u32(c);
+	e->location = get_u64(c);
+	e->flags = get_u32(c);
+	e->family = get_u8(c);
+	e->proto = get_u8(c);
+	get_into(c, e->saddr, 16);
+	get_into(c, e->daddr, 16);
+	e->sport = get_u16(c);
+	e->dport = get_u16(c);
+	e->len = get_u32(c);
+	e->caplen = get_u16(c);
+	memset(e->cap, 0, sizeof(e->cap));
+	if (e->caplen > TRACE_CAP_MAX) {
+		c->bad = true;
+		e->caplen = 0;
+	}
+	get_into(c, e->cap, e->caplen);
+	return dec_done(d);
+}
+
+/* COUNTS: u64 time, u32 count, count x (ud_key fields, ud_val fields) */
+#define COUNT_ENC_LEN (8 + 8 + 4 + 4 + 16 + 16 + 2 + 1 + 1 + 4 + 8 + 8 + 8)
+
+static int enc_counts(struct buf *b, const struct trace_counts *c)
+{
+	put_u64(b, c->time_ns);
+	put_u32(b, c->n);
+	for (uint32_t i = 0; i < c->n; i++) {
+		const struct ud_key *k = &c->v[i].key;
+		const struct ud_val *v = &c->v[i].val;
+
+		put_u64(b, k->cookie);
+		put_u64(b, k->location);
+		put_u32(b, k->netns);
+		put_u32(b, k->reason);
+		put_bytes(b, k->saddr, 16);
+		put_bytes(b, k->daddr, 16);
+		put_u16(b, k->dport);
+		put_u8(b, k->family);
+		put_u8(b, k->proto);
+		put_u32(b, k->flags);
+		put_u64(b, v->datagrams);
+		put_u64(b, v->skbs);
+		put_u64(b, v->bytes);
+	}
+	return 0;
+}
+
+static int dec_counts(struct dec *d, struct trace_counts *c)
+{
+	struct trace_count *v;
+
+	c->time_ns = get_u64(&d->c);
+	v = get_list(&d->c, d->arena, &c->n, COUNT_ENC_LEN, sizeof(*v),
+		     &d->err);
+	for (uint32_t i = 0; i < c->n && !d->c.bad; i++) {
+		struct ud_key *k = &v[i].key;
+		struct ud_val *val = &v[i].val;
+
+		k->cookie = get_u64(&d->c);
+		k->location = get_u64(&d->c);
+		k->netns = get_u32(&d->c);
+		k->reason = get_u32(&d->c);
+		get_into(&d->c, k->saddr, 16);
+		get_into(&d->c, k->daddr, 16);
+		k->dport = get_u16(&d->c);
+		k->family = get_u8(&d->c);
+		k->proto = get_u8(&d->c);
+		k->flags = get_u32(&d->c);
+		val->datagrams = get_u64(&d->c);
+		val->skbs = get_u64(&d->c);
+		val->bytes = get_u64(&d->c);
+	}
+	c->v = v;
+	return dec_done(d);
+}
+
+/*
+ * SOCKETS: u64 time, u32 count, count x (u64 cookie, u32 netns, u8 family,
+ * u8 proto, laddr[16], u16 lport, raddr[16], u16 rport, u32 inode,
+ * u32 pid, str comm, u32 rcvbuf, u32 queued)
+ */
+#define SOCKET_MIN_ENC (8 + 4 + 1 + 1 + 16 + 2 + 16 + 2 + 4 + 4 + 2 + 4 + 4)
+
+static int enc_sockets(struct buf *b, const struct trace_sockets *s)
+{
+	put_u64(b, s->time_ns);
+	put_u32(b, s->n);
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct trace_socket *k = &s->v[i];
+		size_t n = strnlen(k->comm, sizeof(k->comm) - 1);
+
+		put_u64(b, k->cookie);
+		put_u32(b, k->netns);
+		put_u8(b, k->family);
+		put_u8(b, k->proto);
+		put_bytes(b, k->laddr, 16);
+		put_u16(b, k->lport);
+		put_bytes(b, k->raddr, 16);
+		put_u16(b, k->rport);
+		put_u32(b, k->inode);
+		put_u32(b, k->pid);
+		put_u16(b, n); /* a str, at most 15 bytes */
+		put_bytes(b, k->comm, n);
+		put_u32(b, k->rcvbuf);
+		put_u32(b, k->queued);
+	}
+	return 0;
+}
+
+static int dec_sockets(struct dec *d, struct trace_sockets *s)
+{
+	struct cur *c = &d->c;
+	struct trace_socket *v;
+
+	s->time_ns = get_u64(c);
+	v = get_list(c, d->arena, &s->n, SOCKET_MIN_ENC, sizeof(*v), &d->err);
+	for (uint32_t i = 0; i < s->n && !c->bad; i++) {
+		struct trace_socket *k = &v[i];
+		uint16_t n;
+
+		k->cookie = get_u64(c);
+		k->netns = get_u32(c);
+		k->family = get_u8(c);
+		k->proto = get_u8(c);
+		get_into(c, k->laddr, 16);
+		k->lport = get_u16(c);
+		get_into(c, k->raddr, 16);
+		k->rport = get_u16(c);
+		k->inode = get_u32(c);
+		k->pid = get_u32(c);
+		n = get_u16(c);
+		if (n > sizeof(k->comm) - 1) {
+			c->bad = true;
+			break;
+		}
+		get_into(c, k->comm, n);
+		if (memchr(k->comm, 0, n))
+			c->bad = true;
+		k->rcvbuf = get_u32(c);
+		k->queued = get_u32(c);
+	}
+	s->v = v;
+	return dec_done(d);
+}
+
+/* MIB: u64 time, u32 netns, u32 count, count x (str name, u64 value) */
+static int enc_mib(struct buf *b, const struct trace_mib *m)
+{
+	int err = 0;
+
+	put_u64(b, m->time_ns);
+	put_u32(b, m->netns);
+	put_u32(b, m->n);
+	for (uint32_t i = 0; i < m->n; i++) {
+		err = err ?: put_str(b, m->v[i].name);
+		put_u64(b, m->v[i].value);
+	}
+	return err;
+}
+
+static int dec_mib(struct dec *d, struct trace_mib *m)
+{
+	struct trace_mib_entry *v;
+
+	m->time_ns = get_u64(&d->c);
+	m->netns = get_u32(&d->c);
+	v = get_list(&d->c, d->arena, &m->n, 10, sizeof(*v), &d->err);
+	for (uint32_t i = 0; i < m->n && !d->c.bad && !d->err; i++) {
+		v[i].name = get_str(&d->c, d->arena, &d->err);
+		v[i].value = get_u64(&d->c);
+	}
+	m->v = v;
+	return dec_done(d);
+}
+
+/* A per-cause list: u32 count, count x (u16 cause, u64 n) */
+static void enc_causes(struct buf *b, uint32_t n,
+		       const struct trace_cause_count *v)
+{
+	put_u32(b, n);
+	for (uint32_t i = 0; i < n; i++) {
+		put_u16(b, v[i].cause);
+		put_u64(b, v[i].n);
+	}
+}
+
+static const struct trace_cause_count *dec_causes(struct dec *d, uint32_t *n)
+{
+	struct trace_cause_count *v = get_list(&d->c, d->arena, n, 10,
+					       sizeof(*v), &d->err);
+
+	for (uint32_t i = 0; i < *n && !d->c.bad; i++) {
+		v[i].cause = get_u16(&d->c);
+		v[i].n = get_u64(&d->c);
+	}
+	return v;
+}
+
+/* SHED: u64 time, causes */
+static int enc_shed(struct buf *b, const struct trace_shed *s)
+{
+	put_u64(b, s->time_ns);
+	enc_causes(b, s->n, s->v);
+	return 0;
+}
+
+static int dec_shed(struct dec *d, struct trace_shed *s)
+{
+	s->time_ns = get_u64(&d->c);
+	s->v = dec_causes(d, &s->n);
+	return dec_done(d);
+}
+
+/* END: u64 events, u64 duration, causes */
+static int enc_end(struct buf *b, const struct trace_end *e)
+{
+	put_u64(b, e->events);
+	put_u64(b, e->duration_ns);
+	enc_causes(b, e->n, e->v);
+	return 0;
+}
+
+static int dec_end(struct dec *d, struct trace_end *e)
+{
+	e->events = get_u64(&d->c);
+	e->duration_ns = get_u64(&d->c);
+	e->v = dec_causes(d, &e->n);
+	return dec_done(d);
+}
+
+const char *trace_type__name(uint16_t type)
+{
+	static const char *const names[] = {
+		[TRACE_META] = "META",       [TRACE_REASONS] = "REASONS",
+		[TRACE_SYMBOLS] = "SYMBOLS", [TRACE_IFACES] = "IFACES",
+		[TRACE_EVENT] = "EVENT",     [TRACE_COUNTS] = "COUNTS",
+		[TRACE_SOCKETS] = "SOCKETS", [TRACE_MIB] = "MIB",
+		[TRACE_SHED] = "SHED",       [TRACE_END] = "END",
+	};
+
+	return type < ARRAY_SIZE(names) ? names[type] : NULL;
+}
+
+/* ---- writer ---- */
+
+struct trace_writer {
+	int fd;
+	bool fsync;
+	int err;            /* sticky: the first write error */
+	uint32_t seq;       /* the next block's number */
+	uint64_t offset;    /* bytes in the file */
+	uint64_t start_ns;
+	uint64_t events;
+	uint64_t shed[TRACE_CAUSES_MAX];
+	struct buf blk;     /* the current block's records */
+	struct buf rec;     /* the record being encoded */
+	struct buf out;     /* block header + compressed bytes */
+};
+
+static int write_all(struct trace_writer *w, const void *p, size_t n)
+{
+	const char *s = p;
+
+	while (n) {
+		ssize_t k = write(w->fd, s, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		s += k;
+		n -= k;
+		w->offset += k;
+	}
+	return 0;
+}
+
+int trace_writer__open(const char *path, bool force, struct trace_writer **out)
+{
+	struct trace_writer *w;
+	uint8_t hdr[TRACE_HDR_LEN];
+	int err, flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+
+	*out = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	flags |= force ? O_TRUNC : O_EXCL;
+	w->fd = open(path, flags, 0600);
+	if (w->fd < 0) {
+		err = -errno;
+		free(w);
+		return err;
+	}
+	/* an existing file keeps its mode through O_TRUNC: a trace names
+	 * hosts, processes and addresses, so it is never group-readable */
+	if (force && fchmod(w->fd, 0600) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	w->start_ns = now_ns();
+	memcpy(hdr, TRACE_MAGIC, 8);
+	hdr[8] = TRACE_VERSION_MAJOR & 0xff;
+	hdr[9] = TRACE_VERSION_MAJOR >> 8;
+	hdr[10] = TRACE_VERSION_MINOR & 0xff;
+	hdr[11] = TRACE_VERSION_MINOR >> 8;
+	le32(hdr + 12, 0); /* flags: none defined */
+	le32(hdr + 16, crc32(0, hdr, 16));
+	err = write_all(w, hdr, sizeof(hdr));
+	if (err)
+		goto fail;
+	*out = w;
+	return 0;
+fail:
+	close(w->fd);
+	free(w);
+	return err;
+}
+
+void trace_writer__set_fsync(struct trace_writer *w, bool on)
+{
+	w->fsync = on;
+}
+
+uint64_t trace_writer__offset(const struct trace_writer *w)
+{
+	return w->offset;
+}
+
+int trace_writer__flush(struct trace_writer *w)
+{
+	uLongf clen;
+	uint8_t *h;
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (!w->blk.len)
+		return 0;
+	clen = compressBound(w->blk.len);
+	w->out.len = 0;
+	buf_reserve(&w->out, TRACE_BLK_HDR_LEN + clen);
+	if (w->out.oom) {
+		w->out.oom = false;
+		return -ENOMEM; /* the block stays: a later flush may work */
+	}
+	/* level 1: a record run must keep up with a drop storm; the bytes
+	 * saved at higher levels are few on these repetitive records */
+	if (compress2(w->out.p + TRACE_BLK_HDR_LEN, &clen, w->blk.p,
+		      w->blk.len, 1) != Z_OK)
+		return -ENOMEM;
+	h = w->out.p;
+	memcpy(h, TRACE_BLK_MAGIC, 4);
+	le32(h + 4, w->seq);
+	le32(h + 8, w->blk.len);
+	le32(h + 12, clen);
+	le32(h + 16, crc32(0, h + TRACE_BLK_HDR_LEN, clen));
+	/* the header's own crc: a flipped length must read as corrupt, not
+	 * as a block running past the end of the file (cut short) */
+	le32(h + 20, crc32(0, h, 20));
+	err = write_all(w, h, TRACE_BLK_HDR_LEN + clen);
+	if (!err && w->fsync && fdatasync(w->fd) < 0)
+		err = -errno;
+	if (err) {
+		w->err = err;
+		return err;
+	}
+	w->seq++;
+	w->blk.len = 0;
+	return 0;
+}
+
+/* Frame the encoded record in w->rec and add it to the block. */
+static int append_rec(struct trace_writer *w, uint16_t type)
+{
+	size_t plen = w->rec.len - TRACE_REC_HDR_LEN;
+	int err;
+
+	if (w->rec.oom) {
+		w->rec.oom = false;
+		return -ENOMEM;
+	}
+	if (w->rec.len > TRACE_BLOCK_MAX)
+		return -E2BIG;
+	w->rec.p[0] = type;
+	w->rec.p[1] = type >> 8;
+	le32(w->rec.p + 2, plen);
+	/* records never span blocks, so each block decodes on its own */
+	if (w->blk.len + w->rec.len > TRACE_BLOCK_MAX) {
+		err = trace_writer__flush(w);
+		if (err)
+			return err;
+	}
+	put_bytes(&w->blk, w->rec.p, w->rec.len);
+	if (w->blk.oom) {
+		w->blk.oom = false;
+		return -ENOMEM;
+	}
+	if (w->blk.len >= TRACE_BLOCK_TARGET)
+		return trace_writer__flush(w);
+	return 0;
+}
+
+/* Start a record: room for its header in w->rec. */
+static int begin_rec(struct trace_writer *w)
+{
+	static const uint8_t zero[TRACE_REC_HDR_LEN];
+
+	if (w->err)
+		return w->err;
+	w->rec.len = 0;
+	w->rec.oom = false;
+	put_bytes(&w->rec, zero, sizeof(zero));
+	return 0;
+}
+
+#define WRITE_REC(fn, type, enc, T)                                            \
+	int fn(struct trace_writer *w, const T *x)                             \
+	{                                                                      \
+		int err = begin_rec(w);                                        \
+									       \
+		err = err ?: enc(&w->rec, x);                                  \
+		return err ?: append_rec(w, type);                             \
+	}
+
+WRITE_REC(trace_writer__meta, TRACE_META, enc_meta, struct trace_meta)
+WRITE_REC(trace_writer__reasons, TRACE_REASONS, enc_reasons, struct trace_reasons)
+WRITE_REC(trace_writer__symbols, TRACE_SYMBOLS, enc_symbols, struct trace_symbols)
+WRITE_REC(trace_writer__ifaces, TRACE_IFACES, enc_ifaces, struct trace_ifaces)
+WRITE_REC(trace_writer__counts, TRACE_COUNTS, enc_counts, struct trace_counts)
+WRITE_REC(trace_writer__sockets, TRACE_SOCKETS, enc_sockets, struct trace_sockets)
+WRITE_REC(trace_writer__mib, TRACE_MIB, enc_mib, struct trace_mib)
+
+int trace_writer__event(struct trace_writer *w, const struct trace_event *e)
+{
+	int err = begin_rec(w);
+
+	err = err ?: enc_event(&w->rec, e);
+	err = err ?: append_rec(w, TRACE_EVENT);
+	if (!err)
+		w->events++;
+	return err;
+}
+
+int trace_writer__shed(struct trace_writer *w, const struct trace_shed *s)
+{
+	int err;
+
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->v[i].cause >= TRACE_CAUSES_MAX)
+			return -EINVAL;
+	err = begin_rec(w);
+	err = err ?: enc_shed(&w->rec, s);
+	err = err ?: append_rec(w, TRACE_SHED);
+	if (!err)
+		for (uint32_t i = 0; i < s->n; i++)
+			w->shed[s->v[i].cause] += s->v[i].n;
+	return err;
+}
+
+int trace_writer__raw(struct trace_writer *w, uint16_t type,
+		      const void *payload, uint32_t len)
+{
+	int err = begin_rec(w);
+
+	if (err)
+		return err;
+	put_bytes(&w->rec, payload, len);
+	return append_rec(w, type);
+}
+
+int trace_writer__close(struct trace_writer *w)
+{
+	struct trace_cause_count v[TRACE_CAUSES_MAX];
+	struct trace_end end = { .events = w->events, .v = v };
+	int err;
+
+	if (!w)
+		return 0;
+	for (int c = 0; c < TRACE_CAUSES_MAX; c++)
+		if (w->shed[c])
+			v[end.n++] = (struct trace_cause_count){ c, w->shed[c] };
+	end.duration_ns = now_ns() - w->start_ns;
+	err = begin_rec(w);
+	err = err ?: enc_end(&w->rec, &end);
+	err = err ?: append_rec(w, TRACE_END);
+	/* END closes its block: the reader checks nothing follows it */
+	err = err ?: trace_writer__flush(w);
+	if (!err && w->fsync && fsync(w->fd) < 0)
+		err = -errno;
+	if (close(w->fd) < 0 && !err)
+		err = -errno;
+	free(w->blk.p);
+	free(w->rec.p);
+	free(w->out.p);
+	free(w);
+	return err;
+}
+
+/* ---- reader ---- */
+
+struct trace_reader {
+	int fd;                /* -1: reading from mem */
+	const uint8_t *mem;
+	size_t mem_len;
+	enum trace_status status;
+	int err;               /* the negative errno next() returns */
+	bool started;          /* the file header was read */
+	uint16_t major, minor;
+	uint64_t off;          /* the next block's file offset */
+	uint64_t blk_off;      /* the current block's */
+	uint64_t blocks;
+	uint64_t skipped;
+	uint64_t err_off;
+	uint8_t *raw;          /* the current block, decompressed */
+	size_t raw_cap, raw_len, pos;
+	uint8_t *comp;
+	size_t comp_cap;
+	struct chunk *arena;
+	char msg[192];
+};
+
+static int reader_new(struct trace_reader **out)
+{
+	struct trace_reader *r = calloc(1, sizeof(*r));
+
+	*out = r;
+	if (!r)
+		return -ENOMEM;
+	r->fd = -1;
+	r->status = TRACE_READING;
+	return 0;
+}
+
+int trace_reader__open(const char *path, struct trace_reader **out)
+{
+	struct trace_reader *r;
+	int err = reader_new(&r);
+
+	*out = NULL;
+	if (err)
+		return err;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		err = -errno;
+		free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+int trace_reader__open_mem(const void *buf, size_t len,
+			   struct trace_reader **out)
+{
+	struct trace_reader *r;
+	int err = reader_new(&r);
+
+	*out = NULL;
+	if (err)
+		return err;
+	r->mem = buf;
+	r->mem_len = len;
+	*out = r;
+	return 0;
+}
+
+void trace_reader__close(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	arena_reset(&r->arena, false);
+	free(r->raw);
+	free(r->comp);
+	free(r);
+}
+
+/* Up to n bytes at off: how many there were (short only at the end). */
+static ssize_t read_at(struct trace_reader *r, uint64_t off, void *dst,
+		       size_t n)
+{
+	size_t got = 0;
+
+	if (r->fd < 0) {
+		if (off >= r->mem_len)
+			return 0;
+		if (n > r->mem_len - off)
+			n = r->mem_len - off;
+		memcpy(dst, r->mem + off, n);
+		return n;
+	}
+	while (got < n) {
+		ssize_t k = pread(r->fd, (char *)dst + got, n - got, off + got);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			break;
+		got += k;
+	}
+	return got;
+}
+
+__attribute__((format(printf, 4, 5)))
+static int fail(struct trace_reader *r, enum trace_status st, int err,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	r->status = st;
+	r->err = err;
+	return err;
+}
+
+static int corrupt(struct trace_reader *r, uint64_t off, const char *what)
+{
+	r->err_off = off;
+	return fail(r, TRACE_CORRUPT, -EBADMSG,
+		    "corrupt at offset %llu (block %llu): %s",
+		    (unsigned long long)off, (unsigned long long)r->blocks,
+		    what);
+}
+
+static int cut(struct trace_reader *r)
+{
+	r->status = TRACE_CUT;
+	r->err = 0;
+	snprintf(r->msg, sizeof(r->msg),
+		 "cut short after %llu whole blocks (%llu bytes): no END record",
+		 (unsigned long long)r->blocks, (unsigned long long)r->off);
+	return 0;
+}
+
+static int io_error(struct trace_reader *r, int err)
+{
+	return fail(r, TRACE_IO_ERROR, err, "read error: %s", strerror(-err));
+}
+
+static int read_header(struct trace_reader *r)
+{
+	uint8_t h[TRACE_HDR_LEN];
+	ssize_t n = read_at(r, 0, h, sizeof(h));
+
+	if (n < 0)
+		return io_error(r, n);
+	/* a prefix of the magic is a trace cut while its header was written */
+	if (memcmp(h, TRACE_MAGIC, n < 8 ? n : 8))
+		return fail(r, TRACE_NOT_TRACE, -EINVAL,
+			    "not a udpdrop trace (no %s magic)", TRACE_MAGIC);
+	if (n < TRACE_HDR_LEN) {
+		r->status = TRACE_CUT;
+		snprintf(r->msg, sizeof(r->msg),
+			 "cut short in the file header (%zd bytes)", n);
+		return 0;
+	}
+	if (get_le32(h + 16) != crc32(0, h, 16))
+		return corrupt(r, 0, "file header checksum mismatch");
+	r->major = get_le16(h + 8);
+	r->minor = get_le16(h + 10);
+	/* flags (h + 12): none defined yet; a minor version may add some
+	 * that older readers can ignore, so they are not checked */
+	if (r->major != TRACE_VERSION_MAJOR)
+		return fail(r, TRACE_NEWER, -EPROTONOSUPPORT,
+			    "trace format %u.%u: this udpdrop reads %u.x",
+			    r->major, r->minor, TRACE_VERSION_MAJOR);
+	r->off = TRACE_HDR_LEN;
+	r->started = true;
+	return 1;
+}
+
+/* Load, check and inflate the block at r->off: 1, 0 (end) or an error. */
+static int read_block(struct trace_reader *r)
+{
+	uint8_t h[TRACE_BLK_HDR_LEN];
+	uint32_t seq, raw, comp;
+	ssize_t n = read_at(r, r->off, h, sizeof(h));
+	uLongf dlen;
+	uLong slen;
+
+	if (n < 0)
+		return io_error(r, n);
+	if (n < TRACE_BLK_HDR_LEN)
+		return cut(r);
+	if (memcmp(h, TRACE_BLK_MAGIC, 4))
+		return corrupt(r, r->off, "no block magic");
+	if (get_le32(h + 20) != crc32(0, h, 20))
+		return corrupt(r, r->off, "block header checksum mismatch");
+	seq = get_le32(h + 4);
+	raw = get_le32(h + 8);
+	comp = get_le32(h + 12);
+	if (seq != r->blocks)
+		return corrupt(r, r->off, "block out of sequence");
+	if (raw == 0 || raw > TRACE_BLOCK_MAX || comp == 0 ||
+	    comp > compressBound(TRACE_BLOCK_MAX))
+		return corrupt(r, r->off, "block length out of range");
+	if (comp > r->comp_cap) {
+		uint8_t *p = realloc(r->comp, comp);
+
+		if (!p)
+			return fail(r, TRACE_IO_ERROR, -ENOMEM, "out of memory");
+		r->comp = p;
+		r->comp_cap = comp;
+	}
+	n = read_at(r, r->off + TRACE_BLK_HDR_LEN, r->comp, comp);
+	if (n < 0)
+		return io_error(r, n);
+	if ((size_t)n < comp)
+		return cut(r);
+	if (get_le32(h + 16) != crc32(0, r->comp, comp))
+		return corrupt(r, r->off, "block checksum mismatch");
+	if (raw > r->raw_cap) {
+		uint8_t *p = realloc(r->raw, raw);
+
+		if (!p)
+			return fail(r, TRACE_IO_ERROR, -ENOMEM, "out of memory");
+		r->raw = p;
+		r->raw_cap = raw;
+	}
+	dlen = raw;
+	slen = comp;
+	/* exactly raw bytes out of exactly comp bytes in, or it is damaged */
+	if (uncompress2(r->raw, &dlen, r->comp, &slen) != Z_OK ||
+	    dlen != raw || slen != comp)
+		return corrupt(r, r->off, "block does not inflate");
+	r->blk_off = r->off;
+	r->off += TRACE_BLK_HDR_LEN + (uint64_t)comp;
+	r->raw_len = raw;
+	r->pos = 0;
+	r->blocks++;
+	return 1;
+}
+
+static int decode(struct trace_reader *r, uint16_t type, const uint8_t *p,
+		  uint32_t len, struct trace_record *rec)
+{
+	struct dec d = { .c = { p, len, false }, .arena = &r->arena };
+
+	switch (type) {
+	case TRACE_META: return dec_meta(&d, &rec->meta);
+	case TRACE_REASONS: return dec_reasons(&d, &rec->reasons);
+	case TRACE_SYMBOLS: return dec_symbols(&d, &rec->symbols);
+	case TRACE_IFACES: return dec_ifaces(&d, &rec->ifaces);
+	case TRACE_EVENT: return dec_event(&d, &rec->event);
+	case TRACE_COUNTS: return dec_counts(&d, &rec->counts);
+	case TRACE_SOCKETS: return dec_sockets(&d, &rec->sockets);
+	case TRACE_MIB: return dec_mib(&d, &rec->mib);
+	case TRACE_SHED: return dec_shed(&d, &rec->shed);
+	case TRACE_END: return dec_end(&d, &rec->end);
+	}
+	return 1; /* unknown: skip */
+}
+
+int trace_reader__next(struct trace_reader *r, struct trace_record *rec)
+{
+	int err;
+
+	if (r->status != TRACE_READING)
+		return r->err;
+	arena_reset(&r->arena, true);
+	if (!r->started) {
+		err = read_header(r);
+		if (err <= 0)
+			return err;
+	}
+	for (;;) {
+		uint16_t type;
+		uint32_t len;
+		const uint8_t *p;
+
+		if (r->pos == r->raw_len) {
+			err = read_block(r);
+			if (err <= 0)
+				return err;
+		}
+		if (r->raw_len - r->pos < TRACE_REC_HDR_LEN)
+			return corrupt(r, r->blk_off, "record header cut");
+		p = r->raw + r->pos;
+		type = get_le16(p);
+		len = get_le32(p + 2);
+		if (len > r->raw_len - r->pos - TRACE_REC_HDR_LEN)
+			return corrupt(r, r->blk_off,
+				       "record runs past its block");
+		r->pos += TRACE_REC_HDR_LEN + (size_t)len;
+		memset(rec, 0, sizeof(*rec));
+		rec->type = type;
+		rec->block_offset = r->blk_off;
+		err = decode(r, type, p + TRACE_REC_HDR_LEN, len, rec);
+		if (err == 1) {
+			r->skipped++;
+			continue;
+		}
+		if (err == -ENOMEM)
+			return fail(r, TRACE_IO_ERROR, err, "out of memory");
+		if (err)
+			return corrupt(r, r->blk_off, "malformed record");
+		if (type == TRACE_END) {
+			uint8_t b;
+			ssize_t n;
+
+			if (r->pos != r->raw_len)
+				return corrupt(r, r->blk_off,
+					       "records after END");
+			n = read_at(r, r->off, &b, 1);
+			if (n < 0)
+				return io_error(r, n);
+			if (n > 0)
+				return corrupt(r, r->off, "data after END");
+			r->status = TRACE_COMPLETE;
+			r->err = 0;
+			snprintf(r->msg, sizeof(r->msg),
+				 "complete: %llu blocks",
+				 (unsigned long long)r->blocks);
+		}
+		return 1;
+	}
+}
+
+enum trace_status trace_reader__status(const struct trace_reader *r)
+{
+	return r->status;
+}
+
+const char *trace_reader__message(const struct trace_reader *r)
+{
+	return r->status == TRACE_READING ? "reading" : r->msg;
+}
+
+uint64_t trace_reader__blocks(const struct trace_reader *r)
+{
+	return r->blocks;
+}
+
+uint64_t trace_reader__error_offset(const struct trace_reader *r)
+{
+	return r->err_off;
+}
+
+uint64_t trace_reader__skipped(const struct trace_reader *r)
+{
+	return r->skipped;
+}
+
+void trace_reader__version(const struct trace_reader *r, uint16_t *major,
+			   uint16_t *minor)
+{
+	*major = r->major;
+	*minor = r->minor;
+}

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The trace file of `udpdrop record` / `udpdrop report`: its writer and
+ * reader. The format (docs/trace-format.md) is a header and a sequence of
+ * self-contained zlib blocks of records, so that a file cut short by
+ * kill -9, a full disk or a power loss still reads up to its last whole
+ * block. Every integer is little-endian and encoded byte by byte: the
+ * format does not depend on the compiler's struct layout.
+ *
+ * Errors are libbpf-style: 0 (or a count) on success, a negative errno.
+ */
+#ifndef UD_TRACE_H
+#define UD_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "udpdrop.h"
+
+#define TRACE_MAGIC         "UDPDROPT"
+#define TRACE_VERSION_MAJOR 1
+#define TRACE_VERSION_MINOR 0
+#define TRACE_HDR_LEN       20 /* magic 8, major 2, minor 2, flags 4, crc 4 */
+#define TRACE_BLK_MAGIC     "UDTB"
+#define TRACE_BLK_HDR_LEN   24 /* magic, seq, raw, comp, data crc, hdr crc */
+#define TRACE_REC_HDR_LEN   6  /* type u16, length u32 */
+
+/* A block is flushed once its records reach this many (raw) bytes. */
+#define TRACE_BLOCK_TARGET  (64u * 1024)
+/*
+ * No block may hold more (raw): the reader refuses larger ones, so a
+ * hostile file cannot make it allocate more than this, its compressed
+ * bound, and the decoded record (a few times its length, see the doc).
+ */
+#define TRACE_BLOCK_MAX     (16u * 1024 * 1024)
+/* Most header bytes an EVENT may carry. */
+#define TRACE_CAP_MAX       256
+/* Cause numbers the writer's shed tallies hold (enum cause is far below). */
+#define TRACE_CAUSES_MAX    256
+
+enum trace_type {
+	TRACE_META = 1,
+	TRACE_REASONS = 2,
+	TRACE_SYMBOLS = 3,
+	TRACE_IFACES = 4,
+	TRACE_EVENT = 5,
+	TRACE_COUNTS = 6,
+	TRACE_SOCKETS = 7,
+	TRACE_MIB = 8,
+	TRACE_SHED = 9,
+	TRACE_END = 10,
+};
+
+/* Well-known META keys (docs/trace-format.md); others may follow. */
+#define TRACE_META_HOST      "host"
+#define TRACE_META_KERNEL    "kernel"     /* uname -r */
+#define TRACE_META_BOOT_TIME "boot_time"  /* realtime s of CLOCK_MONOTONIC 0 */
+#define TRACE_META_CMDLINE   "cmdline"
+#define TRACE_META_START     "start_time" /* realtime s, decimal */
+#define TRACE_META_VERSION   "udpdrop_version"
+#define TRACE_META_CAUSES    "causes"     /* cause names, comma-separated, by number */
+
+/*
+ * The records, as the writer takes them and the reader gives them back.
+ * Strings are NUL-terminated; the reader's pointers (strings, lists) stay
+ * valid until its next trace_reader__next() or trace_reader__close().
+ */
+struct trace_kv {
+	const char *key, *value;
+};
+struct trace_meta {
+	uint32_t n;
+	const struct trace_kv *v;
+};
+
+struct trace_reason {
+	uint32_t value;   /* enum skb_drop_reason */
+	const char *name; /* without SKB_DROP_REASON_ */
+};
+struct trace_reasons {
+	uint32_t n;
+	const struct trace_reason *v;
+};
+
+struct trace_symbol {
+	uint64_t addr;
+	const char *name; /* "udp_queue_rcv_one_skb+0x1a4" or bare symbol */
+};
+struct trace_symbols {
+	uint32_t n;
+	const struct trace_symbol *v;
+};
+
+struct trace_iface {
+	uint32_t ifindex, netns, mtu, txqueuelen;
+	const char *name;
+};
+struct trace_ifaces {
+	uint32_t n;
+	const struct trace_iface *v;
+};
+
+struct trace_event {
+	uint64_t time_ns;  /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+	uint32_t cpu;
+	uint32_t netns;
+	uint64_t cookie;   /* as ud_key.cookie (see flags) */
+	uint16_t cause;    /* enum cause */
+	uint32_t reason;   /* raw enum skb_drop_reason */
+	uint64_t location;
+	uint32_t flags;    /* UD_KEY_* */
+	uint8_t family, proto;
+	uint8_t saddr[16], daddr[16];
+	uint16_t sport, dport; /* host order */
+	uint32_t len;      /* skb->len */
+	uint16_t caplen;   /* bytes in cap, <= TRACE_CAP_MAX */
+	uint8_t cap[TRACE_CAP_MAX];
+};
+
+struct trace_count {
+	struct ud_key key;
+	struct ud_val val;
+};
+struct trace_counts {
+	uint64_t time_ns;  /* CLOCK_MONOTONIC of the snapshot */
+	uint32_t n;
+	const struct trace_count *v;
+};
+
+struct trace_socket {
+	uint64_t cookie;
+	uint32_t netns, inode, pid; /* pid 0: owner unknown */
+	uint8_t family, proto;
+	uint8_t laddr[16], raddr[16];
+	uint16_t lport, rport;      /* host order */
+	char comm[16];              /* NUL-terminated, at most 15 bytes */
+	uint32_t rcvbuf, queued;    /* bytes */
+};
+struct trace_sockets {
+	uint64_t time_ns;
+	uint32_t n;
+	const struct trace_socket *v;
+};
+
+struct trace_mib_entry {
+	const char *name; /* as nstat prints it: "UdpRcvbufErrors" */
+	uint64_t value;
+};
+struct trace_mib {
+	uint64_t time_ns;
+	uint32_t netns;
+	uint32_t n;
+	const struct trace_mib_entry *v;
+};
+
+struct trace_cause_count {
+	uint16_t cause;
+	uint64_t n;
+};
+struct trace_shed {
+	uint64_t time_ns;
+	uint32_t n;       /* causes listed (only those with n > 0) */
+	const struct trace_cause_count *v;
+};
+
+struct trace_end {
+	uint64_t events;      /* EVENT records written */
+	uint64_t duration_ns; /* writer open to close */
+	uint32_t n;           /* events shed over the whole trace, per cause */
+	const struct trace_cause_count *v;
+};
+
+struct trace_record {
+	uint16_t type;         /* enum trace_type */
+	uint64_t block_offset; /* file offset of the block holding it */
+	union {
+		struct trace_meta meta;
+		struct trace_reasons reasons;
+		struct trace_symbols symbols;
+		struct trace_ifaces ifaces;
+		struct trace_event event;
+		struct trace_counts counts;
+		struct trace_sockets sockets;
+		struct trace_mib mib;
+		struct trace_shed shed;
+		struct trace_end end;
+	};
+};
+
+/* ---- writer ---- */
+
+struct trace_writer;
+
+/*
+ * Create path (mode 0600; O_EXCL unless force, so an existing file is
+ * never overwritten by mistake: -EEXIST) and write the file header. The
+ * file is written in place, block by block, so whatever reached the disk
+ * reads back after a crash.
+ */
+int trace_writer__open(const char *path, bool force, struct trace_writer **out);
+/* fsync after every block (off by default: a kill -9 loses nothing
+ * written anyway; only a power loss does). */
+void trace_writer__set_fsync(struct trace_writer *w, bool on);
+
+/*
+ * Append one record. A record goes into the current block; the block is
+ * compressed and written when it reaches TRACE_BLOCK_TARGET. -E2BIG for a
+ * record that cannot fit a block (or a string over 65535 bytes), -EINVAL
+ * for a field out of range. After a write error every call returns it.
+ */
+int trace_writer__meta(struct trace_writer *w, const struct trace_meta *m);
+int trace_writer__reasons(struct trace_writer *w, const struct trace_reasons *r);
+int trace_writer__symbols(struct trace_writer *w, const struct trace_symbols *s);
+int trace_writer__ifaces(struct trace_writer *w, const struct trace_ifaces *i);
+int trace_writer__event(struct trace_writer *w, const struct trace_event *e);
+int trace_writer__counts(struct trace_writer *w, const struct trace_counts *c);
+int trace_writer__sockets(struct trace_writer *w, const struct trace_sockets *s);
+int trace_writer__mib(struct trace_writer *w, const struct trace_mib *m);
+/* Also added to the totals END carries. */
+int trace_writer__shed(struct trace_writer *w, const struct trace_shed *s);
+/* Any type, payload as is: for types this version does not know (tests). */
+int trace_writer__raw(struct trace_writer *w, uint16_t type,
+		      const void *payload, uint32_t len);
+/* Write the current block now (a no-op if it is empty). */
+int trace_writer__flush(struct trace_writer *w);
+/* Bytes written to the file so far (header and whole blocks). */
+uint64_t trace_writer__offset(const struct trace_writer *w);
+/*
+ * Append END (events written, the shed tallies, the time since open),
+ * flush, close and free w, even on error. Returns the first error met.
+ */
+int trace_writer__close(struct trace_writer *w);
+
+/* ---- reader ---- */
+
+enum trace_status {
+	TRACE_READING,   /* records may follow */
+	TRACE_COMPLETE,  /* END read: a clean close */
+	TRACE_CUT,       /* ended without END: cut short after whole blocks */
+	TRACE_CORRUPT,   /* a damaged block or record (see the offset) */
+	TRACE_NOT_TRACE, /* no trace magic */
+	TRACE_NEWER,     /* a major version this reader does not know */
+	TRACE_IO_ERROR,
+};
+
+struct trace_reader;
+
+/*
+ * Open a trace. Fails (negative errno, *out NULL) only when the file
+ * cannot be opened or memory is short; what the bytes are (not a trace,
+ * a newer version, ...) is told by the first trace_reader__next().
+ */
+int trace_reader__open(const char *path, struct trace_reader **out);
+/* The same over a buffer, which must outlive the reader (fuzzing, tests). */
+int trace_reader__open_mem(const void *buf, size_t len,
+			   struct trace_reader **out);
+/*
+ * The next record into *rec: 1. 0 at the end: status COMPLETE or CUT.
+ * A negative errno on error, status saying which: -EBADMSG (CORRUPT),
+ * -EINVAL (NOT_TRACE), -EPROTONOSUPPORT (NEWER), or the I/O error.
+ * Records are given out only from whole, checked blocks; types this
+ * reader does not know are skipped.
+ */
+int trace_reader__next(struct trace_reader *r, struct trace_record *rec);
+enum trace_status trace_reader__status(const struct trace_reader *r);
+/* A sentence for the user: "cut short after 3 blocks (...)", etc. */
+const char *trace_reader__message(const struct trace_reader *r);
+/* Whole blocks read so far. */
+uint64_t trace_reader__blocks(const struct trace_reader *r);
+/* CORRUPT: the file offset of the damaged block (or header). */
+uint64_t trace_reader__error_offset(const struct trace_reader *r);
+/* Records skipped as unknown types. */
+uint64_t trace_reader__skipped(const struct trace_reader *r);
+/* The file header's version (valid once the first next() has run). */
+void trace_reader__version(const struct trace_reader *r, uint16_t *major,
+			   uint16_t *minor);
+void trace_reader__close(struct trace_reader *r);
+
+const char *trace_type__name(uint16_t type); /* "EVENT"; NULL if unknown */
+
+#endif
