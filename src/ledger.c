@@ -78,6 +78,13 @@ int64_t ledger__unexplained(const struct ledger *l)
 	return 0;
 }
 
+const char *ledger__caveat(const struct ledger *l)
+{
+	if (l->fragmented && l->have_xdp && l->have_sender && l->total.sender_drops)
+		return "fragmented datagrams and sender drops: a datagram cut after its first fragment left is both a sender drop and seen by XDP, so lost before the host and unexplained are off by those";
+	return NULL;
+}
+
 int64_t ledger__flow_unexplained(const struct ledger_flow *f)
 {
 	return (int64_t)f->gap_lost -
@@ -186,6 +193,8 @@ void ledger__print(FILE *f, const struct ledger *l)
 			note = "includes network loss: add --xdp IFACE to tell it apart";
 		line(f, "unexplained", true, unexpl, of, note);
 	}
+	if (ledger__caveat(l))
+		fprintf(f, "  caveat: %s\n", ledger__caveat(l));
 	fprintf(f, "  cross-checks:\n");
 	if (l->have_xdp) {
 		fmt_count(a, sizeof(a), t->xdp_seen);
@@ -313,6 +322,8 @@ void ledger__json(struct json *j, const struct ledger *l)
 	} else {
 		json_null(j);
 	}
+	json_key(j, "caveat");
+	json_str(j, ledger__caveat(l));
 	json_key(j, "measured");
 	json_obj_begin(j);
 	json_key(j, "sent");
@@ -367,6 +378,7 @@ void ledger__to_msg(const struct ledger *l, struct ctl_msg *m)
 	ctl_msg__set_u64(m, "have_sender_tracer", l->have_sender_tracer);
 	ctl_msg__set_u64(m, "have_xdp", l->have_xdp);
 	ctl_msg__set_u64(m, "have_tracer", l->have_tracer);
+	ctl_msg__set_u64(m, "fragmented", l->fragmented);
 	ctl_msg__set_u64(m, "snd_errors", l->snd_errors);
 	ctl_msg__set_u64(m, "rxq_ovfl", l->rxq_ovfl);
 	ctl_msg__set_u64(m, "latency_unknown", l->latency_unknown);
@@ -457,6 +469,9 @@ int ledger__from_msg(struct ledger *l, const struct ctl_msg *msg)
 	FLAG(have_sent) FLAG(have_sender) FLAG(have_sender_tracer) FLAG(have_xdp)
 	FLAG(have_tracer)
 #undef FLAG
+	/* added after the first version: absent means no */
+	if (!ctl_msg__get_u64(msg, "fragmented", &v))
+		l->fragmented = v == 1;
 	if (ctl_msg__get_u64(msg, "snd_errors", &l->snd_errors) ||
 	    ctl_msg__get_u64(msg, "rxq_ovfl", &l->rxq_ovfl) ||
 	    ctl_msg__get_u64(msg, "latency_unknown", &l->latency_unknown) ||

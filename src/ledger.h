@@ -43,6 +43,7 @@ struct ledger {
 	bool have_xdp;         /* the sink ran XDP on the interface */
 	bool have_tracer;      /* the sink's tracer counted receiver drops */
 	bool have_sender_tracer; /* gen's tracer counted sender drops */
+	bool fragmented;       /* the run's datagrams were IP fragments (XDP saw later ones) */
 	int nflows;
 	struct ledger_flow *flows;   /* nflows entries */
 	struct ledger_flow total;    /* ledger__sum fills it */
@@ -74,6 +75,14 @@ int64_t ledger__unexplained(const struct ledger *l);
 /* Per flow: lost by sequence - (sent - read - unread). */
 int64_t ledger__flow_unexplained(const struct ledger_flow *f);
 
+/*
+ * Why the identity cannot hold for this run, or NULL. Fragmented
+ * datagrams with sender drops: a datagram the sender's qdisc cut after its
+ * first fragment left is a sender drop and also seen at the interface
+ * (XDP counts first fragments), and the receiver drops its fragments only
+ * when reassembly times out, after the run.
+ */
+const char *ledger__caveat(const struct ledger *l);
 /* The table people read; `interval` prints no per-flow lines. */
 void ledger__print(FILE *f, const struct ledger *l);
 /* "ledger": {...} members into an open object. */

@@ -937,6 +937,9 @@ static int run_finish(struct sink *s)
 	seqtrack__finish(&r->st);
 	foreign = foreign_traffic(s, xs);
 	err = build_ledger(s, &l);
+	/* later fragments reached XDP: the run's datagrams were fragmented */
+	if (!err)
+		l.fragmented = s->have_xdp && xs[UG_XS_FRAGS] > 0;
 	if (err) {
 		fprintf(stderr, "udpdrop sink: out of memory building the ledger\n");
 		goto out;

@@ -117,7 +117,17 @@ static void test_print(void **state)
 	out = print(&l);
 	ASSERT_HAS(out, "lost before the host                    -            sent - seen by XDP = 5, sender drops included");
 	ASSERT_HAS(out, "  * per flow, derived: seen by XDP - unread - read - duplicates");
+	ASSERT_LACKS(out, "caveat");
 	free(out);
+	/* fragmented datagrams cut by the sender's qdisc: said, not hidden */
+	l.have_sender = l.fragmented = true;
+	assert_non_null(ledger__caveat(&l));
+	out = print(&l);
+	ASSERT_HAS(out, "  caveat: fragmented datagrams and sender drops");
+	free(out);
+	l.flows[0].sender_drops = 0;
+	ledger__sum(&l);
+	assert_null(ledger__caveat(&l));
 	ledger__free(&l);
 }
 
