@@ -46,6 +46,7 @@ SKELS       := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 HELPER_BIN  := $(OUTPUT)/tests/udptest
+TRACECAT_BIN := $(OUTPUT)/tests/tracecat
 FLOOR_BIN   := $(OUTPUT)/bench-floor
 
 .PHONY: all clean check unit integration asan deps demo bench install uninstall vmlinux
@@ -92,6 +93,11 @@ $(HELPER_BIN): tests/integration/udptest.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP $< -o $@
 
+# The integration tests' trace reader: records as JSON lines.
+$(TRACECAT_BIN): tests/integration/tracecat.c src/trace.c src/util.c src/trace.h src/util.h include/udpdrop.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) $(LDFLAGS) tests/integration/tracecat.c src/trace.c src/util.c -lz -o $@
+
 # The benchmark's floor: an empty tp_btf program on the same tracepoint.
 $(FLOOR_BIN): tools/bench/floor.c $(OUTPUT)/bench_floor.skel.h | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -110,7 +116,7 @@ $(OUTPUT)/bench-sockets: tools/bench/sockets.c | $(OUTPUT)
 unit: $(UNIT_BINS)
 	$(Q)tools/run-unit.sh $(UNIT_BINS)
 
-integration: udpdrop $(HELPER_BIN)
+integration: udpdrop $(HELPER_BIN) $(TRACECAT_BIN)
 	$(Q)tests/integration/run.sh
 
 # Sanitizer build of the user-space code in its own output tree; runs the
@@ -135,7 +141,7 @@ $(OUTPUT)/udpdrop-asan: $(MAIN_OBJ) $(CORE_OBJS)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
 check: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(HELPER_BIN)
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(HELPER_BIN) $(TRACECAT_BIN)
 	$(Q)tools/check.sh
 
 deps:

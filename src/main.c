@@ -13,6 +13,7 @@ static const struct cmd {
 	{ "sink", do_sink, "receive gen's datagrams; per run, the ledger of where each one went" },
 	{ "gen", do_gen, "paced UDP generator: sender drops counted, the ledger from udpdrop sink" },
 	{ "demo", do_demo, "real drops in throwaway namespaces: sink, gen and top, then the ledger" },
+	{ "record", do_record, "record drops to a trace file (exact counts and their context) for a later report" },
 };
 
 static void usage(FILE *f)
