@@ -27,5 +27,6 @@ int do_sink(int argc, char **argv);
 int do_demo(int argc, char **argv);
 int do_gen(int argc, char **argv);
 int do_record(int argc, char **argv);
+int do_report(int argc, char **argv);
 
 #endif

@@ -884,6 +884,7 @@ test_tui() {
 
 . tests/integration/gensink.sh
 . tests/integration/record.sh
+. tests/integration/report.sh
 
 ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 SELECTED=("$@")

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * udpdrop report: what a `udpdrop record` trace says, as text or JSON.
+ * Works without root and without BPF, on any machine: everything it
+ * prints comes from the file (report_model.c does the work).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "report_model.h"
+#include "util.h"
+
+#define WHO "udpdrop report"
+#define DEFAULT_INPUT "udpdrop.data"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: udpdrop report [OPTIONS] [FILE]\n"
+"What a trace written by `udpdrop record` says: the sockets that dropped and\n"
+"why, drops that belong to no socket, totals by cause, the kernel's reasons\n"
+"and drop locations, and the reconciliation with the kernel's counters.\n"
+"Needs neither root nor BPF; reads FILE (default " DEFAULT_INPUT ").\n"
+"\n"
+"  -j, --json             one JSON document instead of text\n"
+"  -n, --top N            socket rows shown (default %d)\n"
+"  -V, --version          print the version\n"
+"  -h, --help             this help\n"
+"\n"
+"Exit codes: 0 ok (also for a file cut short: reported, and said so),\n"
+"1 missing file, not a trace, newer format or corrupt file (what comes\n"
+"before the damage is reported), 2 bad usage.\n", REPORT_DEFAULT_TOP);
+}
+
+/* 0, 1 (--help, -V: done) or -EXIT_USAGE. */
+static int parse_args(int argc, char **argv, struct report_opts *o,
+		      const char **path)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	int c;
+
+	*path = DEFAULT_INPUT;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jn:Vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': o->json = true; break;
+		case 'n':
+			if (parse_u64(optarg, 1, 1000000, &o->top))
+				return cli__bad_value("report", "--top", optarg,
+						      "a number of rows from 1 to 1000000");
+			break;
+		case 'V':
+			printf("udpdrop %s\n", UDPDROP_VERSION);
+			return 1;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+		default:
+			return cli__bad_option("report", c, argv, longopts);
+		}
+	}
+	if (optind < argc)
+		*path = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, WHO ": unexpected argument '%s'\n"
+			"Try 'udpdrop report --help'.\n", argv[optind]);
+		return -EXIT_USAGE;
+	}
+	if (!**path)
+		return cli__bad_value("report", "FILE", *path, "a file name");
+	return 0;
+}
+
+int do_report(int argc, char **argv)
+{
+	struct report_opts o = {};
+	struct report rp;
+	struct strbuf out = {};
+	const char *path, *problem;
+	char msg[512];
+	int err, ret;
+
+	err = parse_args(argc, argv, &o, &path);
+	if (err)
+		return err > 0 ? EXIT_OK : -err;
+	report__load(&rp, path);
+	if (report__printable(&rp)) {
+		report__print(&rp, &o, &out);
+		if (out.len)
+			fwrite(out.buf, 1, out.len, stdout);
+		fflush(stdout);
+	}
+	problem = report__problem(&rp, msg, sizeof(msg));
+	if (problem)
+		fprintf(stderr, WHO ": %s\n", problem);
+	ret = report__exit_code(&rp);
+	sb_free(&out);
+	report__free(&rp);
+	return ret;
+}

@@ -1,0 +1,1195 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * udpdrop report's core (report_model.h): a trace read into memory, then
+ * joined and printed. Causes come from the file's own REASONS table
+ * through cause__classify(), never from this machine's BTF; netns are
+ * printed as inodes, times as UTC from META: the output depends only on
+ * the file.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include "causes.h"
+#include "json.h"
+#include "mib.h"
+#include "model.h"
+#include "report_model.h"
+
+/* ---- loading ---------------------------------------------------------- */
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+
+	if (!d)
+		abort(); /* out of memory in a batch tool: nothing to save */
+	return d;
+}
+
+static void *xrealloc(void *p, size_t n, size_t size)
+{
+	void *q = realloc(p, (n ? n : 1) * size);
+
+	if (!q)
+		abort();
+	return q;
+}
+
+static void *xmemdup(const void *p, size_t len)
+{
+	void *q = malloc(len ? len : 1);
+
+	if (!q)
+		abort();
+	memcpy(q, p, len);
+	return q;
+}
+
+static void set_meta(struct report *rp, const char *key, const char *value)
+{
+	for (uint32_t i = 0; i < rp->nmeta; i++)
+		if (!strcmp(rp->meta[i].key, key)) {
+			free(rp->meta[i].value);
+			rp->meta[i].value = xstrdup(value);
+			return;
+		}
+	rp->meta = xrealloc(rp->meta, rp->nmeta + 1, sizeof(*rp->meta));
+	rp->meta[rp->nmeta].key = xstrdup(key);
+	rp->meta[rp->nmeta].value = xstrdup(value);
+	rp->nmeta++;
+}
+
+static void add_reasons(struct report *rp, const struct trace_reasons *r)
+{
+	for (uint32_t i = 0; i < r->n; i++) {
+		uint32_t j;
+
+		for (j = 0; j < rp->nreasons; j++)
+			if (rp->reasons[j].value == r->v[i].value)
+				break;
+		if (j == rp->nreasons) {
+			rp->reasons = xrealloc(rp->reasons, rp->nreasons + 1, sizeof(*rp->reasons));
+			rp->nreasons++;
+		} else {
+			free((char *)rp->reasons[j].name);
+		}
+		rp->reasons[j].value = r->v[i].value;
+		rp->reasons[j].name = xstrdup(r->v[i].name);
+	}
+}
+
+static void add_symbols(struct report *rp, const struct trace_symbols *s)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		uint32_t j;
+
+		for (j = 0; j < rp->nsymbols; j++)
+			if (rp->symbols[j].addr == s->v[i].addr)
+				break;
+		if (j == rp->nsymbols) {
+			rp->symbols = xrealloc(rp->symbols, rp->nsymbols + 1, sizeof(*rp->symbols));
+			rp->nsymbols++;
+		} else {
+			free((char *)rp->symbols[j].name);
+		}
+		rp->symbols[j].addr = s->v[i].addr;
+		rp->symbols[j].name = xstrdup(s->v[i].name);
+	}
+}
+
+static void set_counts(struct report_counts *c, const struct trace_counts *tc)
+{
+	free(c->v);
+	c->have = true;
+	c->time_ns = tc->time_ns;
+	c->n = tc->n;
+	c->v = xmemdup(tc->v, tc->n * sizeof(*tc->v));
+}
+
+static void set_mib(struct report_mib *m, const struct trace_mib *tm)
+{
+	for (uint32_t i = 0; i < m->n; i++)
+		free(m->names[i].key);
+	free(m->names);
+	free(m->v);
+	m->netns = tm->netns;
+	m->time_ns = tm->time_ns;
+	m->n = tm->n;
+	m->names = xrealloc(NULL, tm->n, sizeof(*m->names));
+	m->v = xrealloc(NULL, tm->n, sizeof(*m->v));
+	for (uint32_t i = 0; i < tm->n; i++) {
+		m->names[i].key = xstrdup(tm->v[i].name);
+		m->names[i].value = NULL;
+		m->v[i] = tm->v[i].value;
+	}
+}
+
+static void add_mib(struct report *rp, const struct trace_mib *tm)
+{
+	for (uint32_t i = 0; i < rp->nmibs; i++)
+		if (rp->mib_first[i].netns == tm->netns) {
+			set_mib(&rp->mib_last[i], tm);
+			return;
+		}
+	rp->mib_first = xrealloc(rp->mib_first, rp->nmibs + 1, sizeof(*rp->mib_first));
+	rp->mib_last = xrealloc(rp->mib_last, rp->nmibs + 1, sizeof(*rp->mib_last));
+	memset(&rp->mib_first[rp->nmibs], 0, sizeof(*rp->mib_first));
+	memset(&rp->mib_last[rp->nmibs], 0, sizeof(*rp->mib_last));
+	set_mib(&rp->mib_first[rp->nmibs], tm);
+	set_mib(&rp->mib_last[rp->nmibs], tm);
+	rp->nmibs++;
+}
+
+static void take(struct report *rp, const struct trace_record *rec)
+{
+	rp->records++;
+	switch (rec->type) {
+	case TRACE_META:
+		for (uint32_t i = 0; i < rec->meta.n; i++)
+			set_meta(rp, rec->meta.v[i].key, rec->meta.v[i].value);
+		break;
+	case TRACE_REASONS:
+		add_reasons(rp, &rec->reasons);
+		break;
+	case TRACE_SYMBOLS:
+		add_symbols(rp, &rec->symbols);
+		break;
+	case TRACE_COUNTS:
+		if (!rp->first.have)
+			set_counts(&rp->first, &rec->counts);
+		set_counts(&rp->last, &rec->counts);
+		rp->ncounts++;
+		break;
+	case TRACE_SOCKETS:
+		free(rp->sockets);
+		rp->have_sockets = true;
+		rp->nsockets = rec->sockets.n;
+		rp->sockets = xmemdup(rec->sockets.v, rec->sockets.n * sizeof(*rec->sockets.v));
+		break;
+	case TRACE_MIB:
+		add_mib(rp, &rec->mib);
+		break;
+	case TRACE_END:
+		rp->have_end = true;
+		rp->end_duration_ns = rec->end.duration_ns;
+		rp->end_events = rec->end.events;
+		break;
+	default:
+		break; /* EVENT, IFACES, SHED: not in this report yet */
+	}
+}
+
+static int load(struct report *rp, const char *path, struct trace_reader *r)
+{
+	struct trace_record rec;
+	const char *msg;
+
+	while (trace_reader__next(r, &rec) > 0)
+		take(rp, &rec);
+	rp->status = trace_reader__status(r);
+	msg = trace_reader__message(r);
+	snprintf(rp->message, sizeof(rp->message), "%s", msg ? msg : "");
+	rp->blocks = trace_reader__blocks(r);
+	rp->error_offset = trace_reader__error_offset(r);
+	trace_reader__close(r);
+	return 0;
+}
+
+static void init(struct report *rp, const char *path)
+{
+	memset(rp, 0, sizeof(*rp));
+	rp->path = xstrdup(path);
+	rp->status = TRACE_IO_ERROR;
+}
+
+int report__load(struct report *rp, const char *path)
+{
+	struct trace_reader *r;
+	int err;
+
+	init(rp, path);
+	err = trace_reader__open(path, &r);
+	if (err) {
+		rp->open_err = err;
+		snprintf(rp->message, sizeof(rp->message), "cannot open: %s", strerror(-err));
+		return err;
+	}
+	rp->opened = true;
+	return load(rp, path, r);
+}
+
+int report__load_mem(struct report *rp, const char *name, const void *buf,
+		     size_t len)
+{
+	struct trace_reader *r;
+	int err;
+
+	init(rp, name);
+	err = trace_reader__open_mem(buf, len, &r);
+	if (err) {
+		rp->open_err = err;
+		snprintf(rp->message, sizeof(rp->message), "cannot open: %s", strerror(-err));
+		return err;
+	}
+	rp->opened = true;
+	return load(rp, name, r);
+}
+
+static void free_mib(struct report_mib *m)
+{
+	for (uint32_t i = 0; i < m->n; i++)
+		free(m->names[i].key);
+	free(m->names);
+	free(m->v);
+}
+
+void report__free(struct report *rp)
+{
+	for (uint32_t i = 0; i < rp->nmeta; i++) {
+		free(rp->meta[i].key);
+		free(rp->meta[i].value);
+	}
+	free(rp->meta);
+	for (uint32_t i = 0; i < rp->nreasons; i++)
+		free((char *)rp->reasons[i].name);
+	free(rp->reasons);
+	for (uint32_t i = 0; i < rp->nsymbols; i++)
+		free((char *)rp->symbols[i].name);
+	free(rp->symbols);
+	free(rp->first.v);
+	free(rp->last.v);
+	free(rp->sockets);
+	for (uint32_t i = 0; i < rp->nmibs; i++) {
+		free_mib(&rp->mib_first[i]);
+		free_mib(&rp->mib_last[i]);
+	}
+	free(rp->mib_first);
+	free(rp->mib_last);
+	free(rp->path);
+	memset(rp, 0, sizeof(*rp));
+}
+
+bool report__printable(const struct report *rp)
+{
+	if (!rp->opened)
+		return false;
+	return rp->status == TRACE_COMPLETE || rp->status == TRACE_CUT ||
+	       (rp->status == TRACE_CORRUPT && rp->records > 0);
+}
+
+int report__exit_code(const struct report *rp)
+{
+	return rp->opened && (rp->status == TRACE_COMPLETE || rp->status == TRACE_CUT)
+		       ? 0 : 1;
+}
+
+const char *report__status_name(const struct report *rp)
+{
+	if (!rp->opened)
+		return "missing";
+	switch (rp->status) {
+	case TRACE_COMPLETE: return "complete";
+	case TRACE_CUT: return "cut";
+	case TRACE_CORRUPT: return "corrupt";
+	case TRACE_NOT_TRACE: return "not_trace";
+	case TRACE_NEWER: return "newer";
+	default: return "io_error";
+	}
+}
+
+const char *report__problem(const struct report *rp, char *buf, size_t len)
+{
+	if (rp->opened && rp->status == TRACE_COMPLETE)
+		return NULL;
+	if (!rp->opened)
+		snprintf(buf, len, "%s: %s", rp->path, rp->message);
+	else if (rp->status == TRACE_CUT)
+		snprintf(buf, len, "%s: %s; the report covers what is there", rp->path,
+			 rp->message);
+	else if (rp->status == TRACE_CORRUPT && rp->records)
+		snprintf(buf, len, "%s: %s; the report covers the blocks before it",
+			 rp->path, rp->message);
+	else
+		snprintf(buf, len, "%s: %s", rp->path, rp->message);
+	return buf;
+}
+
+/* ---- joining ---------------------------------------------------------- */
+
+struct agg_reason {
+	uint32_t reason;
+	int cause;
+	uint64_t drops, skbs;
+};
+
+struct agg_loc {
+	uint64_t addr;
+	uint64_t drops, skbs;
+};
+
+struct agg_sock {
+	uint64_t cookie;
+	bool by_inode;
+	uint32_t netns;        /* the counts' (the socket's if known) */
+	uint64_t drops, skbs, bytes;
+	uint64_t cause[CAUSE_MAX], cause_skbs[CAUSE_MAX];
+	struct agg_reason *reasons;
+	int nreasons;
+	struct agg_loc *locs;
+	int nlocs;
+	const struct trace_socket *sock;
+};
+
+struct agg_flow {
+	int cause;
+	uint32_t netns;
+	uint8_t family;
+	uint8_t saddr[16], daddr[16];
+	uint16_t dport;
+	uint64_t drops, skbs;
+};
+
+struct agg_recon {
+	uint32_t netns;
+	int cause;
+	char counters[160];    /* the names summed, "+"-joined */
+	bool have_kernel;
+	uint64_t kernel, udpdrop;
+};
+
+struct agg {
+	struct agg_sock *socks;
+	int nsocks;
+	struct agg_flow *flows;
+	int nflows;
+	uint64_t drops, skbs;
+	uint64_t cause[CAUSE_MAX], cause_skbs[CAUSE_MAX];
+	struct agg_recon *recon;
+	int nrecon;
+};
+
+static const char *reason_name(const struct report *rp, uint32_t reason)
+{
+	for (uint32_t i = 0; i < rp->nreasons; i++)
+		if (rp->reasons[i].value == reason)
+			return rp->reasons[i].name;
+	return NULL;
+}
+
+static const char *symbol_name(const struct report *rp, uint64_t addr)
+{
+	for (uint32_t i = 0; i < rp->nsymbols; i++)
+		if (rp->symbols[i].addr == addr)
+			return rp->symbols[i].name;
+	return NULL;
+}
+
+static int key_cause(const struct report *rp, const struct ud_key *k)
+{
+	const char *name = reason_name(rp, k->reason);
+
+	return cause__classify(name ? name : "", k->flags);
+}
+
+static const char *meta_get(const struct report *rp, const char *key)
+{
+	for (uint32_t i = 0; i < rp->nmeta; i++)
+		if (!strcmp(rp->meta[i].key, key))
+			return rp->meta[i].value;
+	return NULL;
+}
+
+static const struct trace_socket *find_socket(const struct report *rp,
+					      uint64_t cookie, bool by_inode)
+{
+	for (uint32_t i = 0; i < rp->nsockets; i++)
+		if (by_inode ? rp->sockets[i].inode == cookie
+			     : rp->sockets[i].cookie == cookie)
+			return &rp->sockets[i];
+	return NULL;
+}
+
+static void sock_add(const struct report *rp, struct agg_sock *s,
+		     const struct trace_count *tc, int cause)
+{
+	const struct ud_val *v = &tc->val;
+	int i;
+
+	s->drops += v->datagrams;
+	s->skbs += v->skbs;
+	s->bytes += v->bytes;
+	s->cause[cause] += v->datagrams;
+	s->cause_skbs[cause] += v->skbs;
+	for (i = 0; i < s->nreasons; i++)
+		if (s->reasons[i].reason == tc->key.reason && s->reasons[i].cause == cause)
+			break;
+	if (i == s->nreasons) {
+		s->reasons = xrealloc(s->reasons, s->nreasons + 1, sizeof(*s->reasons));
+		memset(&s->reasons[i], 0, sizeof(s->reasons[i]));
+		s->reasons[i].reason = tc->key.reason;
+		s->reasons[i].cause = cause;
+		s->nreasons++;
+	}
+	s->reasons[i].drops += v->datagrams;
+	s->reasons[i].skbs += v->skbs;
+	for (i = 0; i < s->nlocs; i++)
+		if (s->locs[i].addr == tc->key.location)
+			break;
+	if (i == s->nlocs) {
+		s->locs = xrealloc(s->locs, s->nlocs + 1, sizeof(*s->locs));
+		memset(&s->locs[i], 0, sizeof(s->locs[i]));
+		s->locs[i].addr = tc->key.location;
+		s->nlocs++;
+	}
+	s->locs[i].drops += v->datagrams;
+	s->locs[i].skbs += v->skbs;
+}
+
+static int cmp_sock(const void *a, const void *b)
+{
+	const struct agg_sock *x = a, *y = b;
+
+	if (x->drops != y->drops)
+		return x->drops > y->drops ? -1 : 1;
+	if (x->skbs != y->skbs)
+		return x->skbs > y->skbs ? -1 : 1;
+	return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
+}
+
+static int cmp_flow(const void *a, const void *b)
+{
+	const struct agg_flow *x = a, *y = b;
+	int c;
+
+	if (x->drops != y->drops)
+		return x->drops > y->drops ? -1 : 1;
+	if (x->skbs != y->skbs)
+		return x->skbs > y->skbs ? -1 : 1;
+	if (x->cause != y->cause)
+		return x->cause - y->cause;
+	if (x->netns != y->netns)
+		return x->netns < y->netns ? -1 : 1;
+	if ((c = memcmp(x->daddr, y->daddr, 16)))
+		return c;
+	if (x->dport != y->dport)
+		return x->dport - y->dport;
+	return memcmp(x->saddr, y->saddr, 16);
+}
+
+static int cmp_reason(const void *a, const void *b)
+{
+	const struct agg_reason *x = a, *y = b;
+
+	if (x->drops != y->drops)
+		return x->drops > y->drops ? -1 : 1;
+	if (x->skbs != y->skbs)
+		return x->skbs > y->skbs ? -1 : 1;
+	if (x->reason != y->reason)
+		return x->reason < y->reason ? -1 : 1;
+	return x->cause - y->cause;
+}
+
+static int cmp_loc(const void *a, const void *b)
+{
+	const struct agg_loc *x = a, *y = b;
+
+	if (x->skbs != y->skbs)
+		return x->skbs > y->skbs ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* A cause's datagrams in one netns in a COUNTS snapshot. */
+static uint64_t counts_cause(const struct report *rp, const struct report_counts *c,
+			     uint32_t netns, int cause)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < c->n; i++)
+		if (c->v[i].key.netns == netns && key_cause(rp, &c->v[i].key) == cause)
+			n += c->v[i].val.datagrams;
+	return n;
+}
+
+static bool mib_value(const struct report_mib *m, const char *name, uint64_t *v)
+{
+	for (uint32_t i = 0; i < m->n; i++)
+		if (!strcmp(m->names[i].key, name)) {
+			*v = m->v[i];
+			return true;
+		}
+	return false;
+}
+
+static void build(const struct report *rp, struct agg *a)
+{
+	const struct report_counts *last = &rp->last;
+
+	memset(a, 0, sizeof(*a));
+	for (uint32_t i = 0; i < last->n; i++) {
+		const struct trace_count *tc = &last->v[i];
+		const struct ud_key *k = &tc->key;
+		int cause = key_cause(rp, k);
+
+		a->drops += tc->val.datagrams;
+		a->skbs += tc->val.skbs;
+		a->cause[cause] += tc->val.datagrams;
+		a->cause_skbs[cause] += tc->val.skbs;
+		if (k->cookie) {
+			bool by_inode = k->flags & UD_KEY_INODE;
+			int j;
+
+			for (j = 0; j < a->nsocks; j++)
+				if (a->socks[j].cookie == k->cookie && a->socks[j].by_inode == by_inode)
+					break;
+			if (j == a->nsocks) {
+				a->socks = xrealloc(a->socks, a->nsocks + 1, sizeof(*a->socks));
+				memset(&a->socks[j], 0, sizeof(a->socks[j]));
+				a->socks[j].cookie = k->cookie;
+				a->socks[j].by_inode = by_inode;
+				a->socks[j].netns = k->netns;
+				a->socks[j].sock = find_socket(rp, k->cookie, by_inode);
+				if (a->socks[j].sock && a->socks[j].sock->netns)
+					a->socks[j].netns = a->socks[j].sock->netns;
+				a->nsocks++;
+			}
+			if (!a->socks[j].netns)
+				a->socks[j].netns = k->netns;
+			sock_add(rp, &a->socks[j], tc, cause);
+		} else {
+			int j;
+
+			for (j = 0; j < a->nflows; j++) {
+				const struct agg_flow *f = &a->flows[j];
+
+				if (f->cause == cause && f->netns == k->netns &&
+				    f->family == k->family && f->dport == k->dport &&
+				    !memcmp(f->saddr, k->saddr, 16) &&
+				    !memcmp(f->daddr, k->daddr, 16))
+					break;
+			}
+			if (j == a->nflows) {
+				struct agg_flow *f;
+
+				a->flows = xrealloc(a->flows, a->nflows + 1, sizeof(*a->flows));
+				f = &a->flows[j];
+				memset(f, 0, sizeof(*f));
+				f->cause = cause;
+				f->netns = k->netns;
+				f->family = k->family;
+				f->dport = k->dport;
+				memcpy(f->saddr, k->saddr, 16);
+				memcpy(f->daddr, k->daddr, 16);
+				a->nflows++;
+			}
+			a->flows[j].drops += tc->val.datagrams;
+			a->flows[j].skbs += tc->val.skbs;
+		}
+	}
+	if (a->nsocks)
+		qsort(a->socks, a->nsocks, sizeof(*a->socks), cmp_sock);
+	if (a->nflows)
+		qsort(a->flows, a->nflows, sizeof(*a->flows), cmp_flow);
+	for (int j = 0; j < a->nsocks; j++) {
+		if (a->socks[j].nreasons)
+			qsort(a->socks[j].reasons, a->socks[j].nreasons,
+			      sizeof(*a->socks[j].reasons), cmp_reason);
+		if (a->socks[j].nlocs)
+			qsort(a->socks[j].locs, a->socks[j].nlocs,
+			      sizeof(*a->socks[j].locs), cmp_loc);
+	}
+
+	/* reconciliation: per netns with MIB records, per cause with counters */
+	for (uint32_t i = 0; i < rp->nmibs; i++) {
+		const struct report_mib *mf = &rp->mib_first[i], *ml = &rp->mib_last[i];
+
+		for (int c = 0; c < CAUSE_MAX; c++) {
+			enum mib_id ids[4];
+			int n = cause__mibs(c, ids, ARRAY_SIZE(ids));
+			struct agg_recon *r;
+			size_t o = 0;
+
+			if (n <= 0)
+				continue;
+			a->recon = xrealloc(a->recon, a->nrecon + 1, sizeof(*a->recon));
+			r = &a->recon[a->nrecon++];
+			memset(r, 0, sizeof(*r));
+			r->netns = mf->netns;
+			r->cause = c;
+			for (int k = 0; k < n; k++) {
+				const char *name = mib__name(ids[k]);
+				uint64_t v0, v1;
+
+				if (!mib_value(mf, name, &v0) || !mib_value(ml, name, &v1))
+					continue;
+				r->have_kernel = true;
+				r->kernel += v1 - v0;
+				if (o < sizeof(r->counters))
+					o += snprintf(r->counters + o, sizeof(r->counters) - o,
+						      "%s%s", o ? "+" : "", name);
+			}
+			r->udpdrop = counts_cause(rp, &rp->last, mf->netns, c) -
+				     (rp->first.have ? counts_cause(rp, &rp->first, mf->netns, c) : 0);
+		}
+	}
+}
+
+static void agg_free(struct agg *a)
+{
+	for (int i = 0; i < a->nsocks; i++) {
+		free(a->socks[i].reasons);
+		free(a->socks[i].locs);
+	}
+	free(a->socks);
+	free(a->flows);
+	free(a->recon);
+}
+
+static int main_cause(const struct agg_sock *s)
+{
+	int best = CAUSE_OTHER;
+
+	for (int c = 0; c < CAUSE_MAX; c++)
+		if (s->cause[c] > s->cause[best] ||
+		    (s->cause[c] == s->cause[best] && s->cause_skbs[c] > s->cause_skbs[best]))
+			best = c;
+	return best;
+}
+
+/* ---- shared formatting ------------------------------------------------ */
+
+static double duration_s(const struct report *rp)
+{
+	/* the span the counts cover (what reconciles), else the writer's */
+	if (rp->ncounts >= 2 && rp->last.time_ns >= rp->first.time_ns)
+		return (rp->last.time_ns - rp->first.time_ns) / 1e9;
+	if (rp->have_end)
+		return rp->end_duration_ns / 1e9;
+	return 0;
+}
+
+/* META start_time ("1763880000.123456789") as UTC text, without libc's
+ * locale-dependent strtod. */
+static void fmt_start(char *buf, size_t len, const char *v)
+{
+	unsigned long long s = 0;
+	struct tm tm;
+	time_t t;
+	const char *p = v;
+
+	if (!v || *v < '0' || *v > '9') {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	for (; *p >= '0' && *p <= '9'; p++)
+		s = s * 10 + (*p - '0');
+	t = (time_t)s;
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, len, "%s", v);
+}
+
+static void fmt_local(char *buf, size_t len, const struct agg_sock *s)
+{
+	if (s->sock && (s->sock->family == AF_INET || s->sock->family == AF_INET6))
+		fmt_endpoint(buf, len, s->sock->family, s->sock->laddr, s->sock->lport);
+	else
+		snprintf(buf, len, "%s %llu", s->by_inode ? "inode" : "cookie",
+			 (unsigned long long)s->cookie);
+}
+
+static void fmt_owner(char *buf, size_t len, const struct agg_sock *s)
+{
+	char comm[16];
+
+	if (!s->sock) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	snprintf(comm, sizeof(comm), "%s", s->sock->comm);
+	str_printable(comm);
+	if (s->sock->pid)
+		snprintf(buf, len, "%u/%s", s->sock->pid, comm[0] ? comm : "?");
+	else
+		snprintf(buf, len, "%s", comm[0] ? comm : "?");
+}
+
+static void fmt_flow(char *buf, size_t len, const struct agg_flow *f)
+{
+	char s[64], d[80];
+
+	if (f->family != AF_INET && f->family != AF_INET6) {
+		snprintf(buf, len, "? -> ?:%u", f->dport);
+		return;
+	}
+	fmt_addr(s, sizeof(s), f->family, f->saddr);
+	fmt_endpoint(d, sizeof(d), f->family, f->daddr, f->dport);
+	snprintf(buf, len, "%s -> %s", s, d);
+}
+
+static void fmt_reason(char *buf, size_t len, const struct report *rp, uint32_t reason)
+{
+	const char *n = reason_name(rp, reason);
+
+	if (n)
+		snprintf(buf, len, "%s", n);
+	else
+		snprintf(buf, len, "reason %u", reason);
+}
+
+static void fmt_loc(char *buf, size_t len, const struct report *rp, uint64_t addr)
+{
+	const char *n = symbol_name(rp, addr);
+
+	if (n)
+		snprintf(buf, len, "%s", n);
+	else if (addr)
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	else
+		snprintf(buf, len, "unknown");
+}
+
+static void fmt_netns(char *buf, size_t len, uint32_t ns)
+{
+	if (ns)
+		snprintf(buf, len, "%u", ns);
+	else
+		snprintf(buf, len, "?");
+}
+
+static int64_t recon_diff(const struct agg_recon *r)
+{
+	return (int64_t)(r->udpdrop - r->kernel);
+}
+
+/* ---- text -------------------------------------------------------------- */
+
+static void printable_line(struct strbuf *out, const char *label, const char *v)
+{
+	char *s = xstrdup(v ? v : "");
+
+	str_printable(s);
+	sb_printf(out, "  %-10s %s\n", label, s[0] ? s : "-");
+	free(s);
+}
+
+static void text_header(const struct report *rp, struct strbuf *out)
+{
+	const char *netns = meta_get(rp, "netns"), *port = meta_get(rp, "port");
+	char when[64], buf[128];
+
+	sb_printf(out, "udpdrop report: %s\n", rp->path);
+	if (rp->status == TRACE_CUT)
+		sb_printf(out, "\n*** CUT SHORT: %s ***\n"
+			  "*** the recording did not end cleanly: this report covers the %llu whole block%s there ***\n\n",
+			  rp->message, (unsigned long long)rp->blocks, rp->blocks == 1 ? "" : "s");
+	else if (rp->status == TRACE_CORRUPT)
+		sb_printf(out, "\n*** CORRUPT: %s ***\n"
+			  "*** this report covers the %llu block%s before offset %llu only ***\n\n",
+			  rp->message, (unsigned long long)rp->blocks, rp->blocks == 1 ? "" : "s",
+			  (unsigned long long)rp->error_offset);
+	printable_line(out, "file:", rp->message);
+	printable_line(out, "host:", meta_get(rp, TRACE_META_HOST));
+	printable_line(out, "kernel:", meta_get(rp, TRACE_META_KERNEL));
+	fmt_start(when, sizeof(when), meta_get(rp, TRACE_META_START));
+	printable_line(out, "started:", when);
+	snprintf(buf, sizeof(buf), "%.1f s, first to last of %llu snapshot%s%s", duration_s(rp),
+		 (unsigned long long)rp->ncounts, rp->ncounts == 1 ? "" : "s",
+		 rp->have_end ? "" : " (no END: up to the last whole block)");
+	printable_line(out, "duration:", buf);
+	printable_line(out, "command:", meta_get(rp, TRACE_META_CMDLINE));
+	snprintf(buf, sizeof(buf), "netns %s, port %s",
+		 netns && strcmp(netns, "0") ? netns : "any",
+		 port && strcmp(port, "0") ? port : "any");
+	printable_line(out, "filters:", buf);
+	printable_line(out, "recorder:", meta_get(rp, TRACE_META_VERSION));
+	sb_printf(out, "\n");
+}
+
+static void text_sockets(const struct report *rp, const struct agg *a, uint64_t top,
+			 struct strbuf *out)
+{
+	int shown = a->nsocks < (int64_t)top ? a->nsocks : (int)top;
+	int wl = 5, wo = 8;
+	char l[96], o[64], d[32], s[32], rb[32], ns[16];
+
+	sb_printf(out, "Sockets (the last snapshot; drops are datagrams, skbs the kernel's events):\n");
+	if (!a->nsocks) {
+		sb_printf(out, "  none dropped\n\n");
+		return;
+	}
+	for (int i = 0; i < shown; i++) {
+		fmt_local(l, sizeof(l), &a->socks[i]);
+		fmt_owner(o, sizeof(o), &a->socks[i]);
+		if ((int)strlen(l) > wl)
+			wl = strlen(l);
+		if ((int)strlen(o) > wo)
+			wo = strlen(o);
+	}
+	sb_printf(out, "  %-*s  %-10s  %-*s  %10s  %10s  %-13s  %9s\n", wl, "LOCAL", "NETNS",
+		  wo, "PID/COMM", "DROPS", "SKBS", "CAUSE", "RCVBUF");
+	for (int i = 0; i < shown; i++) {
+		const struct agg_sock *k = &a->socks[i];
+
+		fmt_local(l, sizeof(l), k);
+		fmt_owner(o, sizeof(o), k);
+		fmt_count(d, sizeof(d), k->drops);
+		fmt_count(s, sizeof(s), k->skbs);
+		fmt_netns(ns, sizeof(ns), k->netns);
+		if (k->sock && k->sock->rcvbuf)
+			fmt_bytes(rb, sizeof(rb), k->sock->rcvbuf);
+		else
+			snprintf(rb, sizeof(rb), "?");
+		sb_printf(out, "  %-*s  %-10s  %-*s  %10s  %10s  %-13s  %9s\n", wl, l, ns, wo, o,
+			  d, s, cause__name(main_cause(k)), rb);
+	}
+	if (shown < a->nsocks)
+		sb_printf(out, "  ... %d more socket%s (--top to show more)\n",
+			  a->nsocks - shown, a->nsocks - shown == 1 ? "" : "s");
+	sb_printf(out, "\n");
+}
+
+static void text_flows(const struct agg *a, struct strbuf *out)
+{
+	char f[200], d[32], s[32], ns[16];
+	int wf = 4;
+
+	sb_printf(out, "Drops that belong to no socket:\n");
+	if (!a->nflows) {
+		sb_printf(out, "  none\n\n");
+		return;
+	}
+	for (int i = 0; i < a->nflows; i++) {
+		fmt_flow(f, sizeof(f), &a->flows[i]);
+		if ((int)strlen(f) > wf)
+			wf = strlen(f);
+	}
+	sb_printf(out, "  %-13s  %-10s  %-*s  %10s  %10s\n", "CAUSE", "NETNS", wf, "FLOW",
+		  "DROPS", "SKBS");
+	for (int i = 0; i < a->nflows; i++) {
+		const struct agg_flow *fl = &a->flows[i];
+
+		fmt_flow(f, sizeof(f), fl);
+		fmt_count(d, sizeof(d), fl->drops);
+		fmt_count(s, sizeof(s), fl->skbs);
+		fmt_netns(ns, sizeof(ns), fl->netns);
+		sb_printf(out, "  %-13s  %-10s  %-*s  %10s  %10s\n", cause__name(fl->cause), ns,
+			  wf, f, d, s);
+	}
+	sb_printf(out, "\n");
+}
+
+static void text_totals(const struct agg *a, struct strbuf *out)
+{
+	char d[32], s[32];
+
+	sb_printf(out, "Totals by cause:\n");
+	sb_printf(out, "  %-13s  %10s  %10s\n", "CAUSE", "DROPS", "SKBS");
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		if (!a->cause[c] && !a->cause_skbs[c])
+			continue;
+		fmt_count(d, sizeof(d), a->cause[c]);
+		fmt_count(s, sizeof(s), a->cause_skbs[c]);
+		sb_printf(out, "  %-13s  %10s  %10s\n", cause__name(c), d, s);
+	}
+	fmt_count(d, sizeof(d), a->drops);
+	fmt_count(s, sizeof(s), a->skbs);
+	sb_printf(out, "  %-13s  %10s  %10s\n\n", "total", d, s);
+}
+
+static void text_detail(const struct report *rp, const struct agg *a, uint64_t top,
+			struct strbuf *out)
+{
+	int shown = a->nsocks < (int64_t)top ? a->nsocks : (int)top;
+	char l[96], o[64], ns[16], n[160], d[32], s[32];
+
+	if (!shown)
+		return;
+	sb_printf(out, "Kernel reasons and locations, per socket:\n");
+	for (int i = 0; i < shown; i++) {
+		const struct agg_sock *k = &a->socks[i];
+
+		fmt_local(l, sizeof(l), k);
+		fmt_owner(o, sizeof(o), k);
+		fmt_netns(ns, sizeof(ns), k->netns);
+		sb_printf(out, "  %s  netns %s  %s\n", l, ns, o);
+		for (int j = 0; j < k->nreasons; j++) {
+			fmt_reason(n, sizeof(n), rp, k->reasons[j].reason);
+			fmt_count(d, sizeof(d), k->reasons[j].drops);
+			fmt_count(s, sizeof(s), k->reasons[j].skbs);
+			sb_printf(out, "    reason   %-40s %10s drops %10s skbs  (%s)\n", n, d, s,
+				  cause__name(k->reasons[j].cause));
+		}
+		for (int j = 0; j < k->nlocs; j++) {
+			fmt_loc(n, sizeof(n), rp, k->locs[j].addr);
+			fmt_count(d, sizeof(d), k->locs[j].drops);
+			fmt_count(s, sizeof(s), k->locs[j].skbs);
+			sb_printf(out, "    at       %-40s %10s drops %10s skbs\n", n, d, s);
+		}
+	}
+	sb_printf(out, "\n");
+}
+
+static void text_recon(const struct report *rp, const struct agg *a, struct strbuf *out)
+{
+	char k[32], u[32], ns[16], verdict[64];
+	int shown = 0;
+
+	sb_printf(out, "Reconciliation with the kernel's counters (last snapshot minus first, per netns):\n");
+	if (!rp->nmibs) {
+		sb_printf(out, "  no kernel counters in the file\n");
+		return;
+	}
+	for (int i = 0; i < a->nrecon; i++) {
+		const struct agg_recon *r = &a->recon[i];
+		int64_t diff = recon_diff(r);
+
+		if (!r->kernel && !r->udpdrop)
+			continue;
+		if (!shown++)
+			sb_printf(out, "  %-10s  %-13s  %10s  %10s  %-12s  %s\n", "NETNS", "CAUSE",
+				  "KERNEL", "UDPDROP", "VERDICT", "COUNTERS");
+		fmt_netns(ns, sizeof(ns), r->netns);
+		if (r->have_kernel)
+			fmt_count(k, sizeof(k), r->kernel);
+		else
+			snprintf(k, sizeof(k), "n/a");
+		fmt_count(u, sizeof(u), r->udpdrop);
+		if (!r->have_kernel)
+			snprintf(verdict, sizeof(verdict), "no counter");
+		else if (!diff)
+			snprintf(verdict, sizeof(verdict), "match");
+		else
+			snprintf(verdict, sizeof(verdict), "differ by %llu",
+				 (unsigned long long)(diff < 0 ? -diff : diff));
+		sb_printf(out, "  %-10s  %-13s  %10s  %10s  %-12s  %s\n", ns, cause__name(r->cause),
+			  k, u, verdict, r->counters[0] ? r->counters : "-");
+	}
+	if (!shown)
+		sb_printf(out, "  no drops on either side (%u netns with counters)\n", rp->nmibs);
+}
+
+static void print_text(const struct report *rp, const struct agg *a, uint64_t top,
+		       struct strbuf *out)
+{
+	text_header(rp, out);
+	text_sockets(rp, a, top, out);
+	text_flows(a, out);
+	text_totals(a, out);
+	text_detail(rp, a, top, out);
+	text_recon(rp, a, out);
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static void jkey_u64(struct json *j, const char *k, uint64_t v)
+{
+	json_key(j, k);
+	json_u64(j, v);
+}
+
+static void jkey_str(struct json *j, const char *k, const char *v)
+{
+	json_key(j, k);
+	json_str(j, v);
+}
+
+static void print_json(const struct report *rp, const struct agg *a, uint64_t top,
+		       struct strbuf *out)
+{
+	int shown = a->nsocks < (int64_t)top ? a->nsocks : (int)top;
+	struct json j;
+	char buf[200];
+
+	json_init(&j, out);
+	json_obj_begin(&j);
+	json_key(&j, "file");
+	json_obj_begin(&j);
+	jkey_str(&j, "path", rp->path);
+	json_key(&j, "complete");
+	json_bool(&j, rp->status == TRACE_COMPLETE);
+	jkey_str(&j, "status", report__status_name(rp));
+	jkey_str(&j, "message", rp->message);
+	jkey_u64(&j, "blocks", rp->blocks);
+	json_key(&j, "error_offset");
+	if (rp->status == TRACE_CORRUPT)
+		json_u64(&j, rp->error_offset);
+	else
+		json_null(&j);
+	json_obj_end(&j);
+
+	json_key(&j, "meta");
+	json_obj_begin(&j);
+	for (uint32_t i = 0; i < rp->nmeta; i++)
+		jkey_str(&j, rp->meta[i].key, rp->meta[i].value);
+	json_obj_end(&j);
+	fmt_start(buf, sizeof(buf), meta_get(rp, TRACE_META_START));
+	jkey_str(&j, "start_utc", buf);
+	json_key(&j, "duration_s");
+	json_double(&j, duration_s(rp), 3);
+	jkey_u64(&j, "snapshots", rp->ncounts);
+
+	json_key(&j, "sockets");
+	json_arr_begin(&j);
+	for (int i = 0; i < shown; i++) {
+		const struct agg_sock *k = &a->socks[i];
+
+		json_obj_begin(&j);
+		jkey_u64(&j, k->by_inode ? "inode" : "cookie", k->cookie);
+		fmt_local(buf, sizeof(buf), k);
+		jkey_str(&j, "local", buf);
+		jkey_u64(&j, "netns", k->netns);
+		json_key(&j, "pid");
+		if (k->sock && k->sock->pid)
+			json_u64(&j, k->sock->pid);
+		else
+			json_null(&j);
+		json_key(&j, "comm");
+		json_str(&j, k->sock ? k->sock->comm : NULL);
+		jkey_u64(&j, "drops", k->drops);
+		jkey_u64(&j, "skb_events", k->skbs);
+		jkey_u64(&j, "bytes", k->bytes);
+		jkey_str(&j, "cause", cause__name(main_cause(k)));
+		json_key(&j, "rcvbuf");
+		if (k->sock)
+			json_u64(&j, k->sock->rcvbuf);
+		else
+			json_null(&j);
+		json_key(&j, "queued");
+		if (k->sock)
+			json_u64(&j, k->sock->queued);
+		else
+			json_null(&j);
+		json_key(&j, "causes");
+		json_obj_begin(&j);
+		for (int c = 0; c < CAUSE_MAX; c++)
+			if (k->cause[c] || k->cause_skbs[c])
+				jkey_u64(&j, cause__name(c), k->cause[c]);
+		json_obj_end(&j);
+		json_key(&j, "reasons");
+		json_arr_begin(&j);
+		for (int r = 0; r < k->nreasons; r++) {
+			json_obj_begin(&j);
+			jkey_u64(&j, "reason", k->reasons[r].reason);
+			json_key(&j, "name");
+			json_str(&j, reason_name(rp, k->reasons[r].reason));
+			jkey_str(&j, "cause", cause__name(k->reasons[r].cause));
+			jkey_u64(&j, "drops", k->reasons[r].drops);
+			jkey_u64(&j, "skb_events", k->reasons[r].skbs);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+		json_key(&j, "locations");
+		json_arr_begin(&j);
+		for (int r = 0; r < k->nlocs; r++) {
+			json_obj_begin(&j);
+			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)k->locs[r].addr);
+			jkey_str(&j, "addr", buf);
+			json_key(&j, "symbol");
+			json_str(&j, symbol_name(rp, k->locs[r].addr));
+			jkey_u64(&j, "drops", k->locs[r].drops);
+			jkey_u64(&j, "skb_events", k->locs[r].skbs);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	jkey_u64(&j, "sockets_total", a->nsocks);
+
+	json_key(&j, "unattributed");
+	json_arr_begin(&j);
+	for (int i = 0; i < a->nflows; i++) {
+		const struct agg_flow *f = &a->flows[i];
+
+		json_obj_begin(&j);
+		jkey_str(&j, "cause", cause__name(f->cause));
+		jkey_u64(&j, "netns", f->netns);
+		if (f->family == AF_INET || f->family == AF_INET6) {
+			fmt_addr(buf, sizeof(buf), f->family, f->saddr);
+			jkey_str(&j, "saddr", buf);
+			fmt_addr(buf, sizeof(buf), f->family, f->daddr);
+			jkey_str(&j, "daddr", buf);
+		} else {
+			json_key(&j, "saddr");
+			json_null(&j);
+			json_key(&j, "daddr");
+			json_null(&j);
+		}
+		jkey_u64(&j, "dport", f->dport);
+		jkey_u64(&j, "drops", f->drops);
+		jkey_u64(&j, "skb_events", f->skbs);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+
+	json_key(&j, "totals");
+	json_obj_begin(&j);
+	jkey_u64(&j, "drops", a->drops);
+	jkey_u64(&j, "skb_events", a->skbs);
+	json_key(&j, "causes");
+	json_obj_begin(&j);
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		if (!a->cause[c] && !a->cause_skbs[c])
+			continue;
+		json_key(&j, cause__name(c));
+		json_obj_begin(&j);
+		jkey_u64(&j, "drops", a->cause[c]);
+		jkey_u64(&j, "skb_events", a->cause_skbs[c]);
+		json_obj_end(&j);
+	}
+	json_obj_end(&j);
+	json_obj_end(&j);
+
+	json_key(&j, "reconcile");
+	json_arr_begin(&j);
+	for (int i = 0; i < a->nrecon; i++) {
+		const struct agg_recon *r = &a->recon[i];
+		int64_t diff = recon_diff(r);
+
+		json_obj_begin(&j);
+		jkey_u64(&j, "netns", r->netns);
+		jkey_str(&j, "cause", cause__name(r->cause));
+		json_key(&j, "counters");
+		json_arr_begin(&j);
+		for (const char *p = r->counters; *p;) {
+			size_t n = strcspn(p, "+");
+
+			snprintf(buf, sizeof(buf), "%.*s", (int)n, p);
+			json_str(&j, buf);
+			p += n;
+			if (*p)
+				p++;
+		}
+		json_arr_end(&j);
+		json_key(&j, "kernel");
+		if (r->have_kernel)
+			json_u64(&j, r->kernel);
+		else
+			json_null(&j);
+		jkey_u64(&j, "udpdrop", r->udpdrop);
+		jkey_str(&j, "status", !r->have_kernel ? "no_counter" : diff ? "differ" : "match");
+		json_key(&j, "diff");
+		json_i64(&j, r->have_kernel ? diff : 0);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	sb_printf(out, "\n");
+}
+
+void report__print(const struct report *rp, const struct report_opts *o,
+		   struct strbuf *out)
+{
+	uint64_t top = o->top ? o->top : REPORT_DEFAULT_TOP;
+	struct agg a;
+
+	build(rp, &a);
+	if (o->json)
+		print_json(rp, &a, top, out);
+	else
+		print_text(rp, &a, top, out);
+	agg_free(&a);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * udpdrop report's core, pure: read a trace (docs/trace-format.md) into
+ * memory, then print it as text or JSON into a strbuf. No BPF, no BTF, no
+ * root, nothing from the machine it runs on: the output depends only on
+ * the file (and the options), so it can be compared byte for byte.
+ */
+#ifndef UD_REPORT_MODEL_H
+#define UD_REPORT_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "trace.h"
+#include "util.h"
+
+#define REPORT_DEFAULT_TOP 20
+
+struct report_opts {
+	bool json;
+	uint64_t top; /* socket rows shown; 0: REPORT_DEFAULT_TOP */
+};
+
+struct report_kv {
+	char *key, *value;
+};
+
+struct report_mib {
+	uint32_t netns;
+	uint32_t n;
+	struct report_kv *names; /* value unused */
+	uint64_t *v;
+	uint64_t time_ns;
+};
+
+struct report_counts {
+	bool have;
+	uint64_t time_ns;
+	uint32_t n;
+	struct trace_count *v;
+};
+
+struct report {
+	char *path;
+	enum trace_status status;
+	char message[256];
+	uint64_t blocks, error_offset, records;
+	bool opened;       /* the file could be opened at all */
+	int open_err;      /* its errno, negative */
+	/* what the file holds (the last of each snapshot) */
+	uint32_t nmeta;
+	struct report_kv *meta;
+	uint32_t nreasons;
+	struct trace_reason *reasons; /* names owned */
+	uint32_t nsymbols;
+	struct trace_symbol *symbols; /* names owned */
+	struct report_counts first, last;
+	uint64_t ncounts;  /* COUNTS records */
+	bool have_sockets;
+	uint32_t nsockets;
+	struct trace_socket *sockets;
+	uint32_t nmibs;    /* netns with MIB records: first and last of each */
+	struct report_mib *mib_first, *mib_last;
+	bool have_end;
+	uint64_t end_duration_ns, end_events;
+};
+
+/*
+ * Read path to its end (or its error) into rp. Returns 0 when the file
+ * was opened (rp->status says how it ended), a negative errno when it
+ * could not be opened (message set).
+ */
+int report__load(struct report *rp, const char *path);
+/* The same over a buffer (tests). */
+int report__load_mem(struct report *rp, const char *name, const void *buf,
+		     size_t len);
+void report__free(struct report *rp);
+/* Whether there is a report to print (a trace, with records read). */
+bool report__printable(const struct report *rp);
+/* The report, text or JSON per o, appended to out. */
+void report__print(const struct report *rp, const struct report_opts *o,
+		   struct strbuf *out);
+/* One line for stderr about how the file ended, or NULL if it is complete. */
+const char *report__problem(const struct report *rp, char *buf, size_t len);
+/* The exit code for it: 0 complete or cut short, 1 otherwise. */
+int report__exit_code(const struct report *rp);
+/* "complete", "cut", "corrupt", "not_trace", "newer", "io_error", "missing" */
+const char *report__status_name(const struct report *rp);
+
+#endif
