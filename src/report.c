@@ -24,6 +24,10 @@ static void usage(FILE *f)
 "and drop locations, and the reconciliation with the kernel's counters.\n"
 "Needs neither root nor BPF; reads FILE (default " DEFAULT_INPUT ").\n"
 "\n"
+"  -b, --by KEY           group by " REPORT_BY_VALUES "\n"
+"                         (default socket: the full report, with a timeline\n"
+"                         of drops/s between snapshots); the others print the\n"
+"                         header and that one table (JSON: adds \"by\")\n"
 "  -j, --json             one JSON document instead of text\n"
 "  -n, --top N            socket rows shown (default %d)\n"
 "  -V, --version          print the version\n"
@@ -39,19 +43,27 @@ static int parse_args(int argc, char **argv, struct report_opts *o,
 		      const char **path)
 {
 	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	int c;
+	int c, by;
 
 	*path = DEFAULT_INPUT;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jn:Vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":b:jn:Vh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'b':
+			by = report__by_parse(optarg);
+			if (by < 0)
+				return cli__bad_value("report", "--by", optarg,
+						      "one of " REPORT_BY_VALUES);
+			o->by = by;
+			break;
 		case 'j': o->json = true; break;
 		case 'n':
 			if (parse_u64(optarg, 1, 1000000, &o->top))

@@ -45,7 +45,8 @@ static void *xmemdup(const void *p, size_t len)
 
 	if (!q)
 		abort();
-	memcpy(q, p, len);
+	if (len) /* an empty record may carry no buffer: memcpy(NULL) is UB */
+		memcpy(q, p, len);
 	return q;
 }
 
@@ -110,6 +111,34 @@ static void set_counts(struct report_counts *c, const struct trace_counts *tc)
 	c->v = xmemdup(tc->v, tc->n * sizeof(*tc->v));
 }
 
+/* A COUNTS snapshot for the timeline: its entries summed per (reason, flags). */
+static void add_snap(struct report *rp, const struct trace_counts *tc)
+{
+	struct report_snap *sn;
+
+	rp->snaps = xrealloc(rp->snaps, rp->ncounts + 1, sizeof(*rp->snaps));
+	sn = &rp->snaps[rp->ncounts];
+	memset(sn, 0, sizeof(*sn));
+	sn->time_ns = tc->time_ns;
+	for (uint32_t i = 0; i < tc->n; i++) {
+		const struct trace_count *c = &tc->v[i];
+		uint32_t j;
+
+		for (j = 0; j < sn->n; j++)
+			if (sn->v[j].reason == c->key.reason && sn->v[j].flags == c->key.flags)
+				break;
+		if (j == sn->n) {
+			sn->v = xrealloc(sn->v, sn->n + 1, sizeof(*sn->v));
+			memset(&sn->v[j], 0, sizeof(sn->v[j]));
+			sn->v[j].reason = c->key.reason;
+			sn->v[j].flags = c->key.flags;
+			sn->n++;
+		}
+		sn->v[j].datagrams += c->val.datagrams;
+		sn->v[j].skbs += c->val.skbs;
+	}
+}
+
 static void set_mib(struct report_mib *m, const struct trace_mib *tm)
 {
 	for (uint32_t i = 0; i < m->n; i++)
@@ -162,6 +191,7 @@ static void take(struct report *rp, const struct trace_record *rec)
 		if (!rp->first.have)
 			set_counts(&rp->first, &rec->counts);
 		set_counts(&rp->last, &rec->counts);
+		add_snap(rp, &rec->counts);
 		rp->ncounts++;
 		break;
 	case TRACE_SOCKETS:
@@ -262,6 +292,9 @@ void report__free(struct report *rp)
 	free(rp->symbols);
 	free(rp->first.v);
 	free(rp->last.v);
+	for (uint64_t i = 0; i < rp->ncounts; i++)
+		free(rp->snaps[i].v);
+	free(rp->snaps);
 	free(rp->sockets);
 	for (uint32_t i = 0; i < rp->nmibs; i++) {
 		free_mib(&rp->mib_first[i]);
@@ -659,6 +692,265 @@ static int main_cause(const struct agg_sock *s)
 	return best;
 }
 
+/* ---- timeline and --by ------------------------------------------------- */
+
+static const char *const by_names[REPORT_BY_MAX] = {
+	[REPORT_BY_SOCKET] = "socket",
+	[REPORT_BY_CAUSE] = "cause",
+	[REPORT_BY_REASON] = "reason",
+	[REPORT_BY_LOCATION] = "location",
+	[REPORT_BY_SECOND] = "second",
+};
+
+const char *report__by_name(enum report_by by)
+{
+	return (unsigned)by < REPORT_BY_MAX ? by_names[by] : NULL;
+}
+
+int report__by_parse(const char *s)
+{
+	for (int i = 0; i < REPORT_BY_MAX; i++)
+		if (s && !strcmp(s, by_names[i]))
+			return i;
+	return -1;
+}
+
+/* One interval between snapshots (or several merged). */
+struct tl_row {
+	uint64_t start_ns, len_ns; /* start: from the first snapshot */
+	uint64_t drops;
+	uint64_t cause[CAUSE_MAX];
+};
+
+static void snap_causes(const struct report *rp, const struct report_snap *sn,
+			uint64_t cause[CAUSE_MAX])
+{
+	memset(cause, 0, CAUSE_MAX * sizeof(*cause));
+	for (uint32_t i = 0; i < sn->n; i++) {
+		const char *name = reason_name(rp, sn->v[i].reason);
+
+		cause[cause__classify(name ? name : "", sn->v[i].flags)] += sn->v[i].datagrams;
+	}
+}
+
+/*
+ * The intervals between consecutive COUNTS snapshots: each one's drops are
+ * the later snapshot's minus the earlier's, per cause (never below 0: a
+ * count that went down adds nothing). Returns how many (ncounts - 1).
+ */
+static int timeline(const struct report *rp, struct tl_row **rows)
+{
+	uint64_t prev[CAUSE_MAX], cur[CAUSE_MAX];
+	int n = rp->ncounts >= 2 ? (int)(rp->ncounts - 1) : 0;
+	uint64_t t0;
+
+	*rows = NULL;
+	if (!n)
+		return 0;
+	*rows = xrealloc(NULL, n, sizeof(**rows));
+	t0 = rp->snaps[0].time_ns;
+	snap_causes(rp, &rp->snaps[0], prev);
+	for (int i = 0; i < n; i++) {
+		uint64_t ta = rp->snaps[i].time_ns, tb = rp->snaps[i + 1].time_ns;
+		struct tl_row *r = &(*rows)[i];
+
+		memset(r, 0, sizeof(*r));
+		r->start_ns = ta > t0 ? ta - t0 : 0;
+		r->len_ns = tb > ta ? tb - ta : 0;
+		snap_causes(rp, &rp->snaps[i + 1], cur);
+		for (int c = 0; c < CAUSE_MAX; c++) {
+			r->cause[c] = cur[c] > prev[c] ? cur[c] - prev[c] : 0;
+			r->drops += r->cause[c];
+		}
+		memcpy(prev, cur, sizeof(prev));
+	}
+	return n;
+}
+
+/* n rows merged evenly into at most max (group g: rows g*n/max up to
+ * (g+1)*n/max); *merged set to the result, returns its length. */
+static int timeline_merge(const struct tl_row *rows, int n, int max, struct tl_row **merged)
+{
+	int m = n > max ? max : n;
+
+	*merged = xrealloc(NULL, m, sizeof(**merged));
+	if (n <= max) {
+		if (n)
+			memcpy(*merged, rows, n * sizeof(*rows));
+		return n;
+	}
+	for (int g = 0; g < m; g++) {
+		int lo = (int)((int64_t)g * n / m), hi = (int)((int64_t)(g + 1) * n / m);
+		struct tl_row *r = &(*merged)[g];
+
+		memset(r, 0, sizeof(*r));
+		r->start_ns = rows[lo].start_ns;
+		for (int i = lo; i < hi; i++) {
+			r->len_ns += rows[i].len_ns;
+			r->drops += rows[i].drops;
+			for (int c = 0; c < CAUSE_MAX; c++)
+				r->cause[c] += rows[i].cause[c];
+		}
+	}
+	return m;
+}
+
+static double tl_rate(const struct tl_row *r)
+{
+	return r->len_ns ? r->drops * 1e9 / r->len_ns : 0;
+}
+
+/* The cause with the most drops in r (the lowest on a tie), -1 if none. */
+static int tl_top_cause(const struct tl_row *r)
+{
+	int best = -1;
+
+	for (int c = 0; c < CAUSE_MAX; c++)
+		if (r->cause[c] && (best < 0 || r->cause[c] > r->cause[best]))
+			best = c;
+	return best;
+}
+
+/* Decimals for offsets and lengths: 1, or 3 when an interval is under 0.1 s. */
+static int tl_decimals(const struct tl_row *rows, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (rows[i].len_ns < 100000000ull)
+			return 3;
+	return 1;
+}
+
+static void fmt_rate(char *buf, size_t len, double r)
+{
+	if (r <= 0)
+		snprintf(buf, len, "0");
+	else if (r >= 100)
+		snprintf(buf, len, "%.0f", r);
+	else
+		snprintf(buf, len, "%.1f", r);
+}
+
+/* A contributor to a cause: a socket or a flow with no socket. */
+struct contrib {
+	bool flow;
+	int idx;       /* in agg's socks or flows */
+	uint64_t drops;
+};
+
+static int cmp_contrib(const void *a, const void *b)
+{
+	const struct contrib *x = a, *y = b;
+
+	if (x->drops != y->drops)
+		return x->drops > y->drops ? -1 : 1;
+	if (x->flow != y->flow)
+		return x->flow ? 1 : -1;
+	return x->idx - y->idx;
+}
+
+#define BY_CAUSE_TOP 3
+
+/* The (at most BY_CAUSE_TOP) sockets and flows with the most drops of cause c. */
+static int cause_contribs(const struct agg *a, int c, struct contrib *top)
+{
+	struct contrib *all = xrealloc(NULL, a->nsocks + a->nflows, sizeof(*all));
+	int n = 0;
+
+	for (int i = 0; i < a->nsocks; i++)
+		if (a->socks[i].cause[c])
+			all[n++] = (struct contrib){ false, i, a->socks[i].cause[c] };
+	for (int i = 0; i < a->nflows; i++)
+		if (a->flows[i].cause == c && a->flows[i].drops)
+			all[n++] = (struct contrib){ true, i, a->flows[i].drops };
+	if (n)
+		qsort(all, n, sizeof(*all), cmp_contrib);
+	if (n > BY_CAUSE_TOP)
+		n = BY_CAUSE_TOP;
+	if (n)
+		memcpy(top, all, n * sizeof(*all));
+	free(all);
+	return n;
+}
+
+static void fmt_local(char *buf, size_t len, const struct agg_sock *s);
+static void fmt_flow(char *buf, size_t len, const struct agg_flow *f);
+
+static void fmt_contrib(char *buf, size_t len, const struct agg *a, const struct contrib *k)
+{
+	if (k->flow)
+		fmt_flow(buf, len, &a->flows[k->idx]);
+	else
+		fmt_local(buf, len, &a->socks[k->idx]);
+}
+
+/* The last snapshot's datagrams per (reason, cause), most first. */
+static int by_reason(const struct report *rp, struct agg_reason **out)
+{
+	const struct report_counts *last = &rp->last;
+	struct agg_reason *v = NULL;
+	int n = 0;
+
+	for (uint32_t i = 0; i < last->n; i++) {
+		const struct trace_count *tc = &last->v[i];
+		int cause = key_cause(rp, &tc->key), j;
+
+		for (j = 0; j < n; j++)
+			if (v[j].reason == tc->key.reason && v[j].cause == cause)
+				break;
+		if (j == n) {
+			v = xrealloc(v, n + 1, sizeof(*v));
+			memset(&v[j], 0, sizeof(v[j]));
+			v[j].reason = tc->key.reason;
+			v[j].cause = cause;
+			n++;
+		}
+		v[j].drops += tc->val.datagrams;
+		v[j].skbs += tc->val.skbs;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_reason);
+	*out = v;
+	return n;
+}
+
+static int cmp_loc_drops(const void *a, const void *b)
+{
+	const struct agg_loc *x = a, *y = b;
+
+	if (x->drops != y->drops)
+		return x->drops > y->drops ? -1 : 1;
+	return cmp_loc(a, b);
+}
+
+/* The last snapshot's datagrams per drop location, most first. */
+static int by_location(const struct report *rp, struct agg_loc **out)
+{
+	const struct report_counts *last = &rp->last;
+	struct agg_loc *v = NULL;
+	int n = 0;
+
+	for (uint32_t i = 0; i < last->n; i++) {
+		const struct trace_count *tc = &last->v[i];
+		int j;
+
+		for (j = 0; j < n; j++)
+			if (v[j].addr == tc->key.location)
+				break;
+		if (j == n) {
+			v = xrealloc(v, n + 1, sizeof(*v));
+			memset(&v[j], 0, sizeof(v[j]));
+			v[j].addr = tc->key.location;
+			n++;
+		}
+		v[j].drops += tc->val.datagrams;
+		v[j].skbs += tc->val.skbs;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_loc_drops);
+	*out = v;
+	return n;
+}
+
 /* ---- shared formatting ------------------------------------------------ */
 
 static double duration_s(const struct report *rp)
@@ -971,13 +1263,200 @@ static void text_recon(const struct report *rp, const struct agg *a, struct strb
 		sb_printf(out, "  no drops on either side (%u netns with counters)\n", rp->nmibs);
 }
 
+static void text_timeline(const struct report *rp, struct strbuf *out)
+{
+	struct tl_row *rows, *m;
+	int n = timeline(rp, &rows), nm, dec;
+	char off[32], rate[32], top[32];
+	double max = 0;
+
+	sb_printf(out, "Timeline (drops/s: datagrams per second in each interval between snapshots;\n"
+		  "offsets in s from the first snapshot):\n");
+	if (!n) {
+		sb_printf(out, "  fewer than 2 snapshots: no intervals\n\n");
+		free(rows);
+		return;
+	}
+	nm = timeline_merge(rows, n, REPORT_TIMELINE_LINES, &m);
+	dec = tl_decimals(m, nm);
+	for (int i = 0; i < nm; i++)
+		if (tl_rate(&m[i]) > max)
+			max = tl_rate(&m[i]);
+	if (nm < n)
+		sb_printf(out, "  (%d intervals merged evenly into %d lines of %d or %d)\n", n, nm,
+			  n / nm, (n + nm - 1) / nm);
+	fmt_rate(top, sizeof(top), max);
+	sb_printf(out, "  %9s  %9s  each # is 1/%d of the busiest, %s/s\n", "OFFSET", "DROPS/S",
+		  REPORT_BAR_MAX, top);
+	for (int i = 0; i < nm; i++) {
+		double r = tl_rate(&m[i]);
+		int bar = max > 0 ? (int)(r * REPORT_BAR_MAX / max + 0.5) : 0;
+
+		if (bar > REPORT_BAR_MAX)
+			bar = REPORT_BAR_MAX;
+		if (!bar && m[i].drops)
+			bar = 1;
+		snprintf(off, sizeof(off), "+%.*f", dec, m[i].start_ns / 1e9);
+		fmt_rate(rate, sizeof(rate), r);
+		sb_printf(out, "  %7s s  %7s/s", off, rate);
+		if (bar)
+			sb_printf(out, "  %.*s", bar,
+				  "##################################################");
+		sb_printf(out, "\n");
+	}
+	sb_printf(out, "\n");
+	free(m);
+	free(rows);
+}
+
+static void text_by_cause(const struct agg *a, struct strbuf *out)
+{
+	struct contrib top[BY_CAUSE_TOP];
+	char d[32], s[32], sh[16], who[200], list[720];
+
+	sb_printf(out, "Drops by cause (the last snapshot; SHARE of all datagrams dropped):\n");
+	if (!a->drops && !a->skbs) {
+		sb_printf(out, "  none dropped\n");
+		return;
+	}
+	sb_printf(out, "  %-13s  %10s  %10s  %6s  %s\n", "CAUSE", "DROPS", "SKBS", "SHARE",
+		  "MOST FROM (socket or flow: drops)");
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		int nt;
+		size_t o = 0;
+
+		if (!a->cause[c] && !a->cause_skbs[c])
+			continue;
+		fmt_count(d, sizeof(d), a->cause[c]);
+		fmt_count(s, sizeof(s), a->cause_skbs[c]);
+		snprintf(sh, sizeof(sh), "%.1f%%", a->drops ? 100.0 * a->cause[c] / a->drops : 0.0);
+		nt = cause_contribs(a, c, top);
+		list[0] = 0;
+		for (int i = 0; i < nt; i++) {
+			fmt_contrib(who, sizeof(who), a, &top[i]);
+			fmt_count(d, sizeof(d), top[i].drops);
+			if (o < sizeof(list))
+				o += snprintf(list + o, sizeof(list) - o, "%s%s: %s",
+					      i ? ", " : "", who, d);
+		}
+		fmt_count(d, sizeof(d), a->cause[c]);
+		sb_printf(out, "  %-13s  %10s  %10s  %6s  %s\n", cause__name(c), d, s, sh,
+			  list[0] ? list : "-");
+	}
+}
+
+static void text_by_reason(const struct report *rp, struct strbuf *out)
+{
+	struct agg_reason *v;
+	int n = by_reason(rp, &v), w = 6;
+	char name[160], d[32], s[32];
+
+	sb_printf(out, "Drops by kernel reason (the last snapshot; names from the file's REASONS table):\n");
+	if (!n) {
+		sb_printf(out, "  none dropped\n");
+		free(v);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		fmt_reason(name, sizeof(name), rp, v[i].reason);
+		if ((int)strlen(name) > w)
+			w = strlen(name);
+	}
+	sb_printf(out, "  %-*s  %5s  %10s  %10s  %s\n", w, "REASON", "VALUE", "DROPS", "SKBS",
+		  "CAUSE");
+	for (int i = 0; i < n; i++) {
+		fmt_reason(name, sizeof(name), rp, v[i].reason);
+		str_printable(name);
+		fmt_count(d, sizeof(d), v[i].drops);
+		fmt_count(s, sizeof(s), v[i].skbs);
+		sb_printf(out, "  %-*s  %5u  %10s  %10s  %s\n", w, name, v[i].reason, d, s,
+			  cause__name(v[i].cause));
+	}
+	free(v);
+}
+
+static void text_by_location(const struct report *rp, struct strbuf *out)
+{
+	struct agg_loc *v;
+	int n = by_location(rp, &v), w = 8;
+	char name[160], addr[32], d[32], s[32];
+
+	sb_printf(out, "Drops by location (the last snapshot; symbols from the file's SYMBOLS table):\n");
+	if (!n) {
+		sb_printf(out, "  none dropped\n");
+		free(v);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		fmt_loc(name, sizeof(name), rp, v[i].addr);
+		if ((int)strlen(name) > w)
+			w = strlen(name);
+	}
+	sb_printf(out, "  %-*s  %-18s  %10s  %10s\n", w, "LOCATION", "ADDRESS", "DROPS", "SKBS");
+	for (int i = 0; i < n; i++) {
+		fmt_loc(name, sizeof(name), rp, v[i].addr);
+		str_printable(name);
+		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)v[i].addr);
+		fmt_count(d, sizeof(d), v[i].drops);
+		fmt_count(s, sizeof(s), v[i].skbs);
+		sb_printf(out, "  %-*s  %-18s  %10s  %10s\n", w, name, addr, d, s);
+	}
+	free(v);
+}
+
+static void text_by_second(const struct report *rp, struct strbuf *out)
+{
+	struct tl_row *rows;
+	int n = timeline(rp, &rows), dec;
+	char off[32], len[32], d[32], rate[32];
+
+	sb_printf(out, "Drops per interval between snapshots (START: offset in s from the first\n"
+		  "snapshot; INTERVAL in s; DROPS/S: datagrams per second):\n");
+	if (!n) {
+		sb_printf(out, "  fewer than 2 snapshots: no intervals\n");
+		free(rows);
+		return;
+	}
+	dec = tl_decimals(rows, n);
+	sb_printf(out, "  %9s  %9s  %10s  %10s  %s\n", "START", "INTERVAL", "DROPS", "DROPS/S",
+		  "TOP CAUSE");
+	for (int i = 0; i < n; i++) {
+		int c = tl_top_cause(&rows[i]);
+
+		snprintf(off, sizeof(off), "+%.*f", dec, rows[i].start_ns / 1e9);
+		snprintf(len, sizeof(len), "%.*f", dec, rows[i].len_ns / 1e9);
+		fmt_count(d, sizeof(d), rows[i].drops);
+		fmt_rate(rate, sizeof(rate), tl_rate(&rows[i]));
+		sb_printf(out, "  %9s  %9s  %10s  %10s  %s\n", off, len, d, rate,
+			  c < 0 ? "-" : cause__name(c));
+	}
+	free(rows);
+}
+
 static void print_text(const struct report *rp, const struct agg *a, uint64_t top,
-		       struct strbuf *out)
+		       enum report_by by, struct strbuf *out)
 {
 	text_header(rp, out);
+	switch (by) {
+	case REPORT_BY_CAUSE:
+		text_by_cause(a, out);
+		return;
+	case REPORT_BY_REASON:
+		text_by_reason(rp, out);
+		return;
+	case REPORT_BY_LOCATION:
+		text_by_location(rp, out);
+		return;
+	case REPORT_BY_SECOND:
+		text_by_second(rp, out);
+		return;
+	default:
+		break;
+	}
 	text_sockets(rp, a, top, out);
 	text_flows(a, out);
 	text_totals(a, out);
+	text_timeline(rp, out);
 	text_detail(rp, a, top, out);
 	text_recon(rp, a, out);
 }
@@ -996,9 +1475,110 @@ static void jkey_str(struct json *j, const char *k, const char *v)
 	json_str(j, v);
 }
 
-static void print_json(const struct report *rp, const struct agg *a, uint64_t top,
-		       struct strbuf *out)
+static void json_tl_row(struct json *j, const struct tl_row *r, bool top_cause)
 {
+	int c = tl_top_cause(r);
+
+	json_obj_begin(j);
+	json_key(j, "t");
+	json_double(j, r->start_ns / 1e9, 3);
+	json_key(j, "interval_s");
+	json_double(j, r->len_ns / 1e9, 3);
+	jkey_u64(j, "drops", r->drops);
+	json_key(j, "drops_per_s");
+	json_double(j, tl_rate(r), 3);
+	if (top_cause) {
+		json_key(j, "top_cause");
+		json_str(j, c < 0 ? NULL : cause__name(c));
+	}
+	json_obj_end(j);
+}
+
+static void json_by(const struct report *rp, const struct agg *a, enum report_by by,
+		    struct json *j)
+{
+	char buf[200];
+
+	json_key(j, "by");
+	json_obj_begin(j);
+	jkey_str(j, "key", report__by_name(by));
+	json_key(j, "rows");
+	json_arr_begin(j);
+	if (by == REPORT_BY_CAUSE) {
+		struct contrib top[BY_CAUSE_TOP];
+
+		for (int c = 0; c < CAUSE_MAX; c++) {
+			int nt;
+
+			if (!a->cause[c] && !a->cause_skbs[c])
+				continue;
+			json_obj_begin(j);
+			jkey_str(j, "cause", cause__name(c));
+			jkey_u64(j, "drops", a->cause[c]);
+			jkey_u64(j, "skb_events", a->cause_skbs[c]);
+			json_key(j, "share");
+			json_double(j, a->drops ? (double)a->cause[c] / a->drops : 0.0, 4);
+			json_key(j, "top");
+			json_arr_begin(j);
+			nt = cause_contribs(a, c, top);
+			for (int i = 0; i < nt; i++) {
+				json_obj_begin(j);
+				jkey_str(j, "kind", top[i].flow ? "flow" : "socket");
+				fmt_contrib(buf, sizeof(buf), a, &top[i]);
+				jkey_str(j, "what", buf);
+				jkey_u64(j, "drops", top[i].drops);
+				json_obj_end(j);
+			}
+			json_arr_end(j);
+			json_obj_end(j);
+		}
+	} else if (by == REPORT_BY_REASON) {
+		struct agg_reason *v;
+		int n = by_reason(rp, &v);
+
+		for (int i = 0; i < n; i++) {
+			json_obj_begin(j);
+			jkey_u64(j, "reason", v[i].reason);
+			json_key(j, "name");
+			json_str(j, reason_name(rp, v[i].reason));
+			jkey_str(j, "cause", cause__name(v[i].cause));
+			jkey_u64(j, "drops", v[i].drops);
+			jkey_u64(j, "skb_events", v[i].skbs);
+			json_obj_end(j);
+		}
+		free(v);
+	} else if (by == REPORT_BY_LOCATION) {
+		struct agg_loc *v;
+		int n = by_location(rp, &v);
+
+		for (int i = 0; i < n; i++) {
+			json_obj_begin(j);
+			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v[i].addr);
+			jkey_str(j, "addr", buf);
+			json_key(j, "symbol");
+			json_str(j, symbol_name(rp, v[i].addr));
+			jkey_u64(j, "drops", v[i].drops);
+			jkey_u64(j, "skb_events", v[i].skbs);
+			json_obj_end(j);
+		}
+		free(v);
+	} else if (by == REPORT_BY_SECOND) {
+		struct tl_row *rows;
+		int n = timeline(rp, &rows);
+
+		for (int i = 0; i < n; i++)
+			json_tl_row(j, &rows[i], true);
+		free(rows);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+static void print_json(const struct report *rp, const struct agg *a, uint64_t top,
+		       enum report_by by, struct strbuf *out)
+{
+	struct tl_row *rows;
+	int nrows;
 	int shown = a->nsocks < (int64_t)top ? a->nsocks : (int)top;
 	struct json j;
 	char buf[200];
@@ -1176,6 +1756,17 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
+
+	/* every interval between snapshots, unmerged */
+	json_key(&j, "timeline");
+	json_arr_begin(&j);
+	nrows = timeline(rp, &rows);
+	for (int i = 0; i < nrows; i++)
+		json_tl_row(&j, &rows[i], false);
+	free(rows);
+	json_arr_end(&j);
+	if (by != REPORT_BY_SOCKET)
+		json_by(rp, a, by, &j);
 	json_obj_end(&j);
 	sb_printf(out, "\n");
 }
@@ -1188,8 +1779,8 @@ void report__print(const struct report *rp, const struct report_opts *o,
 
 	build(rp, &a);
 	if (o->json)
-		print_json(rp, &a, top, out);
+		print_json(rp, &a, top, o->by, out);
 	else
-		print_text(rp, &a, top, out);
+		print_text(rp, &a, top, o->by, out);
 	agg_free(&a);
 }

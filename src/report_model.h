@@ -14,10 +14,46 @@
 #include "util.h"
 
 #define REPORT_DEFAULT_TOP 20
+/* The text timeline's most lines: more intervals are merged evenly. */
+#define REPORT_TIMELINE_LINES 60
+/* Its longest bar, in '#'. */
+#define REPORT_BAR_MAX 50
+
+/* --by: what the report's table is grouped by. */
+enum report_by {
+	REPORT_BY_SOCKET, /* the default: sockets, flows, totals, timeline, ... */
+	REPORT_BY_CAUSE,
+	REPORT_BY_REASON,
+	REPORT_BY_LOCATION,
+	REPORT_BY_SECOND,
+	REPORT_BY_MAX,
+};
 
 struct report_opts {
 	bool json;
 	uint64_t top; /* socket rows shown; 0: REPORT_DEFAULT_TOP */
+	enum report_by by;
+};
+
+/* "socket", "cause", ...; NULL out of range. */
+const char *report__by_name(enum report_by by);
+/* The --by value named s, or -1. */
+int report__by_parse(const char *s);
+/* "socket|cause|reason|location|second" */
+#define REPORT_BY_VALUES "socket|cause|reason|location|second"
+
+/* One (reason, key flags) pair's totals in a COUNTS snapshot: enough to
+ * classify (the cause depends on both) without keeping every entry. */
+struct report_rc {
+	uint32_t reason, flags;
+	uint64_t datagrams, skbs;
+};
+
+/* Every COUNTS snapshot, summed per (reason, flags): the timeline. */
+struct report_snap {
+	uint64_t time_ns;
+	uint32_t n;
+	struct report_rc *v;
 };
 
 struct report_kv {
@@ -55,6 +91,7 @@ struct report {
 	struct trace_symbol *symbols; /* names owned */
 	struct report_counts first, last;
 	uint64_t ncounts;  /* COUNTS records */
+	struct report_snap *snaps; /* ncounts of them, in file order */
 	bool have_sockets;
 	uint32_t nsockets;
 	struct trace_socket *sockets;

@@ -361,6 +361,276 @@ static void test_newer(void **state)
 	report__free(&rp);
 }
 
+/* ---- the timeline and --by ---- */
+
+static void tl_meta(struct trace_writer *w, bool syms)
+{
+	static const struct trace_kv meta_v[] = {
+		{ TRACE_META_HOST, "testhost" },
+		{ TRACE_META_START, "1763880000.250000000" },
+		{ "netns", "0" },
+		{ "port", "0" },
+	};
+	struct trace_meta meta = { ARRAY_SIZE(meta_v), meta_v };
+	static const struct trace_reason reasons_v[] = {
+		{ R_NO_SOCKET, "NO_SOCKET" }, { R_RCVBUF, "SOCKET_RCVBUFF" },
+	};
+	struct trace_reasons reasons = { ARRAY_SIZE(reasons_v), reasons_v };
+	static const struct trace_symbol syms_v[] = {
+		{ LOC_RCVBUF, "__udp_queue_rcv_skb+0x1a4" },
+	};
+	struct trace_symbols symbols = { ARRAY_SIZE(syms_v), syms_v };
+
+	assert_int_equal(trace_writer__meta(w, &meta), 0);
+	assert_int_equal(trace_writer__reasons(w, &reasons), 0);
+	if (syms)
+		assert_int_equal(trace_writer__symbols(w, &symbols), 0);
+}
+
+static struct trace_count tl_flow(uint64_t n)
+{
+	struct trace_count c = count(0, NS2, R_NO_SOCKET, LOC_NOPORT, n, n);
+
+	c.key.saddr[0] = 10, c.key.saddr[3] = 1;
+	c.key.daddr[0] = 10, c.key.daddr[3] = 9;
+	c.key.dport = 53;
+	return c;
+}
+
+/*
+ * Four snapshots 1 s apart, cumulative: socket 42 (rcvbuf) 0, 100, 100,
+ * 400 datagrams (one skb more than datagrams once it drops); a flow with
+ * no socket 0, 10, 30, 30; socket 43 (rcvbuf) 5 in the last only. So the
+ * intervals drop 110 (100 rcvbuf + 10 no_socket), 20 (no_socket) and 305
+ * (rcvbuf).
+ */
+static void build_tl3(void)
+{
+	static const uint64_t s42[] = { 0, 100, 100, 400 }, fl[] = { 0, 10, 30, 30 };
+	struct trace_socket sv[2] = {
+		{ .cookie = 42, .netns = NS1, .inode = 900, .pid = 77, .family = AF_INET,
+		  .proto = 17, .laddr = { 10, 0, 0, 2 }, .lport = 5001, .comm = "rx" },
+		{ .cookie = 43, .netns = NS1, .inode = 901, .pid = 78, .family = AF_INET,
+		  .proto = 17, .laddr = { 10, 0, 0, 2 }, .lport = 5002, .comm = "rx2" },
+	};
+	struct trace_sockets socks = { .time_ns = 4000000000ull, .n = 2, .v = sv };
+	struct trace_writer *w;
+
+	unlink(path);
+	assert_int_equal(trace_writer__open(path, false, &w), 0);
+	tl_meta(w, true);
+	for (int i = 0; i < 4; i++) {
+		struct trace_count cv[3];
+		struct trace_counts c = { .time_ns = (1 + i) * 1000000000ull, .v = cv };
+
+		if (s42[i])
+			cv[c.n++] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, s42[i], s42[i] + 1);
+		if (fl[i])
+			cv[c.n++] = tl_flow(fl[i]);
+		if (i == 3)
+			cv[c.n++] = count(43, NS1, R_RCVBUF, LOC_RCVBUF, 5, 5);
+		assert_int_equal(trace_writer__counts(w, &c), 0);
+		assert_int_equal(trace_writer__flush(w), 0);
+	}
+	assert_int_equal(trace_writer__sockets(w, &socks), 0);
+	assert_int_equal(trace_writer__close(w), 0);
+}
+
+static char *render_by(struct report *rp, bool json, enum report_by by)
+{
+	struct report_opts o = { .json = json, .by = by };
+	struct strbuf sb = {};
+
+	report__print(rp, &o, &sb);
+	sb_printf(&sb, "%s", "");
+	return sb.buf;
+}
+
+static void test_by_names(void **state)
+{
+	assert_int_equal(report__by_parse("socket"), REPORT_BY_SOCKET);
+	assert_int_equal(report__by_parse("cause"), REPORT_BY_CAUSE);
+	assert_int_equal(report__by_parse("reason"), REPORT_BY_REASON);
+	assert_int_equal(report__by_parse("location"), REPORT_BY_LOCATION);
+	assert_int_equal(report__by_parse("second"), REPORT_BY_SECOND);
+	assert_int_equal(report__by_parse("Cause"), -1);
+	assert_int_equal(report__by_parse(""), -1);
+	assert_int_equal(report__by_parse(NULL), -1);
+	for (int i = 0; i < REPORT_BY_MAX; i++)
+		assert_int_equal(report__by_parse(report__by_name(i)), i);
+	assert_null(report__by_name(REPORT_BY_MAX));
+}
+
+static void test_timeline(void **state)
+{
+	struct report rp;
+	char *t, *j;
+
+	build_tl3();
+	assert_int_equal(report__load(&rp, path), 0);
+	assert_string_equal(report__status_name(&rp), "complete");
+	t = render(&rp, false, 0);
+	ASSERT_HAS(t, "  duration:  3.0 s, first to last of 4 snapshots\n");
+	ASSERT_HAS(t, "  total                 435         436\n\n"
+		   "Timeline (drops/s: datagrams per second in each interval between snapshots;\n"
+		   "offsets in s from the first snapshot):\n"
+		   "     OFFSET    DROPS/S  each # is 1/50 of the busiest, 305/s\n"
+		   "     +0.0 s      110/s  ##################\n"
+		   "     +1.0 s     20.0/s  ###\n"
+		   "     +2.0 s      305/s  ##################################################\n"
+		   "\nKernel reasons");
+	ASSERT_LACKS(t, "merged");
+	free(t);
+
+	j = render(&rp, true, 0);
+	ASSERT_JQ(j, ".timeline == [{\"t\":0,\"interval_s\":1,\"drops\":110,\"drops_per_s\":110},"
+		  "{\"t\":1,\"interval_s\":1,\"drops\":20,\"drops_per_s\":20},"
+		  "{\"t\":2,\"interval_s\":1,\"drops\":305,\"drops_per_s\":305}]");
+	ASSERT_JQ(j, "has(\"by\") | not");
+	free(j);
+	report__free(&rp);
+}
+
+static void test_by(void **state)
+{
+	struct report rp;
+	char *t, *j;
+
+	build_tl3();
+	assert_int_equal(report__load(&rp, path), 0);
+
+	t = render_by(&rp, false, REPORT_BY_SOCKET);
+	j = render(&rp, false, 0);
+	assert_string_equal(t, j); /* the default */
+	free(j);
+	free(t);
+
+	t = render_by(&rp, false, REPORT_BY_CAUSE);
+	ASSERT_HAS(t, "Drops by cause (the last snapshot; SHARE of all datagrams dropped):\n"
+		   "  CAUSE               DROPS        SKBS   SHARE  MOST FROM (socket or flow: drops)\n"
+		   "  rcvbuf                405         406   93.1%%  10.0.0.2:5001: 400, 10.0.0.2:5002: 5\n"
+		   "  no_socket              30          30    6.9%%  10.0.0.1 -> 10.0.0.9:53: 30\n");
+	ASSERT_LACKS(t, "Sockets (");
+	ASSERT_LACKS(t, "Timeline");
+	free(t);
+	j = render_by(&rp, true, REPORT_BY_CAUSE);
+	ASSERT_JQ(j, ".by.key == \"cause\" and (.by.rows | length == 2)");
+	ASSERT_JQ(j, ".by.rows[0] == {\"cause\":\"rcvbuf\",\"drops\":405,\"skb_events\":406,"
+		  "\"share\":0.931,\"top\":[{\"kind\":\"socket\",\"what\":\"10.0.0.2:5001\",\"drops\":400},"
+		  "{\"kind\":\"socket\",\"what\":\"10.0.0.2:5002\",\"drops\":5}]}");
+	ASSERT_JQ(j, ".by.rows[1] | .cause == \"no_socket\" and .drops == 30 and .share == 0.069"
+		  " and .top == [{\"kind\":\"flow\",\"what\":\"10.0.0.1 -> 10.0.0.9:53\",\"drops\":30}]");
+	ASSERT_JQ(j, ".timeline | length == 3"); /* still there */
+	ASSERT_JQ(j, ".sockets | length == 2");
+	free(j);
+
+	t = render_by(&rp, false, REPORT_BY_REASON);
+	ASSERT_HAS(t, "  REASON          VALUE       DROPS        SKBS  CAUSE\n"
+		   "  SOCKET_RCVBUFF      6         405         406  rcvbuf\n"
+		   "  NO_SOCKET           3          30          30  no_socket\n");
+	free(t);
+	j = render_by(&rp, true, REPORT_BY_REASON);
+	ASSERT_JQ(j, ".by == {\"key\":\"reason\",\"rows\":["
+		  "{\"reason\":6,\"name\":\"SOCKET_RCVBUFF\",\"cause\":\"rcvbuf\",\"drops\":405,\"skb_events\":406},"
+		  "{\"reason\":3,\"name\":\"NO_SOCKET\",\"cause\":\"no_socket\",\"drops\":30,\"skb_events\":30}]}");
+	free(j);
+
+	t = render_by(&rp, false, REPORT_BY_LOCATION);
+	ASSERT_HAS(t, "  LOCATION                   ADDRESS                  DROPS        SKBS\n"
+		   "  __udp_queue_rcv_skb+0x1a4  0xffffffff81a0b1c4         405         406\n"
+		   "  0xffffffff81a0c000         0xffffffff81a0c000          30          30\n");
+	free(t);
+	j = render_by(&rp, true, REPORT_BY_LOCATION);
+	ASSERT_JQ(j, ".by == {\"key\":\"location\",\"rows\":["
+		  "{\"addr\":\"0xffffffff81a0b1c4\",\"symbol\":\"__udp_queue_rcv_skb+0x1a4\",\"drops\":405,\"skb_events\":406},"
+		  "{\"addr\":\"0xffffffff81a0c000\",\"symbol\":null,\"drops\":30,\"skb_events\":30}]}");
+	free(j);
+
+	t = render_by(&rp, false, REPORT_BY_SECOND);
+	ASSERT_HAS(t, "      START   INTERVAL       DROPS     DROPS/S  TOP CAUSE\n"
+		   "       +0.0        1.0         110         110  rcvbuf\n"
+		   "       +1.0        1.0          20        20.0  no_socket\n"
+		   "       +2.0        1.0         305         305  rcvbuf\n");
+	free(t);
+	j = render_by(&rp, true, REPORT_BY_SECOND);
+	ASSERT_JQ(j, ".by.key == \"second\" and (.by.rows | map(.drops)) == [110,20,305]"
+		  " and (.by.rows | map(.top_cause)) == [\"rcvbuf\",\"no_socket\",\"rcvbuf\"]"
+		  " and .by.rows[1] == {\"t\":1,\"interval_s\":1,\"drops\":20,\"drops_per_s\":20,\"top_cause\":\"no_socket\"}");
+	free(j);
+	report__free(&rp);
+}
+
+/*
+ * 91 snapshots 1 s apart, cumulative i*i datagrams: interval i drops 2i+1.
+ * 90 intervals: the text merges them into 60 lines (line g: intervals
+ * g*90/60 up to (g+1)*90/60, so 1 or 2 of them); JSON keeps all 90.
+ */
+static void test_timeline_merged(void **state)
+{
+	struct trace_writer *w;
+	struct report rp;
+	int lines = 0;
+	char *t, *j, *p;
+
+	unlink(path);
+	assert_int_equal(trace_writer__open(path, false, &w), 0);
+	tl_meta(w, false);
+	for (int i = 0; i <= 90; i++) {
+		struct trace_count cv[1] = { count(42, NS1, R_RCVBUF, LOC_RCVBUF, i * i, i * i) };
+		struct trace_counts c = { .time_ns = (10 + i) * 1000000000ull, .n = i ? 1 : 0, .v = cv };
+
+		assert_int_equal(trace_writer__counts(w, &c), 0);
+	}
+	assert_int_equal(trace_writer__close(w), 0);
+	assert_int_equal(report__load(&rp, path), 0);
+
+	t = render(&rp, false, 0);
+	ASSERT_HAS(t, "  (90 intervals merged evenly into 60 lines of 1 or 2)\n"
+		   "     OFFSET    DROPS/S  each # is 1/50 of the busiest, 178/s\n"
+		   "     +0.0 s      1.0/s  #\n"     /* interval 0: 1 */
+		   "     +1.0 s      4.0/s  #\n"     /* 1 and 2: 3 + 5 in 2 s */
+		   "     +3.0 s      7.0/s  ##\n");  /* 3: 7 */
+	/* the last: 88 and 89, 177 + 179 in 2 s */
+	ASSERT_HAS(t, "    +88.0 s      178/s  ##################################################\n\n");
+	for (p = strstr(t, "Timeline"); p && (p = strstr(p, " s  ")); p++)
+		lines++;
+	assert_int_equal(lines, 60);
+	free(t);
+
+	j = render(&rp, true, 0);
+	ASSERT_JQ(j, ".timeline | length == 90");
+	ASSERT_JQ(j, "[.timeline[].drops] | add == 8100");
+	ASSERT_JQ(j, ".timeline[89] == {\"t\":89,\"interval_s\":1,\"drops\":179,\"drops_per_s\":179}");
+	free(j);
+	t = render_by(&rp, false, REPORT_BY_SECOND);
+	ASSERT_HAS(t, "      +89.0        1.0         179         179  rcvbuf\n");
+	free(t);
+	report__free(&rp);
+}
+
+/* One snapshot: no intervals, said so. */
+static void test_timeline_one(void **state)
+{
+	struct trace_writer *w;
+	struct trace_counts c = { .time_ns = 1000000000ull };
+	struct report rp;
+	char *t, *j;
+
+	unlink(path);
+	assert_int_equal(trace_writer__open(path, false, &w), 0);
+	tl_meta(w, false);
+	assert_int_equal(trace_writer__counts(w, &c), 0);
+	assert_int_equal(trace_writer__close(w), 0);
+	assert_int_equal(report__load(&rp, path), 0);
+	t = render(&rp, false, 0);
+	ASSERT_HAS(t, "offsets in s from the first snapshot):\n  fewer than 2 snapshots: no intervals\n");
+	free(t);
+	j = render_by(&rp, true, REPORT_BY_SECOND);
+	ASSERT_JQ(j, ".timeline == [] and .by == {\"key\":\"second\",\"rows\":[]}");
+	free(j);
+	report__free(&rp);
+}
+
 /* ---- golden: real recordings in tests/fixtures ---- */
 
 static void golden(const char *data, const char *want, bool json, int exit_code)
@@ -396,6 +666,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_corrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer, setup, teardown),
+		cmocka_unit_test(test_by_names),
+		cmocka_unit_test_setup_teardown(test_timeline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_by, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_merged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_one, setup, teardown),
 		cmocka_unit_test(test_golden),
 	};
 
