@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Option errors, worded the same way by every subcommand (see cli.h). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
+#include "netns.h"
 
 int cli__bad_value(const char *cmd, const char *opt, const char *val, const char *want)
 {
@@ -39,4 +42,37 @@ int cli__bad_option(const char *cmd, int c, char **argv,
 				 : "udpdrop %s: unknown option '%s'\n", cmd, name);
 	fprintf(stderr, "Try 'udpdrop %s --help'.\n", cmd);
 	return -EXIT_USAGE;
+}
+
+int cli__bad_arg(const char *cmd, const char *arg)
+{
+	fprintf(stderr, "udpdrop %s: unexpected argument '%s'\n"
+		"Try 'udpdrop %s --help'.\n", cmd, arg, cmd);
+	return -EXIT_USAGE;
+}
+
+int cli__resolve_netns(const char *cmd, const char *spec, bool privileged,
+		       uint32_t *netns)
+{
+	struct netns_table nt;
+	int err;
+
+	if (!spec)
+		return 0;
+	if (netns__scan(&nt)) {
+		fprintf(stderr, "udpdrop %s: out of memory\n", cmd);
+		return EXIT_FAIL;
+	}
+	err = netns__resolve(&nt, spec, netns);
+	netns__free(&nt);
+	if (!err)
+		return 0;
+	/* names under /run/netns are visible to all; inodes and paths of
+	 * other users' namespaces only to root */
+	if (!privileged && (strspn(spec, "0123456789") == strlen(spec) ||
+			    (strchr(spec, '/') && access(spec, F_OK) && errno == EACCES)))
+		return EXIT_PRIV;
+	fprintf(stderr, "udpdrop %s: unknown netns '%s': give an `ip netns` name, an nsfs path (/proc/PID/ns/net) or a netns inode\n"
+		"Try 'udpdrop %s --help'.\n", cmd, spec, cmd);
+	return EXIT_USAGE;
 }

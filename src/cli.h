@@ -11,6 +11,9 @@ enum exit_code {
 	EXIT_KERNEL = 4,   /* kernel lacks a feature, or BPF load/attach failed */
 };
 
+#include <stdbool.h>
+#include <stdint.h>
+
 struct option;
 
 /*
@@ -21,6 +24,16 @@ struct option;
 int cli__bad_value(const char *cmd, const char *opt, const char *val, const char *want);
 int cli__bad_usage(const char *cmd, const char *msg);
 int cli__bad_option(const char *cmd, int c, char **argv, const struct option *longopts);
+/*
+ * -N NETNS: an `ip netns` name, nsfs path or inode into *netns (NULL spec:
+ * left alone). 0, EXIT_USAGE after the error line, EXIT_FAIL, or EXIT_PRIV
+ * (nothing printed: the caller says what privilege is missing) when only
+ * root could see that namespace.
+ */
+int cli__resolve_netns(const char *cmd, const char *spec, bool privileged,
+		       uint32_t *netns);
+/* A word after the options the command takes none of. */
+int cli__bad_arg(const char *cmd, const char *arg);
 
 int do_top(int argc, char **argv);
 int do_sink(int argc, char **argv);

@@ -333,9 +333,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 	if (optind >= argc)
 		return bad_usage("where to? give HOST:PORT");
 	if (argc - optind > 1) {
-		fprintf(stderr, WHO ": unexpected argument '%s'\n"
-			"Try 'udpdrop gen --help'.\n", argv[optind + 1]);
-		return -EXIT_USAGE;
+		return cli__bad_arg("gen", argv[optind + 1]);
 	}
 	if (have_rate && have_pps)
 		return bad_usage("--rate and --pps both set the rate: give one");

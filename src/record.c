@@ -138,9 +138,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, WHO ": unexpected argument '%s'\n"
-			"Try 'udpdrop record --help'.\n", argv[optind]);
-		return -EXIT_USAGE;
+		return cli__bad_arg("record", argv[optind]);
 	}
 	log__set_level(verbose >= 2 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_WARN);
 	return 0;
@@ -593,7 +591,6 @@ int do_record(int argc, char **argv)
 	struct record_opts o = {};
 	struct watch w = {};
 	struct recorder rc = { .w = &w };
-	struct netns_table nt;
 	struct stat st;
 	char missing[128];
 	bool privileged, created = false;
@@ -609,21 +606,11 @@ int do_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	privileged = !caps__check_bpf(missing, sizeof(missing));
-	if (netns__scan(&nt)) {
-		fprintf(stderr, WHO ": out of memory\n");
-		return EXIT_FAIL;
-	}
-	if (o.netns_spec && netns__resolve(&nt, o.netns_spec, &o.model.netns)) {
-		netns__free(&nt);
-		if (!privileged && (strspn(o.netns_spec, "0123456789") == strlen(o.netns_spec) ||
-				    (strchr(o.netns_spec, '/') && access(o.netns_spec, F_OK) &&
-				     errno == EACCES)))
-			goto no_privilege;
-		fprintf(stderr, WHO ": unknown netns '%s': give an `ip netns` name, an nsfs path (/proc/PID/ns/net) or a netns inode\n"
-			"Try 'udpdrop record --help'.\n", o.netns_spec);
-		return EXIT_USAGE;
-	}
-	netns__free(&nt);
+	err = cli__resolve_netns("record", o.netns_spec, privileged, &o.model.netns);
+	if (err == EXIT_PRIV)
+		goto no_privilege;
+	if (err)
+		return err;
 	if (!privileged)
 		goto no_privilege;
 	if (o.model.netns)

@@ -84,9 +84,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o,
 	if (optind < argc)
 		*path = argv[optind++];
 	if (optind < argc) {
-		fprintf(stderr, WHO ": unexpected argument '%s'\n"
-			"Try 'udpdrop report --help'.\n", argv[optind]);
-		return -EXIT_USAGE;
+		return cli__bad_arg("report", argv[optind]);
 	}
 	if (!**path)
 		return cli__bad_value("report", "FILE", *path, "a file name");

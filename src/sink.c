@@ -404,9 +404,7 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 	if (optind >= argc)
 		return bad_usage("missing ADDR:PORT to listen on");
 	if (optind + 1 < argc) {
-		fprintf(stderr, "udpdrop sink: unexpected argument '%s'\n"
-			"Try 'udpdrop sink --help'.\n", argv[optind + 1]);
-		return -EXIT_USAGE;
+		return cli__bad_arg("sink", argv[optind + 1]);
 	}
 	o->spec = argv[optind];
 	err = parse_endpoint(o->spec, o);

@@ -165,9 +165,7 @@ int top__parse_args(int argc, char **argv, struct top_opts *o)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "udpdrop top: unexpected argument '%s'\n"
-			"Try 'udpdrop top --help'.\n", argv[optind]);
-		return -EXIT_USAGE;
+		return cli__bad_arg("top", argv[optind]);
 	}
 	log__set_level(verbose >= 2 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_WARN);
 	return 0;
@@ -238,26 +236,11 @@ int do_top(int argc, char **argv)
 	 * process that only root could see is a privilege problem, not a typo.
 	 */
 	bool privileged = !caps__check_bpf(missing, sizeof(missing));
-	struct netns_table nt;
-
-	if (netns__scan(&nt)) {
-		fprintf(stderr, "udpdrop: out of memory\n");
-		return EXIT_FAIL;
-	}
-	if (o.netns_spec &&
-	    netns__resolve(&nt, o.netns_spec, &o.model.netns)) {
-		netns__free(&nt);
-		/* names under /run/netns are visible to all; inodes and paths
-		 * of other users' namespaces only to root */
-		if (!privileged && (strspn(o.netns_spec, "0123456789") == strlen(o.netns_spec) ||
-				    (strchr(o.netns_spec, '/') && access(o.netns_spec, F_OK) &&
-				     errno == EACCES)))
-			goto no_privilege;
-		fprintf(stderr, "udpdrop top: unknown netns '%s': give an `ip netns` name, an nsfs path (/proc/PID/ns/net) or a netns inode\n"
-			"Try 'udpdrop top --help'.\n", o.netns_spec);
-		return EXIT_USAGE;
-	}
-	netns__free(&nt);
+	err = cli__resolve_netns("top", o.netns_spec, privileged, &o.model.netns);
+	if (err == EXIT_PRIV)
+		goto no_privilege;
+	if (err)
+		return err;
 	if (o.model.pid) {
 		uint32_t pid_ns = netns__of_pid(o.model.pid);
 

@@ -25,6 +25,7 @@
 #include "text_assert.h"
 #include "trace.h"
 #include "util.h"
+#include "tmp_file.h"
 
 #define NS1 4026532001u
 #define NS2 4026532002u
@@ -33,50 +34,14 @@
 #define LOC_RCVBUF 0xffffffff81a0b1c4ull
 #define LOC_NOPORT 0xffffffff81a0c000ull
 
-static char dir[64], path[128];
-
 static int setup(void **state)
 {
-	strcpy(dir, "/tmp/test_report.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(path, sizeof(path), "%s/t.data", dir);
-	return 0;
+	return tmp_file_setup("test_report", "t.data");
 }
 
 static int teardown(void **state)
 {
-	unlink(path);
-	return rmdir(dir);
-}
-
-static uint8_t *slurp(const char *p, size_t *len)
-{
-	FILE *f = fopen(p, "rb");
-	uint8_t *b;
-	long n;
-
-	if (!f)
-		fail_msg("cannot open %s", p);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	b = malloc(n + 1);
-	assert_non_null(b);
-	assert_int_equal(fread(b, 1, n, f), n);
-	b[n] = 0;
-	fclose(f);
-	*len = n;
-	return b;
-}
-
-static void spit(const char *p, const void *b, size_t len)
-{
-	FILE *f = fopen(p, "wb");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(b, 1, len, f), len);
-	fclose(f);
+	return tmp_file_teardown();
 }
 
 static struct trace_count count(uint64_t cookie, uint32_t netns, uint32_t reason,

@@ -22,41 +22,16 @@
 #include <zlib.h>
 #include "trace.h"
 #include "util.h"
-
-static char dir[64];
-static char path[128];
+#include "tmp_file.h"
 
 static int setup(void **state)
 {
-	strcpy(dir, "/tmp/test_trace.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(path, sizeof(path), "%s/t.udpdrop", dir);
-	return 0;
+	return tmp_file_setup("test_trace", "t.udpdrop");
 }
 
 static int teardown(void **state)
 {
-	unlink(path);
-	return rmdir(dir);
-}
-
-static uint8_t *slurp(const char *p, size_t *len)
-{
-	FILE *f = fopen(p, "rb");
-	uint8_t *b;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	b = malloc(n ? n : 1);
-	assert_non_null(b);
-	assert_int_equal(fread(b, 1, n, f), n);
-	fclose(f);
-	*len = n;
-	return b;
+	return tmp_file_teardown();
 }
 
 /* ---- fixtures: one of each record, with awkward values ---- */
