@@ -2,8 +2,10 @@
 /*
  * udpdrop kernel side: classify every freed-with-a-reason skb that carries
  * UDP, attribute it to a socket (or a flow when there is none) and count it
- * in a per-CPU map. User space reads the map each interval; nothing here
- * sends one event per drop, so the counts are exact at any drop rate.
+ * in a per-CPU map. User space reads the map each interval, so the counts
+ * are exact at any drop rate. Only `udpdrop record` also asks for one
+ * ring-buffer event per drop; those may be shed (and are counted), the
+ * counts never are.
  *
  * Three entry points share one classifier; the loader picks the first one
  * this kernel accepts: tp_btf (direct BTF reads, cheapest), raw_tp
@@ -37,6 +39,14 @@ const volatile __u64 frag_window_ns = 60ull * 1000000000ull;
 /* [start, end) of kernel functions recognised by location (enum ud_range) */
 const volatile __u64 range_start[UD_RANGE_MAX] = {};
 const volatile __u64 range_end[UD_RANGE_MAX] = {};
+/*
+ * Per-drop events (udpdrop record). Off, the verifier removes every path
+ * that emits: top and the others pay nothing for them.
+ */
+const volatile bool events_on = false;
+const volatile __u32 cap_len = 0; /* packet bytes per event, <= UD_CAP_MAX */
+/* wake the reader when this much is waiting (it also polls on a timer) */
+const volatile __u64 wakeup_bytes = 1 << 20;
 
 /*
  * Socket buckets and socketless flow buckets live apart, so that a flood
@@ -85,6 +95,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ud_val);
 } overflow SEC(".maps");
+
+/* Per-drop events; sized by the loader (a page when events are off). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} events SEC(".maps");
+
+/* Events that found the ring full, per reason and flag class (see udpdrop.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UD_SHED_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} shed SEC(".maps");
 
 /* Datagram identity of an IP fragment, for counting a datagram once. */
 struct frag_id {
@@ -246,20 +270,20 @@ static __always_inline bool wanted_proto(__u16 proto)
 
 struct pkt_info {
 	__u32 id;
+	__u16 sport;     /* host order; first fragments and whole datagrams */
 	bool fragment;   /* MF set or offset != 0 */
 	bool first_frag; /* offset == 0 */
 };
 
 /*
- * Parse the IPv4/IPv6 + UDP header of the freed skb into the flow fields
- * of the key. Returns false if the skb carries no IP header we understand.
+ * Where the freed skb's IP header starts (offset from head). Returns
+ * false if it has none we can find.
  */
-static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
-					  struct ud_key *k, struct pkt_info *pi)
+static __always_inline bool net_header(bool direct, struct sk_buff *skb,
+				       unsigned char **headp, __u16 *nhp)
 {
 	unsigned char *head = RD(direct, skb->head, skb, head);
 	__u16 nh = RD(direct, skb->network_header, skb, network_header);
-	__u8 buf[48];
 
 	if (!head)
 		return false;
@@ -277,6 +301,24 @@ static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
 			return false;
 		nh = data - head;
 	}
+	*headp = head;
+	*nhp = nh;
+	return true;
+}
+
+/*
+ * Parse the IPv4/IPv6 + UDP header of the freed skb into the flow fields
+ * of the key. Returns false if the skb carries no IP header we understand.
+ */
+static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
+					  struct ud_key *k, struct pkt_info *pi)
+{
+	unsigned char *head;
+	__u16 nh;
+	__u8 buf[48];
+
+	if (!net_header(direct, skb, &head, &nh))
+		return false;
 	if (bpf_probe_read_kernel(buf, sizeof(buf), head + nh))
 		return false;
 
@@ -300,6 +342,7 @@ static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
 			struct udphdr *uh = (void *)(buf + 20);
 
 			k->dport = bpf_ntohs(uh->dest);
+			pi->sport = bpf_ntohs(uh->source);
 		} else {
 			__be16 ports[2];
 
@@ -307,6 +350,7 @@ static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
 							      head + nh + ihl))
 				return true;
 			k->dport = bpf_ntohs(ports[1]);
+			pi->sport = bpf_ntohs(ports[0]);
 		}
 		return true;
 	}
@@ -329,13 +373,16 @@ static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
 			pi->first_frag = !(off & 0xfff8);
 			if (pi->first_frag &&
 			    !bpf_probe_read_kernel(ports, sizeof(ports),
-						   head + nh + 48))
+						   head + nh + 48)) {
 				k->dport = bpf_ntohs(ports[1]);
+				pi->sport = bpf_ntohs(ports[0]);
+			}
 			return true;
 		}
 		struct udphdr *uh = (void *)(buf + 40);
 
 		k->dport = bpf_ntohs(uh->dest);
+		pi->sport = bpf_ntohs(uh->source);
 		return true;
 	}
 	return false;
@@ -586,6 +633,93 @@ static __always_inline __u64 skb_segments(bool direct, struct sk_buff *skb,
 	return 1;
 }
 
+static __always_inline __u32 shed_slot(const struct ud_key *k)
+{
+	__u32 r = k->reason < UD_SHED_REASONS - 1 ? k->reason : UD_SHED_REASONS - 1;
+	__u32 c = k->flags & UD_KEY_CLOSE	 ? UD_SHED_CLOSE
+		  : k->flags & UD_KEY_FAIL_RCVBUF ? UD_SHED_FAIL_RCVBUF
+		  : k->flags & UD_KEY_FAIL_MEM	 ? UD_SHED_FAIL_MEM
+						 : UD_SHED_PLAIN;
+
+	return r * UD_SHED_CLASSES + c;
+}
+
+/*
+ * One event for an skb just counted under key k. A subprogram of its own
+ * (probe reads throughout): only `record` loads it, and the three places
+ * that count share one copy. The flow comes from the packet, since socket
+ * keys keep none; a packet without one keeps the key's.
+ */
+static __noinline int emit_event(struct sk_buff *skb, const struct ud_key *k,
+				 __u32 datagrams, __u32 len)
+{
+	struct ud_event *e;
+	struct ud_key flow = {};
+	struct pkt_info pi = {};
+	unsigned char *head;
+	__u16 nh;
+
+	if (!k)
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e) + cap_len, 0);
+	if (!e) {
+		__u32 slot = shed_slot(k);
+		__u64 *n = bpf_map_lookup_elem(&shed, &slot);
+
+		if (n)
+			*n += 1;
+		return 0;
+	}
+	e->time_ns = bpf_ktime_get_ns();
+	e->cookie = k->cookie;
+	e->location = k->location;
+	e->netns = k->netns;
+	e->reason = k->reason;
+	e->flags = k->flags;
+	e->len = len;
+	e->datagrams = datagrams;
+	e->cpu = bpf_get_smp_processor_id();
+	e->cap_len = 0;
+	if (parse_headers(false, skb, &flow, &pi)) {
+		__builtin_memcpy(e->saddr, flow.saddr, 16);
+		__builtin_memcpy(e->daddr, flow.daddr, 16);
+		e->family = flow.family;
+		e->proto = flow.proto;
+		e->dport = flow.dport;
+		e->sport = pi.sport;
+	} else {
+		__builtin_memcpy(e->saddr, k->saddr, 16);
+		__builtin_memcpy(e->daddr, k->daddr, 16);
+		e->family = k->family;
+		e->proto = k->proto;
+		e->dport = k->dport;
+		e->sport = 0;
+	}
+	if (cap_len && net_header(false, skb, &head, &nh)) {
+		/* the linear part from the IP header on: headers live there */
+		__u32 tail = BPF_CORE_READ(skb, tail);
+		__u32 n = tail > nh ? tail - nh : 0;
+
+		if (n > cap_len)
+			n = cap_len;
+		if (n > UD_CAP_MAX)
+			n = UD_CAP_MAX;
+		if (n && !bpf_probe_read_kernel(e->cap, n, head + nh))
+			e->cap_len = n;
+	}
+	/*
+	 * A wake-up per event (irq_work, then the reader's syscall) would
+	 * cost more than the event: wake the reader only when this event
+	 * takes the backlog past wakeup_bytes, and let its timer do the rest.
+	 */
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 size = sizeof(*e) + cap_len;
+
+	bpf_ringbuf_submit(e, avail >= wakeup_bytes && avail < wakeup_bytes + size
+				      ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
 static __always_inline int classify(bool direct, struct sk_buff *skb,
 				    void *location, __u32 reason,
 				    struct sock *rx_sk)
@@ -611,6 +745,8 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 	if (ho->next_child && ho->next_child == (__u64)skb) {
 		ho->next_child = (__u64)RD(direct, skb->next, skb, next);
 		account(ho, &ho->key, 0, len);
+		if (events_on)
+			emit_event(skb, &ho->key, 0, len);
 		return 0;
 	}
 	ho->next_child = 0;
@@ -628,6 +764,8 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 			add(&sl->val, datagrams, len);
 			if (frag_list)
 				ho->next_child = frag_list; /* ho->key is this key */
+			if (events_on)
+				emit_event(skb, &ho->key, datagrams, len);
 			return 0;
 		}
 	}
@@ -725,6 +863,8 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 		}
 	}
 	slot = account(ho, &k, datagrams, len);
+	if (events_on)
+		emit_event(skb, &k, datagrams, len);
 	if (frag_list || slot >= 0)
 		ho->key = k;
 	if (frag_list)

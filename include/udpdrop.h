@@ -129,4 +129,47 @@ struct ud_rx_slot {
 	struct ud_rx val;
 };
 
+/*
+ * Per-drop events for `udpdrop record` (only loaded with events on): one
+ * ring-buffer record per counted kfree_skb, the flow read from the packet
+ * (socket keys keep no tuple), then cap_len bytes of it from its network
+ * header when asked (--headers). The counts stay the source of truth;
+ * an event that finds the ring full is shed and counted in `shed`.
+ */
+#define UD_CAP_MAX 256
+
+struct ud_event {
+	__u64 time_ns;   /* bpf_ktime_get_ns() */
+	__u64 cookie;    /* as ud_key.cookie */
+	__u64 location;
+	__u32 netns;
+	__u32 reason;
+	__u32 flags;     /* UD_KEY_* */
+	__u32 len;       /* skb->len */
+	__u32 datagrams; /* what the counts added for it (0 for a child) */
+	__u32 cpu;
+	__u8 saddr[16];
+	__u8 daddr[16];
+	__u16 sport, dport; /* host order; 0 when not in the packet */
+	__u8 family;
+	__u8 proto;
+	__u16 cap_len;   /* bytes of cap[] filled */
+	__u8 cap[];      /* the loader's cap size follows */
+};
+
+/*
+ * Shed events: slot = min(reason, UD_SHED_REASONS - 1) * UD_SHED_CLASSES
+ * plus the class of the flags the cause depends on when the reason does
+ * not tell (see cause__classify), so user space can name the cause.
+ */
+#define UD_SHED_REASONS 256
+enum ud_shed_class {
+	UD_SHED_PLAIN,
+	UD_SHED_CLOSE,       /* UD_KEY_CLOSE */
+	UD_SHED_FAIL_RCVBUF, /* UD_KEY_FAIL_RCVBUF */
+	UD_SHED_FAIL_MEM,    /* UD_KEY_FAIL_MEM */
+	UD_SHED_CLASSES,
+};
+#define UD_SHED_SLOTS (UD_SHED_REASONS * UD_SHED_CLASSES)
+
 #endif /* UDPDROP_H */

@@ -2,6 +2,7 @@
 /* Option errors, worded the same way by every subcommand (see cli.h). */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -74,5 +75,26 @@ int cli__resolve_netns(const char *cmd, const char *spec, bool privileged,
 		return EXIT_PRIV;
 	fprintf(stderr, "udpdrop %s: unknown netns '%s': give an `ip netns` name, an nsfs path (/proc/PID/ns/net) or a netns inode\n"
 		"Try 'udpdrop %s --help'.\n", cmd, spec, cmd);
+	return EXIT_USAGE;
+}
+
+int cli__resolve_pid(const char *cmd, int pid, bool privileged, uint32_t *netns)
+{
+	bool exists;
+
+	*netns = netns__of_pid(pid);
+	if (*netns)
+		return 0;
+	/* kill(pid, 0): ESRCH means no such process; EPERM, not ours */
+	exists = !kill(pid, 0) || errno == EPERM;
+	if (exists && !privileged)
+		return EXIT_PRIV;
+	if (exists) {
+		fprintf(stderr, "udpdrop %s: cannot read /proc/%d/ns/net: %s\n", cmd,
+			pid, strerror(errno));
+		return EXIT_FAIL;
+	}
+	fprintf(stderr, "udpdrop %s: no process with pid %d\n"
+		"Try 'udpdrop %s --help'.\n", cmd, pid, cmd);
 	return EXIT_USAGE;
 }

@@ -32,6 +32,12 @@ int cli__bad_option(const char *cmd, int c, char **argv, const struct option *lo
  */
 int cli__resolve_netns(const char *cmd, const char *spec, bool privileged,
 		       uint32_t *netns);
+/*
+ * -p PID: the process's netns into *netns. 0, EXIT_USAGE after the error
+ * line (no such process), EXIT_FAIL (its netns cannot be read), or
+ * EXIT_PRIV (nothing printed) when it exists but only root could see it.
+ */
+int cli__resolve_pid(const char *cmd, int pid, bool privileged, uint32_t *netns);
 /* A word after the options the command takes none of. */
 int cli__bad_arg(const char *cmd, const char *arg);
 

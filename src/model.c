@@ -6,6 +6,7 @@
 #include <string.h>
 #include "log.h"
 #include "model.h"
+#include "proc.h"
 #include "util.h"
 
 /* How often the list of netns is made again (see model__update). */
@@ -425,16 +426,30 @@ static bool netns_in_list(const uint32_t *list, int n, uint32_t netns)
 	return false;
 }
 
-static void refresh_pid_inodes(struct model *m)
+/*
+ * The sockets the --pid process holds now (pid_tree: every process of its
+ * tree) join those it held before: a socket it closed, or one of a child
+ * that has exited, stays its own.
+ */
+void model__refresh_pid_inodes(struct model *m)
 {
 	uint32_t inodes[4096];
-	int n;
+	int pids[1024]; /* the processes of a tree looked at */
+	int npids = 1, n;
 
 	if (!m->opts.pid)
 		return;
-	n = socktab__pid_inodes(m->opts.pid, inodes, ARRAY_SIZE(inodes));
-	for (int i = 0; i < n; i++)
-		htab__upsert(&m->pid_inodes, &inodes[i], NULL);
+	pids[0] = m->opts.pid;
+	if (m->opts.pid_tree) {
+		npids = proc__descendants(m->opts.pid, pids, ARRAY_SIZE(pids));
+		if (npids <= 0)
+			return; /* gone: what it held stays */
+	}
+	for (int p = 0; p < npids; p++) {
+		n = socktab__pid_inodes(pids[p], inodes, ARRAY_SIZE(inodes));
+		for (int i = 0; i < n; i++)
+			htab__upsert(&m->pid_inodes, &inodes[i], NULL);
+	}
 }
 
 /*
@@ -1317,7 +1332,7 @@ int model__update(struct model *m, struct htab *drops,
 	plan_dumps(m, drops, plans, netns_list, nnetns, now);
 	sync_sockets(m, plans, nnetns, true, now);
 	forget_sockets(m, now, netns_list, nnetns);
-	refresh_pid_inodes(m);
+	model__refresh_pid_inodes(m);
 
 	/* rows: rebuild the cumulative counts from the snapshot */
 	for (it = 0; htab__next(&m->rows, &it, &key, &val);)

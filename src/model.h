@@ -67,7 +67,8 @@ struct row {
 	bool have_sock;
 	bool sock_alive;      /* in the latest socket dump */
 	struct sock_info sock;
-	bool owned_by_pid;    /* the --pid filter's process holds it */
+	bool owned_by_pid;    /* the --pid filter's process (or pid_tree, one of its
+	                       * descendants) holds it or held it */
 	/* ROW_SOCKET, when the tracer counts deliveries (model.have_rx) */
 	uint64_t rx;          /* datagrams queued to the socket since start */
 	double rx_rate;       /* ... per second over the last interval */
@@ -100,6 +101,7 @@ struct flow_attr {
 
 struct model_opts {
 	int pid;               /* 0: any */
+	bool pid_tree;         /* pid and its descendants (record -- COMMAND), not pid alone */
 	uint32_t netns;        /* 0: any */
 	uint16_t port;         /* 0: any */
 	bool all;              /* list quiet sockets too */
@@ -145,7 +147,7 @@ struct model {
 	struct htab local_addrs;/* netns -> struct local_addrs, per interval */
 	struct htab by_port;    /* struct port_key -> struct port_socks: known sockets per port */
 	struct htab rows;       /* struct row_key -> struct row */
-	struct htab pid_inodes; /* inodes the --pid process ever held */
+	struct htab pid_inodes; /* inodes the --pid process (pid_tree: the tree) ever held */
 	struct htab rx;         /* socket identity -> struct ud_rx, since the baseline */
 	struct htab rx_base;    /* socket identity -> struct ud_rx at the baseline */
 	struct htab rx_sock;    /* row cookie -> struct rx_sock: rx joined per socket */
@@ -214,6 +216,12 @@ int model__update(struct model *m, struct htab *drops,
 enum cause model__cause(struct model *m, uint32_t reason, uint32_t flags);
 /* The summary's order: most drops first (not the last interval's rate). */
 void model__sort_by_total(struct model *m);
+/*
+ * Add the sockets the --pid process (pid_tree: its tree) holds now to
+ * those it held (model__update does it too): a caller that must not miss
+ * a short-lived socket between updates calls it more often.
+ */
+void model__refresh_pid_inodes(struct model *m);
 const char *model__reason_name(struct model *m, uint32_t reason, char *buf,
 			       int len);
 /* The row's main cause: the most datagrams, then the most skb events. */

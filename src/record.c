@@ -2,12 +2,15 @@
 /*
  * udpdrop record: the drops of a span of time into a trace file
  * (docs/trace-format.md), to be read later, elsewhere: what perf record
- * is to samples. This increment writes the exact aggregated counts, the
- * kernel's counters and the context to explain them (META, REASONS,
- * SYMBOLS, IFACES, SOCKETS, MIB); per-drop EVENTs come with the ring
- * buffer, next.
+ * is to samples: every drop as an EVENT from the BPF ring buffer (with
+ * the packet's first bytes when asked), and each interval the exact
+ * aggregated counts, the kernel's counters and the context to explain
+ * them (META, REASONS, SYMBOLS, IFACES, COUNTS, SOCKETS, MIB, SHED).
+ * Events that cannot keep up are shed in the kernel and counted per
+ * cause; the counts never are.
  */
 #include <errno.h>
+#include <bpf/libbpf.h>
 #include <getopt.h>
 #include <net/if.h>
 #include <signal.h>
@@ -23,9 +26,11 @@
 #include <sys/utsname.h>
 #include "caps.h"
 #include "cli.h"
+#include "proc.h"
 #include "log.h"
 #include "model.h"
 #include "trace.h"
+#include "units.h"
 #include "tracer.h"
 #include "util.h"
 #include "watch.h"
@@ -33,38 +38,84 @@
 #define WHO "udpdrop record"
 #define DEFAULT_OUTPUT "udpdrop.data"
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal;  /* the last stop signal */
+static volatile sig_atomic_t nsignals;     /* how many came */
+static volatile sig_atomic_t child_ended;  /* SIGCHLD: the COMMAND ended */
+static volatile pid_t child_pid;           /* the COMMAND, once it runs */
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	stop_signal = sig;
+	nsignals++;
+	/*
+	 * A kill(1) aimed at udpdrop alone goes on to the command; Ctrl-C at
+	 * the terminal reached the whole process group (the command too).
+	 */
+	if (child_pid > 0 && si && si->si_code == SI_USER)
+		kill(child_pid, sig);
+}
+
+static void on_child(int sig)
+{
+	child_ended = 1;
+}
+
+/*
+ * Time to stop? With a COMMAND, when it ends (a signal went to it too;
+ * a second one stops udpdrop anyway); else at the first signal.
+ */
+static bool stopping(void)
+{
+	if (child_pid > 0)
+		return child_ended || nsignals >= 2;
+	return stop_signal != 0;
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: udpdrop record [OPTIONS]\n"
+"Usage: udpdrop record [OPTIONS] [-- COMMAND [ARGS...]]\n"
 "Record UDP drops into a trace file, for a later report (here or elsewhere):\n"
-"the exact per-socket, per-reason counts, the kernel's drop counters and the\n"
+"every drop as an event (time, CPU, socket, cause, kernel reason, location,\n"
+"flow, length, optionally the packet's first bytes), and each interval the\n"
+"exact per-socket, per-reason counts, the kernel's drop counters and the\n"
 "context to explain them (drop-reason table, symbols, interfaces, sockets,\n"
-"sysctls).\n"
-"Per-drop events come next (events: not yet recorded; the counts are exact).\n"
+"sysctls). Events the writer cannot keep up with are shed and counted per\n"
+"cause; the counts stay exact.\n"
 "\n"
 "  -o, --output FILE      the trace file (default " DEFAULT_OUTPUT "; created mode 0600)\n"
 "  -f, --force            overwrite FILE if it exists\n"
-"  -d, --duration SECS    stop after SECS (default: until Ctrl-C or SIGTERM)\n"
+"  -d, --duration SECS    stop after SECS (default: until Ctrl-C or SIGTERM, or\n"
+"                         with a COMMAND, until it exits)\n"
 "  -i, --interval SECS    write a snapshot every SECS (default 1, 0.1 to 3600)\n"
 "  -N, --netns NS         only this network namespace: ip-netns NAME, nsfs PATH or INODE\n"
 "      --port PORT        only drops to or from this local port\n"
+"  -p, --pid PID          only sockets process PID holds (or held); stops\n"
+"                         when it exits\n"
+"      --headers BYTES    keep each dropped packet's first BYTES from its IP\n"
+"                         header (0 to 256, default 0), for report --pcap\n"
+"      --no-events        counts and snapshots only, no per-drop events\n"
+"      --ring-size SIZE   the kernel's event ring buffer (default 16M; a power\n"
+"                         of 2 from 4K to 1G): events that find it full are\n"
+"                         shed and counted\n"
 "  -v, --verbose          loader and libbpf details (twice: more)\n"
 "  -V, --version          print the version\n"
 "  -h, --help             this help\n"
 "\n"
-"Exit codes: 0 ok, 1 runtime error, 2 bad usage, 3 missing privileges,\n"
-"4 kernel feature missing or BPF load failure.\n");
+"-- COMMAND [ARGS...] runs COMMAND (as the user who ran sudo, when run\n"
+"through sudo), records the drops of the sockets it and its children hold,\n"
+"stops when it exits and exits with its exit code. Ctrl-C reaches both; a\n"
+"signal sent to udpdrop alone is passed on. With -p or a COMMAND, events\n"
+"wait for the next snapshot to learn their socket's owner (up to 32 MiB of\n"
+"them; beyond, they are shed and counted).\n"
+"\n"
+"Exit codes: 0 ok (with a COMMAND: its exit code; 126 or 127 when it cannot\n"
+"be run), 1 runtime error, 2 bad usage, 3 missing privileges, 4 kernel\n"
+"feature missing or BPF load failure.\n");
 }
 
 struct record_opts {
+	char **command;  /* after --: argv, NULL-terminated; NULL: none */
 	const char *output;
 	bool force;
 	double duration; /* 0: until a signal */
@@ -74,7 +125,7 @@ struct record_opts {
 	struct tracer_opts tracer;
 };
 
-enum { OPT_PORT = 256 };
+enum { OPT_PORT = 256, OPT_HEADERS, OPT_NO_EVENTS, OPT_RING_SIZE };
 
 static int bad_value(const char *opt, const char *val, const char *want)
 {
@@ -91,6 +142,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "netns", required_argument, NULL, 'N' },
 		{ "port", required_argument, NULL, OPT_PORT },
+		{ "headers", required_argument, NULL, OPT_HEADERS },
+		{ "no-events", no_argument, NULL, OPT_NO_EVENTS },
+		{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -101,9 +156,19 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 
 	o->output = DEFAULT_OUTPUT;
 	o->interval = 1.0;
+	o->tracer.events = true;
+	/* everything after the first "--" is the command, never an option */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			if (i + 1 == argc)
+				return cli__bad_usage("record", "nothing after '--': give the COMMAND to run");
+			o->command = argv + i + 1;
+			argc = i;
+			break;
+		}
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:fd:i:N:vVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:fd:i:N:p:vVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!*optarg)
@@ -125,6 +190,25 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return bad_value("--port", optarg, "a port from 1 to 65535");
 			o->model.port = o->tracer.filter_port = v;
 			break;
+		case OPT_HEADERS:
+			if (parse_u64(optarg, 0, UD_CAP_MAX, &v))
+				return bad_value("--headers", optarg, "a number of bytes from 0 to 256");
+			o->tracer.cap_len = v;
+			break;
+		case OPT_NO_EVENTS: o->tracer.events = false; break;
+		case 'p':
+			if (parse_u64(optarg, 1, INT32_MAX, &v))
+				return bad_value("--pid", optarg, "a process id");
+			o->model.pid = v;
+			break;
+		case OPT_RING_SIZE:
+			/* the kernel wants a power of 2 pages */
+			if (parse_size(optarg, 4096, 1u << 30, &v) || (v & (v - 1)) ||
+			    v % (uint64_t)getpagesize())
+				return bad_value("--ring-size", optarg,
+						 "a power of 2 from 4K to 1G");
+			o->tracer.ring_bytes = v;
+			break;
 		case 'v': verbose++; break;
 		case 'V':
 			printf("udpdrop %s\n", UDPDROP_VERSION);
@@ -140,6 +224,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	if (optind < argc) {
 		return cli__bad_arg("record", argv[optind]);
 	}
+	if (o->tracer.cap_len && !o->tracer.events)
+		return cli__bad_usage("record", "--headers needs events: drop --no-events");
+	if (o->command && o->model.pid)
+		return cli__bad_usage("record", "-p and a COMMAND: give one of them");
+	if (o->command && o->duration > 0)
+		return cli__bad_usage("record", "-d and a COMMAND: the command's exit ends the recording");
 	log__set_level(verbose >= 2 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_WARN);
 	return 0;
 }
@@ -271,7 +361,8 @@ static uint32_t context_netns(const struct model *m)
 }
 
 static int write_meta(struct trace_writer *tw, struct model *m, int argc,
-		      char **argv, double start_wall)
+		      char **argv, double start_wall, bool m_events,
+		      uint32_t cap_len)
 {
 	struct kvlist l = {};
 	struct utsname un;
@@ -298,7 +389,13 @@ static int write_meta(struct trace_writer *tw, struct model *m, int argc,
 	kv_add(&l, TRACE_META_CAUSES, "%s", causes.buf);
 	kv_add(&l, "netns", "%u", m->opts.netns);
 	kv_add(&l, "port", "%u", m->opts.port);
-	kv_add(&l, "events", "%s", "not recorded (this version writes counts only)");
+	/* -p or the COMMAND's pid (with its descendants: pid_tree 1) */
+	kv_add(&l, "pid", "%d", m->opts.pid);
+	kv_add(&l, "pid_tree", "%d", m->opts.pid_tree);
+	if (m->opts.pid)
+		kv_add(&l, "shed_scope", "%s", "shed events are counted before the process filter: any process's");
+	kv_add(&l, "events", "%s", m_events ? "recorded" : "not recorded (--no-events)");
+	kv_add(&l, "headers", "%u", cap_len);
 
 	/* the sysctls of the recorded netns; the ones a netns does not have
 	 * of its own (host-wide ones) from udpdrop's netns, and said so */
@@ -407,7 +504,56 @@ struct recorder {
 	struct watch *w;
 	struct htab syms;      /* location -> u8: already in a SYMBOLS record */
 	uint64_t drops;        /* datagrams in the last COUNTS */
+	/* events */
+	struct ring_buffer *rb;
+	uint64_t events;       /* EVENT records written */
+	uint64_t deadline;     /* now_ns() at which polling yields to a snapshot */
+	int err;               /* the first write error met in the callback */
+	uint64_t *shed_seen;   /* UD_SHED_SLOTS: cumulative, as last written */
+	uint64_t *shed_now;
+	uint64_t shed;         /* events shed, all causes */
+	/*
+	 * -p / COMMAND: an event's socket may be newer than the socket table,
+	 * so events wait here (struct ud_event and its bytes, each after a
+	 * u32 size, 8-aligned) until the next refresh names the owner.
+	 */
+	bool hold;
+	uint8_t *held;
+	size_t held_len, held_cap;
+	uint64_t held_shed[CAUSE_MAX]; /* events that found it full */
+	uint64_t others;       /* events of sockets not the process's: left out */
+	uint64_t seen;         /* events taken from the ring */
+	uint64_t owner_scan;   /* now_ns() of the last look for the process's sockets */
+	bool undescribed;      /* a held event's socket is not in the socket table yet */
 };
+
+/* Most bytes of events held for one interval (then they are shed). */
+#define HELD_MAX (32u << 20)
+
+/*
+ * With -p or a COMMAND: does the socket of a key (cookie and UD_KEY_*
+ * flags) belong to the process (tree), now or before? Socketless drops
+ * belong to no process.
+ */
+static bool socket_owned(struct model *m, uint64_t cookie, uint32_t flags)
+{
+	const struct sock_info *si;
+	uint32_t inode;
+
+	if (!m->opts.pid)
+		return true;
+	if (!(flags & UD_KEY_SOCK) || !cookie)
+		return false;
+	if (flags & UD_KEY_INODE) {
+		inode = cookie;
+	} else {
+		si = htab__find(&m->known, &cookie);
+		if (!si)
+			return false;
+		inode = si->inode;
+	}
+	return inode && htab__find(&m->pid_inodes, &inode);
+}
 
 /* The drop locations not named yet, before the COUNTS that uses them. */
 static int write_symbols(struct recorder *rc)
@@ -480,6 +626,10 @@ static int write_counts(struct recorder *rc, uint64_t t)
 	if (!v)
 		return -ENOMEM;
 	while (htab__next(d, &it, &key, &val)) {
+		const struct ud_key *k = key;
+
+		if (!socket_owned(&rc->w->m, k->cookie, k->flags))
+			continue;
 		memcpy(&v[c.n].key, key, sizeof(struct ud_key));
 		memcpy(&v[c.n].val, val, sizeof(struct ud_val));
 		sum += v[c.n].val.datagrams;
@@ -537,7 +687,8 @@ static int write_sockets(struct recorder *rc, uint64_t t)
 		const struct sock_info *si = &r->sock;
 		struct trace_socket *ts = &v[s.n];
 
-		if (r->key.kind != ROW_SOCKET || !r->have_sock)
+		if (r->key.kind != ROW_SOCKET || !r->have_sock ||
+		    (m->opts.pid && !r->owned_by_pid))
 			continue;
 		ts->cookie = si->cookie ? si->cookie : r->key.cookie;
 		ts->netns = si->netns ? si->netns : r->key.netns;
@@ -562,10 +713,275 @@ static int write_sockets(struct recorder *rc, uint64_t t)
 	return err;
 }
 
+/* ---- events ------------------------------------------------------------ */
+
+/* ring_buffer__poll stops on a callback error: this one means "snapshot
+ * time", not a failure (the event was written first) */
+#define YIELD_FOR_SNAPSHOT (-ECANCELED)
+
+/* One event from the ring into an EVENT record. */
+static int write_event(struct recorder *rc, const struct ud_event *e, size_t size)
+{
+	struct trace_event te;
+	size_t cap = size - sizeof(*e);
+	int err;
+
+	if (cap > e->cap_len)
+		cap = e->cap_len;
+	if (cap > TRACE_CAP_MAX)
+		cap = TRACE_CAP_MAX;
+	te.time_ns = e->time_ns;
+	te.cpu = e->cpu;
+	te.netns = e->netns;
+	te.cookie = e->cookie;
+	te.cause = model__cause(&rc->w->m, e->reason, e->flags);
+	te.reason = e->reason;
+	te.location = e->location;
+	te.flags = e->flags;
+	te.family = e->family;
+	te.proto = e->proto;
+	memcpy(te.saddr, e->saddr, 16);
+	memcpy(te.daddr, e->daddr, 16);
+	te.sport = e->sport;
+	te.dport = e->dport;
+	te.len = e->len;
+	te.datagrams = e->datagrams;
+	te.caplen = cap;
+	memcpy(te.cap, e->cap, cap);
+	err = trace_writer__event(rc->tw, &te);
+	if (err) {
+		rc->err = err;
+		return err;
+	}
+	rc->events++;
+	return 0;
+}
+
+/*
+ * Has a socket dump described the event's socket (or found it gone)? If
+ * not, a refresh soon describes it while it still exists: a socket of a
+ * short command may be closed by the next snapshot.
+ */
+static bool socket_described(struct model *m, uint64_t cookie, uint32_t flags)
+{
+	uint64_t id = cookie;
+
+	if (!(flags & UD_KEY_SOCK) || !cookie)
+		return true;
+	if (flags & UD_KEY_INODE) {
+		uint32_t ino = cookie;
+
+		if (htab__find(&m->inode2cookie, &ino))
+			return true;
+		id = UD_RX_INODE | ino;
+	} else if (htab__find(&m->known, &id)) {
+		return true;
+	}
+	return htab__find(&m->unknown, &id) != NULL;
+}
+
+/* Keep an event until the next refresh (-p, COMMAND); shed when full. */
+static void hold_event(struct recorder *rc, const struct ud_event *e, size_t size)
+{
+	size_t need = (4 + size + 7) & ~(size_t)7;
+	uint32_t sz = size;
+
+	if (rc->held_len + need > HELD_MAX) {
+		rc->held_shed[model__cause(&rc->w->m, e->reason, e->flags)]++;
+		return;
+	}
+	if (rc->held_len + need > rc->held_cap) {
+		size_t cap = rc->held_cap ? rc->held_cap * 2 : 1u << 16;
+		void *p;
+
+		while (cap < rc->held_len + need)
+			cap *= 2;
+		p = realloc(rc->held, cap);
+		if (!p) {
+			rc->held_shed[model__cause(&rc->w->m, e->reason, e->flags)]++;
+			return;
+		}
+		rc->held = p;
+		rc->held_cap = cap;
+	}
+	if (!rc->undescribed && !socket_described(&rc->w->m, e->cookie, e->flags))
+		rc->undescribed = true;
+	memcpy(rc->held + rc->held_len, &sz, 4);
+	memcpy(rc->held + rc->held_len + 4, e, size);
+	rc->held_len += need;
+}
+
+/*
+ * After a refresh: the held events of the process's sockets are written
+ * (in the order they came), the others left out.
+ */
+static int release_held(struct recorder *rc)
+{
+	size_t off = 0;
+	int err = 0;
+
+	while (off < rc->held_len && !err) {
+		uint32_t sz;
+		const struct ud_event *e;
+
+		memcpy(&sz, rc->held + off, 4);
+		e = (const void *)(rc->held + off + 4);
+		if (socket_owned(&rc->w->m, e->cookie, e->flags))
+			err = write_event(rc, e, sz);
+		else
+			rc->others++;
+		off += (4 + sz + 7) & ~(size_t)7;
+	}
+	rc->held_len = 0;
+	return err;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct recorder *rc = ctx;
+	const struct ud_event *e = data;
+	int err;
+
+	if (size < sizeof(*e))
+		return 0; /* cannot happen: the program reserves at least that */
+	rc->seen++;
+	if (rc->hold) {
+		hold_event(rc, e, size);
+	} else {
+		err = write_event(rc, e, size);
+		if (err)
+			return err;
+	}
+	/* a storm never empties the ring: look at the clock now and then */
+	if (!(rc->seen & 1023) && (stopping() || now_ns() >= rc->deadline))
+		return YIELD_FOR_SNAPSHOT;
+	return 0;
+}
+
+/*
+ * The programs wake us only when a quarter of the ring is waiting (a
+ * wake-up per event would cost more than the event), so look at the
+ * ring on this timer too: an event waits at most this long in the ring.
+ */
+#define POLL_MS 20
+/*
+ * With -p or a COMMAND, the process's sockets are looked for this often
+ * (ns), not only each interval: a socket that lives, drops and closes
+ * between two snapshots is still known to be the process's.
+ */
+#define OWNER_SCAN_NS (100 * 1000000ull)
+
+/* Wait for events until `deadline` (or a signal), writing them. */
+static int poll_events(struct recorder *rc, uint64_t deadline)
+{
+	rc->deadline = deadline;
+	while (!stopping()) {
+		uint64_t now = now_ns();
+		int ms, n;
+
+		if (now >= deadline)
+			return 0;
+		ms = (int)((deadline - now + 999999) / 1000000);
+		if (rc->hold && now - rc->owner_scan >= OWNER_SCAN_NS) {
+			model__refresh_pid_inodes(&rc->w->m);
+			rc->owner_scan = now;
+			if (rc->undescribed) {
+				int err = watch__refresh(rc->w);
+
+				if (err)
+					return err;
+				rc->undescribed = false;
+			}
+		}
+		n = ring_buffer__poll(rc->rb, ms < POLL_MS ? ms : POLL_MS);
+		/* a timeout consumes nothing: the ring may hold events anyway */
+		if (n >= 0 || n == -EINTR)
+			n = ring_buffer__consume(rc->rb);
+		if (n == YIELD_FOR_SNAPSHOT)
+			return 0;
+		if (rc->err)
+			return rc->err;
+		if (n < 0 && n != -EINTR)
+			return n;
+	}
+	return 0;
+}
+
+/* Everything left in the ring (the programs are detached: it ends). */
+static int drain_events(struct recorder *rc)
+{
+	int n;
+
+	rc->deadline = UINT64_MAX;
+	do {
+		n = ring_buffer__consume(rc->rb);
+	} while (n > 0 || n == YIELD_FOR_SNAPSHOT);
+	if (rc->err)
+		return rc->err;
+	return n < 0 ? n : 0;
+}
+
+/* The cause a shed slot stands for (layout in udpdrop.h). */
+static enum cause shed_cause(struct model *m, uint32_t slot)
+{
+	static const uint32_t class_flags[UD_SHED_CLASSES] = {
+		[UD_SHED_PLAIN] = 0,
+		[UD_SHED_CLOSE] = UD_KEY_CLOSE,
+		[UD_SHED_FAIL_RCVBUF] = UD_KEY_FAIL_RCVBUF,
+		[UD_SHED_FAIL_MEM] = UD_KEY_FAIL_MEM,
+	};
+	uint32_t reason = slot / UD_SHED_CLASSES;
+
+	/* the last reason slot holds every reason from it on: no one name */
+	if (reason == UD_SHED_REASONS - 1)
+		return CAUSE_OTHER;
+	return model__cause(m, reason, class_flags[slot % UD_SHED_CLASSES]);
+}
+
+/* A SHED record with what was shed since the last one, if anything. */
+static int write_shed(struct recorder *rc, uint64_t t)
+{
+	uint64_t per_cause[CAUSE_MAX] = {};
+	struct trace_cause_count v[CAUSE_MAX];
+	struct trace_shed sh = { .time_ns = t, .v = v };
+	int err;
+
+	if (!rc->rb)
+		return 0;
+	err = tracer__read_shed(&rc->w->t, rc->shed_now);
+	if (err)
+		return err;
+	for (uint32_t i = 0; i < UD_SHED_SLOTS; i++) {
+		uint64_t d = rc->shed_now[i] - rc->shed_seen[i];
+
+		if (d)
+			per_cause[shed_cause(&rc->w->m, i)] += d;
+		rc->shed_seen[i] = rc->shed_now[i];
+	}
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		per_cause[c] += rc->held_shed[c];
+		rc->held_shed[c] = 0;
+	}
+	for (int c = 0; c < CAUSE_MAX; c++)
+		if (per_cause[c]) {
+			v[sh.n].cause = c;
+			v[sh.n].n = per_cause[c];
+			sh.n++;
+			rc->shed += per_cause[c];
+		}
+	return sh.n ? trace_writer__shed(rc->tw, &sh) : 0;
+}
+
 /* One snapshot: what the last refresh (or the baseline) read. */
 static int snapshot(struct recorder *rc, uint64_t t)
 {
-	int err = write_counts(rc, t);
+	int err = release_held(rc);
+
+	if (!err)
+		err = write_shed(rc, t);
+
+	if (!err)
+		err = write_counts(rc, t);
 
 	if (!err)
 		err = write_mibs(rc, t);
@@ -576,14 +992,26 @@ static int snapshot(struct recorder *rc, uint64_t t)
 	return err;
 }
 
-static void sleep_until(uint64_t deadline)
+/* --no-events: wait for the deadline, looking for the process's sockets. */
+static void sleep_until(struct recorder *rc, uint64_t deadline)
 {
-	struct timespec ts = { .tv_sec = deadline / 1000000000ull,
-			       .tv_nsec = deadline % 1000000000ull };
+	bool scan = rc->w->m.opts.pid;
 
-	while (!stop_signal &&
-	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+	while (!stopping()) {
+		uint64_t now = now_ns(), t = deadline;
+		struct timespec ts;
+
+		if (now >= deadline)
+			return;
+		if (scan) {
+			model__refresh_pid_inodes(&rc->w->m);
+			if (deadline - now > OWNER_SCAN_NS)
+				t = now + OWNER_SCAN_NS;
+		}
+		ts.tv_sec = t / 1000000000ull;
+		ts.tv_nsec = t % 1000000000ull;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
 }
 
 int do_record(int argc, char **argv)
@@ -591,6 +1019,8 @@ int do_record(int argc, char **argv)
 	struct record_opts o = {};
 	struct watch w = {};
 	struct recorder rc = { .w = &w };
+	struct proc_user user = {};
+	struct proc_child child = {};
 	struct stat st;
 	char missing[128];
 	bool privileged, created = false;
@@ -611,45 +1041,101 @@ int do_record(int argc, char **argv)
 		goto no_privilege;
 	if (err)
 		return err;
+	if (o.model.pid) {
+		uint32_t pid_ns;
+
+		err = cli__resolve_pid("record", o.model.pid, privileged, &pid_ns);
+		if (err == EXIT_PRIV)
+			goto no_privilege;
+		if (err)
+			return err;
+		/* in the kernel, the pid's netns is the cheap exact superset */
+		if (!o.model.netns)
+			o.tracer.filter_netns = pid_ns;
+	}
 	if (!privileged)
 		goto no_privilege;
 	if (o.model.netns)
 		o.tracer.filter_netns = o.model.netns;
+	/* the user behind sudo: the command runs as them, the file is theirs */
+	err = proc__sudo_user(&user);
+	if (err == -EINVAL && o.command) {
+		fprintf(stderr, WHO ": SUDO_UID or SUDO_GID is not a valid id: unset them to run the command as root\n");
+		return EXIT_USAGE;
+	}
+	if (err)
+		memset(&user, 0, sizeof(user));
 
 	/* the file before BPF: a path that cannot be written fails at once */
 	err = trace_writer__open(o.output, o.force, &rc.tw);
 	if (err == -EEXIST) {
 		fprintf(stderr, WHO ": %s exists: give -f to overwrite it, or another name with -o\n",
 			o.output);
+		proc__user_free(&user);
 		return EXIT_USAGE;
 	}
 	if (err) {
 		fprintf(stderr, WHO ": cannot create %s: %s\n", o.output, strerror(-err));
+		proc__user_free(&user);
 		return EXIT_FAIL;
 	}
 	created = true;
+	/* as perf does for perf.data: `udpdrop report` without sudo reads it */
+	if (user.set && chown(o.output, user.uid, user.gid))
+		pr_warn(WHO ": cannot give %s to uid %u: %s\n", o.output,
+			(unsigned)user.uid, strerror(errno));
 	if (htab__init(&rc.syms, sizeof(uint64_t), 1)) {
 		fprintf(stderr, WHO ": out of memory\n");
 		ret = EXIT_FAIL;
 		goto fail;
 	}
 
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
+	struct sigaction sc = { .sa_handler = on_child, .sa_flags = SA_NOCLDSTOP };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigemptyset(&sc.sa_mask);
+	sigaction(SIGCHLD, &sc, NULL);
+
+	/*
+	 * The command is forked now and held before its exec, so that its
+	 * pid is the filter from the start and tracing is on before it runs.
+	 */
+	if (o.command) {
+		err = proc__prepare(&child, o.command, &user);
+		if (err) {
+			fprintf(stderr, WHO ": cannot start %s: %s\n", o.command[0], strerror(-err));
+			ret = EXIT_FAIL;
+			goto fail;
+		}
+		o.model.pid = child.pid;
+		o.model.pid_tree = true;
+	}
+	rc.hold = o.model.pid != 0;
 
 	ret = watch__open(&w, &o.tracer, &o.model, WHO);
 	if (ret)
 		goto fail;
 	ret = EXIT_FAIL;
+	if (o.tracer.events) {
+		rc.shed_seen = calloc(UD_SHED_SLOTS, sizeof(uint64_t));
+		rc.shed_now = calloc(UD_SHED_SLOTS, sizeof(uint64_t));
+		rc.rb = ring_buffer__new(tracer__events_fd(&w.t), on_event, &rc, NULL);
+		if (!rc.shed_seen || !rc.shed_now || !rc.rb) {
+			fprintf(stderr, WHO ": cannot set up the event ring buffer: %s\n",
+				strerror(rc.rb ? ENOMEM : errno));
+			goto fail_open;
+		}
+	}
 
 	struct model *m = &w.m;
 	double start_wall = wall_time();
 
-	err = write_meta(rc.tw, m, argc, argv, start_wall);
+	err = write_meta(rc.tw, m, argc, argv, start_wall, o.tracer.events,
+			 o.tracer.cap_len);
 	if (!err)
 		err = write_reasons(rc.tw, m);
 	if (!err)
@@ -661,16 +1147,40 @@ int do_record(int argc, char **argv)
 		goto write_fail;
 	fprintf(stderr, WHO ": recording UDP drops via %s to %s (%s)\n",
 		attach_mode__name(w.t.mode), o.output,
-		o.duration > 0 ? "until the duration ends or Ctrl-C" : "Ctrl-C to stop");
+		o.command ? "until the command exits"
+		: o.duration > 0 ? "until the duration ends or Ctrl-C" : "Ctrl-C to stop");
+	if (o.command) {
+		enum proc_stage stage;
+
+		err = proc__start(&child, &stage);
+		if (err) {
+			if (stage == PROC_STAGE_EXEC) {
+				fprintf(stderr, WHO ": cannot run %s: %s\n", o.command[0], strerror(-err));
+				ret = proc__exec_code(-err);
+			} else {
+				fprintf(stderr, WHO ": cannot start %s%s: %s\n", o.command[0],
+					stage == PROC_STAGE_USER ? " as the user behind sudo" : "",
+					strerror(-err));
+			}
+			goto fail_open;
+		}
+		child_pid = child.pid;
+	}
 
 	uint64_t step = (uint64_t)(o.interval * 1e9), next = m->start_ns + step;
 	uint64_t end = o.duration > 0 ? m->start_ns + (uint64_t)(o.duration * 1e9) : UINT64_MAX;
 
-	while (!stop_signal) {
+	while (!stopping()) {
 		uint64_t t = next < end ? next : end;
 
-		sleep_until(t);
-		if (stop_signal || now_ns() >= end)
+		if (rc.rb) {
+			err = poll_events(&rc, t);
+			if (err)
+				goto write_fail;
+		} else {
+			sleep_until(&rc, t);
+		}
+		if (stopping() || now_ns() >= end)
 			break;
 		next += step;
 		if (next < now_ns())
@@ -683,8 +1193,21 @@ int do_record(int argc, char **argv)
 		err = snapshot(&rc, now_ns());
 		if (err)
 			goto write_fail;
+		if (o.model.pid && !o.command && proc__check(o.model.pid) == -ESRCH) {
+			fprintf(stderr, WHO ": process %d exited\n", o.model.pid);
+			break;
+		}
 	}
-	/* the last snapshot: nothing between ticks is lost */
+	/*
+	 * The last snapshot: detach first, so that the counts, the events
+	 * left in the ring and the shed tallies stop moving and agree.
+	 */
+	tracer__detach(&w.t);
+	if (rc.rb) {
+		err = drain_events(&rc);
+		if (err)
+			goto write_fail;
+	}
 	err = watch__refresh(&w);
 	if (err) {
 		fprintf(stderr, WHO ": reading the drop counts failed: %s\n", strerror(-err));
@@ -694,7 +1217,21 @@ int do_record(int argc, char **argv)
 	if (err)
 		goto write_fail;
 	uint64_t dur = now_ns() - m->start_ns;
+	int code = EXIT_OK;
 
+	if (child.pid) {
+		/* it ended (or a second signal gave up on it: then it runs on) */
+		if (proc__wait(child.pid, nsignals >= 2 && !child_ended, &code) != 1) {
+			fprintf(stderr, WHO ": %s (pid %d) still runs: not waiting for it\n",
+				o.command[0], child.pid);
+			code = 128 + (stop_signal ? stop_signal : SIGINT);
+		}
+		child_pid = 0;
+		child.pid = 0;
+	}
+
+	ring_buffer__free(rc.rb);
+	rc.rb = NULL;
 	watch__close(&w);
 	htab__free(&rc.syms);
 	err = trace_writer__close(rc.tw);
@@ -702,20 +1239,41 @@ int do_record(int argc, char **argv)
 	if (err)
 		goto write_fail;
 
-	char drops[32], size[32];
+	char drops[32], size[32], events[32], shed[32];
 
 	fmt_count(drops, sizeof(drops), rc.drops);
 	fmt_bytes(size, sizeof(size), stat(o.output, &st) ? 0 : (uint64_t)st.st_size);
-	fprintf(stderr, WHO ": %s drop%s in %.1f s written to %s (%s)\n", drops,
-		rc.drops == 1 ? "" : "s", dur / 1e9, o.output, size);
-	return EXIT_OK;
+	fmt_count(events, sizeof(events), rc.events);
+	fmt_count(shed, sizeof(shed), rc.shed);
+	if (o.tracer.events)
+		fprintf(stderr, WHO ": %s drop%s, %s event%s (%s shed) in %.1f s written to %s (%s)\n",
+			drops, rc.drops == 1 ? "" : "s", events, rc.events == 1 ? "" : "s",
+			shed, dur / 1e9, o.output, size);
+	else
+		fprintf(stderr, WHO ": %s drop%s in %.1f s written to %s (%s)\n", drops,
+			rc.drops == 1 ? "" : "s", dur / 1e9, o.output, size);
+	if (rc.others)
+		pr_info(WHO ": %llu events of other processes' sockets left out\n",
+			(unsigned long long)rc.others);
+	free(rc.shed_seen);
+	free(rc.shed_now);
+	free(rc.held);
+	proc__user_free(&user);
+	return code;
 
 write_fail:
 	fprintf(stderr, WHO ": cannot write %s: %s\n", o.output, strerror(-err));
-fail_open:
-	ret = EXIT_FAIL;
+fail_open: /* ret is set: EXIT_FAIL, or the command's 126/127 */
+	ring_buffer__free(rc.rb);
 	watch__close(&w);
 fail:
+	/* a command that never ran is killed; one that runs is left alone */
+	if (child.pid && !child_pid)
+		proc__abort(&child);
+	free(rc.shed_seen);
+	free(rc.shed_now);
+	free(rc.held);
+	proc__user_free(&user);
 	htab__free(&rc.syms);
 	if (rc.tw)
 		trace_writer__close(rc.tw);

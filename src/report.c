@@ -10,6 +10,7 @@
 #include <string.h>
 #include "cli.h"
 #include "report_model.h"
+#include "report_pcap.h"
 #include "util.h"
 
 #define WHO "udpdrop report"
@@ -30,22 +31,33 @@ static void usage(FILE *f)
 "                         header and that one table (JSON: adds \"by\")\n"
 "  -j, --json             one JSON document instead of text\n"
 "  -n, --top N            socket rows shown (default %d)\n"
+"      --pcap OUT         write the dropped packets' captured headers (EVENTs\n"
+"                         recorded with --headers) to OUT as pcapng, each with\n"
+"                         its cause, reason, socket and location as a packet\n"
+"                         comment, for tshark, tcpdump or Wireshark; prints no\n"
+"                         report (--json, --by, --top do not apply)\n"
+"  -f, --force            overwrite an existing --pcap OUT\n"
 "  -V, --version          print the version\n"
 "  -h, --help             this help\n"
 "\n"
 "Exit codes: 0 ok (also for a file cut short: reported, and said so),\n"
 "1 missing file, not a trace, newer format or corrupt file (what comes\n"
-"before the damage is reported), 2 bad usage.\n", REPORT_DEFAULT_TOP);
+"before the damage is reported; --pcap writes nothing), no packet\n"
+"headers in the trace for --pcap, or OUT not written; 2 bad usage (also\n"
+"an existing OUT without -f).\n", REPORT_DEFAULT_TOP);
 }
 
 /* 0, 1 (--help, -V: done) or -EXIT_USAGE. */
 static int parse_args(int argc, char **argv, struct report_opts *o,
-		      const char **path)
+		      const char **path, const char **pcap, bool *force)
 {
+	enum { OPT_PCAP = 256 };
 	static const struct option longopts[] = {
 		{ "by", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "top", required_argument, NULL, 'n' },
+		{ "pcap", required_argument, NULL, OPT_PCAP },
+		{ "force", no_argument, NULL, 'f' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -55,7 +67,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o,
 	*path = DEFAULT_INPUT;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:jn:Vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":b:jn:fVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			by = report__by_parse(optarg);
@@ -70,6 +82,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o,
 				return cli__bad_value("report", "--top", optarg,
 						      "a number of rows from 1 to 1000000");
 			break;
+		case OPT_PCAP:
+			if (!*optarg)
+				return cli__bad_value("report", "--pcap", optarg, "a file name");
+			*pcap = optarg;
+			break;
+		case 'f': *force = true; break;
 		case 'V':
 			printf("udpdrop %s\n", UDPDROP_VERSION);
 			return 1;
@@ -96,13 +114,18 @@ int do_report(int argc, char **argv)
 	struct report_opts o = {};
 	struct report rp;
 	struct strbuf out = {};
-	const char *path, *problem;
+	const char *path, *problem, *pcap = NULL;
+	bool force = false;
 	char msg[512];
 	int err, ret;
 
-	err = parse_args(argc, argv, &o, &path);
+	err = parse_args(argc, argv, &o, &path, &pcap, &force);
 	if (err)
 		return err > 0 ? EXIT_OK : -err;
+	/* one output per run, as perf script's exports: the packets alone,
+	 * streamed, without loading the trace for a report nobody reads */
+	if (pcap)
+		return report_pcap__export(path, pcap, force, WHO, stderr, NULL);
 	report__load(&rp, path);
 	if (report__printable(&rp)) {
 		report__print(&rp, &o, &out);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include "advice.h"
 #include "causes.h"
 #include "json.h"
 #include "mib.h"
@@ -136,6 +137,69 @@ static void add_snap(struct report *rp, const struct trace_counts *tc)
 		}
 		sn->v[j].datagrams += c->val.datagrams;
 		sn->v[j].skbs += c->val.skbs;
+		if (!c->key.cookie)
+			continue;
+		for (j = 0; j < sn->nsk; j++)
+			if (sn->sk[j].cookie == c->key.cookie && sn->sk[j].reason == c->key.reason &&
+			    sn->sk[j].flags == c->key.flags)
+				break;
+		if (j == sn->nsk) {
+			sn->sk = xrealloc(sn->sk, sn->nsk + 1, sizeof(*sn->sk));
+			memset(&sn->sk[j], 0, sizeof(sn->sk[j]));
+			sn->sk[j].cookie = c->key.cookie;
+			sn->sk[j].reason = c->key.reason;
+			sn->sk[j].flags = c->key.flags;
+			sn->nsk++;
+		}
+		sn->sk[j].datagrams += c->val.datagrams;
+	}
+}
+
+/* Each socket's queue: how full at every SOCKETS snapshot that listed it. */
+static void add_queues(struct report *rp, const struct trace_sockets *ts)
+{
+	for (uint32_t i = 0; i < ts->n; i++) {
+		const struct trace_socket *k = &ts->v[i];
+		struct report_queue *q;
+		uint32_t j;
+
+		for (j = 0; j < rp->nqueues; j++)
+			if (rp->queues[j].cookie == k->cookie)
+				break;
+		if (j == rp->nqueues) {
+			rp->queues = xrealloc(rp->queues, rp->nqueues + 1, sizeof(*rp->queues));
+			memset(&rp->queues[j], 0, sizeof(rp->queues[j]));
+			rp->queues[j].cookie = k->cookie;
+			rp->queues[j].low = k->queued;
+			rp->nqueues++;
+		}
+		q = &rp->queues[j];
+		q->looks++;
+		if (k->queued < q->low)
+			q->low = k->queued;
+		if (k->queued > q->peak)
+			q->peak = k->queued;
+		q->last = k->queued;
+	}
+}
+
+static void add_ifaces(struct report *rp, const struct trace_ifaces *ti)
+{
+	for (uint32_t i = 0; i < ti->n; i++) {
+		uint32_t j;
+
+		for (j = 0; j < rp->nifaces; j++)
+			if (rp->ifaces[j].netns == ti->v[i].netns &&
+			    rp->ifaces[j].ifindex == ti->v[i].ifindex)
+				break;
+		if (j == rp->nifaces) {
+			rp->ifaces = xrealloc(rp->ifaces, rp->nifaces + 1, sizeof(*rp->ifaces));
+			rp->nifaces++;
+		} else {
+			free((char *)rp->ifaces[j].name);
+		}
+		rp->ifaces[j] = ti->v[i];
+		rp->ifaces[j].name = xstrdup(ti->v[i].name);
 	}
 }
 
@@ -199,6 +263,10 @@ static void take(struct report *rp, const struct trace_record *rec)
 		rp->have_sockets = true;
 		rp->nsockets = rec->sockets.n;
 		rp->sockets = xmemdup(rec->sockets.v, rec->sockets.n * sizeof(*rec->sockets.v));
+		add_queues(rp, &rec->sockets);
+		break;
+	case TRACE_IFACES:
+		add_ifaces(rp, &rec->ifaces);
 		break;
 	case TRACE_MIB:
 		add_mib(rp, &rec->mib);
@@ -208,8 +276,20 @@ static void take(struct report *rp, const struct trace_record *rec)
 		rp->end_duration_ns = rec->end.duration_ns;
 		rp->end_events = rec->end.events;
 		break;
+	case TRACE_EVENT:
+		rp->events++;
+		rp->event_datagrams += rec->event.datagrams;
+		rp->event_caps += rec->event.caplen > 0;
+		break;
+	case TRACE_SHED:
+		for (uint32_t i = 0; i < rec->shed.n; i++)
+			if (rec->shed.v[i].cause < TRACE_CAUSES_MAX) {
+				rp->shed[rec->shed.v[i].cause] += rec->shed.v[i].n;
+				rp->shed_total += rec->shed.v[i].n;
+			}
+		break;
 	default:
-		break; /* EVENT, IFACES, SHED: not in this report yet */
+		break;
 	}
 }
 
@@ -292,10 +372,16 @@ void report__free(struct report *rp)
 	free(rp->symbols);
 	free(rp->first.v);
 	free(rp->last.v);
-	for (uint64_t i = 0; i < rp->ncounts; i++)
+	for (uint64_t i = 0; i < rp->ncounts; i++) {
 		free(rp->snaps[i].v);
+		free(rp->snaps[i].sk);
+	}
 	free(rp->snaps);
 	free(rp->sockets);
+	free(rp->queues);
+	for (uint32_t i = 0; i < rp->nifaces; i++)
+		free((char *)rp->ifaces[i].name);
+	free(rp->ifaces);
 	for (uint32_t i = 0; i < rp->nmibs; i++) {
 		free_mib(&rp->mib_first[i]);
 		free_mib(&rp->mib_last[i]);
@@ -369,7 +455,7 @@ struct agg_sock {
 	bool by_inode;
 	uint32_t netns;        /* the counts' (the socket's if known) */
 	uint64_t drops, skbs, bytes;
-	uint64_t cause[CAUSE_MAX], cause_skbs[CAUSE_MAX];
+	uint64_t cause[CAUSE_MAX], cause_skbs[CAUSE_MAX], cause_bytes[CAUSE_MAX];
 	struct agg_reason *reasons;
 	int nreasons;
 	struct agg_loc *locs;
@@ -436,6 +522,61 @@ static const char *meta_get(const struct report *rp, const char *key)
 	return NULL;
 }
 
+/*
+ * The name of the writer's cause number c: META causes lists them by
+ * number, so a file from another version names its own; this build's
+ * names when the file has no list.
+ */
+static void writer_cause_name(const struct report *rp, unsigned c, char *buf,
+			      size_t len)
+{
+	const char *list = meta_get(rp, TRACE_META_CAUSES), *p = list;
+
+	if (!list) {
+		snprintf(buf, len, "%s", c < CAUSE_MAX ? cause__name(c) : "other");
+		return;
+	}
+	for (unsigned i = 0; i < c && p; i++) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	if (!p || !*p || *p == ',') {
+		snprintf(buf, len, "cause_%u", c);
+		return;
+	}
+	snprintf(buf, len, "%.*s", (int)strcspn(p, ","), p);
+}
+
+/* "297 written, 0 shed" and the rest of the events line. */
+static void fmt_events(const struct report *rp, struct strbuf *out)
+{
+	const char *m = meta_get(rp, "events"), *h = meta_get(rp, "headers");
+	char name[64], n[32];
+	bool first = true;
+
+	if (m && strcmp(m, "recorded")) {
+		sb_printf(out, "%s", m);
+		return;
+	}
+	fmt_count(n, sizeof(n), rp->events);
+	sb_printf(out, "%s written", n);
+	if (h && strcmp(h, "0"))
+		sb_printf(out, " (with the first %s B of each packet)", h);
+	fmt_count(n, sizeof(n), rp->shed_total);
+	sb_printf(out, ", %s shed", n);
+	for (unsigned c = 0; c < TRACE_CAUSES_MAX; c++) {
+		if (!rp->shed[c])
+			continue;
+		writer_cause_name(rp, c, name, sizeof(name));
+		fmt_count(n, sizeof(n), rp->shed[c]);
+		sb_printf(out, "%s%s %s", first ? " (" : ", ", name, n);
+		first = false;
+	}
+	if (!first)
+		sb_printf(out, "; the counts are exact)");
+}
+
 static const struct trace_socket *find_socket(const struct report *rp,
 					      uint64_t cookie, bool by_inode)
 {
@@ -457,6 +598,7 @@ static void sock_add(const struct report *rp, struct agg_sock *s,
 	s->bytes += v->bytes;
 	s->cause[cause] += v->datagrams;
 	s->cause_skbs[cause] += v->skbs;
+	s->cause_bytes[cause] += v->bytes;
 	for (i = 0; i < s->nreasons; i++)
 		if (s->reasons[i].reason == tc->key.reason && s->reasons[i].cause == cause)
 			break;
@@ -1096,6 +1238,11 @@ static void text_header(const struct report *rp, struct strbuf *out)
 		 netns && strcmp(netns, "0") ? netns : "any",
 		 port && strcmp(port, "0") ? port : "any");
 	printable_line(out, "filters:", buf);
+	struct strbuf ev = {};
+
+	fmt_events(rp, &ev);
+	printable_line(out, "events:", ev.buf ? ev.buf : "");
+	sb_free(&ev);
 	printable_line(out, "recorder:", meta_get(rp, TRACE_META_VERSION));
 	sb_printf(out, "\n");
 }
@@ -1433,6 +1580,9 @@ static void text_by_second(const struct report *rp, struct strbuf *out)
 	free(rows);
 }
 
+static void text_advice(const struct report *rp, const struct agg *a, uint64_t top,
+			struct strbuf *out);
+
 static void print_text(const struct report *rp, const struct agg *a, uint64_t top,
 		       enum report_by by, struct strbuf *out)
 {
@@ -1459,6 +1609,355 @@ static void print_text(const struct report *rp, const struct agg *a, uint64_t to
 	text_timeline(rp, out);
 	text_detail(rp, a, top, out);
 	text_recon(rp, a, out);
+	text_advice(rp, a, top, out);
+}
+
+/* ---- advice ------------------------------------------------------------ */
+
+/*
+ * The advice engine (advice.h) fed with this file's numbers: per socket
+ * shown and cause, then per cause of the drops with no socket. The file
+ * holds no deliveries, so the arrival rate stays unknown (the engine then
+ * bounds it by the drop rate and says so), and no truesize (estimated).
+ */
+struct adv_item {
+	int sock;  /* index in agg's socks; -1: drops with no socket */
+	int cause;
+	uint64_t drops;
+	char who[320];
+	int nf;
+	struct advice_finding f[ADVICE_MAX];
+};
+
+static int rc_cause(const struct report *rp, uint32_t reason, uint32_t flags)
+{
+	const char *name = reason_name(rp, reason);
+
+	return cause__classify(name ? name : "", flags);
+}
+
+static void meta_u64(const struct report *rp, const char *key, struct advice_u64 *out)
+{
+	const char *v = meta_get(rp, key);
+	uint64_t x;
+
+	if (v && !parse_u64(v, 0, UINT64_MAX, &x))
+		*out = ADVICE_U64(x);
+}
+
+/* The delta of the counters named (summed) in netns, if it has them all. */
+static struct advice_u64 mib_delta(const struct report *rp, uint32_t netns,
+				   const char *const *names)
+{
+	struct advice_u64 r = { false, 0 };
+
+	for (uint32_t i = 0; i < rp->nmibs; i++) {
+		if (rp->mib_first[i].netns != netns)
+			continue;
+		for (const char *const *n = names; *n; n++) {
+			uint64_t v0, v1;
+
+			if (!mib_value(&rp->mib_first[i], *n, &v0) ||
+			    !mib_value(&rp->mib_last[i], *n, &v1))
+				continue;
+			r.known = true;
+			r.v += v1 > v0 ? v1 - v0 : 0;
+		}
+	}
+	return r;
+}
+
+/* The interface a socket's traffic most likely uses: lo for a loopback
+ * address, else the netns's other interface with the smallest MTU. */
+static const struct trace_iface *pick_iface(const struct report *rp, uint32_t netns,
+					    bool loopback)
+{
+	const struct trace_iface *best = NULL;
+
+	for (uint32_t i = 0; i < rp->nifaces; i++) {
+		const struct trace_iface *f = &rp->ifaces[i];
+		bool lo = !strcmp(f->name, "lo");
+
+		if ((netns && f->netns != netns) || lo != loopback)
+			continue;
+		if (!best || f->mtu < best->mtu || (f->mtu == best->mtu && f->ifindex < best->ifindex))
+			best = f;
+	}
+	return best;
+}
+
+static bool is_loopback(const struct trace_socket *k)
+{
+	static const uint8_t v6lo[16] = { [15] = 1 };
+
+	if (k->family == AF_INET)
+		return k->laddr[0] == 127;
+	return k->family == AF_INET6 && !memcmp(k->laddr, v6lo, 16);
+}
+
+static void adv_common(const struct report *rp, uint32_t netns, bool loopback,
+		       struct advice_input *in)
+{
+	static const char *const rcvbuf_n[] = { "UdpRcvbufErrors", "Udp6RcvbufErrors", NULL };
+	static const char *const mem_n[] = { "UdpMemErrors", "Udp6MemErrors", NULL };
+	static const char *const sndbuf_n[] = { "UdpSndbufErrors", "Udp6SndbufErrors", NULL };
+	static const char *const noports_n[] = { "UdpNoPorts", "Udp6NoPorts", NULL };
+	static const char *const csum_n[] = { "UdpInCsumErrors", "Udp6InCsumErrors", NULL };
+	static const char *const fails_n[] = { "IpReasmFails", "Ip6ReasmFails", NULL };
+	static const char *const timeout_n[] = { "IpReasmTimeout", "Ip6ReasmTimeout", NULL };
+	static const char *const reads_n[] = { "UdpInDatagrams", "Udp6InDatagrams", NULL };
+	const struct trace_iface *f = pick_iface(rp, netns, loopback);
+	const char *um = meta_get(rp, "net.ipv4.udp_mem");
+	unsigned long long m0, m1, m2;
+
+	in->span_s = duration_s(rp);
+	meta_u64(rp, "net.core.rmem_default", &in->rmem_default);
+	meta_u64(rp, "net.core.rmem_max", &in->rmem_max);
+	meta_u64(rp, "net.core.wmem_default", &in->wmem_default);
+	meta_u64(rp, "net.core.wmem_max", &in->wmem_max);
+	meta_u64(rp, "net.core.netdev_max_backlog", &in->netdev_max_backlog);
+	meta_u64(rp, "net.ipv4.ipfrag_time", &in->ipfrag_time);
+	meta_u64(rp, "net.ipv4.ipfrag_high_thresh", &in->ipfrag_high_thresh);
+	meta_u64(rp, "net.ipv4.ipfrag_max_dist", &in->ipfrag_max_dist);
+	if (um && sscanf(um, "%llu %llu %llu", &m0, &m1, &m2) == 3) {
+		in->udp_mem[0] = ADVICE_U64(m0);
+		in->udp_mem[1] = ADVICE_U64(m1);
+		in->udp_mem[2] = ADVICE_U64(m2);
+	}
+	if (f) {
+		in->ifname = f->name;
+		if (f->mtu)
+			in->mtu = ADVICE_U64(f->mtu);
+		if (f->txqueuelen)
+			in->txqueuelen = ADVICE_U64(f->txqueuelen);
+	}
+	in->mib_rcvbuf_errors = mib_delta(rp, netns, rcvbuf_n);
+	in->mib_mem_errors = mib_delta(rp, netns, mem_n);
+	in->mib_sndbuf_errors = mib_delta(rp, netns, sndbuf_n);
+	in->mib_no_ports = mib_delta(rp, netns, noports_n);
+	in->mib_csum_errors = mib_delta(rp, netns, csum_n);
+	in->mib_reasm_fails = mib_delta(rp, netns, fails_n);
+	in->mib_reasm_timeout = mib_delta(rp, netns, timeout_n);
+	in->reads = mib_delta(rp, netns, reads_n);
+}
+
+static bool frag_cause(int c)
+{
+	return c == CAUSE_FRAG_TIMEOUT || c == CAUSE_FRAG_TOO_FAR || c == CAUSE_FRAG_DUP;
+}
+
+/* A socket's worst interval between snapshots for one cause. */
+static void sock_burst(const struct report *rp, const struct agg_sock *k, int cause,
+		       struct advice_input *in)
+{
+	uint64_t prev = 0, best = 0;
+	double best_s = 0;
+
+	if (rp->ncounts < 2)
+		return;
+	for (uint64_t i = 0; i < rp->ncounts; i++) {
+		const struct report_snap *sn = &rp->snaps[i];
+		uint64_t cur = 0;
+
+		for (uint32_t j = 0; j < sn->nsk; j++)
+			if (sn->sk[j].cookie == k->cookie &&
+			    !!(sn->sk[j].flags & UD_KEY_INODE) == k->by_inode &&
+			    rc_cause(rp, sn->sk[j].reason, sn->sk[j].flags) == cause)
+				cur += sn->sk[j].datagrams;
+		if (i && cur > prev && cur - prev > best) {
+			best = cur - prev;
+			best_s = sn->time_ns > rp->snaps[i - 1].time_ns
+					 ? (sn->time_ns - rp->snaps[i - 1].time_ns) / 1e9 : 0;
+		}
+		prev = cur;
+	}
+	in->burst = ADVICE_U64(best);
+	in->burst_s = best_s;
+}
+
+static int advice_items(const struct report *rp, const struct agg *a, uint64_t top,
+			struct adv_item **out)
+{
+	int shown = a->nsocks < (int64_t)top ? a->nsocks : (int)top, n = 0;
+	struct adv_item *v = NULL;
+	struct tl_row *rows;
+	int nrows = timeline(rp, &rows);
+
+	for (int i = 0; i < shown; i++) {
+		const struct agg_sock *k = &a->socks[i];
+		const struct trace_socket *ts = k->sock;
+
+		for (int c = 0; c < CAUSE_MAX; c++) {
+			struct advice_input in = { .cause = c, .has_socket = true };
+			struct adv_item *it;
+			char l[96], o[64], ns[16];
+
+			if (!k->cause[c] && !k->cause_skbs[c])
+				continue;
+			v = xrealloc(v, n + 1, sizeof(*v));
+			it = &v[n];
+			memset(it, 0, sizeof(*it));
+			it->sock = i;
+			it->cause = c;
+			it->drops = k->cause[c];
+			fmt_local(l, sizeof(l), k);
+			fmt_owner(o, sizeof(o), k);
+			fmt_netns(ns, sizeof(ns), k->netns);
+			snprintf(it->who, sizeof(it->who), "%s  netns %s  %s", l, ns, o);
+			adv_common(rp, k->netns, ts && is_loopback(ts), &in);
+			in.who = l;
+			in.drops = k->cause[c];
+			in.skbs = k->cause_skbs[c];
+			in.sender_side = c == CAUSE_QDISC || c == CAUSE_NEIGH;
+			if (ts) {
+				in.family = ts->family;
+				if (ts->lport)
+					in.port = ADVICE_U64(ts->lport);
+				if (ts->rcvbuf)
+					in.rcvbuf = ADVICE_U64(ts->rcvbuf);
+				in.queued = ADVICE_U64(ts->queued);
+				for (uint32_t q = 0; q < rp->nqueues; q++)
+					if (rp->queues[q].cookie == ts->cookie) {
+						in.queue_low = ADVICE_U64(rp->queues[q].low);
+						in.queue_peak = ADVICE_U64(rp->queues[q].peak);
+					}
+			}
+			if (k->cause_skbs[c] && k->cause_bytes[c] && !frag_cause(c))
+				in.avg_size = ADVICE_DBL((double)k->cause_bytes[c] / k->cause_skbs[c]);
+			sock_burst(rp, k, c, &in);
+			it->nf = advice__build(&in, it->f, ADVICE_MAX);
+			n++;
+		}
+	}
+	/* drops with no socket: per cause, named by its busiest flow */
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		struct advice_input in = { .cause = c };
+		const struct agg_flow *topf = NULL;
+		uint64_t drops = 0, skbs = 0, best = 0;
+		int nflows = 0;
+		bool one_port = true;
+		struct adv_item *it;
+		char f[200], ns[16];
+
+		for (int i = 0; i < a->nflows; i++) {
+			const struct agg_flow *fl = &a->flows[i];
+
+			if (fl->cause != c || (!fl->drops && !fl->skbs))
+				continue;
+			if (!topf)
+				topf = fl; /* flows are sorted, busiest first */
+			else if (fl->dport != topf->dport || fl->netns != topf->netns)
+				one_port = false;
+			drops += fl->drops;
+			skbs += fl->skbs;
+			nflows++;
+		}
+		if (!topf)
+			continue;
+		v = xrealloc(v, n + 1, sizeof(*v));
+		it = &v[n];
+		memset(it, 0, sizeof(*it));
+		it->sock = -1;
+		it->cause = c;
+		it->drops = drops;
+		fmt_flow(f, sizeof(f), topf);
+		fmt_netns(ns, sizeof(ns), topf->netns);
+		if (nflows == 1)
+			snprintf(it->who, sizeof(it->who), "no socket: %s  netns %s", f, ns);
+		else
+			snprintf(it->who, sizeof(it->who), "no socket: %d flows, the most from %s  netns %s",
+				 nflows, f, ns);
+		adv_common(rp, topf->netns, false, &in);
+		in.who = f;
+		in.family = topf->family;
+		in.drops = drops;
+		in.skbs = skbs;
+		if (topf->dport && one_port)
+			in.port = ADVICE_U64(topf->dport);
+		for (int i = 0; i < nrows; i++)
+			if (rows[i].cause[c] > best) {
+				best = rows[i].cause[c];
+				in.burst_s = rows[i].len_ns / 1e9;
+			}
+		if (nrows)
+			in.burst = ADVICE_U64(best);
+		it->nf = advice__build(&in, it->f, ADVICE_MAX);
+		n++;
+	}
+	free(rows);
+	*out = v;
+	return n;
+}
+
+/* A word that stays on its number's line: a unit ("8192 B", "13.9 ms"). */
+static bool glued(const char *w)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "ms", "us", "s",
+					     "Mbit/s", "kbit/s", "Gbit/s", "bit/s", "pages" };
+	size_t n = strcspn(w, " ,.;:)");
+
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (strlen(units[i]) == n && !strncmp(w, units[i], n))
+			return true;
+	return false;
+}
+
+/* text wrapped at REPORT_WRAP columns, under a label column */
+#define REPORT_WRAP 100
+static void wrapped(struct strbuf *out, const char *label, const char *text)
+{
+	const int indent = 14, w = REPORT_WRAP - indent;
+	const char *p = text;
+	bool first = true;
+
+	while (*p) {
+		int len = (int)strlen(p), cut = len;
+
+		if (len > w) {
+			cut = w;
+			while (cut > 0 && (p[cut] != ' ' || glued(p + cut + 1)))
+				cut--;
+			if (!cut) /* one word longer than the line: cut it */
+				cut = w;
+		}
+		if (first)
+			sb_printf(out, "    %-9s %.*s\n", label, cut, p);
+		else
+			sb_printf(out, "%*s%.*s\n", indent, "", cut, p);
+		first = false;
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+static void text_advice(const struct report *rp, const struct agg *a, uint64_t top,
+			struct strbuf *out)
+{
+	struct adv_item *v;
+	int n = advice_items(rp, a, top, &v);
+	char d[32];
+
+	sb_printf(out, "\nAdvice (the seed papers' rules applied to this recording's numbers; ~ marks an\n"
+		  "estimate; the file holds no deliveries, so arrival rates are at least the drop rates):\n");
+	if (!n)
+		sb_printf(out, "  no drops: nothing to advise\n");
+	for (int i = 0; i < n; i++) {
+		fmt_count(d, sizeof(d), v[i].drops);
+		sb_printf(out, "%s  %s: %s, %s datagram%s\n", i ? "\n" : "", v[i].who,
+			  cause__name(v[i].cause), d, v[i].drops == 1 ? "" : "s");
+		for (int j = 0; j < v[i].nf; j++) {
+			const struct advice_finding *f = &v[i].f[j];
+
+			if (j)
+				sb_printf(out, "\n");
+			wrapped(out, "what", f->what);
+			wrapped(out, "evidence", f->evidence);
+			wrapped(out, "change", f->change);
+			wrapped(out, "verify", f->verify);
+		}
+	}
+	free(v);
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -1610,6 +2109,23 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 	json_key(&j, "duration_s");
 	json_double(&j, duration_s(rp), 3);
 	jkey_u64(&j, "snapshots", rp->ncounts);
+	json_key(&j, "events");
+	json_obj_begin(&j);
+	json_key(&j, "recorded");
+	json_bool(&j, !meta_get(rp, "events") || !strcmp(meta_get(rp, "events"), "recorded"));
+	jkey_u64(&j, "written", rp->events);
+	jkey_u64(&j, "datagrams", rp->event_datagrams);
+	jkey_u64(&j, "with_headers", rp->event_caps);
+	jkey_u64(&j, "shed_total", rp->shed_total);
+	json_key(&j, "shed");
+	json_obj_begin(&j);
+	for (unsigned c = 0; c < TRACE_CAUSES_MAX; c++)
+		if (rp->shed[c]) {
+			writer_cause_name(rp, c, buf, sizeof(buf));
+			jkey_u64(&j, buf, rp->shed[c]);
+		}
+	json_obj_end(&j);
+	json_obj_end(&j);
 
 	json_key(&j, "sockets");
 	json_arr_begin(&j);
@@ -1764,6 +2280,34 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 	for (int i = 0; i < nrows; i++)
 		json_tl_row(&j, &rows[i], false);
 	free(rows);
+	json_arr_end(&j);
+
+	/* the findings, as the text's Advice section (keys are a contract) */
+	json_key(&j, "advice");
+	json_arr_begin(&j);
+	{
+		struct adv_item *v;
+		int n = advice_items(rp, a, top, &v);
+
+		for (int i = 0; i < n; i++)
+			for (int k = 0; k < v[i].nf; k++) {
+				const struct advice_finding *f = &v[i].f[k];
+
+				json_obj_begin(&j);
+				jkey_str(&j, "cause", cause__name(f->cause));
+				json_key(&j, "socket");
+				if (v[i].sock >= 0)
+					json_u64(&j, a->socks[v[i].sock].cookie);
+				else
+					json_null(&j);
+				jkey_str(&j, "what", f->what);
+				jkey_str(&j, "evidence", f->evidence);
+				jkey_str(&j, "change", f->change);
+				jkey_str(&j, "verify", f->verify);
+				json_obj_end(&j);
+			}
+		free(v);
+	}
 	json_arr_end(&j);
 	if (by != REPORT_BY_SOCKET)
 		json_by(rp, a, by, &j);

@@ -49,11 +49,28 @@ struct report_rc {
 	uint64_t datagrams, skbs;
 };
 
-/* Every COUNTS snapshot, summed per (reason, flags): the timeline. */
+/* One socket's datagrams per (reason, flags) in a COUNTS snapshot. */
+struct report_skrc {
+	uint64_t cookie;       /* or inode, per UD_KEY_INODE in flags */
+	uint32_t reason, flags;
+	uint64_t datagrams;
+};
+
+/* Every COUNTS snapshot, summed per (reason, flags): the timeline; and
+ * per socket: each socket's worst interval (the advice's burst). */
 struct report_snap {
 	uint64_t time_ns;
 	uint32_t n;
 	struct report_rc *v;
+	uint32_t nsk;
+	struct report_skrc *sk;
+};
+
+/* A socket's queue over every SOCKETS snapshot that listed it. */
+struct report_queue {
+	uint64_t cookie;
+	uint32_t looks;
+	uint32_t low, peak, last; /* bytes queued */
 };
 
 struct report_kv {
@@ -95,10 +112,19 @@ struct report {
 	bool have_sockets;
 	uint32_t nsockets;
 	struct trace_socket *sockets;
+	uint32_t nqueues;
+	struct report_queue *queues;
+	uint32_t nifaces;  /* the last IFACES per (netns, ifindex); names owned */
+	struct trace_iface *ifaces;
 	uint32_t nmibs;    /* netns with MIB records: first and last of each */
 	struct report_mib *mib_first, *mib_last;
 	bool have_end;
 	uint64_t end_duration_ns, end_events;
+	/* per-drop events: what was written, and what SHED says was shed,
+	 * by the writer's cause numbers (META causes names them) */
+	uint64_t events, event_datagrams, event_caps;
+	uint64_t shed[TRACE_CAUSES_MAX];
+	uint64_t shed_total;
 };
 
 /*

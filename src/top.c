@@ -242,22 +242,13 @@ int do_top(int argc, char **argv)
 	if (err)
 		return err;
 	if (o.model.pid) {
-		uint32_t pid_ns = netns__of_pid(o.model.pid);
+		uint32_t pid_ns;
 
-		if (!pid_ns) {
-			/* kill(pid, 0): ESRCH means no such process; EPERM, not ours */
-			bool exists = !kill(o.model.pid, 0) || errno == EPERM;
-
-			if (exists && !privileged)
-				goto no_privilege;
-			if (exists)
-				fprintf(stderr, "udpdrop top: cannot read /proc/%d/ns/net: %s\n",
-					o.model.pid, strerror(errno));
-			else
-				fprintf(stderr, "udpdrop top: no process with pid %d\n"
-					"Try 'udpdrop top --help'.\n", o.model.pid);
-			return exists ? EXIT_FAIL : EXIT_USAGE;
-		}
+		err = cli__resolve_pid("top", o.model.pid, privileged, &pid_ns);
+		if (err == EXIT_PRIV)
+			goto no_privilege;
+		if (err)
+			return err;
 		/* in the kernel, the pid's netns is the cheap exact superset */
 		if (!o.model.netns)
 			o.tracer.filter_netns = pid_ns;

@@ -440,6 +440,7 @@ static int enc_event(struct buf *b, const struct trace_event *e)
 	put_u32(b, e->len);
 	put_u16(b, e->caplen);
 	put_bytes(b, e->cap, e->caplen);
+	put_u32(b, e->datagrams); /* 1.1 */
 	return 0;
 }
 
@@ -469,6 +470,8 @@ static int dec_event(struct dec *d, struct trace_event *e)
 		e->caplen = 0;
 	}
 	get_into(c, e->cap, e->caplen);
+	/* 1.1 appended it; an event of 1.0 stood for one datagram */
+	e->datagrams = c->n >= 4 ? get_u32(c) : 1;
 	return dec_done(d);
 }
 

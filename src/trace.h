@@ -19,7 +19,7 @@
 
 #define TRACE_MAGIC         "UDPDROPT"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 0
+#define TRACE_VERSION_MINOR 1
 #define TRACE_HDR_LEN       20 /* magic 8, major 2, minor 2, flags 4, crc 4 */
 #define TRACE_BLK_MAGIC     "UDTB"
 #define TRACE_BLK_HDR_LEN   24 /* magic, seq, raw, comp, data crc, hdr crc */
@@ -115,6 +115,12 @@ struct trace_event {
 	uint32_t len;      /* skb->len */
 	uint16_t caplen;   /* bytes in cap, <= TRACE_CAP_MAX */
 	uint8_t cap[TRACE_CAP_MAX];
+	/*
+	 * Datagrams the event stands for, as the counts add them: 1, a GSO
+	 * skb's segments, 0 for a frag_list member or a fragment whose
+	 * datagram was already counted (format 1.1; 1 when reading 1.0).
+	 */
+	uint32_t datagrams;
 };
 
 struct trace_count {

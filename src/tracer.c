@@ -13,6 +13,9 @@
 #include "udpdrop.skel.h"
 
 #define DEFAULT_MAP_ENTRIES 16384
+/* 16 MiB: ~130,000 events of 128 B, a fraction of a second of a storm
+ * while the writer compresses a block */
+#define DEFAULT_RING_BYTES (16u << 20)
 
 const char *attach_mode__name(enum attach_mode m)
 {
@@ -100,6 +103,15 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	}
 	if (o->frag_window_s)
 		skel->rodata->frag_window_ns = o->frag_window_s * 1000000000ull;
+	skel->rodata->events_on = o->events;
+	skel->rodata->cap_len = o->cap_len < UD_CAP_MAX ? o->cap_len : UD_CAP_MAX;
+	/* the ring is a page when unused: top and the others pay no memory */
+	uint32_t ring = !o->events ? (uint32_t)getpagesize()
+			: o->ring_bytes ? o->ring_bytes : DEFAULT_RING_BYTES;
+
+	bpf_map__set_max_entries(skel->maps.events, ring);
+	/* a quarter full: the reader wakes with room to spare */
+	skel->rodata->wakeup_bytes = ring / 4;
 	bpf_map__set_max_entries(skel->maps.drops,
 				 o->map_entries ?: DEFAULT_MAP_ENTRIES);
 	bpf_map__set_max_entries(skel->maps.flows,
@@ -265,6 +277,42 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 			       : "packet headers",
 		t->rx ? "counted (sock:sk_data_ready)" : "not counted");
 	return 0;
+}
+
+int tracer__events_fd(struct tracer *t)
+{
+	return t->skel ? bpf_map__fd(t->skel->maps.events) : -EINVAL;
+}
+
+int tracer__read_shed(struct tracer *t, uint64_t *shed)
+{
+	int fd = bpf_map__fd(t->skel->maps.shed);
+	uint64_t *v = calloc(t->ncpus, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	/* 1,024 lookups a snapshot: a per-CPU array has no cheaper read */
+	for (uint32_t i = 0; i < UD_SHED_SLOTS; i++) {
+		shed[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, v)) {
+			int err = -errno;
+
+			free(v);
+			return err;
+		}
+		for (int c = 0; c < t->ncpus; c++)
+			shed[i] += v[c];
+	}
+	free(v);
+	return 0;
+}
+
+void tracer__detach(struct tracer *t)
+{
+	bpf_link__destroy(t->rx_link);
+	bpf_link__destroy(t->fail_link);
+	bpf_link__destroy(t->kfree_link);
+	t->rx_link = t->fail_link = t->kfree_link = NULL;
 }
 
 void tracer__close(struct tracer *t)

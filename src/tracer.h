@@ -22,6 +22,10 @@ struct tracer_opts {
 	bool no_rx;             /* do not count deliveries (sk_data_ready) */
 	uint32_t map_entries;   /* 0: default */
 	uint32_t frag_window_s; /* 0: default */
+	/* per-drop events into the ring buffer (udpdrop record) */
+	bool events;
+	uint32_t cap_len;       /* packet bytes per event, <= UD_CAP_MAX */
+	uint32_t ring_bytes;    /* ring size, a power of 2 pages; 0: default */
 	/* kernel text ranges by enum ud_range (0, 0 if unknown) */
 	uint64_t range_start[UD_RANGE_MAX], range_end[UD_RANGE_MAX];
 };
@@ -73,6 +77,21 @@ int tracer__read_rx(struct tracer *t, struct htab *rx);
  * program was already running on that CPU (recursion_misses).
  */
 uint64_t tracer__missed(struct tracer *t);
+/*
+ * Per-drop events (opened with o->events): the ring buffer's map fd, for
+ * ring_buffer__new() (records are struct ud_event plus cap bytes).
+ */
+int tracer__events_fd(struct tracer *t);
+/*
+ * Events shed because the ring was full, cumulative, summed over CPUs:
+ * UD_SHED_SLOTS counters (slot layout in udpdrop.h).
+ */
+int tracer__read_shed(struct tracer *t, uint64_t *shed);
+/*
+ * Stop tracing but keep the maps: after it, the counts and the events
+ * in the ring no longer move, so a last read of both agrees exactly.
+ */
+void tracer__detach(struct tracer *t);
 /* Program ids, for tests and `bpftool prog show id`. */
 int tracer__prog_ids(struct tracer *t, uint32_t *ids, int n);
 

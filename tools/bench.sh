@@ -13,6 +13,11 @@
 #   tools/bench.sh          (or: make bench)
 #   ROUNDS=5 SECS=3 PORT=0 tools/bench.sh
 #
+# `record` is udpdrop record writing every drop's event to a file: its
+# rounds give the storm's rate with it attached; then one sustained storm
+# of RECORD_SECS (30) is recorded for the writer's events/s, what it shed
+# and the file's bytes per event.
+#
 # Needs root (BPF, kernel.bpf_stats_enabled), bpftool and jq; bpftrace is
 # optional. Traffic stays on 127.0.0.1.
 set -euo pipefail
@@ -21,6 +26,7 @@ cd "$(dirname "$0")/.."
 
 ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-3}
+RECORD_SECS=${RECORD_SECS:-30}
 PORT=${PORT:-0}
 UDPDROP=./udpdrop
 FLOOR=.output/bench-floor
@@ -184,7 +190,7 @@ else
 	bpftrace_note="bpftrace skipped: not installed (make deps)"
 fi
 
-configs=(none floor udpdrop)
+configs=(none floor udpdrop record)
 ((${#bpftrace_cmd[@]})) && configs+=(bpftrace)
 
 # SIGINT (a tracer's normal stop: udpdrop prints its summary), then wait;
@@ -208,6 +214,8 @@ stop_tool() {
 
 results=$work/results.tsv # cfg round rate ns_ev run_cnt tool_cpu_ms foreign dropped sk_drops ud_total
 : >"$results"
+records=$work/records.tsv # round events shed file_bytes duration_s drops
+: >"$records"
 
 run_one() {
 	local cfg=$1 round=$2 out=$work/$1.$2.out err=$work/$1.$2.err
@@ -229,6 +237,13 @@ run_one() {
 		wait_for_line "$pid" "$err" 'tracing UDP drops' ||
 			die "udpdrop did not attach: $(tail -n 3 "$err")"
 		;;
+	record)
+		"$UDPDROP" record -f -o "$work/record.data" -i 1 --port "$PORT" >"$out" 2>"$err" &
+		pid=$!
+		started+=("$pid")
+		wait_for_line "$pid" "$err" 'recording UDP drops' ||
+			die "udpdrop record did not start: $(tail -n 3 "$err")"
+		;;
 	bpftrace)
 		"${bpftrace_cmd[@]}" >"$out" 2>"$err" &
 		pid=$!
@@ -242,7 +257,7 @@ run_one() {
 		ids=$(wait_for_progs "$pid") ||
 			die "$cfg: no program of pid $pid on kfree_skb after ${READY_TIMEOUT}s"
 		# udpdrop: only its kfree program counts
-		[[ $cfg == udpdrop ]] && ids=$(ids_named "$ids" udpdrop_kfree)
+		[[ $cfg == udpdrop || $cfg == record ]] && ids=$(ids_named "$ids" udpdrop_kfree)
 		[[ -n $ids ]] || die "$cfg: its kfree_skb program not found"
 	fi
 	foreign=$(foreign_progs "$ids" | paste -sd, -)
@@ -250,7 +265,7 @@ run_one() {
 	[[ -n $ids ]] && s0=$(prog_stats "$ids")
 	[[ -n $pid ]] && c0=$(cpu_ns "$pid")
 	# in the background, so a signal to the bench stops it at once too
-	"$STORM" -p "$PORT" -t "$SECS" >"$work/storm.out" &
+	"$STORM" -p "$PORT" -t "${3:-$SECS}" >"$work/storm.out" &
 	spid=$!
 	started+=("$spid")
 	wait "$spid" || die "storm failed (port $PORT)"
@@ -280,9 +295,22 @@ run_one() {
 			tail -n 1 | tr -d ,)
 		[[ -n $ud_total ]] || ud_total=missing
 	fi
+	if [[ $cfg == record ]]; then
+		# "udpdrop record: N drops, E events (S shed) in D s written to ..."
+		local line ev sh dur
+		line=$(grep '^udpdrop record: .* drops, ' "$err" | tail -n 1 | tr -d ,)
+		ud_total=$(sed -n 's/^udpdrop record: \([0-9]*\) drops.*/\1/p' <<<"$line")
+		ev=$(sed -n 's/.* drops \([0-9]*\) events.*/\1/p' <<<"$line")
+		sh=$(sed -n 's/.* (\([0-9]*\) shed).*/\1/p' <<<"$line")
+		dur=$(sed -n 's/.* in \([0-9.]*\) s written.*/\1/p' <<<"$line")
+		[[ -n $ud_total && -n $ev && -n $sh && -n $dur ]] ||
+			die "udpdrop record: no summary line: $(tail -n 3 "$err")"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$ev" "$sh" \
+			"$(stat -c %s "$work/record.data")" "$dur" "$ud_total" >>"$records"
+	fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cfg" "$round" "$rate" \
 		"$ns_ev" "$cnt" "$cpu_ms" "${foreign:--}" "$dropped" "$skd" "$ud_total" >>"$results"
-	printf '  round %d %-9s %9s dgram/s  %8s ns/event  %10s events  tool CPU %5s ms%s\n' \
+	printf '  round %-9s %-9s %9s dgram/s  %8s ns/event  %10s events  tool CPU %5s ms%s\n' \
 		"$round" "$cfg" "$rate" "$ns_ev" "$cnt" "$([[ -n $pid ]] && echo "$cpu_ms" || echo -)" \
 		"$([[ -n $foreign ]] && echo "  (foreign kfree_skb progs: $foreign)")"
 }
@@ -308,6 +336,11 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	done
 done
 
+# one sustained storm, recorded: does the writer keep up, and what does
+# an event cost on disk (its rate shows in the table's record row)
+echo "sustained: a ${RECORD_SECS}s storm recorded"
+run_one record sustained "$RECORD_SECS"
+
 # ---- the table ------------------------------------------------------------------
 
 # median of the numbers on stdin ("-" ignored); "-" when there are none
@@ -320,6 +353,8 @@ col() { awk -F'\t' -v c="$1" -v k="$2" '$1 == c { print $k }' "$results"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'; }
 
 declare -A med_rate med_ns med_cpu
+# the sustained run is reported on its own below
+col() { awk -F'\t' -v c="$1" -v k="$2" '$1 == c && $2 != "sustained" { print $k }' "$results"; }
 for c in "${configs[@]}"; do
 	med_rate[$c]=$(col "$c" 3 | median)
 	med_ns[$c]=$(col "$c" 4 | median)
@@ -344,12 +379,26 @@ fi
 echo "ns/event = delta run_time_ns / delta run_cnt over the storm (kernel.bpf_stats_enabled); every kfree_skb in the system counts as an event"
 echo "tool CPU = the tracer process's own CPU time (all threads) during the storm; its BPF time runs in the storm's softirq, in ns/event"
 
+echo "udpdrop record / top: datagrams/s $(ratio "${med_rate[record]}" "${med_rate[udpdrop]}"), ns/event $(ratio "${med_ns[record]}" "${med_ns[udpdrop]}")"
+
 echo
-echo "correctness (udpdrop rounds): storm drops vs udpdrop's summary total"
-printf '%6s %12s %12s %12s %8s\n' round "storm drops" "sk_drops" "udpdrop" "diff"
-awk -F'\t' '$1 == "udpdrop" {
+echo "udpdrop record, events written (every kfree_skb of the storm's socket is one event):"
+printf '%10s %8s %12s %12s %10s %12s %10s %12s\n' round "secs" "drops" "events" "events/s" "shed" "shed %" "bytes/event"
+awk -F'\t' '{
+	printf "%10s %8s %12s %12s %10.0f %12s %10.2f %12.1f\n", $1, $5, $6, $2,
+	       ($5 > 0 ? $2 / $5 : 0), $3, ($2 + $3 > 0 ? 100 * $3 / ($2 + $3) : 0),
+	       ($2 > 0 ? $4 / $2 : 0)
+}' "$records"
+echo "(events + shed = drops: every drop is either written or counted as shed; the counts stay exact)"
+sus_rate=$(awk -F'\t' '$1 == "record" && $2 == "sustained" { print $3 }' "$results")
+echo "sustained storm rate while recorded: ${sus_rate:--} datagrams/s, $(ratio "${sus_rate:--}" "${med_rate[none]}") of the median without any tracer"
+
+echo
+echo "correctness (udpdrop and record rounds): storm drops vs udpdrop's summary total"
+printf '%9s %6s %12s %12s %12s %8s\n' tool round "storm drops" "sk_drops" "udpdrop" "diff"
+awk -F'\t' '$1 == "udpdrop" || $1 == "record" {
 	d = ($10 ~ /^[0-9]+$/) ? $10 - $8 : "?"
-	printf "%6s %12s %12s %12s %8s%s\n", $2, $8, $9, $10, d,
+	printf "%9s %6s %12s %12s %12s %8s%s\n", $1, $2, $8, $9, $10, d,
 	       (d == 0) ? "  exact" : (d == "?") ? "  NO SUMMARY" : sprintf("  %+.4f%%", 100 * d / ($8 ? $8 : 1))
 }' "$results"
 

@@ -12,6 +12,7 @@ pkgs=(
 	iproute2 nftables jq tmux util-linux procps # integration: netns, veth, nft, tc, sysctl
 	bpftrace                             # benchmark peer (optional at run time)
 	iperf3                               # the generator benchmark's peer
+	tshark tcpdump                       # unit tests: report --pcap must read in both
 )
 
 missing=()
@@ -29,6 +30,10 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# wireshark-common asks whether non-root users may capture; answer before
+# apt does (no: udpdrop only reads files), whatever the debconf frontend
+echo 'wireshark-common wireshark-common/install-setuid boolean false' |
+	debconf-set-selections
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "deps: done"

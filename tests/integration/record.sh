@@ -19,7 +19,7 @@ test_record_rcvbuf() {
 	local rpid=$RECV_PID rout=$RECV_OUT ns
 	ns=$(ns_inode "$B")
 	local before=$(mib "$B" Udp RcvbufErrors)
-	"$UDPDROP" record -N "$B" -o "$T/t.data" -d 3 -i 0.5 2>"$T/rec.err" &
+	"$UDPDROP" record -N "$B" -o "$T/t.data" -d 3 -i 0.5 --headers 64 2>"$T/rec.err" &
 	local rec=$! i rc
 	BG_PIDS+=("$rec")
 	for ((i = 0; i < 100; i++)); do
@@ -38,7 +38,7 @@ test_record_rcvbuf() {
 	expect_eq sent "$sent" 300
 	expect_gt dropped "$dropped" 0
 	expect_eq "UdpRcvbufErrors delta (live)" "$(($(mib "$B" Udp RcvbufErrors) - before))" "$dropped"
-	grep -qE "^udpdrop record: $(commas "$dropped") drops in [0-9.]+ s written to $T/t.data \([0-9.]+ [KM]?i?B\)$" "$T/rec.err" ||
+	grep -qE "^udpdrop record: $(commas "$dropped") drops, $(commas "$dropped") events \(0 shed\) in [0-9.]+ s written to $T/t.data \([0-9.]+ [KM]?i?B\)$" "$T/rec.err" ||
 		fail "summary line: $(cat "$T/rec.err")"
 	expect_eq "file mode" "$(stat -c %a "$T/t.data")" 600
 
@@ -76,9 +76,194 @@ test_record_rcvbuf() {
 	expect_eq "MIB UdpRcvbufErrors last - first" \
 		"$(tq --argjson ns "$ns" '[.[] | select(.type == "MIB" and .netns == $ns)] | .[-1].counters.UdpRcvbufErrors - .[0].counters.UdpRcvbufErrors')" "$dropped"
 	expect_eq "MIB only for B" "$(tq --argjson ns "$ns" '[.[] | select(.type == "MIB" and .netns != $ns)] | length')" 0
+	# one EVENT per drop, each naming the socket, the flow and the cause,
+	# with the packet's first 64 bytes from its IPv4 header
+	expect_eq "EVENTs" "$(tq '[.[] | select(.type == "EVENT")] | length')" "$dropped"
+	expect_eq "EVENT datagrams" "$(tq '[.[] | select(.type == "EVENT") | .datagrams] | add // 0')" "$dropped"
+	expect_eq "EVENTs of other sockets" \
+		"$(tq --argjson c "${cookie:-0}" '[.[] | select(.type == "EVENT" and .cookie != $c)] | length')" 0
+	expect_eq "EVENT causes" "$(tq '[.[] | select(.type == "EVENT") | .cause] | unique | map(tostring) | join(",")')" 0
+	expect_eq "EVENT reasons" "$(tq --argjson r "$rv" '[.[] | select(.type == "EVENT") | .reason == $r] | all')" true
+	# len is skb->len where it was freed: the payload, the UDP header pulled
+	expect_eq "EVENT flow" "$(tq '[.[] | select(.type == "EVENT") | "\(.saddr)>\(.daddr):\(.dport) \(.len) \(.netns)"] | unique | join(";")')" \
+		"$V4A>$V4B:5031 1000 $ns"
+	expect_eq "EVENT capture" "$(tq '[.[] | select(.type == "EVENT") | "\(.caplen) \(.cap[0:2]) \(.cap[18:20])"] | unique | join(";")')" "64 45 11"
+	expect_eq "EVENT times within the capture" \
+		"$(tq '([.[] | select(.type == "COUNTS") | .time_ns] | [min, max]) as $w | [.[] | select(.type == "EVENT") | .time_ns >= $w[0] and .time_ns <= $w[1]] | all')" true
+	expect_eq "META events" "$(tq '.[0].meta.events')" recorded
+	expect_eq "META headers" "$(tq '.[0].meta.headers')" 64
+	expect_eq "END events" "$(tq '[.[] | select(.type == "END")][0].events')" "$dropped"
+	expect_eq "no SHED" "$(tq '[.[] | select(.type == "SHED")] | length')" 0
+
+	# the captured headers as pcapng, read back by tshark and tcpdump
+	"$UDPDROP" report "$T/t.data" --pcap "$T/t.pcapng" 2>"$T/pcap.err"
+	expect_eq "report --pcap exit" "$?" 0
+	grep -q "^udpdrop report: $(commas "$dropped") packets written to $T/t.pcapng" "$T/pcap.err" ||
+		fail "report --pcap summary: $(cat "$T/pcap.err")"
+	local field=frame.comment
+	tshark -G fields 2>/dev/null | grep -q $'\tframe.comment\t' || field=pkt_comment
+	tshark -r "$T/t.pcapng" -T fields -e ip.src -e ip.dst -e udp.dstport -e "$field" \
+		>"$T/tshark.out" 2>"$T/tshark.err"
+	expect_eq "tshark exit" "$?" 0
+	expect_eq "tshark packets" "$(wc -l <"$T/tshark.out")" "$dropped"
+	expect_eq "tshark: flow, cause, reason, socket" \
+		"$(sed -E 's/ cpu=[0-9]+ location=[^ ]+$//' "$T/tshark.out" | sort -u)" \
+		"$(printf '%s\t%s\t5031\tcause=rcvbuf reason=SOCKET_RCVBUFF socket=cookie:%s netns=%s' "$V4A" "$V4B" "$cookie" "$ns")"
+	expect_eq "tcpdump packets" "$(tcpdump -nn -r "$T/t.pcapng" 2>/dev/null | grep -c "$V4B.5031: UDP, length 1000")" "$dropped"
 	expect_eq "SYMBOLS name the locations" \
 		"$(tq '([.[] | select(.type == "SYMBOLS") | .symbols | keys[]] | unique) as $s |
 			[.[] | select(.type == "COUNTS") | .counts[] | .location] | unique | all(. as $l | $s | any(. == $l))')" true
+}
+
+# start_record OUT ARGS...: udpdrop record in the background, $REC its
+# pid, stderr in $T/rec.err; returns once it says it is recording.
+start_record() {
+	local out=$1 i
+	shift
+	"$UDPDROP" record -o "$out" "$@" 2>"$T/rec.err" &
+	REC=$!
+	BG_PIDS+=("$REC")
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'recording UDP drops' "$T/rec.err" && return 0
+		kill -0 "$REC" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "udpdrop record did not start: $(cat "$T/rec.err")"
+	return 1
+}
+
+# Shedding: the recorder stopped (SIGSTOP) while 2,000 datagrams drop
+# into a one-page ring. The counts stay exact; the events that did not
+# fit are shed, counted per cause, and events + shed = counted skbs.
+test_record_shed() {
+	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
+	setup_hosts || return
+	start_recv "$B" "$V4B:5032" --rcvbuf 4096 || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	start_record "$T/s.data" -N "$B" -d 3 --ring-size 4K || return
+	kill -STOP "$REC"
+	local sent=$(send "$A" "$V4B:5032" -c 2000 -s 200)
+	kill -CONT "$REC"
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	local got=$(stop_recv "$rpid" "$rout")
+	local dropped=$((sent - got))
+	expect_gt dropped "$dropped" 1500
+	tc_records "$T/s.data"
+	expect_eq "status" "$(tq '.[-1].status')" complete
+	local events=$(tq '[.[] | select(.type == "EVENT")] | length')
+	local shed=$(tq '[.[] | select(.type == "SHED") | .shed[]] | add // 0')
+	expect_gt "events shed" "$shed" 1000
+	expect_eq "events + shed = drops" "$((events + shed))" "$dropped"
+	expect_eq "last COUNTS = drops (exact despite shedding)" \
+		"$(tq '[.[] | select(.type == "COUNTS")][-1].counts | map(.datagrams) | add // 0')" "$dropped"
+	expect_eq "SHED causes (0: rcvbuf)" "$(tq '[.[] | select(.type == "SHED") | .shed | keys[]] | unique | join(",")')" 0
+	expect_eq "END shed = SHEDs" "$(tq '[.[] | select(.type == "END")][0].shed | add // 0')" "$shed"
+	expect_eq "END events" "$(tq '[.[] | select(.type == "END")][0].events')" "$events"
+	grep -qE "^udpdrop record: $(commas "$dropped") drops, $(commas "$events") events \($(commas "$shed") shed\) in " "$T/rec.err" ||
+		fail "summary line: $(cat "$T/rec.err")"
+}
+
+# record -- COMMAND: the command starts a receiver of its own (a child)
+# that never reads and sends it 300 datagrams; another receiver, not the
+# command's, drops at the same time. Only the command's socket is in the
+# trace (counts, events, sockets), its drops are exact, and record exits
+# with the command's code. (SUDO_* unset: the command needs root.)
+test_record_command() {
+	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
+	setup_hosts || return
+	start_recv "$B" "$V4B:5034" --rcvbuf 4096 || return
+	local opid=$RECV_PID oout=$RECV_OUT ns
+	ns=$(ns_inode "$B")
+	cat >"$T/cmd.sh" <<-EOF
+		#!/bin/sh
+		ip netns exec $B $UDPTEST recv $V4B:5033 --rcvbuf 4096 >$T/cmd.recv 2>&1 &
+		r=\$!
+		for i in \$(seq 50); do grep -q ready $T/cmd.recv && break; sleep 0.1; done
+		ip netns exec $A $UDPTEST send $V4B:5033 -c 300 -s 1000 >$T/cmd.sent
+		ip netns exec $A $UDPTEST send $V4B:5034 -c 200 -s 1000 >/dev/null
+		sleep 0.3
+		kill -USR1 \$r
+		wait \$r
+		exit 7
+	EOF
+	chmod +x "$T/cmd.sh"
+	env -u SUDO_UID -u SUDO_GID "$UDPDROP" record -N "$B" -o "$T/c.data" -i 5 -- "$T/cmd.sh" 2>"$T/rec.err"
+	expect_eq "record exit code = the command's" "$?" 7
+	local sent=$(awk '/^sent/ { print $2 }' "$T/cmd.sent")
+	local got=$(awk '/^received/ { print $2 }' "$T/cmd.recv")
+	local dropped=$((sent - got))
+	expect_eq "command sent" "$sent" 300
+	expect_gt "command's receiver dropped" "$dropped" 0
+	local other=$((200 - $(stop_recv "$opid" "$oout")))
+	expect_gt "the other receiver dropped" "$other" 0
+	grep -q "until the command exits" "$T/rec.err" || fail "start line: $(cat "$T/rec.err")"
+	grep -qE "^udpdrop record: $(commas "$dropped") drops, $(commas "$dropped") events \(0 shed\)" "$T/rec.err" ||
+		fail "summary line: $(cat "$T/rec.err")"
+
+	tc_records "$T/c.data"
+	expect_eq "status" "$(tq '.[-1].status')" complete
+	expect_eq "META pid_tree" "$(tq '.[0].meta.pid_tree')" 1
+	expect_gt "META pid" "$(tq '.[0].meta.pid')" 0
+	expect_eq "SOCKETS: only the command's port" \
+		"$(tq '[.[] | select(.type == "SOCKETS") | .sockets[] | .lport] | unique | map(tostring) | join(",")')" 5033
+	local cookie=$(tq '[.[] | select(.type == "SOCKETS")][-1].sockets[0].cookie')
+	expect_eq "last COUNTS: the command's drops only" \
+		"$(tq '[.[] | select(.type == "COUNTS")][-1].counts | map(.datagrams) | add // 0')" "$dropped"
+	expect_eq "EVENTs: the command's drops only" \
+		"$(tq '[.[] | select(.type == "EVENT" and .dport == 5033)] | length'),$(tq '[.[] | select(.type == "EVENT")] | length')" \
+		"$dropped,$dropped"
+
+	# exit codes: a signal's, and a command that cannot run (no file left)
+	env -u SUDO_UID -u SUDO_GID "$UDPDROP" record -o "$T/k.data" -- sh -c 'kill -TERM $$' 2>/dev/null
+	expect_eq "killed by SIGTERM: exit" "$?" 143
+	"$UDPDROP" record -o "$T/n.data" -- "$T/no-such-command" 2>"$T/err"
+	expect_eq "no such command: exit" "$?" 127
+	grep -q "cannot run $T/no-such-command: No such file or directory" "$T/err" ||
+		fail "no such command: $(cat "$T/err")"
+	[[ -e $T/n.data ]] && fail "a command that could not run left a file"
+	"$UDPDROP" record -o "$T/n.data" -- /etc/passwd 2>/dev/null
+	expect_eq "not executable: exit" "$?" 126
+
+	# through sudo: the command runs as that user, who gets the file
+	if id nobody >/dev/null 2>&1; then
+		chmod 0777 "$T"
+		SUDO_UID=$(id -u nobody) SUDO_GID=$(id -g nobody) "$UDPDROP" record -o "$T/u.data" -- \
+			sh -c "id -u >$T/uid" 2>"$T/err"
+		expect_eq "as the sudo user: exit" "$?" 0
+		expect_eq "the command's uid" "$(cat "$T/uid" 2>/dev/null)" "$(id -u nobody)"
+		expect_eq "the file's owner" "$(stat -c %U "$T/u.data")" nobody
+		expect_eq "the file's mode" "$(stat -c %a "$T/u.data")" 600
+	fi
+	return 0
+}
+
+# record -p PID: only the sockets of that process; stops when it exits.
+test_record_pid() {
+	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
+	setup_hosts || return
+	start_recv "$B" "$V4B:5035" --rcvbuf 4096 || return
+	local p1=$RECV_PID o1=$RECV_OUT
+	start_recv "$B" "$V4B:5036" --rcvbuf 4096 || return
+	local p2=$RECV_PID o2=$RECV_OUT
+	start_record "$T/p.data" -p "$p1" -i 0.3 || return
+	local s1=$(send "$A" "$V4B:5035" -c 100 -s 1000)
+	send "$A" "$V4B:5036" -c 100 -s 1000 >/dev/null
+	sleep 0.5
+	local d1=$((s1 - $(stop_recv "$p1" "$o1")))
+	local d2=$((100 - $(stop_recv "$p2" "$o2")))
+	expect_gt "the other receiver dropped" "$d2" 0
+	wait "$REC"
+	expect_eq "record exit (the process exited)" "$?" 0
+	grep -q "process $p1 exited" "$T/rec.err" || fail "no exit line: $(cat "$T/rec.err")"
+	tc_records "$T/p.data"
+	expect_eq "COUNTS: pid's drops only" \
+		"$(tq '[.[] | select(.type == "COUNTS")][-1].counts | map(.datagrams) | add // 0')" "$d1"
+	expect_eq "EVENTs: pid's drops only" "$(tq '[.[] | select(.type == "EVENT" and .dport == 5035)] | length'),$(tq '[.[] | select(.type == "EVENT")] | length')" "$d1,$d1"
+	"$UDPDROP" record -o "$T/q.data" -p 999999999 2>/dev/null
+	expect_eq "-p no such process: exit" "$?" 2
+	[[ -e $T/q.data ]] && fail "-p of no process left a file"
+	return 0
 }
 
 # Bad input: nothing overwritten, nothing half-written left behind.

@@ -102,8 +102,11 @@ static void print(const struct trace_record *r)
 		jaddr(e->family, e->saddr);
 		printf(",\"daddr\":");
 		jaddr(e->family, e->daddr);
-		printf(",\"sport\":%u,\"dport\":%u,\"len\":%u,\"caplen\":%u",
-		       e->sport, e->dport, e->len, e->caplen);
+		printf(",\"sport\":%u,\"dport\":%u,\"len\":%u,\"datagrams\":%u,\"caplen\":%u,\"cap\":\"",
+		       e->sport, e->dport, e->len, e->datagrams, e->caplen);
+		for (uint32_t i = 0; i < e->caplen; i++)
+			printf("%02x", e->cap[i]);
+		printf("\"");
 		break;
 	}
 	case TRACE_COUNTS:

@@ -14,12 +14,14 @@
 #include "model_fixture.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "htab.h"
 #include "model.h"
@@ -393,6 +395,112 @@ static void test_owners(void **state)
 	assert_int_equal(row_of(f, f->cookies[0])->sock.pids[0], getpid());
 }
 
+/*
+ * A child that forks a grandchild holding a UDP socket on 127.0.0.1; both
+ * stay until *release is closed (or this process dies). The socket's
+ * cookie into *cookie.
+ */
+static pid_t fork_holder(int *release, uint64_t *cookie)
+{
+	int rel[2], tell[2];
+	pid_t a;
+
+	assert_int_equal(pipe2(rel, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(tell, O_CLOEXEC), 0);
+	a = fork();
+	assert_true(a >= 0);
+	if (a == 0) {
+		pid_t b;
+		char c;
+
+		close(rel[1]);
+		close(tell[0]);
+		b = fork();
+		if (b < 0)
+			_exit(1);
+		if (b == 0) {
+			struct sockaddr_in sa = { .sin_family = AF_INET,
+						  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+			uint64_t ck = 0;
+			socklen_t len = sizeof(ck);
+			int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+			if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+			    getsockopt(fd, SOL_SOCKET, SO_COOKIE, &ck, &len))
+				ck = 0;
+			if (write(tell[1], &ck, sizeof(ck)) != sizeof(ck))
+				_exit(1);
+			close(tell[1]);
+			while (read(rel[0], &c, 1) > 0)
+				;
+			_exit(0);
+		}
+		close(tell[1]);
+		while (waitpid(b, NULL, 0) < 0)
+			;
+		_exit(0);
+	}
+	close(rel[0]);
+	close(tell[1]);
+	assert_int_equal(read(tell[0], cookie, sizeof(*cookie)), sizeof(*cookie));
+	close(tell[0]);
+	assert_true(*cookie != 0);
+	*release = rel[1];
+	return a;
+}
+
+/*
+ * --pid with pid_tree (record -- COMMAND): a socket held by a grandchild
+ * of pid is its own; without pid_tree (top -p) it is not. Once the
+ * grandchild has exited, its socket stays attributed.
+ */
+static void test_pid_tree(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	uint64_t cookie;
+	int release, status;
+	pid_t a;
+	struct row *r;
+
+	a = fork_holder(&release, &cookie);
+	open_udp(f, 0, 0, false); /* this process's own: not in a's tree */
+
+	/* pid alone: a holds no socket */
+	o.pid = a;
+	fx_init(f, &o);
+	put_sock(f, cookie, 5);
+	put_sock(f, f->cookies[0], 2);
+	update_at(f, 1000);
+	assert_null(row_of(f, cookie));
+	assert_null(row_of(f, f->cookies[0]));
+	model__free(&f->x.m);
+	f->x.model_up = false;
+
+	/* its tree: the grandchild's socket */
+	o.pid_tree = true;
+	fx_init(f, &o);
+	update_at(f, 1000);
+	r = row_of(f, cookie);
+	assert_non_null(r);
+	assert_true(r->owned_by_pid);
+	assert_int_equal(r->drops, 5);
+	assert_null(row_of(f, f->cookies[0]));
+	assert_int_equal(f->x.m.nview_sockets, 1);
+
+	/* the tree exits: what it held stays its own */
+	close(release);
+	assert_int_equal(waitpid(a, &status, 0), a);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	put_sock(f, cookie, 9);
+	update_at(f, 2000);
+	r = row_of(f, cookie);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 9);
+	assert_null(row_of(f, f->cookies[0]));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -404,6 +512,7 @@ int main(void)
 		T(test_flow_port_dump),
 		T(test_reuseport),
 		T(test_owners),
+		T(test_pid_tree),
 	};
 #undef T
 

@@ -195,6 +195,17 @@ static void test_complete(void **state)
 	/* reconciliation: rcvbuf matches in NS1, no_socket differs in NS2 */
 	ASSERT_HAS(t, "  4026532001  rcvbuf                305         305  match         UdpRcvbufErrors+Udp6RcvbufErrors\n");
 	ASSERT_HAS(t, "  4026532002  no_socket               9           7  differ by 2   UdpNoPorts+Udp6NoPorts\n");
+	/* advice, after the reconciliation: per socket shown and cause, then
+	 * per cause of the drops with no socket (advice.c has the rules) */
+	ASSERT_HAS(t, "\nAdvice (");
+	assert_true(strstr(t, "\nAdvice (") > strstr(t, "Reconciliation"));
+	ASSERT_HAS(t, "  10.0.0.2:5001  netns 4026532001  77/rx: rcvbuf, 300 datagrams\n");
+	ASSERT_HAS(t, "  10.0.0.2:5002  netns 4026532001  78/rx2: rcvbuf, 5 datagrams\n");
+	ASSERT_HAS(t, "  no socket: 10.0.0.1 -> 10.0.0.9:53  netns 4026532002: no_socket, 7 datagrams\n");
+	ASSERT_HAS(t, "    what      nothing listens on port 53\n");
+	/* 300 in the one 3 s interval; rcvbuf 4608 B, rmem_default unknown */
+	ASSERT_HAS(t, "all of them in one 3.00 s");
+	ASSERT_HAS(t, "UdpNoPorts +9");
 	free(t);
 
 	t = render(&rp, false, 1);
@@ -217,6 +228,10 @@ static void test_complete(void **state)
 	ASSERT_JQ(j, ".totals.drops == 312 and .totals.skb_events == 313 and .totals.causes.rcvbuf.drops == 305");
 	ASSERT_JQ(j, ".reconcile[] | select(.netns == %u and .cause == \"rcvbuf\") | .status == \"match\" and .kernel == 305 and .udpdrop == 305", NS1);
 	ASSERT_JQ(j, ".reconcile[] | select(.netns == %u and .cause == \"no_socket\") | .status == \"differ\" and .diff == -2", NS2);
+	ASSERT_JQ(j, ".advice | all(keys == [\"cause\",\"change\",\"evidence\",\"socket\",\"verify\",\"what\"])");
+	ASSERT_JQ(j, "[.advice[] | select(.socket == 42)] | length == 1 and .[0].cause == \"rcvbuf\"");
+	ASSERT_JQ(j, "[.advice[] | select(.socket == null)] | length == 1 and .[0].cause == \"no_socket\""
+		  " and (.[0].change | test(\"sport = :53\"))");
 	free(j);
 	report__free(&rp);
 }
@@ -621,6 +636,9 @@ static void test_golden(void **state)
 	golden("tests/fixtures/rcvbuf.data", "tests/fixtures/rcvbuf.report.txt", false, 0);
 	golden("tests/fixtures/rcvbuf.data", "tests/fixtures/rcvbuf.report.json", true, 0);
 	golden("tests/fixtures/rcvbuf-cut.data", "tests/fixtures/rcvbuf-cut.report.txt", false, 0);
+	/* events with headers through a one-page ring: most of them shed */
+	golden("tests/fixtures/shed.data", "tests/fixtures/shed.report.txt", false, 0);
+	golden("tests/fixtures/shed.data", "tests/fixtures/shed.report.json", true, 0);
 }
 
 int main(void)

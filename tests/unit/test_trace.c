@@ -86,6 +86,7 @@ static struct trace_event make_event(uint64_t i)
 	e.dport = 5001;
 	e.len = 1472;
 	e.caplen = i % 3 == 0 ? TRACE_CAP_MAX : i % 3 == 1 ? 0 : 42;
+	e.datagrams = i % 4 == 3 ? 64 : i % 4; /* 0, 1, 2 and a GSO skb */
 	for (int k = 0; k < e.caplen; k++)
 		e.cap[k] = k ^ i;
 	return e;
@@ -489,6 +490,40 @@ static void test_newer_major_refused(void **state)
 	free(b);
 }
 
+/*
+ * An EVENT as format 1.0 wrote it (no datagrams field) stands for one
+ * datagram; bytes a later minor appends after the fields are ignored.
+ */
+static void test_event_minor_versions(void **state)
+{
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_record rec;
+	uint8_t v10[86] = {}, v12[86 + 4 + 3] = {};
+
+	v10[0] = 7;                         /* time_ns */
+	v12[0] = 8;
+	v12[86] = 5;                        /* datagrams, little-endian */
+	v12[87] = 1;
+	v12[90] = 0xee;                     /* a field from the future */
+	assert_int_equal(trace_writer__open(path, true, &w), 0);
+	assert_int_equal(trace_writer__raw(w, TRACE_EVENT, v10, sizeof(v10)), 0);
+	assert_int_equal(trace_writer__raw(w, TRACE_EVENT, v12, sizeof(v12)), 0);
+	assert_int_equal(trace_writer__close(w), 0);
+	assert_int_equal(trace_reader__open(path, &r), 0);
+	assert_int_equal(trace_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, TRACE_EVENT);
+	assert_int_equal(rec.event.time_ns, 7);
+	assert_int_equal(rec.event.datagrams, 1);
+	assert_int_equal(trace_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, TRACE_EVENT);
+	assert_int_equal(rec.event.time_ns, 8);
+	assert_int_equal(rec.event.datagrams, 261);
+	assert_int_equal(trace_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, TRACE_END);
+	trace_reader__close(r);
+}
+
 /* A newer minor may add record types: they are skipped. */
 static void test_newer_minor_unknown_skipped(void **state)
 {
@@ -788,6 +823,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_trace),
 		cmocka_unit_test(test_overwrite_and_mode),
 		cmocka_unit_test(test_many_events_blocks),
+		cmocka_unit_test(test_event_minor_versions),
 		cmocka_unit_test(test_hostile_records),
 		cmocka_unit_test(test_hostile_block),
 		cmocka_unit_test(test_data_after_end),

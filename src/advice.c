@@ -1,0 +1,741 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The advice engine (advice.h): per cause, what happened, the numbers
+ * behind it, the change (with its value computed) and how to verify it.
+ * The rules are the seed papers' (../shared/seeds: "Considerations When
+ * Benchmarking UDP Bulk Flows", the RHEL UDP tuning chapter, the ESS DAQ
+ * paper); the helpers below reproduce their tables (tests/unit/test_advice.c).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "advice.h"
+#include "units.h"
+#include "util.h"
+
+/* ---- the rules as numbers --------------------------------------------- */
+
+double advice__time_to_fill_ms(uint64_t buf_bytes, double bits_per_s)
+{
+	if (!(bits_per_s > 0))
+		return 0;
+	return buf_bytes * 8.0 / bits_per_s * 1e3;
+}
+
+double advice__message_loss(double p, unsigned fragments)
+{
+	if (p <= 0)
+		return 0;
+	if (p >= 1)
+		return 1;
+	return 1 - pow(1 - p, fragments);
+}
+
+static unsigned l3_header(int family)
+{
+	return family == AF_INET6 ? 40 : 20;
+}
+
+uint64_t advice__max_unfragmented(uint32_t mtu, int family)
+{
+	unsigned hdr = l3_header(family) + 8;
+
+	return mtu > hdr ? mtu - hdr : 0;
+}
+
+unsigned advice__fragments(uint64_t payload, uint32_t mtu, int family)
+{
+	/* IPv6 fragments carry an 8-byte fragment header; each fragment's
+	 * data but the last is a multiple of 8 */
+	uint32_t hdr = l3_header(family) + (family == AF_INET6 ? 8 : 0);
+	uint64_t per, total = payload + 8; /* the UDP header rides in the first */
+
+	if (mtu <= hdr + 8)
+		return 0;
+	if (payload <= advice__max_unfragmented(mtu, family))
+		return 1;
+	per = (mtu - hdr) & ~7u;
+	return (unsigned)((total + per - 1) / per);
+}
+
+uint64_t advice__sockbuf_effective(uint64_t request, uint64_t max, bool rcv)
+{
+	uint64_t v = request < max ? request : max;
+	uint64_t min = rcv ? ADVICE_SOCK_MIN_RCVBUF : ADVICE_SOCK_MIN_SNDBUF;
+
+	v *= 2;
+	return v > min ? v : min;
+}
+
+uint64_t advice__round_up(uint64_t v, uint64_t to)
+{
+	return to ? (v + to - 1) / to * to : v;
+}
+
+static uint64_t pow2_up(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* One skb holding `frame` bytes (link header included): the data buffer,
+ * with NET_SKB_PAD (64) headroom and skb_shared_info (320), rounded to
+ * its kmalloc size, plus the struct sk_buff itself (256): SKB_TRUESIZE. */
+static uint64_t skb_truesize(uint64_t frame)
+{
+	return pow2_up(frame + 64 + 320) + 256;
+}
+
+uint64_t advice__truesize_estimate(uint64_t payload, uint32_t mtu, int family)
+{
+	unsigned n = mtu ? advice__fragments(payload, mtu, family) : 1;
+
+	if (n > 1) /* a reassembled datagram is charged for every fragment */
+		return n * skb_truesize(mtu + 14);
+	return skb_truesize(payload + 8 + l3_header(family) + 14);
+}
+
+double advice__ipid_wrap_s(double datagrams_per_s)
+{
+	return datagrams_per_s > 0 ? 65536.0 / datagrams_per_s : 0;
+}
+
+/* ---- text helpers ------------------------------------------------------ */
+
+static void add(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void add(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t o = strnlen(buf, len);
+	va_list ap;
+
+	if (o + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + o, len - o, fmt, ap);
+	va_end(ap);
+}
+
+/* "8192 B", or "696320 B (680 KiB)" past 64 KiB: exact, and readable. */
+static const char *bytes(char *buf, size_t len, uint64_t v)
+{
+	char h[32];
+
+	if (v < 65536) {
+		snprintf(buf, len, "%llu B", (unsigned long long)v);
+		return buf;
+	}
+	fmt_bytes(h, sizeof(h), v);
+	snprintf(buf, len, "%llu B (%s)", (unsigned long long)v, h);
+	return buf;
+}
+
+static const char *count(char *buf, size_t len, uint64_t v)
+{
+	fmt_count(buf, len, v);
+	return buf;
+}
+
+/* "1.25 s", "13.9 ms": three significant digits, with the unit. */
+static const char *secs(char *buf, size_t len, double s)
+{
+	fmt_ns(buf, (int)len, s * 1e9);
+	return buf;
+}
+
+static const char *per_s(char *buf, size_t len, double v)
+{
+	if (v >= 100)
+		snprintf(buf, len, "%.0f/s", v);
+	else if (v >= 1)
+		snprintf(buf, len, "%.1f/s", v);
+	else
+		snprintf(buf, len, "%.3g/s", v);
+	return buf;
+}
+
+#define B(v) bytes((char[64]){ 0 }, 64, (v))
+#define N(v) count((char[32]){ 0 }, 32, (v))
+#define S(v) secs((char[32]){ 0 }, 32, (v))
+#define R(v) per_s((char[32]){ 0 }, 32, (v))
+
+static const char *bitrate(char *buf, size_t len, double bps)
+{
+	fmt_bitrate(buf, (int)len, bps);
+	return buf;
+}
+#define BPS(v) bitrate((char[32]){ 0 }, 32, (v))
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* "297 datagrams dropped over 3.00 s (99.0/s on average)" and the burst. */
+static void drops_line(const struct advice_input *in, char *e, size_t len)
+{
+	add(e, len, "%s %s", N(in->drops), plural(in->drops, "datagram", "datagrams"));
+	if (in->avg_size.known)
+		add(e, len, " of ~%.0f B", in->avg_size.v);
+	if (in->skbs != in->drops)
+		add(e, len, " (%s skb events)", N(in->skbs));
+	add(e, len, " dropped");
+	if (in->span_s > 0)
+		add(e, len, " over %s (%s on average)", S(in->span_s), R(in->drops / in->span_s));
+	if (in->burst.known && in->burst.v && in->burst_s > 0) {
+		if (in->burst.v == in->drops)
+			add(e, len, ", all of them in one %s interval (%s)", S(in->burst_s),
+			    R(in->burst.v / in->burst_s));
+		else
+			add(e, len, ", at most %s in one %s interval (%s)", N(in->burst.v),
+			    S(in->burst_s), R(in->burst.v / in->burst_s));
+	}
+	add(e, len, ". ");
+}
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && s[n - 1] == ' ')
+		s[--n] = 0;
+}
+
+static struct advice_finding *next(struct advice_finding *out, int max, int *n,
+				   enum cause c)
+{
+	struct advice_finding *f;
+
+	if (*n >= max)
+		return NULL;
+	f = &out[(*n)++];
+	memset(f, 0, sizeof(*f));
+	f->cause = c;
+	return f;
+}
+
+/* The arrival rate in bit/s: known, or the worst interval's drops (a lower
+ * bound); 0 if neither. *bound set when it is the lower bound. */
+static double arrival_bits(const struct advice_input *in, double payload, bool *bound)
+{
+	*bound = false;
+	if (in->rate_Bps.known && in->rate_Bps.v > 0)
+		return in->rate_Bps.v * 8;
+	if (in->rate_dgps.known && in->rate_dgps.v > 0 && payload > 0)
+		return in->rate_dgps.v * payload * 8;
+	if (payload > 0 && in->burst.known && in->burst.v && in->burst_s > 0) {
+		*bound = true;
+		return in->burst.v / in->burst_s * payload * 8;
+	}
+	if (payload > 0 && in->drops && in->span_s > 0) {
+		*bound = true;
+		return in->drops / in->span_s * payload * 8;
+	}
+	return 0;
+}
+
+/* ---- rcvbuf ------------------------------------------------------------ */
+
+static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int max)
+{
+	int n = 0;
+	struct advice_finding *f = next(out, max, &n, in->cause);
+	double payload = in->avg_size.known ? in->avg_size.v : 0;
+	bool ts_est = !in->truesize.known, bound;
+	double ts = in->truesize.known ? in->truesize.v
+			: payload > 0 ? (double)advice__truesize_estimate((uint64_t)(payload + 0.5),
+									  in->mtu.known ? in->mtu.v : 0,
+									  in->family)
+				      : 0;
+	uint64_t rb = in->rcvbuf.known ? in->rcvbuf.v : 0;
+	bool large = rb >= ADVICE_LARGE_RCVBUF;
+	/* did the app set SO_RCVBUF? only when rmem_default says */
+	int set = in->rcvbuf.known && in->rmem_default.known ? rb != in->rmem_default.v : -1;
+	bool not_reading = in->reads.known && !in->reads.v && in->drops;
+	double bits = arrival_bits(in, payload, &bound);
+	char *e = f->evidence, *c = f->change, flt[48] = "";
+	size_t el = sizeof(f->evidence), cl = sizeof(f->change);
+
+	if (large)
+		snprintf(f->what, sizeof(f->what), "the receive buffer is already very large (%s) and still "
+			 "overflowed: the sender is faster than the reader", B(rb));
+	else
+		snprintf(f->what, sizeof(f->what), "the socket's receive buffer was full: the reader fell "
+			 "behind the arrivals");
+	drops_line(in, e, el);
+
+	if (in->rcvbuf.known) {
+		add(e, el, "Its buffer: rcvbuf %s", B(rb));
+		if (set == 0)
+			add(e, el, ", which is net.core.rmem_default: the application did not set SO_RCVBUF. ");
+		else if (set == 1) {
+			add(e, el, ", not net.core.rmem_default (%s): the application set SO_RCVBUF, asking for "
+			    "about %s (the kernel doubles the request", B(in->rmem_default.v), B(rb / 2));
+			if (in->rmem_max.known && rb / 2 > in->rmem_max.v)
+				add(e, el, "; that is above net.core.rmem_max, %s: set with SO_RCVBUFFORCE, or "
+				    "before rmem_max was lowered", B(in->rmem_max.v));
+			else if (in->rmem_max.known)
+				add(e, el, " after capping it at net.core.rmem_max, %s%s", B(in->rmem_max.v),
+				    rb / 2 == in->rmem_max.v ? ": it got the cap" : "");
+			add(e, el, "). ");
+		} else
+			add(e, el, ". ");
+	}
+	if (ts > 0 && payload > 0) {
+		add(e, el, "The kernel charges the buffer each datagram's truesize (buffer and overhead), "
+		    "not its payload: %s%.0f B per %.0f B datagram%s", ts_est ? "~" : "", ts, payload,
+		    ts_est ? " (estimated for an skb the stack allocates; NIC drivers differ)" : "");
+		if (rb)
+			add(e, el, ", so %s holds about %.0f of them", B(rb), floor(rb / ts));
+		add(e, el, ". ");
+	} else if (payload <= 0) {
+		add(e, el, "The kernel charges the buffer each datagram's truesize, more than its payload. ");
+	}
+	if (rb && bits > 0) {
+		double ms = advice__time_to_fill_ms(rb, bits);
+
+		add(e, el, "A stalled reader had at most %s before the buffer was full: %s x 8 / %s", S(ms / 1e3),
+		    B(rb), BPS(bits));
+		if (bound)
+			add(e, el, ", the worst interval's drop rate (arrivals were at least that; deliveries "
+			    "are unknown)");
+		add(e, el, ", counting the payload only");
+		if (ts > payload && payload > 0)
+			add(e, el, "; by truesize (%s%.0f B per datagram) it filled in about %s",
+			    ts_est ? "~" : "", ts, S(ms / 1e3 * payload / ts));
+		add(e, el, ". ");
+	}
+	trim(e);
+
+	if (large) {
+		add(c, cl, "A bigger buffer will not help (the seed papers: past a Very Large buffer only flow "
+		    "control helps). Pace the sender below the rate the reader sustains (udpdrop gen --rate "
+		    "finds it), add flow control between them, or read faster: more reader threads on "
+		    "SO_REUSEPORT sockets, recvmmsg() batches, a reader pinned to its own CPU.");
+	} else if (in->burst.known && in->burst.v && ts > 0 && rb) {
+		uint64_t need = advice__round_up(rb + (uint64_t)ceil(in->burst.v * ts), 4096);
+		uint64_t req = need / 2;
+
+		if (not_reading)
+			add(c, cl, "First make the application read it (below); then ");
+		if (set != 0) {
+			add(c, cl, "%s", not_reading ? "have" : "Have");
+			add(c, cl, " the application call setsockopt(fd, SOL_SOCKET, SO_RCVBUF, %llu): the "
+			    "kernel doubles it to %s, room for the worst interval's %s datagrams at %s%.0f B "
+			    "each on top of today's %s (even if it read nothing meanwhile)",
+			    (unsigned long long)req, B(need), N(in->burst.v), ts_est ? "~" : "", ts, B(rb));
+			if (in->rmem_max.known && req > in->rmem_max.v)
+				add(c, cl, "; allow it first: sysctl -w net.core.rmem_max=%llu (now %s: a larger "
+				    "request is silently cut to it)", (unsigned long long)req, B(in->rmem_max.v));
+			else if (in->rmem_max.known)
+				add(c, cl, "; net.core.rmem_max (%s) already allows it", B(in->rmem_max.v));
+			else
+				add(c, cl, "; net.core.rmem_max must be at least %llu", (unsigned long long)req);
+			add(c, cl, ". ");
+		}
+		if (set != 1)
+			add(c, cl, "%s sysctl -w net.core.rmem_default=%llu: every new socket that sets no "
+			    "SO_RCVBUF gets %s. ", set == 0 ? (not_reading ? "run" : "Run") : "Or, if it sets none:",
+			    (unsigned long long)need, B(need));
+		add(c, cl, "Existing sockets keep their size: restart the application; make a sysctl "
+		    "permanent in /etc/sysctl.d/.");
+	} else {
+		add(c, cl, "Raise the buffer (8 MiB is the seed papers' starting point): sysctl -w "
+		    "net.core.rmem_max=8388608, then setsockopt(fd, SOL_SOCKET, SO_RCVBUF, 8388608) in the "
+		    "application, or sysctl -w net.core.rmem_default=8388608 if it sets none; restart it.");
+	}
+	if (in->port.known)
+		snprintf(flt, sizeof(flt), " 'sport = :%llu'", (unsigned long long)in->port.v);
+	snprintf(f->verify, sizeof(f->verify), "Under the same load the socket drops nothing: nstat -az "
+		 "UdpRcvbufErrors Udp6RcvbufErrors stays put, ss -uam%s shows rb%s and its d (drops) "
+		 "counter not moving, and udpdrop top (or record + report) shows 0 rcvbuf drops for it.",
+		 flt, large ? " unchanged" : " at the new size");
+
+	if (not_reading && (f = next(out, max, &n, in->cause))) {
+		e = f->evidence;
+		snprintf(f->what, sizeof(f->what), "nothing read the socket while it dropped");
+		add(e, el, "Applications in its namespace read 0 datagrams");
+		if (in->span_s > 0)
+			add(e, el, " in %s", S(in->span_s));
+		add(e, el, " (UdpInDatagrams +0)");
+		if (in->queue_low.known && in->queue_peak.known && in->queue_low.v == in->queue_peak.v &&
+		    in->queue_peak.v) {
+			add(e, el, ", and its queue held %s", B(in->queue_peak.v));
+			if (rb)
+				add(e, el, " (%.0f%% of rcvbuf)", 100.0 * in->queue_peak.v / rb);
+			add(e, el, " at every look: it never drained");
+		} else if (in->queued.known) {
+			add(e, el, "; queued at the end: %s", B(in->queued.v));
+			if (rb)
+				add(e, el, " (%.0f%% of rcvbuf)", 100.0 * in->queued.v / rb);
+		}
+		add(e, el, ". A buffer of any size only postpones the drops of a socket nobody reads.");
+		snprintf(f->change, sizeof(f->change), "Check that the owning process is alive and reads "
+			 "this socket (strace -f -e trace=recvfrom,recvmsg,recvmmsg -p PID); if it reads "
+			 "only at times, size the buffer for what arrives in between (above).");
+		snprintf(f->verify, sizeof(f->verify), "nstat -az UdpInDatagrams grows with the traffic, "
+			 "and ss -uam shows the socket's r (bytes queued) falling back between bursts.");
+	}
+	return n;
+}
+
+/* ---- udp_mem ----------------------------------------------------------- */
+
+static int udp_mem(const struct advice_input *in, struct advice_finding *out, int max)
+{
+	int n = 0;
+	struct advice_finding *f = next(out, max, &n, in->cause);
+	uint64_t ps = in->page_size.known && in->page_size.v ? in->page_size.v : 4096;
+	bool have = in->udp_mem[0].known && in->udp_mem[1].known && in->udp_mem[2].known;
+	char *e = f->evidence;
+	size_t el = sizeof(f->evidence);
+
+	snprintf(f->what, sizeof(f->what), "all UDP sockets together reached the system-wide limit "
+		 "net.ipv4.udp_mem");
+	drops_line(in, e, el);
+	if (in->mib_mem_errors.known)
+		add(e, el, "The kernel counted UdpMemErrors +%s. ", N(in->mib_mem_errors.v));
+	if (have) {
+		add(e, el, "net.ipv4.udp_mem = %llu %llu %llu pages", (unsigned long long)in->udp_mem[0].v,
+		    (unsigned long long)in->udp_mem[1].v, (unsigned long long)in->udp_mem[2].v);
+		add(e, el, " (%s%s pages: min %s, pressure %s, max %s)", in->page_size.known ? "" : "~",
+		    B(ps), B(in->udp_mem[0].v * ps), B(in->udp_mem[1].v * ps), B(in->udp_mem[2].v * ps));
+		if (!in->page_size.known)
+			add(e, el, " (assuming 4 KiB pages)");
+		add(e, el, ": past the max every UDP socket's next datagram is dropped, whatever its own "
+		    "rcvbuf; past pressure the kernel holds buffers back. ");
+	}
+	trim(e);
+	if (have)
+		snprintf(f->change, sizeof(f->change), "Find who holds the memory first: ss -uam (sockets with "
+			 "large r, often ones nobody reads) and the UDP line of /proc/net/sockstat (mem, in "
+			 "pages). If the load is legitimate, double pressure and max: sysctl -w "
+			 "net.ipv4.udp_mem='%llu %llu %llu'.", (unsigned long long)in->udp_mem[0].v,
+			 (unsigned long long)in->udp_mem[1].v * 2, (unsigned long long)in->udp_mem[2].v * 2);
+	else
+		snprintf(f->change, sizeof(f->change), "Find who holds the memory: ss -uam and the UDP line "
+			 "of /proc/net/sockstat; then raise net.ipv4.udp_mem (sysctl net.ipv4.udp_mem shows "
+			 "the three values, in pages).");
+	snprintf(f->verify, sizeof(f->verify), "nstat -az UdpMemErrors Udp6MemErrors stays put, and the "
+		 "mem figure of UDP in /proc/net/sockstat stays below the pressure value%s.",
+		 have ? "" : " (the second of udp_mem)");
+	return n;
+}
+
+/* ---- sender side: qdisc ------------------------------------------------ */
+
+static int sender(const struct advice_input *in, struct advice_finding *out, int max)
+{
+	int n = 0;
+	struct advice_finding *f = next(out, max, &n, in->cause);
+	double payload = in->avg_size.known ? in->avg_size.v : 0;
+	const char *ifn = in->ifname ? in->ifname : "IF";
+	uint64_t sb = 0, limit = 0;
+	const char *sb_from = NULL;
+	char *e = f->evidence, *c = f->change;
+	size_t el = sizeof(f->evidence), cl = sizeof(f->change);
+
+	snprintf(f->what, sizeof(f->what), "the egress queue dropped datagrams this host sent: they "
+		 "never left it");
+	drops_line(in, e, el);
+	if (in->mib_sndbuf_errors.known)
+		add(e, el, "UdpSndbufErrors +%s over the same span. ", N(in->mib_sndbuf_errors.v));
+	if (in->sndbuf.known)
+		sb = in->sndbuf.v, sb_from = "its SO_SNDBUF";
+	else if (in->wmem_default.known)
+		sb = in->wmem_default.v, sb_from = "net.core.wmem_default (if the application sets no SO_SNDBUF)";
+	if (in->txqueuelen.known && payload > 0)
+		limit = (uint64_t)(payload * in->txqueuelen.v);
+	if (in->txqueuelen.known)
+		add(e, el, "%s has txqueuelen %s packets. ", ifn, N(in->txqueuelen.v));
+	if (sb_from)
+		add(e, el, "The send buffer is %s: %s. ", B(sb), sb_from);
+	if (limit)
+		add(e, el, "The seed papers' rule: a send buffer holding more than message size x txqueuelen "
+		    "(%.0f B x %s = %s) defeats the stack's own flow control, so the sender never blocks "
+		    "and the queue overflows. ", payload, N(in->txqueuelen.v), B(limit));
+	if (limit && sb_from)
+		add(e, el, "%s is %s that.", B(sb), sb > limit ? "above" : "below");
+	trim(e);
+
+	if (limit && sb_from && sb > limit) {
+		add(c, cl, "Keep the send buffer under %s: setsockopt(fd, SOL_SOCKET, SO_SNDBUF, %llu) (the "
+		    "kernel doubles it to %s)", B(limit), (unsigned long long)(limit / 2),
+		    B(advice__sockbuf_effective(limit / 2, UINT64_MAX, false)));
+		if (!in->sndbuf.known)
+			add(c, cl, ", or for sockets that set none: sysctl -w net.core.wmem_default=%llu",
+			    (unsigned long long)limit);
+		add(c, cl, "; the sender then blocks (or sees EAGAIN) instead of losing datagrams. Existing "
+		    "sockets keep their size: restart the application.");
+	} else {
+		add(c, cl, "The queue that overflows is smaller than the send buffer%s: the qdisc's own limit "
+		    "or a shaper slower than the sender. tc -s qdisc show dev %s shows its limit, rate and "
+		    "drops; pace the sender below that rate (udpdrop gen --rate to try one), or raise the "
+		    "qdisc's limit", limit && sb_from ? " allows" : "", ifn);
+		if (in->txqueuelen.known)
+			add(c, cl, " (ip link set dev %s txqueuelen %llu for a pfifo_fast/fq_codel default)", ifn,
+			    (unsigned long long)in->txqueuelen.v * 2);
+		add(c, cl, ".");
+	}
+	snprintf(f->verify, sizeof(f->verify), "tc -s qdisc show dev %s: its dropped count stops growing; "
+		 "nstat -az UdpSndbufErrors stays put; udpdrop top shows 0 %s drops for the sender.", ifn,
+		 cause__name(in->cause));
+	return n;
+}
+
+/* ---- fragmentation ----------------------------------------------------- */
+
+static int frag(const struct advice_input *in, struct advice_finding *out, int max)
+{
+	int n = 0;
+	struct advice_finding *f = next(out, max, &n, in->cause);
+	int fam = in->family ? in->family : AF_INET;
+	unsigned k = 0;
+	bool k_est = false;
+	char *e = f->evidence, *c = f->change;
+	size_t el = sizeof(f->evidence), cl = sizeof(f->change);
+	uint64_t maxpl = in->mtu.known ? advice__max_unfragmented(in->mtu.v, fam) : 0;
+
+	if (in->cause == CAUSE_FRAG_TIMEOUT)
+		snprintf(f->what, sizeof(f->what), "IP reassembly timed out: a fragment of each datagram never "
+			 "arrived");
+	else if (in->cause == CAUSE_FRAG_TOO_FAR)
+		snprintf(f->what, sizeof(f->what), "IP reassembly gave up: too many other datagrams from the "
+			 "source arrived between its fragments");
+	else
+		snprintf(f->what, sizeof(f->what), "duplicate IP fragments were discarded");
+	drops_line(in, e, el);
+	if (in->mib_reasm_fails.known)
+		add(e, el, "IpReasmFails +%s", N(in->mib_reasm_fails.v));
+	if (in->mib_reasm_timeout.known)
+		add(e, el, "%sIpReasmTimeout +%s", in->mib_reasm_fails.known ? ", " : "",
+		    N(in->mib_reasm_timeout.v));
+	if (in->mib_reasm_fails.known || in->mib_reasm_timeout.known)
+		add(e, el, ". ");
+	if (in->mtu.known) {
+		add(e, el, "MTU %s%s%s: UDP payloads above %s (MTU - %u) are fragmented. ", N(in->mtu.v),
+		    in->ifname ? " on " : "", in->ifname ? in->ifname : "", B(maxpl),
+		    fam == AF_INET6 ? 48 : 28);
+		if (in->avg_size.known)
+			k = advice__fragments((uint64_t)(in->avg_size.v + 0.5), in->mtu.v, fam);
+	}
+	if (!k && in->drops && in->skbs > in->drops && in->cause == CAUSE_FRAG_TIMEOUT) {
+		/* the fragments that came were freed with it; at least one did not come */
+		k = (unsigned)((in->skbs + in->drops / 2) / in->drops) + 1;
+		k_est = true;
+		add(e, el, "Each lost datagram left ~%.1f fragments behind, so it had ~%u or more. ",
+		    (double)in->skbs / in->drops, k);
+	}
+	if (k > 1) {
+		add(e, el, "Losing any fragment loses the datagram: message loss = 1 - (1 - p)^%u with %s%u "
+		    "fragments, %.3f%% at 0.1%% packet loss and %.3f%% at 1%%. ", k, k_est ? "~" : "", k,
+		    100 * advice__message_loss(0.001, k), 100 * advice__message_loss(0.01, k));
+	}
+	if (in->ipfrag_time.known)
+		add(e, el, "Incomplete datagrams wait net.ipv4.ipfrag_time = %s s. ", N(in->ipfrag_time.v));
+	if (in->ipfrag_high_thresh.known) {
+		add(e, el, "Reassembly holds at most net.ipv4.ipfrag_high_thresh = %s per namespace",
+		    B(in->ipfrag_high_thresh.v));
+		if (in->mtu.known && k > 1)
+			add(e, el, ", about %.0f incomplete datagrams of %u fragments",
+			    floor(in->ipfrag_high_thresh.v /
+				  (double)(k * advice__truesize_estimate(maxpl, in->mtu.v, fam))), k);
+		add(e, el, ". ");
+	}
+	if (fam == AF_INET && in->ipfrag_time.known && in->ipfrag_time.v) {
+		double thr = 65536.0 / in->ipfrag_time.v;
+
+		add(e, el, "The 16-bit IP ID wraps within ipfrag_time above %.0f datagrams/s from one host "
+		    "to another (65536 / %s s)", thr, N(in->ipfrag_time.v));
+		if (in->rate_dgps.known && in->rate_dgps.v > 0)
+			add(e, el, "; at %s it wraps every %s%s", R(in->rate_dgps.v),
+			    S(advice__ipid_wrap_s(in->rate_dgps.v)),
+			    in->rate_dgps.v > thr ? ": stale fragments can be joined to new datagrams" : "");
+		else if (in->drops && in->span_s > 0)
+			add(e, el, "; arrivals are unknown here (at least %s)", R(in->drops / in->span_s));
+		add(e, el, ". ");
+	}
+	trim(e);
+
+	if (in->cause == CAUSE_FRAG_DUP) {
+		add(c, cl, "Nothing to tune here: duplicated fragments come from the path (a loop, a mirrored "
+		    "port, a middlebox that retransmits). ");
+	} else if (in->cause == CAUSE_FRAG_TOO_FAR && in->ipfrag_max_dist.known) {
+		add(c, cl, "Tolerate more reordering: sysctl -w net.ipv4.ipfrag_max_dist=%llu (now %s; 0 "
+		    "turns the check off, and a larger value raises the odds of a wrong assembly when the "
+		    "IP ID wraps). ", (unsigned long long)(in->ipfrag_max_dist.v ? in->ipfrag_max_dist.v * 2 : 64),
+		    N(in->ipfrag_max_dist.v));
+	}
+	if (in->cause != CAUSE_FRAG_DUP) {
+		if (maxpl)
+			add(c, cl, "Best: send at most %llu B per datagram%s, so nothing is fragmented. ",
+			    (unsigned long long)maxpl, in->ifname ? "" : " (at this MTU)");
+		else
+			add(c, cl, "Best: send datagrams no larger than the path MTU - 28 B (IPv4) or - 48 B "
+			    "(IPv6), so nothing is fragmented. ");
+		add(c, cl, "Else find where fragments are lost: netfilter rules on ports (non-first fragments "
+		    "carry none), a lossy or policed link.");
+	}
+	trim(c);
+	snprintf(f->verify, sizeof(f->verify), "nstat -az IpReasmFails IpReasmTimeout Ip6ReasmFails "
+		 "stays put, and udpdrop top shows 0 %s drops.", cause__name(in->cause));
+	return n;
+}
+
+/* ---- the others ------------------------------------------------------- */
+
+static int simple(const struct advice_input *in, struct advice_finding *out, int max)
+{
+	int n = 0;
+	struct advice_finding *f = next(out, max, &n, in->cause);
+	char *e = f->evidence;
+	size_t el = sizeof(f->evidence);
+	char port[16] = "PORT";
+
+	if (in->port.known)
+		snprintf(port, sizeof(port), "%llu", (unsigned long long)in->port.v);
+	snprintf(f->what, sizeof(f->what), "%s", cause__describe(in->cause));
+	if (in->drops || !in->skbs) {
+		drops_line(in, e, el);
+	} else {
+		add(e, el, "%s %s (no whole datagram counted here", N(in->skbs),
+		    in->cause == CAUSE_NETFILTER ? "fragments or skbs dropped" : "skb events");
+		if (in->cause == CAUSE_NETFILTER)
+			add(e, el, ": a datagram whose fragment was dropped counts once, under frag_timeout, "
+			    "when its reassembly fails");
+		add(e, el, ")");
+		if (in->span_s > 0)
+			add(e, el, " over %s", S(in->span_s));
+		add(e, el, ". ");
+	}
+
+	switch (in->cause) {
+	case CAUSE_NO_SOCKET:
+		snprintf(f->what, sizeof(f->what), "nothing listens on port %s", port);
+		if (in->mib_no_ports.known)
+			add(e, el, "The kernel counted UdpNoPorts +%s in the namespace. ",
+			    N(in->mib_no_ports.v));
+		add(e, el, "No socket was bound to port %s%s%s; the kernel answers each with an ICMP port "
+		    "unreachable (rate-limited).", port, in->who ? " for " : "", in->who ? in->who : "");
+		snprintf(f->change, sizeof(f->change), "Start the service meant to receive them (or bind it to "
+			 "this address and port): ss -ulpn 'sport = :%s' must list it; or stop the sender or fix "
+			 "its destination port.", port);
+		snprintf(f->verify, sizeof(f->verify), "ss -ulpn 'sport = :%s' lists the listener, nstat -az "
+			 "UdpNoPorts Udp6NoPorts stays put, and udpdrop shows 0 no_socket drops for port %s.",
+			 port, port);
+		break;
+	case CAUSE_CHECKSUM:
+		if (in->mib_csum_errors.known)
+			add(e, el, "The kernel counted UdpInCsumErrors +%s. ", N(in->mib_csum_errors.v));
+		add(e, el, "Datagrams arrived with a bad UDP checksum: a broken sender, a corrupting device on "
+		    "the path, or broken checksum offload.");
+		snprintf(f->change, sizeof(f->change), "Capture on this host: tcpdump -vvni any udp%s%s shows "
+			 "'bad udp cksum' with the sender's address; on the sender, check its offload (ethtool "
+			 "-k IF | grep checksum) and test with it off (ethtool -K IF tx off).",
+			 in->port.known ? " port " : "", in->port.known ? port : "");
+		snprintf(f->verify, sizeof(f->verify), "nstat -az UdpInCsumErrors Udp6InCsumErrors stays put, "
+			 "and udpdrop shows 0 checksum drops.");
+		break;
+	case CAUSE_NETFILTER:
+		add(e, el, "A netfilter (nftables or iptables) rule dropped them before any socket saw them.");
+		snprintf(f->change, sizeof(f->change), "Find the rule whose counter grows: nft list ruleset "
+			 "(with counters) or iptables-save -c. A rule matching ports cannot see non-first "
+			 "fragments: accept fragments explicitly, or avoid fragmenting.");
+		snprintf(f->verify, sizeof(f->verify), "The rule's counter stops growing, and udpdrop shows 0 "
+			 "netfilter drops.");
+		break;
+	case CAUSE_SOCKET_FILTER:
+		add(e, el, "A BPF program attached to the socket (SO_ATTACH_FILTER, SO_ATTACH_BPF, or a "
+		    "SO_REUSEPORT program) rejected them: often the application's own choice.");
+		snprintf(f->change, sizeof(f->change), "If the filter is meant to drop these, nothing is "
+			 "wrong. Else check it: ss -ub shows a socket's classic BPF filter, bpftool prog "
+			 "show lists eBPF programs.");
+		snprintf(f->verify, sizeof(f->verify), "udpdrop shows 0 socket_filter drops for the socket.");
+		break;
+	case CAUSE_SOCKET_CLOSE:
+		add(e, el, "They were still queued, never read, when the socket closed.");
+		snprintf(f->change, sizeof(f->change), "Read the socket until EAGAIN before close() (or stop "
+			 "the sender first); if the process died, find out why (journalctl, coredumpctl).");
+		snprintf(f->verify, sizeof(f->verify), "udpdrop shows 0 socket_close drops when the "
+			 "application stops.");
+		break;
+	case CAUSE_CPU_BACKLOG:
+		if (in->netdev_max_backlog.known)
+			add(e, el, "A CPU's input backlog (net.core.netdev_max_backlog = %s packets) was full: "
+			    "packets came faster than that CPU's softirq took them (RPS, veth and loopback "
+			    "traffic queue there).", N(in->netdev_max_backlog.v));
+		else
+			add(e, el, "A CPU's input backlog (net.core.netdev_max_backlog) was full.");
+		snprintf(f->change, sizeof(f->change), "sysctl -w net.core.netdev_max_backlog=%llu%s, and "
+			 "spread the receive work over CPUs (RSS queues, or RPS: echo MASK > "
+			 "/sys/class/net/%s/queues/rx-0/rps_cpus).",
+			 (unsigned long long)(in->netdev_max_backlog.known && in->netdev_max_backlog.v
+						 ? in->netdev_max_backlog.v * 2 : 2000),
+			 in->netdev_max_backlog.known ? " (twice today's)" : "",
+			 in->ifname ? in->ifname : "IF");
+		snprintf(f->verify, sizeof(f->verify), "The second column of /proc/net/softnet_stat (drops, "
+			 "one line per CPU) stops growing, and udpdrop shows 0 cpu_backlog drops.");
+		break;
+	default:
+		add(e, el, "The kernel's reason and the function that dropped them are in the report's "
+		    "per-socket detail (udpdrop report --by reason, --by location).");
+		switch (in->cause) {
+		case CAUSE_NEIGH:
+			snprintf(f->change, sizeof(f->change), "The next hop did not resolve (ARP/ND) or its "
+				 "queue was full: ip neigh show shows FAILED or INCOMPLETE entries; check the "
+				 "route and the neighbour, or raise unres_qlen_bytes for bursts to new hosts.");
+			break;
+		case CAUSE_ROUTE:
+			snprintf(f->change, sizeof(f->change), "ip route get DEST (and the source) shows the "
+				 "route taken; a reverse-path filter drops asymmetric traffic: sysctl "
+				 "net.ipv4.conf.all.rp_filter (2 is loose).");
+			break;
+		case CAUSE_NOMEM:
+			snprintf(f->change, sizeof(f->change), "The kernel could not allocate memory: check "
+				 "free memory and /proc/net/sockstat; raise vm.min_free_kbytes on a host that "
+				 "runs short under bursts.");
+			break;
+		case CAUSE_XDP:
+		case CAUSE_TC:
+		case CAUSE_CGROUP_BPF:
+			snprintf(f->change, sizeof(f->change), "A BPF program (%s) dropped them: bpftool net "
+				 "and bpftool cgroup tree list the programs attached; check it is meant to.",
+				 cause__name(in->cause));
+			break;
+		default:
+			snprintf(f->change, sizeof(f->change), "Start from the kernel reason and drop location "
+				 "(udpdrop report --by reason, --by location).");
+			break;
+		}
+		snprintf(f->verify, sizeof(f->verify), "udpdrop top (or record + report) shows 0 %s drops.",
+			 cause__name(in->cause));
+		break;
+	}
+	trim(e);
+	return n;
+}
+
+int advice__build(const struct advice_input *in, struct advice_finding *out, int max)
+{
+	if (max <= 0 || (!in->drops && !in->skbs))
+		return 0;
+	switch (in->cause) {
+	case CAUSE_RCVBUF:
+		return rcvbuf(in, out, max);
+	case CAUSE_UDP_MEM:
+		return udp_mem(in, out, max);
+	case CAUSE_QDISC:
+		return sender(in, out, max);
+	case CAUSE_FRAG_TIMEOUT:
+	case CAUSE_FRAG_TOO_FAR:
+	case CAUSE_FRAG_DUP:
+		return frag(in, out, max);
+	default:
+		return simple(in, out, max);
+	}
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The advice engine, pure: the rules the seed papers teach (socket buffer
+ * sizing, truesize, fragmentation, pacing, sender-side queues), applied to
+ * plain numbers. It knows nothing of the live model, trace records or the
+ * machine it runs on: `udpdrop report` fills struct advice_input from a
+ * recording, `top` and `doctor` will fill it from the live counters. Every
+ * number it prints carries its unit; an estimate is marked "~" or "about",
+ * a bound says which way ("at most", "at least").
+ *
+ * Note: top's detail view still carries its own rcvbuf advice (tui.c
+ * advise_rcvbuf, view.c view__rcvbuf_pattern); a later issue moves it,
+ * and `udpdrop doctor`, onto this module. They will fill rate_dgps /
+ * rate_Bps (delivered + dropped), queue_peak and a live truesize
+ * (queue_peak / datagrams queued) that a recording does not have.
+ */
+#ifndef UD_ADVICE_H
+#define UD_ADVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "causes.h"
+
+/* A number that may be unknown: fill .known when it is. */
+struct advice_u64 {
+	bool known;
+	uint64_t v;
+};
+struct advice_dbl {
+	bool known;
+	double v;
+};
+#define ADVICE_U64(x) ((struct advice_u64){ true, (x) })
+#define ADVICE_DBL(x) ((struct advice_dbl){ true, (x) })
+
+/* Linux's SOCK_MIN_RCVBUF / SOCK_MIN_SNDBUF (the seed measured them). */
+#define ADVICE_SOCK_MIN_RCVBUF 2304u
+#define ADVICE_SOCK_MIN_SNDBUF 4608u
+/* A receive buffer this large that still overflows: the sender is faster. */
+#define ADVICE_LARGE_RCVBUF (16u << 20)
+
+struct advice_input {
+	enum cause cause;
+	/* where: for the text only, all optional */
+	const char *who;          /* "10.0.0.2:5001", "10.0.0.1 -> 10.0.0.2:5003" */
+	uint8_t family;           /* AF_INET, AF_INET6, 0 unknown */
+	struct advice_u64 port;   /* the local (or destination) port */
+	bool sender_side;         /* drops of a local sender (egress), not a receiver */
+	bool has_socket;          /* the drops belong to a socket (not a bare flow) */
+
+	/* the drops */
+	uint64_t drops;           /* datagrams of this cause */
+	uint64_t skbs;            /* the kernel's skb events behind them */
+	double span_s;            /* the time they were counted over (0: unknown) */
+	struct advice_u64 burst;  /* the most datagrams dropped in one interval */
+	double burst_s;           /* that interval's length, s */
+
+	/* arrivals: delivered + dropped, when known; else the drops bound them */
+	struct advice_dbl rate_dgps;   /* datagrams/s */
+	struct advice_dbl rate_Bps;    /* payload bytes/s */
+	struct advice_dbl avg_size;    /* payload bytes per datagram */
+	struct advice_dbl truesize;    /* bytes the kernel charges per datagram */
+	struct advice_u64 reads;       /* datagrams read by applications over span_s
+					  (UdpInDatagrams delta; netns-wide) */
+
+	/* the socket */
+	struct advice_u64 rcvbuf;      /* SO_RCVBUF as the kernel keeps it (doubled) */
+	struct advice_u64 sndbuf;
+	struct advice_u64 queued;      /* bytes queued at the last look */
+	struct advice_u64 queue_peak;  /* most bytes queued seen */
+	struct advice_u64 queue_low;   /* fewest bytes queued seen (drained?) */
+
+	/* sysctls */
+	struct advice_u64 rmem_default, rmem_max, wmem_default, wmem_max;
+	struct advice_u64 udp_mem[3];  /* pages: min, pressure, max */
+	struct advice_u64 page_size;   /* bytes; 4096 assumed when unknown */
+	struct advice_u64 netdev_max_backlog;
+	struct advice_u64 ipfrag_time, ipfrag_high_thresh, ipfrag_max_dist;
+
+	/* the interface */
+	const char *ifname;
+	struct advice_u64 mtu, txqueuelen;
+
+	/* the kernel's counters over the same span (per netns) */
+	struct advice_u64 mib_rcvbuf_errors, mib_mem_errors, mib_sndbuf_errors;
+	struct advice_u64 mib_no_ports, mib_csum_errors;
+	struct advice_u64 mib_reasm_fails, mib_reasm_timeout;
+};
+
+#define ADVICE_WHAT     160
+#define ADVICE_TEXT     1400
+#define ADVICE_MAX      4 /* findings from one input, at most */
+
+struct advice_finding {
+	enum cause cause;
+	char what[ADVICE_WHAT];       /* one line */
+	char evidence[ADVICE_TEXT];   /* the numbers, with units */
+	char change[ADVICE_TEXT];     /* the exact command or call, value computed */
+	char verify[ADVICE_TEXT];     /* the counter or view that must stay at 0 */
+};
+
+/*
+ * The findings for one input into out[0 .. max): returns how many (at
+ * least 1 for any input with drops or skb events, at most ADVICE_MAX).
+ */
+int advice__build(const struct advice_input *in, struct advice_finding *out, int max);
+
+/* ---- the rules, as pure helpers (tested against the seed's tables) ---- */
+
+/* Milliseconds a stalled reader has before buf_bytes fill at bits_per_s
+ * (buf x 8 / rate): the seed's "time to fill" table. 0 if the rate is 0. */
+double advice__time_to_fill_ms(uint64_t buf_bytes, double bits_per_s);
+/* The chance a message of `fragments` is lost at packet loss p (0..1):
+ * 1 - (1 - p)^fragments: the seed's "message loss vs packet loss". */
+double advice__message_loss(double p, unsigned fragments);
+/* The largest UDP payload sent unfragmented: MTU - 28 (IPv4), - 48 (IPv6). */
+uint64_t advice__max_unfragmented(uint32_t mtu, int family);
+/* IP fragments carrying a UDP payload of `payload` bytes at this MTU
+ * (1 when it fits); 0 if the MTU is too small to say. */
+unsigned advice__fragments(uint64_t payload, uint32_t mtu, int family);
+/* What the kernel sets for setsockopt(SO_RCVBUF or SO_SNDBUF, request)
+ * under net.core.[rw]mem_max: min(request, max) x 2, at least the minimum. */
+uint64_t advice__sockbuf_effective(uint64_t request, uint64_t max, bool rcv);
+/* v rounded up to a multiple of `to` (to > 0). */
+uint64_t advice__round_up(uint64_t v, uint64_t to);
+/*
+ * About what the kernel charges a socket for one datagram of `payload`
+ * bytes (its truesize: the buffer, the sk_buff and shared info, not the
+ * payload), for an skb allocated by the stack (loopback, veth, a local
+ * sender); a fragmented one is charged for each fragment. NIC drivers
+ * differ (page fragments of 2 or 4 KiB): an estimate.
+ */
+uint64_t advice__truesize_estimate(uint64_t payload, uint32_t mtu, int family);
+/* Seconds until the 16-bit IP ID wraps at this many datagrams/s to one
+ * destination (65536 / rate); 0 if the rate is 0. */
+double advice__ipid_wrap_s(double datagrams_per_s);
+
+#endif

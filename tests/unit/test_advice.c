@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unit tests for the advice engine (src/advice.c). The helpers must
+ * reproduce the tables of the seed paper "Considerations When Benchmarking
+ * UDP Bulk Flows" (Jones, Zhu) exactly: "Time To Fill Socket Buffer
+ * (milliseconds)" and "Message Loss % versus Packet Loss %", whose values
+ * are copied below from the paper as printed. Then the findings: each rule
+ * with its numbers filled in.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "advice.h"
+#include "text_assert.h"
+#include "util.h"
+
+/* ---- the seed's time-to-fill table ---- */
+
+/* Copied from the paper: buffer size (bytes), then ms at 10, 30, 100,
+ * 300, 1000, 3000 and 10000 Mbit/s (Mbit = 10^6 bits). */
+static const char *const seed_fill[] = {
+	"262144 209.715 69.905 20.972 6.991 2.097 0.699 0.210",
+	"786432 629.146 209.715 62.915 20.972 6.291 2.097 0.629",
+	"1310720 1048.576 349.525 104.858 34.953 10.486 3.495 1.049",
+	"1835008 1468.006 489.335 146.801 48.934 14.680 4.893 1.468",
+	"2359296 1887.437 629.146 188.744 62.915 18.874 6.291 1.887",
+	"2883584 2306.867 768.956 230.687 76.896 23.069 7.690 2.307",
+	"3407872 2726.298 908.766 272.630 90.877 27.263 9.088 2.726",
+	"3932160 3145.728 1048.576 314.573 104.858 31.457 10.486 3.146",
+	"4456448 3565.158 1188.386 356.516 118.839 35.652 11.884 3.565",
+	"4980736 3984.589 1328.196 398.459 132.820 39.846 13.282 3.985",
+	"5505024 4404.019 1468.006 440.402 146.801 44.040 14.680 4.404",
+	"6029312 4823.450 1607.817 482.345 160.782 48.234 16.078 4.823",
+	"6553600 5242.880 1747.627 524.288 174.763 52.429 17.476 5.243",
+	"7077888 5662.310 1887.437 566.231 188.744 56.623 18.874 5.662",
+	"7602176 6081.741 2027.247 608.174 202.725 60.817 20.272 6.082",
+	"8126464 6501.171 2167.057 650.117 216.706 65.012 21.671 6.501",
+};
+
+static void test_time_to_fill_table(void **state)
+{
+	static const double mbits[] = { 10, 30, 100, 300, 1000, 3000, 10000 };
+	struct strbuf got = {}, want = {};
+
+	/* the rows: 262144 B, then +524288 B each (the paper's) */
+	for (uint64_t buf = 262144, row = 0; buf <= 8126464; buf += 524288, row++) {
+		sb_printf(&got, "%llu", (unsigned long long)buf);
+		for (size_t i = 0; i < ARRAY_SIZE(mbits); i++)
+			sb_printf(&got, " %.3f", advice__time_to_fill_ms(buf, mbits[i] * 1e6));
+		sb_printf(&got, "\n");
+		assert_true(row < ARRAY_SIZE(seed_fill));
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(seed_fill); i++)
+		sb_printf(&want, "%s\n", seed_fill[i]);
+	if (strcmp(got.buf, want.buf))
+		fail_msg("time to fill differs from the paper:\n%s\nwant:\n%s", got.buf, want.buf);
+	sb_free(&got);
+	sb_free(&want);
+	assert_true(advice__time_to_fill_ms(212992, 0) == 0);
+}
+
+/* ---- the seed's message-loss table ---- */
+
+/* Copied from the paper as printed: packet loss %, then message loss % at
+ * 1, 3, 6, 10, 20, 30 and 45 fragments per message. Its first two rows
+ * drop trailing zeros (".01" for 0.010) and its small values the leading
+ * 0; the comparison reads every cell as printed to three decimals. */
+static const char *const seed_loss[] = {
+	".001 .001 .003 .006 .01 .02 .03 .045",
+	".003 .003 .009 .018 .03 .06 .09 .135",
+	".01 .010 .030 .060 .100 .200 .300 .449",
+	".03 .030 .090 .180 .300 .598 .896 1.341",
+	"0.1 0.100 0.300 0.599 0.996 1.981 2.957 4.402",
+	"0.3 0.300 0.897 1.787 2.960 5.832 8.619 12.646",
+	"1 1.000 2.970 5.852 9.562 18.209 26.030 36.381",
+	"3 3.000 8.733 16.703 26.258 45.621 59.899 74.606",
+	"10 10.000 27.100 46.856 65.132 87.842 95.761 99.127",
+};
+
+/* A cell as the paper prints it, as "%.3f" prints it: "0.020" for ".02". */
+static void three_decimals(char *out, size_t len, const char *cell)
+{
+	const char *dot = strchr(cell, '.');
+	int have = dot ? (int)strlen(dot + 1) : 0;
+
+	snprintf(out, len, "%s%s%s%.*s", cell[0] == '.' ? "0" : "", cell, dot ? "" : ".",
+		 3 - have, "000");
+}
+
+static void test_message_loss_table(void **state)
+{
+	static const unsigned frags[] = { 1, 3, 6, 10, 20, 30, 45 };
+
+	for (size_t r = 0; r < ARRAY_SIZE(seed_loss); r++) {
+		char row[128], *save = NULL, *cell;
+		double p;
+		size_t i = 0;
+
+		snprintf(row, sizeof(row), "%s", seed_loss[r]);
+		cell = strtok_r(row, " ", &save);
+		p = strtod(cell, NULL) / 100;
+		while ((cell = strtok_r(NULL, " ", &save))) {
+			char want[32], got[32];
+
+			assert_true(i < ARRAY_SIZE(frags));
+			three_decimals(want, sizeof(want), cell);
+			snprintf(got, sizeof(got), "%.3f", 100 * advice__message_loss(p, frags[i]));
+			if (strcmp(got, want))
+				fail_msg("packet loss %s%%, %u fragments: %s%%, the paper says %s (%s)",
+					 seed_loss[r], frags[i], got, cell, want);
+			i++;
+		}
+		assert_int_equal(i, ARRAY_SIZE(frags));
+	}
+	/* the paper's worked examples: 0.01% and 1% over 45 fragments */
+	assert_true(fabs(100 * advice__message_loss(0.0001, 45) - 0.45) < 0.005);
+	assert_true(fabs(100 * advice__message_loss(0.01, 45) - 36.38) < 0.005);
+	assert_true(advice__message_loss(0, 45) == 0);
+	assert_true(advice__message_loss(1, 3) == 1);
+}
+
+/* ---- the other helpers ---- */
+
+static void test_fragments(void **state)
+{
+	/* the paper: MTU 1460 leaves 1432 B; 1500 leaves 1472 (RHEL: -28) */
+	assert_int_equal(advice__max_unfragmented(1460, AF_INET), 1432);
+	assert_int_equal(advice__max_unfragmented(1500, AF_INET), 1472);
+	assert_int_equal(advice__max_unfragmented(1500, AF_INET6), 1452);
+	assert_int_equal(advice__fragments(1432, 1460, AF_INET), 1);
+	assert_int_equal(advice__fragments(1433, 1460, AF_INET), 2);
+	/* the demo: 4000-byte datagrams are 3 fragments at MTU 1500 */
+	assert_int_equal(advice__fragments(4000, 1500, AF_INET), 3);
+	/* netperf's 65507 B at MTU 1460: 65515 B of IP payload in 1440-byte
+	 * pieces is 46 fragments (the paper rounds to "45") */
+	assert_int_equal(advice__fragments(65507, 1460, AF_INET), 46);
+	/* IPv6: 1452 fits; 1453 needs two of (1500 - 48) & ~7 = 1448 */
+	assert_int_equal(advice__fragments(1452, 1500, AF_INET6), 1);
+	assert_int_equal(advice__fragments(1453, 1500, AF_INET6), 2);
+	assert_int_equal(advice__fragments(100, 20, AF_INET), 0);
+}
+
+/* The paper's setsockopt() table under rmem_max = wmem_max = 212992:
+ * request, then the receive and send buffers the kernel set. */
+static void test_sockbuf_effective(void **state)
+{
+	static const struct { uint64_t req, rcv, snd; } t[] = {
+		{ 0, 2304, 4608 }, { 1, 2304, 4608 }, { 2303, 4606, 4608 },
+		{ 2304, 4608, 4608 }, { 2305, 4610, 4610 }, { 4608, 9216, 9216 },
+		{ 4609, 9218, 9218 }, { 65536, 131072, 131072 },
+		{ 212991, 425982, 425982 }, { 212993, 425984, 425984 },
+		{ 212994, 425984, 425984 }, { 1048576, 425984, 425984 },
+		{ 2097152, 425984, 425984 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		assert_int_equal(advice__sockbuf_effective(t[i].req, 212992, true), t[i].rcv);
+		assert_int_equal(advice__sockbuf_effective(t[i].req, 212992, false), t[i].snd);
+	}
+	/* the paper's -S 24M under rmem_max 48M: 50331648 */
+	assert_int_equal(advice__sockbuf_effective(24u << 20, 50331648, true), 50331648);
+}
+
+static void test_small_helpers(void **state)
+{
+	assert_int_equal(advice__round_up(692480, 4096), 696320);
+	assert_int_equal(advice__round_up(4096, 4096), 4096);
+	assert_int_equal(advice__round_up(0, 4096), 0);
+	/* measured: 1000 and 1024 B datagrams over veth queue 2304 B each
+	 * (tests/fixtures/rcvbuf.data: 3 queued = 6912 B; the README's
+	 * demo: a 211968-byte peak = 92 x 2304) */
+	assert_int_equal(advice__truesize_estimate(1000, 1500, AF_INET), 2304);
+	assert_int_equal(advice__truesize_estimate(1024, 1500, AF_INET), 2304);
+	assert_int_equal(advice__truesize_estimate(1000, 0, AF_INET), 2304);
+	/* 4000 B at MTU 1500: three fragments, each charged */
+	assert_int_equal(advice__truesize_estimate(4000, 1500, AF_INET), 3 * 2304);
+	assert_true(advice__ipid_wrap_s(65536) == 1.0);
+	assert_true(advice__ipid_wrap_s(0) == 0);
+}
+
+/* ---- findings ---- */
+
+static struct advice_input sysctls(enum cause c)
+{
+	struct advice_input in = { .cause = c, .family = AF_INET };
+
+	in.rmem_default = ADVICE_U64(212992);
+	in.rmem_max = ADVICE_U64(4194304);
+	in.wmem_default = ADVICE_U64(212992);
+	in.wmem_max = ADVICE_U64(4194304);
+	in.udp_mem[0] = ADVICE_U64(575799);
+	in.udp_mem[1] = ADVICE_U64(767732);
+	in.udp_mem[2] = ADVICE_U64(1151598);
+	in.netdev_max_backlog = ADVICE_U64(1000);
+	in.ipfrag_time = ADVICE_U64(30);
+	in.ipfrag_high_thresh = ADVICE_U64(4194304);
+	in.ipfrag_max_dist = ADVICE_U64(64);
+	in.mtu = ADVICE_U64(1500);
+	in.txqueuelen = ADVICE_U64(1000);
+	in.ifname = "veth0";
+	return in;
+}
+
+static char *all(const struct advice_finding *f, int n)
+{
+	struct strbuf sb = {};
+
+	for (int i = 0; i < n; i++)
+		sb_printf(&sb, "[%s] what: %s\nevidence: %s\nchange: %s\nverify: %s\n",
+			  cause__name(f[i].cause), f[i].what, f[i].evidence, f[i].change, f[i].verify);
+	return sb.buf;
+}
+
+/* The fixture's case: SO_RCVBUF 4096 (kernel 8192), 297 of 1000 B dropped
+ * in one 0.502 s interval, nothing read. */
+static void test_rcvbuf_app_set(void **state)
+{
+	struct advice_input in = sysctls(CAUSE_RCVBUF);
+	struct advice_finding f[ADVICE_MAX];
+	int n;
+	char *t;
+
+	in.port = ADVICE_U64(5031);
+	in.has_socket = true;
+	in.drops = in.skbs = 297;
+	in.span_s = 3.001;
+	in.burst = ADVICE_U64(297);
+	in.burst_s = 0.502;
+	in.avg_size = ADVICE_DBL(1000);
+	in.rcvbuf = ADVICE_U64(8192);
+	in.reads = ADVICE_U64(0);
+	in.queued = in.queue_peak = in.queue_low = ADVICE_U64(6912);
+	n = advice__build(&in, f, ADVICE_MAX);
+	assert_int_equal(n, 2);
+	t = all(f, n);
+	ASSERT_HAS(t, "the application set SO_RCVBUF, asking for about 4096 B");
+	ASSERT_HAS(t, "net.core.rmem_max, 4194304 B (4.0 MiB)");
+	ASSERT_HAS(t, "~2304 B per 1000 B datagram");
+	ASSERT_HAS(t, "so 8192 B holds about 3 of them");
+	/* 8192 x 8 / (297 / 0.502 x 8000) = 13.85 ms; x 1000/2304 = 6.01 ms */
+	ASSERT_HAS(t, "at most 13.8 ms before the buffer was full: 8192 B x 8 / 4.73 Mbit/s, the worst interval's drop rate");
+	ASSERT_HAS(t, "by truesize (~2304 B per datagram) it filled in about 6.01 ms");
+	/* 8192 + 297 x 2304 = 692480 -> 696320 (4 KiB), asked as half */
+	ASSERT_HAS(t, "setsockopt(fd, SOL_SOCKET, SO_RCVBUF, 348160): the kernel doubles it to 696320 B (680 KiB)");
+	ASSERT_HAS(t, "net.core.rmem_max (4194304 B (4.0 MiB)) already allows it");
+	ASSERT_LACKS(t, "rmem_default=");
+	ASSERT_HAS(t, "ss -uam 'sport = :5031' shows rb at the new size");
+	ASSERT_HAS(t, "[rcvbuf] what: nothing read the socket while it dropped");
+	ASSERT_HAS(t, "(UdpInDatagrams +0), and its queue held 6912 B (84%% of rcvbuf) at every look: it never drained");
+	free(t);
+}
+
+static void test_rcvbuf_default_and_cap(void **state)
+{
+	struct advice_input in = sysctls(CAUSE_RCVBUF);
+	struct advice_finding f[ADVICE_MAX];
+	int n;
+	char *t;
+
+	in.drops = in.skbs = 20000;
+	in.span_s = 10;
+	in.burst = ADVICE_U64(4000);
+	in.burst_s = 1;
+	in.avg_size = ADVICE_DBL(1024);
+	in.rate_dgps = ADVICE_DBL(10000);
+	in.rate_Bps = ADVICE_DBL(10240000);
+	in.rcvbuf = ADVICE_U64(212992);
+	n = advice__build(&in, f, ADVICE_MAX);
+	assert_int_equal(n, 1); /* reads unknown: no "not reading" finding */
+	t = all(f, n);
+	ASSERT_HAS(t, "which is net.core.rmem_default: the application did not set SO_RCVBUF");
+	/* 212992 x 8 / 81.92 Mbit/s = 20.8 ms */
+	ASSERT_HAS(t, "at most 20.8 ms before the buffer was full: 212992 B (208 KiB) x 8 / 81.9 Mbit/s, counting the payload only; by truesize (~2304 B per datagram) it filled in about 9.24 ms");
+	/* 212992 + 4000 x 2304 = 9428992 -> 9428992 (already a 4 KiB multiple) */
+	ASSERT_HAS(t, "sysctl -w net.core.rmem_default=9428992");
+	ASSERT_LACKS(t, "SO_RCVBUF, ");
+	free(t);
+
+	/* the app set one above what rmem_max allows */
+	in.rcvbuf = ADVICE_U64(425984);
+	in.rmem_max = ADVICE_U64(212992);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "asking for about 212992 B (208 KiB) (the kernel doubles the request after capping "
+		   "it at net.core.rmem_max, 212992 B (208 KiB): it got the cap)");
+	/* 425984 + 9216000 = 9641984 -> 9641984; half 4820992 > rmem_max */
+	ASSERT_HAS(t, "SO_RCVBUF, 4820992)");
+	ASSERT_HAS(t, "allow it first: sysctl -w net.core.rmem_max=4820992 (now 212992 B (208 KiB)");
+	free(t);
+}
+
+static void test_rcvbuf_large(void **state)
+{
+	struct advice_input in = sysctls(CAUSE_RCVBUF);
+	struct advice_finding f[ADVICE_MAX];
+	int n;
+	char *t;
+
+	in.drops = in.skbs = 5000;
+	in.avg_size = ADVICE_DBL(1472);
+	in.rcvbuf = ADVICE_U64(50331648);
+	in.burst = ADVICE_U64(1000);
+	in.burst_s = 1;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "already very large (50331648 B (48 MiB)) and still overflowed: the sender is faster");
+	ASSERT_HAS(t, "A bigger buffer will not help");
+	ASSERT_HAS(t, "that is above net.core.rmem_max, 4194304 B (4.0 MiB): set with SO_RCVBUFFORCE");
+	ASSERT_LACKS(t, "setsockopt(fd");
+	free(t);
+}
+
+static void test_udp_mem(void **state)
+{
+	struct advice_input in = sysctls(CAUSE_UDP_MEM);
+	struct advice_finding f[ADVICE_MAX];
+	char *t;
+	int n;
+
+	in.drops = in.skbs = 12;
+	in.mib_mem_errors = ADVICE_U64(12);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "net.ipv4.udp_mem = 575799 767732 1151598 pages (~4096 B pages: min 2358472704 B (2.2 GiB), "
+		   "pressure 3144630272 B (2.9 GiB), max 4716945408 B (4.4 GiB)) (assuming 4 KiB pages)");
+	ASSERT_HAS(t, "UdpMemErrors +12");
+	ASSERT_HAS(t, "sysctl -w net.ipv4.udp_mem='575799 1535464 2303196'");
+	free(t);
+}
+
+static void test_qdisc(void **state)
+{
+	struct advice_input in = sysctls(CAUSE_QDISC);
+	struct advice_finding f[ADVICE_MAX];
+	char *t;
+	int n;
+
+	in.sender_side = true;
+	in.drops = in.skbs = 5294;
+	in.avg_size = ADVICE_DBL(1024);
+	in.txqueuelen = ADVICE_U64(100);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	/* 1024 x 100 = 102400 < wmem_default 212992: the send buffer defeats it */
+	ASSERT_HAS(t, "(1024 B x 100 = 102400 B (100 KiB))");
+	ASSERT_HAS(t, "212992 B (208 KiB) is above that.");
+	ASSERT_HAS(t, "setsockopt(fd, SOL_SOCKET, SO_SNDBUF, 51200) (the kernel doubles it to 102400 B (100 KiB))");
+	ASSERT_HAS(t, "sysctl -w net.core.wmem_default=102400");
+	ASSERT_HAS(t, "tc -s qdisc show dev veth0");
+	free(t);
+
+	/* the demo: txqueuelen 1000 allows the default buffer: a shaper */
+	in.txqueuelen = ADVICE_U64(1000);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "is below that.");
+	ASSERT_HAS(t, "the qdisc's own limit or a shaper slower than the sender");
+	ASSERT_LACKS(t, "SO_SNDBUF, ");
+	free(t);
+}
+
+static void test_frag(void **state)
+{
+	struct advice_input in = sysctls(CAUSE_FRAG_TIMEOUT);
+	struct advice_finding f[ADVICE_MAX];
+	char *t;
+	int n;
+
+	/* the demo: 4000 B datagrams, the last fragment of one in ten dropped */
+	in.drops = 81;
+	in.skbs = 162;
+	in.span_s = 13;
+	in.mib_reasm_fails = ADVICE_U64(81);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "MTU 1,500 on veth0: UDP payloads above 1472 B (MTU - 28) are fragmented");
+	ASSERT_HAS(t, "Each lost datagram left ~2.0 fragments behind, so it had ~3 or more");
+	ASSERT_HAS(t, "1 - (1 - p)^3 with ~3 fragments, 0.300%% at 0.1%% packet loss and 2.970%% at 1%%");
+	ASSERT_HAS(t, "net.ipv4.ipfrag_time = 30 s");
+	/* 4194304 / (3 x 2304) = 606.8 */
+	ASSERT_HAS(t, "about 606 incomplete datagrams of 3 fragments");
+	ASSERT_HAS(t, "above 2185 datagrams/s from one host to another (65536 / 30 s)");
+	ASSERT_HAS(t, "send at most 1472 B per datagram");
+	ASSERT_HAS(t, "IpReasmFails +81");
+	free(t);
+
+	/* a known size and rate: the fragments and the IP ID wrap from them */
+	in.cause = CAUSE_FRAG_TOO_FAR;
+	in.avg_size = ADVICE_DBL(65507);
+	in.rate_dgps = ADVICE_DBL(17555);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "1 - (1 - p)^45 with 45 fragments");
+	ASSERT_HAS(t, "at 17555/s it wraps every 3.73 s: stale fragments can be joined");
+	ASSERT_HAS(t, "sysctl -w net.ipv4.ipfrag_max_dist=128 (now 64");
+	free(t);
+}
+
+static void test_others(void **state)
+{
+	struct advice_input in = sysctls(CAUSE_NO_SOCKET);
+	struct advice_finding f[ADVICE_MAX];
+	char *t;
+	int n;
+
+	in.drops = in.skbs = 292;
+	in.port = ADVICE_U64(5003);
+	in.who = "10.202.80.1 -> 10.202.80.2:5003";
+	in.mib_no_ports = ADVICE_U64(292);
+	n = advice__build(&in, f, ADVICE_MAX);
+	assert_int_equal(n, 1);
+	t = all(f, n);
+	ASSERT_HAS(t, "what: nothing listens on port 5003");
+	ASSERT_HAS(t, "ss -ulpn 'sport = :5003' must list it");
+	ASSERT_HAS(t, "UdpNoPorts +292");
+	free(t);
+
+	in = sysctls(CAUSE_CPU_BACKLOG);
+	in.drops = in.skbs = 10;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "sysctl -w net.core.netdev_max_backlog=2000 (twice today's)");
+	ASSERT_HAS(t, "/proc/net/softnet_stat");
+	free(t);
+
+	in = sysctls(CAUSE_NETFILTER);
+	in.skbs = 19;
+	n = advice__build(&in, f, ADVICE_MAX);
+	assert_int_equal(n, 1);
+	t = all(f, n);
+	ASSERT_HAS(t, "19 fragments or skbs dropped (no whole datagram counted here");
+	ASSERT_HAS(t, "nft list ruleset");
+	free(t);
+
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		in = (struct advice_input){ .cause = c, .drops = 1, .skbs = 1 };
+		n = advice__build(&in, f, ADVICE_MAX);
+		assert_true(n >= 1);
+		for (int i = 0; i < n; i++) {
+			assert_true(f[i].what[0] && f[i].evidence[0] && f[i].change[0] && f[i].verify[0]);
+			assert_int_equal(f[i].cause, c);
+		}
+	}
+	in = (struct advice_input){ .cause = CAUSE_RCVBUF };
+	assert_int_equal(advice__build(&in, f, ADVICE_MAX), 0);
+	in.drops = 1;
+	assert_int_equal(advice__build(&in, f, 0), 0);
+	assert_int_equal(advice__build(&in, f, 1), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_time_to_fill_table),
+		cmocka_unit_test(test_message_loss_table),
+		cmocka_unit_test(test_fragments),
+		cmocka_unit_test(test_sockbuf_effective),
+		cmocka_unit_test(test_small_helpers),
+		cmocka_unit_test(test_rcvbuf_app_set),
+		cmocka_unit_test(test_rcvbuf_default_and_cap),
+		cmocka_unit_test(test_rcvbuf_large),
+		cmocka_unit_test(test_udp_mem),
+		cmocka_unit_test(test_qdisc),
+		cmocka_unit_test(test_frag),
+		cmocka_unit_test(test_others),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
