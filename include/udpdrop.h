@@ -22,6 +22,8 @@
 #define UD_KEY_CHILD     (1u << 7) /* a frag_list member freed with its parent */
 #define UD_KEY_CLOSE     (1u << 8) /* freed by a socket's destructor: queued,
 				      never read; netns unknown (0) in BPF */
+#define UD_KEY_OVERFLOW  (1u << 9) /* user space (trace COUNTS): the overflow
+				      bucket of key.reason; no socket, no flow */
 
 /*
  * One aggregation bucket. Socket-attributed drops leave the flow fields

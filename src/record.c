@@ -95,6 +95,8 @@ static void usage(FILE *f)
 "      --headers BYTES    keep each dropped packet's first BYTES from its IP\n"
 "                         header (0 to 256, default 0), for report --pcap\n"
 "      --no-events        counts and snapshots only, no per-drop events\n"
+"      --map-entries N    size of the in-kernel drop table (default 16384); drops\n"
+"                         that find it full keep only their reason\n"
 "      --ring-size SIZE   the kernel's event ring buffer (default 16M; a power\n"
 "                         of 2 from 4K to 1G): events that find it full are\n"
 "                         shed and counted\n"
@@ -125,7 +127,7 @@ struct record_opts {
 	struct tracer_opts tracer;
 };
 
-enum { OPT_PORT = 256, OPT_HEADERS, OPT_NO_EVENTS, OPT_RING_SIZE };
+enum { OPT_PORT = 256, OPT_HEADERS, OPT_NO_EVENTS, OPT_RING_SIZE, OPT_MAP_ENTRIES };
 
 static int bad_value(const char *opt, const char *val, const char *want)
 {
@@ -145,6 +147,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "headers", required_argument, NULL, OPT_HEADERS },
 		{ "no-events", no_argument, NULL, OPT_NO_EVENTS },
 		{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
+		{ "map-entries", required_argument, NULL, OPT_MAP_ENTRIES },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
@@ -196,6 +199,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			o->tracer.cap_len = v;
 			break;
 		case OPT_NO_EVENTS: o->tracer.events = false; break;
+		case OPT_MAP_ENTRIES:
+			if (parse_u64(optarg, 64, 1u << 24, &v))
+				return bad_value("--map-entries", optarg, "a number from 64 to 16777216");
+			o->tracer.map_entries = v;
+			break;
 		case 'p':
 			if (parse_u64(optarg, 1, INT32_MAX, &v))
 				return bad_value("--pid", optarg, "a process id");
@@ -615,7 +623,7 @@ out:
 static int write_counts(struct recorder *rc, uint64_t t)
 {
 	struct htab *d = &rc->w->drops;
-	struct trace_count *v = calloc(d->n + 1, sizeof(*v));
+	struct trace_count *v = calloc(d->n + UD_OVERFLOW_SLOTS, sizeof(*v));
 	struct trace_counts c = { .time_ns = t, .v = v };
 	size_t it = 0;
 	const void *key;
@@ -632,6 +640,19 @@ static int write_counts(struct recorder *rc, uint64_t t)
 			continue;
 		memcpy(&v[c.n].key, key, sizeof(struct ud_key));
 		memcpy(&v[c.n].val, val, sizeof(struct ud_val));
+		sum += v[c.n].val.datagrams;
+		c.n++;
+	}
+	/*
+	 * Drops that found the drop table full keep only their reason: one
+	 * entry each, so the file's totals stay exact (no process owns them).
+	 */
+	for (uint32_t r = 0; r < UD_OVERFLOW_SLOTS && !rc->w->m.opts.pid; r++) {
+		if (!rc->w->overflow[r].skbs)
+			continue;
+		v[c.n].key.reason = r;
+		v[c.n].key.flags = UD_KEY_OVERFLOW;
+		v[c.n].val = rc->w->overflow[r];
 		sum += v[c.n].val.datagrams;
 		c.n++;
 	}

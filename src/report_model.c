@@ -465,6 +465,7 @@ struct agg_sock {
 
 struct agg_flow {
 	int cause;
+	bool overflow;  /* the drop table was full: only the reason is known */
 	uint32_t netns;
 	uint8_t family;
 	uint8_t saddr[16], daddr[16];
@@ -741,6 +742,7 @@ static void build(const struct report *rp, struct agg *a)
 				const struct agg_flow *f = &a->flows[j];
 
 				if (f->cause == cause && f->netns == k->netns &&
+				    f->overflow == !!(k->flags & UD_KEY_OVERFLOW) &&
 				    f->family == k->family && f->dport == k->dport &&
 				    !memcmp(f->saddr, k->saddr, 16) &&
 				    !memcmp(f->daddr, k->daddr, 16))
@@ -753,6 +755,7 @@ static void build(const struct report *rp, struct agg *a)
 				f = &a->flows[j];
 				memset(f, 0, sizeof(*f));
 				f->cause = cause;
+				f->overflow = k->flags & UD_KEY_OVERFLOW;
 				f->netns = k->netns;
 				f->family = k->family;
 				f->dport = k->dport;
@@ -1154,6 +1157,10 @@ static void fmt_flow(char *buf, size_t len, const struct agg_flow *f)
 {
 	char s[64], d[80];
 
+	if (f->overflow) {
+		snprintf(buf, len, "(drop table full: flow not kept)");
+		return;
+	}
 	if (f->family != AF_INET && f->family != AF_INET6) {
 		snprintf(buf, len, "? -> ?:%u", f->dport);
 		return;

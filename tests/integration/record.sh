@@ -164,6 +164,31 @@ test_record_shed() {
 		fail "summary line: $(cat "$T/rec.err")"
 }
 
+# A drop table too small for the flows (--map-entries 64, 100 ports
+# nobody listens on): the drops that find it full go to the overflow
+# bucket, which COUNTS carries, so the file's totals stay exact.
+test_record_overflow() {
+	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
+	setup_hosts || return
+	local before=$(mib "$B" Udp NoPorts) p
+	start_record "$T/o.data" -N "$B" -d 3 --map-entries 64 || return
+	for ((p = 6000; p < 6100; p++)); do
+		ip netns exec "$A" "$UDPTEST" send "$V4B:$p" -c 1 -s 100 >/dev/null
+	done
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	local noports=$(($(mib "$B" Udp NoPorts) - before))
+	expect_eq "UdpNoPorts delta" "$noports" 100
+	tc_records "$T/o.data"
+	expect_eq "last COUNTS: every drop (table + overflow)" \
+		"$(tq '[.[] | select(.type == "COUNTS")][-1].counts | map(.datagrams) | add // 0')" 100
+	expect_gt "overflow entries' drops" \
+		"$(tq '[.[] | select(.type == "COUNTS")][-1].counts | map(select(.flags == 512) | .datagrams) | add // 0')" 0
+	"$UDPDROP" report "$T/o.data" >"$T/o.txt" 2>&1
+	grep -q "(drop table full: flow not kept)" "$T/o.txt" || fail "report: no overflow row: $(cat "$T/o.txt")"
+	grep -qE "^  no_socket +100 +100$" "$T/o.txt" || fail "report: no_socket total not 100: $(grep -A4 'Totals by cause' "$T/o.txt")"
+}
+
 # record -- COMMAND: the command starts a receiver of its own (a child)
 # that never reads and sends it 300 datagrams; another receiver, not the
 # command's, drops at the same time. Only the command's socket is in the
