@@ -52,8 +52,13 @@ int cli__bad_arg(const char *cmd, const char *arg)
 	return -EXIT_USAGE;
 }
 
-int cli__resolve_netns(const char *cmd, const char *spec, bool privileged,
-		       uint32_t *netns)
+/*
+ * -N NETNS: an `ip netns` name, nsfs path or inode into *netns (NULL spec:
+ * left alone). 0, EXIT_USAGE after the error line, EXIT_FAIL, or EXIT_PRIV
+ * (nothing printed) when only root could see that namespace.
+ */
+static int resolve_netns(const char *cmd, const char *spec, bool privileged,
+			 uint32_t *netns)
 {
 	struct netns_table nt;
 	int err;
@@ -78,7 +83,12 @@ int cli__resolve_netns(const char *cmd, const char *spec, bool privileged,
 	return EXIT_USAGE;
 }
 
-int cli__resolve_pid(const char *cmd, int pid, bool privileged, uint32_t *netns)
+/*
+ * -p PID: the process's netns into *netns. 0, EXIT_USAGE after the error
+ * line (no such process), EXIT_FAIL (its netns cannot be read), or
+ * EXIT_PRIV (nothing printed) when it exists but only root could see it.
+ */
+static int resolve_pid(const char *cmd, int pid, bool privileged, uint32_t *netns)
 {
 	bool exists;
 
@@ -97,4 +107,20 @@ int cli__resolve_pid(const char *cmd, int pid, bool privileged, uint32_t *netns)
 	fprintf(stderr, "udpdrop %s: no process with pid %d\n"
 		"Try 'udpdrop %s --help'.\n", cmd, pid, cmd);
 	return EXIT_USAGE;
+}
+
+int cli__resolve_scope(const char *cmd, const char *netns_spec, int pid,
+		       bool privileged, uint32_t *netns, uint32_t *filter_netns)
+{
+	uint32_t pid_ns = 0;
+	int err = resolve_netns(cmd, netns_spec, privileged, netns);
+
+	if (!err && pid)
+		err = resolve_pid(cmd, pid, privileged, &pid_ns);
+	if (err)
+		return err;
+	if (!privileged)
+		return EXIT_PRIV;
+	*filter_netns = *netns ? *netns : pid_ns;
+	return 0;
 }

@@ -25,19 +25,15 @@ int cli__bad_value(const char *cmd, const char *opt, const char *val, const char
 int cli__bad_usage(const char *cmd, const char *msg);
 int cli__bad_option(const char *cmd, int c, char **argv, const struct option *longopts);
 /*
- * -N NETNS: an `ip netns` name, nsfs path or inode into *netns (NULL spec:
- * left alone). 0, EXIT_USAGE after the error line, EXIT_FAIL, or EXIT_PRIV
- * (nothing printed: the caller says what privilege is missing) when only
- * root could see that namespace.
+ * -N and -p together, then the privilege check: *netns (the model's
+ * filter) from -N, *filter_netns (the kernel's) from -N, else from the
+ * pid's netns (the cheap exact superset of its sockets). 0, EXIT_USAGE or
+ * EXIT_FAIL after the error line, or EXIT_PRIV (nothing printed: the
+ * caller names what is missing) when not privileged, or when the netns
+ * or process exists but only root could see it.
  */
-int cli__resolve_netns(const char *cmd, const char *spec, bool privileged,
-		       uint32_t *netns);
-/*
- * -p PID: the process's netns into *netns. 0, EXIT_USAGE after the error
- * line (no such process), EXIT_FAIL (its netns cannot be read), or
- * EXIT_PRIV (nothing printed) when it exists but only root could see it.
- */
-int cli__resolve_pid(const char *cmd, int pid, bool privileged, uint32_t *netns);
+int cli__resolve_scope(const char *cmd, const char *netns_spec, int pid,
+		       bool privileged, uint32_t *netns, uint32_t *filter_netns);
 /* A word after the options the command takes none of. */
 int cli__bad_arg(const char *cmd, const char *arg);
 

@@ -205,6 +205,7 @@ static void counters_read(struct model *m, uint32_t netns)
 
 static void remember_sockets(struct model *m, int first, bool baseline,
 			     uint64_t now);
+static bool netns_in_list(const uint32_t *list, int n, uint32_t netns);
 static void index_port(struct model *m, const struct sock_info *si);
 static uint64_t netns_cause_all(struct model *m, uint32_t netns, enum cause c);
 
@@ -431,25 +432,57 @@ static bool netns_in_list(const uint32_t *list, int n, uint32_t netns)
  * tree) join those it held before: a socket it closed, or one of a child
  * that has exited, stays its own.
  */
-void model__refresh_pid_inodes(struct model *m)
+static bool sock_in_netns(const struct sock_info *si, void *arg)
 {
-	uint32_t inodes[4096];
+	return si->netns == *(const uint32_t *)arg;
+}
+
+int model__refresh_pid_inodes(struct model *m)
+{
+	uint32_t inodes[4096], described[16];
 	int pids[1024]; /* the processes of a tree looked at */
-	int npids = 1, n;
+	int npids = 1, n, added = 0, ndescribed = 0;
 
 	if (!m->opts.pid)
-		return;
+		return 0;
 	pids[0] = m->opts.pid;
 	if (m->opts.pid_tree) {
 		npids = proc__descendants(m->opts.pid, pids, ARRAY_SIZE(pids));
 		if (npids <= 0)
-			return; /* gone: what it held stays */
+			return 0; /* gone: what it held stays */
 	}
 	for (int p = 0; p < npids; p++) {
+		int fresh = 0;
+
 		n = socktab__pid_inodes(pids[p], inodes, ARRAY_SIZE(inodes));
-		for (int i = 0; i < n; i++)
-			htab__upsert(&m->pid_inodes, &inodes[i], NULL);
+		for (int i = 0; i < n; i++) {
+			int created = 0;
+
+			htab__upsert(&m->pid_inodes, &inodes[i], &created);
+			fresh += created;
+		}
+		added += fresh;
+		/*
+		 * New sockets: describe them now, while they exist (a dump of
+		 * the process's netns), so that a socket that drops and closes
+		 * before the next update is still named, with its port.
+		 */
+		uint32_t ns = fresh ? netns__of_pid(pids[p]) : 0;
+
+		if (ns && !netns_in_list(described, ndescribed, ns) &&
+		    ndescribed < (int)ARRAY_SIZE(described)) {
+			int first;
+
+			described[ndescribed++] = ns;
+			/* the dump replaces what the table had of that netns */
+			socktab__remove_if(&m->st, sock_in_netns, &ns);
+			first = m->st.n;
+			socktab__dump(&m->st, &m->nt, ns, IPPROTO_UDP);
+			socktab__dump(&m->st, &m->nt, ns, IPPROTO_UDPLITE);
+			remember_sockets(m, first, false, now_ns());
+		}
 	}
+	return added;
 }
 
 /*

@@ -219,9 +219,10 @@ void model__sort_by_total(struct model *m);
 /*
  * Add the sockets the --pid process (pid_tree: its tree) holds now to
  * those it held (model__update does it too): a caller that must not miss
- * a short-lived socket between updates calls it more often.
+ * a short-lived socket between updates calls it more often. Returns how
+ * many sockets were new.
  */
-void model__refresh_pid_inodes(struct model *m);
+int model__refresh_pid_inodes(struct model *m);
 const char *model__reason_name(struct model *m, uint32_t reason, char *buf,
 			       int len);
 /* The row's main cause: the most datagrams, then the most skb events. */

@@ -20,15 +20,17 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include "caps.h"
 #include "cli.h"
-#include "proc.h"
 #include "log.h"
 #include "model.h"
+#include "owner.h"
+#include "proc.h"
 #include "trace.h"
 #include "units.h"
 #include "tracer.h"
@@ -64,8 +66,13 @@ static void on_child(int sig)
  * Time to stop? With a COMMAND, when it ends (a signal went to it too;
  * a second one stops udpdrop anyway); else at the first signal.
  */
+static volatile sig_atomic_t linger_signals = -1; /* signals when a last wait began */
+
 static bool stopping(void)
 {
+	/* the wait for a closed socket's queue: any new signal ends it */
+	if (linger_signals >= 0)
+		return nsignals > linger_signals;
 	if (child_pid > 0)
 		return child_ended || nsignals >= 2;
 	return stop_signal != 0;
@@ -106,10 +113,13 @@ static void usage(FILE *f)
 "\n"
 "-- COMMAND [ARGS...] runs COMMAND (as the user who ran sudo, when run\n"
 "through sudo), records the drops of the sockets it and its children hold,\n"
-"stops when it exits and exits with its exit code. Ctrl-C reaches both; a\n"
-"signal sent to udpdrop alone is passed on. With -p or a COMMAND, events\n"
-"wait for the next snapshot to learn their socket's owner (up to 32 MiB of\n"
-"them; beyond, they are shed and counted).\n"
+"stops when it exits (then up to 1 s more, for the queues of the sockets\n"
+"it closed) and exits with its exit code. Ctrl-C reaches both; a signal\n"
+"sent to udpdrop alone is passed on; a second one stops at once. With -p\n"
+"or a COMMAND, the process's sockets are looked for every 100 ms (20 ms for\n"
+"a COMMAND): a socket that lives less may be missed; events wait until\n"
+"their owner is known (up to 32 MiB of them; beyond, they are shed and\n"
+"counted).\n"
 "\n"
 "Exit codes: 0 ok (with a COMMAND: its exit code; 126 or 127 when it cannot\n"
 "be run), 1 runtime error, 2 bad usage, 3 missing privileges, 4 kernel\n"
@@ -520,48 +530,26 @@ struct recorder {
 	uint64_t *shed_seen;   /* UD_SHED_SLOTS: cumulative, as last written */
 	uint64_t *shed_now;
 	uint64_t shed;         /* events shed, all causes */
+	uint64_t seen;         /* events taken from the ring */
 	/*
-	 * -p / COMMAND: an event's socket may be newer than the socket table,
-	 * so events wait here (struct ud_event and its bytes, each after a
-	 * u32 size, 8-aligned) until the next refresh names the owner.
+	 * -p / COMMAND: whose drops are kept (owner.c). An event's socket may
+	 * be newer than what udpdrop knows of the process, so events wait
+	 * here (each after a u64 size, 8-aligned) until the owner is known.
 	 */
+	struct owner own;
 	bool hold;
 	uint8_t *held;
 	size_t held_len, held_cap;
 	uint64_t held_shed[CAUSE_MAX]; /* events that found it full */
 	uint64_t others;       /* events of sockets not the process's: left out */
-	uint64_t seen;         /* events taken from the ring */
-	uint64_t owner_scan;   /* now_ns() of the last look for the process's sockets */
 	bool undescribed;      /* a held event's socket is not in the socket table yet */
+	bool pid_gone;         /* -p: the process exited */
+	uint64_t scan_every;   /* ns between looks at the process's sockets */
+	bool lingering;        /* the process ended: the last wait (CLOSE_LINGER_NS) */
 };
 
-/* Most bytes of events held for one interval (then they are shed). */
+/* Most bytes of events held at once (then they are shed, and counted). */
 #define HELD_MAX (32u << 20)
-
-/*
- * With -p or a COMMAND: does the socket of a key (cookie and UD_KEY_*
- * flags) belong to the process (tree), now or before? Socketless drops
- * belong to no process.
- */
-static bool socket_owned(struct model *m, uint64_t cookie, uint32_t flags)
-{
-	const struct sock_info *si;
-	uint32_t inode;
-
-	if (!m->opts.pid)
-		return true;
-	if (!(flags & UD_KEY_SOCK) || !cookie)
-		return false;
-	if (flags & UD_KEY_INODE) {
-		inode = cookie;
-	} else {
-		si = htab__find(&m->known, &cookie);
-		if (!si)
-			return false;
-		inode = si->inode;
-	}
-	return inode && htab__find(&m->pid_inodes, &inode);
-}
 
 /* The drop locations not named yet, before the COUNTS that uses them. */
 static int write_symbols(struct recorder *rc)
@@ -636,7 +624,8 @@ static int write_counts(struct recorder *rc, uint64_t t)
 	while (htab__next(d, &it, &key, &val)) {
 		const struct ud_key *k = key;
 
-		if (!socket_owned(&rc->w->m, k->cookie, k->flags))
+		if (owner__judge(&rc->own, k->cookie, k->flags, k->netns, k->dport,
+				 true) != OWNER_YES)
 			continue;
 		memcpy(&v[c.n].key, key, sizeof(struct ud_key));
 		memcpy(&v[c.n].val, val, sizeof(struct ud_val));
@@ -734,11 +723,65 @@ static int write_sockets(struct recorder *rc, uint64_t t)
 	return err;
 }
 
+/*
+ * Create the trace file. Through sudo, as the user behind it (the file
+ * system identity only: setfsuid), so that the file is theirs and
+ * `udpdrop report` needs no sudo, and so that -o never gives them a file
+ * they could not have made (never a chown after the fact: -o
+ * /etc/ld.so.preload must not become theirs). Where they may not write,
+ * it is created as root, as perf record does.
+ */
+static int open_output(const char *path, bool force, const struct proc_user *u,
+		       struct trace_writer **tw)
+{
+	int err;
+
+	if (u->set) {
+		uid_t ou = setfsuid(u->uid);
+		gid_t og = setfsgid(u->gid);
+
+		/* setfsuid answers with the old id either way: check it took */
+		if ((uid_t)setfsuid(-1) == u->uid && (gid_t)setfsgid(-1) == u->gid) {
+			err = trace_writer__open(path, force, tw);
+			setfsuid(ou);
+			setfsgid(og);
+			if (err != -EACCES && err != -EPERM)
+				return err;
+			pr_info(WHO ": uid %u may not create %s: created as root\n",
+				(unsigned)u->uid, path);
+		} else {
+			setfsuid(ou);
+			setfsgid(og);
+		}
+	}
+	return trace_writer__open(path, force, tw);
+}
+
 /* ---- events ------------------------------------------------------------ */
 
-/* ring_buffer__poll stops on a callback error: this one means "snapshot
- * time", not a failure (the event was written first) */
-#define YIELD_FOR_SNAPSHOT (-ECANCELED)
+/*
+ * ring_buffer__poll stops on a callback error: this one means "time to
+ * look at the clock" (a snapshot, a stop, the owner's sockets), not a
+ * failure (the event was taken first).
+ */
+#define YIELD (-ECANCELED)
+/*
+ * The programs wake us only when a quarter of the ring is waiting (a
+ * wake-up per event would cost more than the event), so look at the
+ * ring on this timer too: an event waits at most this long in the ring.
+ */
+#define POLL_MS 20
+/*
+ * With -p or a COMMAND, the process's sockets are looked for this often
+ * (ns), not only each interval: a socket that lives, drops and closes
+ * between two snapshots is still known to be the process's. A COMMAND's
+ * tree is small and new: looked at more often (/proc is the only record
+ * of who holds a socket; one that lives less than this may be missed).
+ */
+#define OWNER_SCAN_NS (100 * 1000000ull)
+#define OWNER_SCAN_TREE_NS (20 * 1000000ull)
+/* How long to wait for a closed socket's queue after its process ended. */
+#define CLOSE_LINGER_NS (1000 * 1000000ull)
 
 /* One event from the ring into an EVENT record. */
 static int write_event(struct recorder *rc, const struct ud_event *e, size_t size)
@@ -778,34 +821,11 @@ static int write_event(struct recorder *rc, const struct ud_event *e, size_t siz
 	return 0;
 }
 
-/*
- * Has a socket dump described the event's socket (or found it gone)? If
- * not, a refresh soon describes it while it still exists: a socket of a
- * short command may be closed by the next snapshot.
- */
-static bool socket_described(struct model *m, uint64_t cookie, uint32_t flags)
-{
-	uint64_t id = cookie;
-
-	if (!(flags & UD_KEY_SOCK) || !cookie)
-		return true;
-	if (flags & UD_KEY_INODE) {
-		uint32_t ino = cookie;
-
-		if (htab__find(&m->inode2cookie, &ino))
-			return true;
-		id = UD_RX_INODE | ino;
-	} else if (htab__find(&m->known, &id)) {
-		return true;
-	}
-	return htab__find(&m->unknown, &id) != NULL;
-}
-
-/* Keep an event until the next refresh (-p, COMMAND); shed when full. */
+/* Keep an event until its owner is known (-p, COMMAND); shed when full. */
 static void hold_event(struct recorder *rc, const struct ud_event *e, size_t size)
 {
-	size_t need = (4 + size + 7) & ~(size_t)7;
-	uint32_t sz = size;
+	size_t need = (8 + size + 7) & ~(size_t)7;
+	uint64_t sz = size;
 
 	if (rc->held_len + need > HELD_MAX) {
 		rc->held_shed[model__cause(&rc->w->m, e->reason, e->flags)]++;
@@ -825,35 +845,49 @@ static void hold_event(struct recorder *rc, const struct ud_event *e, size_t siz
 		rc->held = p;
 		rc->held_cap = cap;
 	}
-	if (!rc->undescribed && !socket_described(&rc->w->m, e->cookie, e->flags))
+	if (!rc->undescribed && !owner__described(&rc->own, e->cookie, e->flags))
 		rc->undescribed = true;
-	memcpy(rc->held + rc->held_len, &sz, 4);
-	memcpy(rc->held + rc->held_len + 4, e, size);
+	memcpy(rc->held + rc->held_len, &sz, 8);
+	memcpy(rc->held + rc->held_len + 8, e, size);
 	rc->held_len += need;
 }
 
 /*
- * After a refresh: the held events of the process's sockets are written
- * (in the order they came), the others left out.
+ * The held events whose owner is now known: the process's are written
+ * (in the order they came), the others left out; the undecided stay,
+ * unless `final` (after a snapshot's refresh nothing more will be
+ * learned about them).
  */
-static int release_held(struct recorder *rc)
+static int release_held(struct recorder *rc, bool final)
 {
-	size_t off = 0;
+	size_t off = 0, keep = 0;
 	int err = 0;
 
 	while (off < rc->held_len && !err) {
-		uint32_t sz;
+		uint64_t sz;
 		const struct ud_event *e;
+		size_t len;
 
-		memcpy(&sz, rc->held + off, 4);
-		e = (const void *)(rc->held + off + 4);
-		if (socket_owned(&rc->w->m, e->cookie, e->flags))
+		memcpy(&sz, rc->held + off, 8);
+		len = (8 + sz + 7) & ~(size_t)7;
+		e = (const void *)(rc->held + off + 8); /* 8-aligned: see hold_event */
+		switch (owner__judge(&rc->own, e->cookie, e->flags, e->netns, e->dport, final)) {
+		case OWNER_YES:
 			err = write_event(rc, e, sz);
-		else
+			break;
+		case OWNER_NO:
 			rc->others++;
-		off += (4 + sz + 7) & ~(size_t)7;
+			break;
+		case OWNER_UNKNOWN:
+			if (keep != off)
+				memmove(rc->held + keep, rc->held + off, len);
+			keep += len;
+			break;
+		}
+		off += len;
 	}
-	rc->held_len = 0;
+	if (!err)
+		rc->held_len = keep;
 	return err;
 }
 
@@ -874,55 +908,66 @@ static int on_event(void *ctx, void *data, size_t size)
 			return err;
 	}
 	/* a storm never empties the ring: look at the clock now and then */
-	if (!(rc->seen & 1023) && (stopping() || now_ns() >= rc->deadline))
-		return YIELD_FOR_SNAPSHOT;
+	if (!(rc->seen & 1023)) {
+		uint64_t now = now_ns();
+
+		if (stopping() || now >= rc->deadline ||
+		    (rc->hold && now - rc->own.scan_ns >= rc->scan_every))
+			return YIELD;
+	}
 	return 0;
 }
 
 /*
- * The programs wake us only when a quarter of the ring is waiting (a
- * wake-up per event would cost more than the event), so look at the
- * ring on this timer too: an event waits at most this long in the ring.
+ * -p / COMMAND, every scan_every: look for the process's sockets (a
+ * socket that opens, drops and closes between two snapshots is still
+ * its), describe the sockets of held events while they exist, and write
+ * the held events whose owner is known.
  */
-#define POLL_MS 20
-/*
- * With -p or a COMMAND, the process's sockets are looked for this often
- * (ns), not only each interval: a socket that lives, drops and closes
- * between two snapshots is still known to be the process's.
- */
-#define OWNER_SCAN_NS (100 * 1000000ull)
+static int owner_tick(struct recorder *rc, uint64_t now)
+{
+	struct model *m = &rc->w->m;
+	int err;
 
-/* Wait for events until `deadline` (or a signal), writing them. */
+	if (!m->opts.pid || now - rc->own.scan_ns < rc->scan_every)
+		return 0;
+	/* a new socket of the process: described now, while it exists */
+	if (owner__scan(&rc->own, now) > 0)
+		rc->undescribed = true;
+	if (rc->undescribed) {
+		err = watch__refresh(rc->w);
+		if (err)
+			return err;
+		rc->undescribed = false;
+		owner__scan(&rc->own, now);
+	}
+	/* -p: stop when the process is gone (a COMMAND ends by SIGCHLD) */
+	if (!m->opts.pid_tree && !rc->lingering && proc__check(m->opts.pid) == -ESRCH)
+		rc->pid_gone = true;
+	return rc->hold ? release_held(rc, false) : 0;
+}
+
+/* Wait for events until `deadline` (or a stop), writing them. */
 static int poll_events(struct recorder *rc, uint64_t deadline)
 {
 	rc->deadline = deadline;
-	while (!stopping()) {
+	while (!stopping() && !rc->pid_gone) {
 		uint64_t now = now_ns();
 		int ms, n;
 
 		if (now >= deadline)
 			return 0;
+		n = owner_tick(rc, now);
+		if (n)
+			return n;
 		ms = (int)((deadline - now + 999999) / 1000000);
-		if (rc->hold && now - rc->owner_scan >= OWNER_SCAN_NS) {
-			model__refresh_pid_inodes(&rc->w->m);
-			rc->owner_scan = now;
-			if (rc->undescribed) {
-				int err = watch__refresh(rc->w);
-
-				if (err)
-					return err;
-				rc->undescribed = false;
-			}
-		}
 		n = ring_buffer__poll(rc->rb, ms < POLL_MS ? ms : POLL_MS);
 		/* a timeout consumes nothing: the ring may hold events anyway */
 		if (n >= 0 || n == -EINTR)
 			n = ring_buffer__consume(rc->rb);
-		if (n == YIELD_FOR_SNAPSHOT)
-			return 0;
 		if (rc->err)
 			return rc->err;
-		if (n < 0 && n != -EINTR)
+		if (n < 0 && n != -EINTR && n != YIELD)
 			return n;
 	}
 	return 0;
@@ -936,7 +981,7 @@ static int drain_events(struct recorder *rc)
 	rc->deadline = UINT64_MAX;
 	do {
 		n = ring_buffer__consume(rc->rb);
-	} while (n > 0 || n == YIELD_FOR_SNAPSHOT);
+	} while (n > 0 || n == YIELD);
 	if (rc->err)
 		return rc->err;
 	return n < 0 ? n : 0;
@@ -996,11 +1041,14 @@ static int write_shed(struct recorder *rc, uint64_t t)
 /* One snapshot: what the last refresh (or the baseline) read. */
 static int snapshot(struct recorder *rc, uint64_t t)
 {
-	int err = release_held(rc);
+	int err = 0;
 
+	/* the refresh has described what it could: the held are decided */
+	owner__scan(&rc->own, now_ns());
+	if (rc->hold)
+		err = release_held(rc, true);
 	if (!err)
 		err = write_shed(rc, t);
-
 	if (!err)
 		err = write_counts(rc, t);
 
@@ -1014,25 +1062,27 @@ static int snapshot(struct recorder *rc, uint64_t t)
 }
 
 /* --no-events: wait for the deadline, looking for the process's sockets. */
-static void sleep_until(struct recorder *rc, uint64_t deadline)
+static int sleep_until(struct recorder *rc, uint64_t deadline)
 {
-	bool scan = rc->w->m.opts.pid;
-
-	while (!stopping()) {
+	while (!stopping() && !rc->pid_gone) {
 		uint64_t now = now_ns(), t = deadline;
 		struct timespec ts;
+		int err;
 
 		if (now >= deadline)
-			return;
-		if (scan) {
-			model__refresh_pid_inodes(&rc->w->m);
-			if (deadline - now > OWNER_SCAN_NS)
-				t = now + OWNER_SCAN_NS;
+			return 0;
+		if (rc->w->m.opts.pid) {
+			err = owner_tick(rc, now);
+			if (err)
+				return err;
+			if (deadline - now > rc->scan_every)
+				t = now + rc->scan_every;
 		}
 		ts.tv_sec = t / 1000000000ull;
 		ts.tv_nsec = t % 1000000000ull;
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
+	return 0;
 }
 
 int do_record(int argc, char **argv)
@@ -1044,7 +1094,7 @@ int do_record(int argc, char **argv)
 	struct proc_child child = {};
 	struct stat st;
 	char missing[128];
-	bool privileged, created = false;
+	bool privileged, created = false, running = false;
 	int err, ret;
 
 	err = parse_args(argc, argv, &o);
@@ -1057,27 +1107,12 @@ int do_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	privileged = !caps__check_bpf(missing, sizeof(missing));
-	err = cli__resolve_netns("record", o.netns_spec, privileged, &o.model.netns);
+	err = cli__resolve_scope("record", o.netns_spec, o.model.pid, privileged,
+				 &o.model.netns, &o.tracer.filter_netns);
 	if (err == EXIT_PRIV)
 		goto no_privilege;
 	if (err)
 		return err;
-	if (o.model.pid) {
-		uint32_t pid_ns;
-
-		err = cli__resolve_pid("record", o.model.pid, privileged, &pid_ns);
-		if (err == EXIT_PRIV)
-			goto no_privilege;
-		if (err)
-			return err;
-		/* in the kernel, the pid's netns is the cheap exact superset */
-		if (!o.model.netns)
-			o.tracer.filter_netns = pid_ns;
-	}
-	if (!privileged)
-		goto no_privilege;
-	if (o.model.netns)
-		o.tracer.filter_netns = o.model.netns;
 	/* the user behind sudo: the command runs as them, the file is theirs */
 	err = proc__sudo_user(&user);
 	if (err == -EINVAL && o.command) {
@@ -1088,7 +1123,7 @@ int do_record(int argc, char **argv)
 		memset(&user, 0, sizeof(user));
 
 	/* the file before BPF: a path that cannot be written fails at once */
-	err = trace_writer__open(o.output, o.force, &rc.tw);
+	err = open_output(o.output, o.force, &user, &rc.tw);
 	if (err == -EEXIST) {
 		fprintf(stderr, WHO ": %s exists: give -f to overwrite it, or another name with -o\n",
 			o.output);
@@ -1101,10 +1136,6 @@ int do_record(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	created = true;
-	/* as perf does for perf.data: `udpdrop report` without sudo reads it */
-	if (user.set && chown(o.output, user.uid, user.gid))
-		pr_warn(WHO ": cannot give %s to uid %u: %s\n", o.output,
-			(unsigned)user.uid, strerror(errno));
 	if (htab__init(&rc.syms, sizeof(uint64_t), 1)) {
 		fprintf(stderr, WHO ": out of memory\n");
 		ret = EXIT_FAIL;
@@ -1135,12 +1166,13 @@ int do_record(int argc, char **argv)
 		o.model.pid = child.pid;
 		o.model.pid_tree = true;
 	}
-	rc.hold = o.model.pid != 0;
-
 	ret = watch__open(&w, &o.tracer, &o.model, WHO);
 	if (ret)
 		goto fail;
 	ret = EXIT_FAIL;
+	owner__init(&rc.own, &w.m);
+	rc.scan_every = o.command ? OWNER_SCAN_TREE_NS : OWNER_SCAN_NS;
+	rc.hold = o.model.pid && o.tracer.events;
 	if (o.tracer.events) {
 		rc.shed_seen = calloc(UD_SHED_SLOTS, sizeof(uint64_t));
 		rc.shed_now = calloc(UD_SHED_SLOTS, sizeof(uint64_t));
@@ -1196,12 +1228,20 @@ int do_record(int argc, char **argv)
 
 		if (rc.rb) {
 			err = poll_events(&rc, t);
-			if (err)
+			if (err && rc.err)
 				goto write_fail;
+			if (err) {
+				fprintf(stderr, WHO ": reading the drop counts failed: %s\n", strerror(-err));
+				goto fail_open;
+			}
 		} else {
-			sleep_until(&rc, t);
+			err = sleep_until(&rc, t);
+			if (err) {
+				fprintf(stderr, WHO ": reading the drop counts failed: %s\n", strerror(-err));
+				goto fail_open;
+			}
 		}
-		if (stopping() || now_ns() >= end)
+		if (stopping() || rc.pid_gone || now_ns() >= end)
 			break;
 		next += step;
 		if (next < now_ns())
@@ -1214,16 +1254,41 @@ int do_record(int argc, char **argv)
 		err = snapshot(&rc, now_ns());
 		if (err)
 			goto write_fail;
-		if (o.model.pid && !o.command && proc__check(o.model.pid) == -ESRCH) {
-			fprintf(stderr, WHO ": process %d exited\n", o.model.pid);
-			break;
-		}
+		running = true; /* from here a failure keeps the file, cut short */
+	}
+	if (rc.pid_gone)
+		fprintf(stderr, WHO ": process %d exited\n", o.model.pid);
+	/*
+	 * A UDP socket's unread queue is freed after an RCU grace period
+	 * once it is closed (SOCK_RCU_FREE), so the last socket_close drops
+	 * of a process that just exited come a little later: wait for them,
+	 * if it held any socket. (A second signal does not wait.)
+	 */
+	if (o.model.pid && (child_ended || rc.pid_gone) && nsignals < 2 &&
+	    w.m.pid_inodes.n) {
+		uint64_t until = now_ns() + CLOSE_LINGER_NS;
+
+		linger_signals = nsignals;
+		rc.pid_gone = false;
+		rc.lingering = true;
+		if (rc.rb)
+			err = poll_events(&rc, until);
+		else
+			err = sleep_until(&rc, until);
+		if (err && rc.err)
+			goto write_fail;
 	}
 	/*
 	 * The last snapshot: detach first, so that the counts, the events
 	 * left in the ring and the shed tallies stop moving and agree.
 	 */
 	tracer__detach(&w.t);
+	/*
+	 * Detaching does not wait for a program already running on another
+	 * CPU: give it the few microseconds it needs to finish its count and
+	 * its event, or the last read could miss one of them.
+	 */
+	usleep(10000);
 	if (rc.rb) {
 		err = drain_events(&rc);
 		if (err)
@@ -1279,6 +1344,7 @@ int do_record(int argc, char **argv)
 	free(rc.shed_seen);
 	free(rc.shed_now);
 	free(rc.held);
+	owner__free(&rc.own);
 	proc__user_free(&user);
 	return code;
 
@@ -1291,14 +1357,24 @@ fail:
 	/* a command that never ran is killed; one that runs is left alone */
 	if (child.pid && !child_pid)
 		proc__abort(&child);
+	else if (child_pid > 0)
+		fprintf(stderr, WHO ": %s (pid %d) runs on, no longer traced\n",
+			o.command[0], (int)child_pid);
 	free(rc.shed_seen);
 	free(rc.shed_now);
 	free(rc.held);
+	owner__free(&rc.own);
 	proc__user_free(&user);
 	htab__free(&rc.syms);
-	if (rc.tw)
-		trace_writer__close(rc.tw);
-	/* no half-written file: a clean failure leaves nothing behind */
+	if (running) {
+		/* what reached the file reads back: kept, and said to be cut */
+		trace_writer__abandon(rc.tw);
+		fprintf(stderr, WHO ": %s keeps what was written before the failure (report says it was cut short)\n",
+			o.output);
+		return ret;
+	}
+	trace_writer__abandon(rc.tw);
+	/* a failure before the recording ran leaves nothing behind */
 	if (created && unlink(o.output) && errno != ENOENT)
 		fprintf(stderr, WHO ": cannot remove %s: %s\n", o.output, strerror(errno));
 	return ret;

@@ -236,27 +236,12 @@ int do_top(int argc, char **argv)
 	 * process that only root could see is a privilege problem, not a typo.
 	 */
 	bool privileged = !caps__check_bpf(missing, sizeof(missing));
-	err = cli__resolve_netns("top", o.netns_spec, privileged, &o.model.netns);
+	err = cli__resolve_scope("top", o.netns_spec, o.model.pid, privileged,
+				 &o.model.netns, &o.tracer.filter_netns);
 	if (err == EXIT_PRIV)
 		goto no_privilege;
 	if (err)
 		return err;
-	if (o.model.pid) {
-		uint32_t pid_ns;
-
-		err = cli__resolve_pid("top", o.model.pid, privileged, &pid_ns);
-		if (err == EXIT_PRIV)
-			goto no_privilege;
-		if (err)
-			return err;
-		/* in the kernel, the pid's netns is the cheap exact superset */
-		if (!o.model.netns)
-			o.tracer.filter_netns = pid_ns;
-	}
-	if (!privileged)
-		goto no_privilege;
-	if (o.model.netns)
-		o.tracer.filter_netns = o.model.netns;
 
 	struct sigaction sa = { .sa_handler = on_signal };
 

@@ -928,6 +928,17 @@ int trace_writer__raw(struct trace_writer *w, uint16_t type,
 	return append_rec(w, type);
 }
 
+void trace_writer__abandon(struct trace_writer *w)
+{
+	if (!w)
+		return;
+	close(w->fd);
+	free(w->blk.p);
+	free(w->rec.p);
+	free(w->out.p);
+	free(w);
+}
+
 int trace_writer__close(struct trace_writer *w)
 {
 	struct trace_cause_count v[TRACE_CAUSES_MAX];

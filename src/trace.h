@@ -236,6 +236,12 @@ uint64_t trace_writer__offset(const struct trace_writer *w);
  * flush, close and free w, even on error. Returns the first error met.
  */
 int trace_writer__close(struct trace_writer *w);
+/*
+ * Close without END and without the block in progress: the file ends
+ * after its last whole block and reads as cut short (a failed recording
+ * keeps what it wrote, and never claims to be whole).
+ */
+void trace_writer__abandon(struct trace_writer *w);
 
 /* ---- reader ---- */
 

@@ -110,6 +110,8 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 			: o->ring_bytes ? o->ring_bytes : DEFAULT_RING_BYTES;
 
 	bpf_map__set_max_entries(skel->maps.events, ring);
+	/* nothing is shed without events: one slot, not 1,024 per CPU */
+	bpf_map__set_max_entries(skel->maps.shed, o->events ? UD_SHED_SLOTS : 1);
 	/* a quarter full: the reader wakes with room to spare */
 	skel->rodata->wakeup_bytes = ring / 4;
 	bpf_map__set_max_entries(skel->maps.drops,
@@ -286,25 +288,33 @@ int tracer__events_fd(struct tracer *t)
 
 int tracer__read_shed(struct tracer *t, uint64_t *shed)
 {
-	int fd = bpf_map__fd(t->skel->maps.shed);
-	uint64_t *v = calloc(t->ncpus, sizeof(*v));
+	uint32_t n = UD_SHED_SLOTS, out = 0;
+	uint32_t *keys = calloc(n, sizeof(*keys));
+	uint64_t *vals = calloc((size_t)n * t->ncpus, sizeof(*vals));
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int err = 0;
 
-	if (!v)
-		return -ENOMEM;
-	/* 1,024 lookups a snapshot: a per-CPU array has no cheaper read */
-	for (uint32_t i = 0; i < UD_SHED_SLOTS; i++) {
-		shed[i] = 0;
-		if (bpf_map_lookup_elem(fd, &i, v)) {
-			int err = -errno;
-
-			free(v);
-			return err;
-		}
-		for (int c = 0; c < t->ncpus; c++)
-			shed[i] += v[c];
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
 	}
-	free(v);
-	return 0;
+	memset(shed, 0, UD_SHED_SLOTS * sizeof(*shed));
+	/* one batch: the whole per-CPU array in a syscall */
+	if (bpf_map_lookup_batch(bpf_map__fd(t->skel->maps.shed), NULL, &out,
+				 keys, vals, &n, &opts) && errno != ENOENT) {
+		err = -errno;
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (keys[i] >= UD_SHED_SLOTS)
+			continue;
+		for (int c = 0; c < t->ncpus; c++)
+			shed[keys[i]] += vals[(size_t)i * t->ncpus + c];
+	}
+out:
+	free(keys);
+	free(vals);
+	return err;
 }
 
 void tracer__detach(struct tracer *t)
