@@ -15,6 +15,39 @@
 #include "units.h"
 #include "util.h"
 
+/* ---- saturating arithmetic -------------------------------------------- */
+
+/*
+ * The inputs may come from a hostile or corrupt trace (UINT64_MAX bytes,
+ * a zero span): every double that becomes an integer goes through d2u
+ * (converting an out-of-range double is undefined behaviour), and the
+ * integer arithmetic saturates instead of wrapping.
+ */
+static uint64_t d2u(double v, uint64_t max)
+{
+	if (!(v > 0)) /* NaN, negative, zero */
+		return 0;
+	if (v >= (double)max)
+		return max;
+	return (uint64_t)v < max ? (uint64_t)v : max;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* A UDP payload size as an integer: 0 for NaN or below, at most 65535 B. */
+static uint64_t payload_u(double v)
+{
+	return d2u(v + 0.5, ADVICE_PAYLOAD_MAX);
+}
+
 /* ---- the rules as numbers --------------------------------------------- */
 
 double advice__time_to_fill_ms(uint64_t buf_bytes, double bits_per_s)
@@ -50,8 +83,11 @@ unsigned advice__fragments(uint64_t payload, uint32_t mtu, int family)
 	/* IPv6 fragments carry an 8-byte fragment header; each fragment's
 	 * data but the last is a multiple of 8 */
 	uint32_t hdr = l3_header(family) + (family == AF_INET6 ? 8 : 0);
-	uint64_t per, total = payload + 8; /* the UDP header rides in the first */
+	uint64_t per, total;
 
+	if (payload > ADVICE_PAYLOAD_MAX)
+		payload = ADVICE_PAYLOAD_MAX;
+	total = payload + 8; /* the UDP header rides in the first */
 	if (mtu <= hdr + 8)
 		return 0;
 	if (payload <= advice__max_unfragmented(mtu, family))
@@ -65,19 +101,26 @@ uint64_t advice__sockbuf_effective(uint64_t request, uint64_t max, bool rcv)
 	uint64_t v = request < max ? request : max;
 	uint64_t min = rcv ? ADVICE_SOCK_MIN_RCVBUF : ADVICE_SOCK_MIN_SNDBUF;
 
-	v *= 2;
+	v = sat_mul(v, 2);
 	return v > min ? v : min;
 }
 
 uint64_t advice__round_up(uint64_t v, uint64_t to)
 {
-	return to ? (v + to - 1) / to * to : v;
+	if (!to)
+		return v;
+	if (v > UINT64_MAX - (to - 1))
+		return UINT64_MAX; /* saturated, not wrapped to 0 */
+	return (v + to - 1) / to * to;
 }
 
+/* The power of two at or above v; UINT64_MAX past 2^63 (no such power). */
 static uint64_t pow2_up(uint64_t v)
 {
 	uint64_t p = 1;
 
+	if (v > UINT64_C(1) << 63)
+		return UINT64_MAX;
 	while (p < v)
 		p <<= 1;
 	return p;
@@ -88,15 +131,18 @@ static uint64_t pow2_up(uint64_t v)
  * its kmalloc size, plus the struct sk_buff itself (256): SKB_TRUESIZE. */
 static uint64_t skb_truesize(uint64_t frame)
 {
-	return pow2_up(frame + 64 + 320) + 256;
+	return sat_add(pow2_up(sat_add(frame, 64 + 320)), 256);
 }
 
 uint64_t advice__truesize_estimate(uint64_t payload, uint32_t mtu, int family)
 {
-	unsigned n = mtu ? advice__fragments(payload, mtu, family) : 1;
+	unsigned n;
 
+	if (payload > ADVICE_PAYLOAD_MAX)
+		payload = ADVICE_PAYLOAD_MAX;
+	n = mtu ? advice__fragments(payload, mtu, family) : 1;
 	if (n > 1) /* a reassembled datagram is charged for every fragment */
-		return n * skb_truesize(mtu + 14);
+		return sat_mul(n, skb_truesize((uint64_t)mtu + 14));
 	return skb_truesize(payload + 8 + l3_header(family) + 14);
 }
 
@@ -188,14 +234,34 @@ static void drops_line(const struct advice_input *in, char *e, size_t len)
 	if (in->span_s > 0)
 		add(e, len, " over %s (%s on average)", S(in->span_s), R(in->drops / in->span_s));
 	if (in->burst.known && in->burst.v && in->burst_s > 0) {
+		const char *what = in->burst_window ? "window (per-drop events)"
+						    : "snapshot interval";
+
 		if (in->burst.v == in->drops)
-			add(e, len, ", all of them in one %s interval (%s)", S(in->burst_s),
+			add(e, len, ", all of them in one %s %s (%s)", S(in->burst_s), what,
 			    R(in->burst.v / in->burst_s));
 		else
-			add(e, len, ", at most %s in one %s interval (%s)", N(in->burst.v),
-			    S(in->burst_s), R(in->burst.v / in->burst_s));
+			add(e, len, ", at most %s in one %s %s (%s)", N(in->burst.v),
+			    S(in->burst_s), what, R(in->burst.v / in->burst_s));
 	}
 	add(e, len, ". ");
+}
+
+/* Why a burst is per snapshot interval, when it is: the buffer advice
+ * sizes for it, so the reader must know how coarse it is. */
+static void burst_note(const struct advice_input *in, char *e, size_t len)
+{
+	if (!in->burst.known || !in->burst.v || in->burst_s <= 0 || in->burst_window)
+		return;
+	if (in->event_drops.known && in->event_drops.v < in->drops)
+		add(e, len, "Per-drop events cover only %s of these drops (the rest were shed or not "
+		    "recorded), too few to time the burst: it is per snapshot interval (%s, record -i), "
+		    "so the drops may have come in a shorter burst. ", N(in->event_drops.v),
+		    S(in->burst_s));
+	else
+		add(e, len, "The trace holds no per-drop events, so the burst is per snapshot interval "
+		    "(%s, record -i): the drops may have come in a shorter burst, and a longer interval "
+		    "makes it larger (record with events to time it). ", S(in->burst_s));
 }
 
 static void trim(char *s)
@@ -245,15 +311,26 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 {
 	int n = 0;
 	struct advice_finding *f = next(out, max, &n, in->cause);
-	double payload = in->avg_size.known ? in->avg_size.v : 0;
-	bool ts_est = !in->truesize.known, bound;
-	double ts = in->truesize.known ? in->truesize.v
-			: payload > 0 ? (double)advice__truesize_estimate((uint64_t)(payload + 0.5),
-									  in->mtu.known ? in->mtu.v : 0,
-									  in->family)
-				      : 0;
+	double payload = in->avg_size.known ? (double)payload_u(in->avg_size.v) : 0;
+	bool ts_known = in->truesize.known && in->truesize.v > 0 && isfinite(in->truesize.v);
+	bool ts_est = !ts_known, bound;
+	double ts = ts_known ? in->truesize.v
+		    : payload > 0 ? (double)advice__truesize_estimate((uint64_t)payload,
+								      in->mtu.known ? in->mtu.v : 0,
+								      in->family)
+				  : 0;
 	uint64_t rb = in->rcvbuf.known ? in->rcvbuf.v : 0;
 	bool large = rb >= ADVICE_LARGE_RCVBUF;
+	bool have_burst = in->burst.known && in->burst.v && ts > 0 && rb;
+	/* what a buffer that absorbs the worst burst must hold, in double:
+	 * a hostile burst x truesize does not fit an integer */
+	double need_d = have_burst ? (double)rb + (double)in->burst.v * ts : 0;
+	/* drops in most intervals: a steady overload, not a burst */
+	bool sustained = in->intervals.known && in->intervals_dropping.known &&
+			 in->intervals.v >= 4 && in->intervals_dropping.v <= in->intervals.v &&
+			 in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4;
+	bool too_big = !large && have_burst && need_d > ADVICE_RCVBUF_CAP;
+	bool pace = large || sustained || too_big;
 	/* did the app set SO_RCVBUF? only when rmem_default says */
 	int set = in->rcvbuf.known && in->rmem_default.known ? rb != in->rmem_default.v : -1;
 	bool not_reading = in->reads.known && !in->reads.v && in->drops;
@@ -264,10 +341,23 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 	if (large)
 		snprintf(f->what, sizeof(f->what), "the receive buffer is already very large (%s) and still "
 			 "overflowed: the sender is faster than the reader", B(rb));
+	else if (sustained)
+		snprintf(f->what, sizeof(f->what), "the socket dropped in %llu of %llu snapshot intervals: "
+			 "the sender is faster than the reader, steadily", (unsigned long long)in->intervals_dropping.v,
+			 (unsigned long long)in->intervals.v);
+	else if (too_big)
+		snprintf(f->what, sizeof(f->what), "the socket's receive buffer was full, and one for its "
+			 "worst burst would exceed %s: the sender is faster than the reader",
+			 B(ADVICE_RCVBUF_CAP));
 	else
 		snprintf(f->what, sizeof(f->what), "the socket's receive buffer was full: the reader fell "
 			 "behind the arrivals");
 	drops_line(in, e, el);
+	burst_note(in, e, el);
+	if (in->intervals.known && in->intervals_dropping.known && in->intervals.v > 1)
+		add(e, el, "It dropped in %s of the %s intervals between snapshots%s. ",
+		    N(in->intervals_dropping.v), N(in->intervals.v),
+		    sustained ? ": a steady overload, which any buffer only postpones" : "");
 
 	if (in->rcvbuf.known) {
 		add(e, el, "Its buffer: rcvbuf %s", B(rb));
@@ -293,9 +383,19 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		if (rb)
 			add(e, el, ", so %s holds about %.0f of them", B(rb), floor(rb / ts));
 		add(e, el, ". ");
+		if (ts_est && !in->mtu.known && payload > advice__max_unfragmented(1500, in->family))
+			add(e, el, "The interface is not known (check its MTU with ip link): if its MTU is "
+			    "below %.0f B (the payload + %u), the datagrams are fragmented and each fragment "
+			    "is charged, more than this. ", payload + (in->family == AF_INET6 ? 48 : 28),
+			    in->family == AF_INET6 ? 48 : 28);
 	} else if (payload <= 0) {
 		add(e, el, "The kernel charges the buffer each datagram's truesize, more than its payload. ");
 	}
+	if (too_big)
+		add(e, el, "A buffer for the worst burst would hold rcvbuf + burst x truesize = %s + %s x "
+		    "%s%.0f B = about %s, above the %s this advice goes to: at that size the reader is not "
+		    "briefly behind, the sender is faster. ", B(rb), N(in->burst.v), ts_est ? "~" : "", ts,
+		    B(d2u(need_d, UINT64_MAX)), B(ADVICE_RCVBUF_CAP));
 	if (rb && bits > 0) {
 		double ms = advice__time_to_fill_ms(rb, bits);
 
@@ -312,12 +412,20 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 	}
 	trim(e);
 
-	if (large) {
-		add(c, cl, "A bigger buffer will not help (the seed papers: past a Very Large buffer only flow "
-		    "control helps). Pace the sender below the rate the reader sustains (udpdrop gen --rate "
-		    "finds it), add flow control between them, or read faster: more reader threads on "
+	if (pace) {
+		if (not_reading)
+			add(c, cl, "First make the application read it (below). ");
+		if (large)
+			add(c, cl, "A bigger buffer will not help (the seed papers: past a Very Large buffer "
+			    "only flow control helps). ");
+		else
+			add(c, cl, "A bigger buffer would only postpone the drops: when arrivals outpace "
+			    "reads for good, any buffer fills. ");
+		add(c, cl, "Pace the sender below the rate the reader sustains (udpdrop gen --rate finds "
+		    "it), add flow control between them, or read faster: more reader threads on "
 		    "SO_REUSEPORT sockets, recvmmsg() batches, a reader pinned to its own CPU.");
-	} else if (in->burst.known && in->burst.v && ts > 0 && rb) {
+	} else if (have_burst) {
+		/* need_d <= ADVICE_RCVBUF_CAP here: the conversion is exact */
 		uint64_t need = advice__round_up(rb + (uint64_t)ceil(in->burst.v * ts), 4096);
 		uint64_t req = need / 2;
 
@@ -326,9 +434,10 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		if (set != 0) {
 			add(c, cl, "%s", not_reading ? "have" : "Have");
 			add(c, cl, " the application call setsockopt(fd, SOL_SOCKET, SO_RCVBUF, %llu): the "
-			    "kernel doubles it to %s, room for the worst interval's %s datagrams at %s%.0f B "
+			    "kernel doubles it to %s, room for the worst %s's %s datagrams at %s%.0f B "
 			    "each on top of today's %s (even if it read nothing meanwhile)",
-			    (unsigned long long)req, B(need), N(in->burst.v), ts_est ? "~" : "", ts, B(rb));
+			    (unsigned long long)req, B(need), in->burst_window ? "window" : "interval",
+			    N(in->burst.v), ts_est ? "~" : "", ts, B(rb));
 			if (in->rmem_max.known && req > in->rmem_max.v)
 				add(c, cl, "; allow it first: sysctl -w net.core.rmem_max=%llu (now %s: a larger "
 				    "request is silently cut to it)", (unsigned long long)req, B(in->rmem_max.v));
@@ -354,7 +463,7 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 	snprintf(f->verify, sizeof(f->verify), "Under the same load the socket drops nothing: nstat -az "
 		 "UdpRcvbufErrors Udp6RcvbufErrors stays put, ss -uam%s shows rb%s and its d (drops) "
 		 "counter not moving, and udpdrop top (or record + report) shows 0 rcvbuf drops for it.",
-		 flt, large ? " unchanged" : " at the new size");
+		 flt, pace ? " unchanged" : " at the new size");
 
 	if (not_reading && (f = next(out, max, &n, in->cause))) {
 		e = f->evidence;
@@ -363,12 +472,13 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		if (in->span_s > 0)
 			add(e, el, " in %s", S(in->span_s));
 		add(e, el, " (UdpInDatagrams +0)");
+		/* one look is no history: "never drained" needs two or more */
 		if (in->queue_low.known && in->queue_peak.known && in->queue_low.v == in->queue_peak.v &&
-		    in->queue_peak.v) {
+		    in->queue_peak.v && in->queue_looks.known && in->queue_looks.v >= 2) {
 			add(e, el, ", and its queue held %s", B(in->queue_peak.v));
 			if (rb)
 				add(e, el, " (%.0f%% of rcvbuf)", 100.0 * in->queue_peak.v / rb);
-			add(e, el, " at every look: it never drained");
+			add(e, el, " at every one of %s looks: it never drained", N(in->queue_looks.v));
 		} else if (in->queued.known) {
 			add(e, el, "; queued at the end: %s", B(in->queued.v));
 			if (rb)
@@ -404,7 +514,8 @@ static int udp_mem(const struct advice_input *in, struct advice_finding *out, in
 		add(e, el, "net.ipv4.udp_mem = %llu %llu %llu pages", (unsigned long long)in->udp_mem[0].v,
 		    (unsigned long long)in->udp_mem[1].v, (unsigned long long)in->udp_mem[2].v);
 		add(e, el, " (%s%s pages: min %s, pressure %s, max %s)", in->page_size.known ? "" : "~",
-		    B(ps), B(in->udp_mem[0].v * ps), B(in->udp_mem[1].v * ps), B(in->udp_mem[2].v * ps));
+		    B(ps), B(sat_mul(in->udp_mem[0].v, ps)), B(sat_mul(in->udp_mem[1].v, ps)),
+		    B(sat_mul(in->udp_mem[2].v, ps)));
 		if (!in->page_size.known)
 			add(e, el, " (assuming 4 KiB pages)");
 		add(e, el, ": past the max every UDP socket's next datagram is dropped, whatever its own "
@@ -416,7 +527,8 @@ static int udp_mem(const struct advice_input *in, struct advice_finding *out, in
 			 "large r, often ones nobody reads) and the UDP line of /proc/net/sockstat (mem, in "
 			 "pages). If the load is legitimate, double pressure and max: sysctl -w "
 			 "net.ipv4.udp_mem='%llu %llu %llu'.", (unsigned long long)in->udp_mem[0].v,
-			 (unsigned long long)in->udp_mem[1].v * 2, (unsigned long long)in->udp_mem[2].v * 2);
+			 (unsigned long long)sat_mul(in->udp_mem[1].v, 2),
+			 (unsigned long long)sat_mul(in->udp_mem[2].v, 2));
 	else
 		snprintf(f->change, sizeof(f->change), "Find who holds the memory: ss -uam and the UDP line "
 			 "of /proc/net/sockstat; then raise net.ipv4.udp_mem (sysctl net.ipv4.udp_mem shows "
@@ -433,7 +545,7 @@ static int sender(const struct advice_input *in, struct advice_finding *out, int
 {
 	int n = 0;
 	struct advice_finding *f = next(out, max, &n, in->cause);
-	double payload = in->avg_size.known ? in->avg_size.v : 0;
+	double payload = in->avg_size.known ? (double)payload_u(in->avg_size.v) : 0;
 	const char *ifn = in->ifname ? in->ifname : "IF";
 	uint64_t sb = 0, limit = 0;
 	const char *sb_from = NULL;
@@ -450,9 +562,14 @@ static int sender(const struct advice_input *in, struct advice_finding *out, int
 	else if (in->wmem_default.known)
 		sb = in->wmem_default.v, sb_from = "net.core.wmem_default (if the application sets no SO_SNDBUF)";
 	if (in->txqueuelen.known && payload > 0)
-		limit = (uint64_t)(payload * in->txqueuelen.v);
+		limit = d2u(payload * (double)in->txqueuelen.v, UINT64_MAX);
 	if (in->txqueuelen.known)
 		add(e, el, "%s has txqueuelen %s packets. ", ifn, N(in->txqueuelen.v));
+	else if (!in->ifname)
+		add(e, el, "The interface is not known (the namespace has several, or the trace lists "
+		    "none), so neither is its txqueuelen: ip -s link shows each one's, and its drops. ");
+	else
+		add(e, el, "%s's txqueuelen is not known: ip link show dev %s shows it. ", ifn, ifn);
 	if (sb_from)
 		add(e, el, "The send buffer is %s: %s. ", B(sb), sb_from);
 	if (limit)
@@ -477,10 +594,17 @@ static int sender(const struct advice_input *in, struct advice_finding *out, int
 		    "or a shaper slower than the sender. tc -s qdisc show dev %s shows its limit, rate and "
 		    "drops; pace the sender below that rate (udpdrop gen --rate to try one), or raise the "
 		    "qdisc's limit", limit && sb_from ? " allows" : "", ifn);
-		if (in->txqueuelen.known)
-			add(c, cl, " (ip link set dev %s txqueuelen %llu for a pfifo_fast/fq_codel default)", ifn,
-			    (unsigned long long)in->txqueuelen.v * 2);
-		add(c, cl, ".");
+		/* which limit depends on the qdisc: pfifo_fast and pfifo hold
+		 * txqueuelen packets; fq_codel and fq ignore it (their own
+		 * limit: fq_codel's default is 10240 packets, fq's 10000) */
+		add(c, cl, ": for pfifo_fast or pfifo, which hold txqueuelen packets, ip link set dev %s "
+		    "txqueuelen ", ifn);
+		if (in->txqueuelen.known && in->txqueuelen.v)
+			add(c, cl, "%llu (twice today's)", (unsigned long long)sat_mul(in->txqueuelen.v, 2));
+		else
+			add(c, cl, "N (ip link show dev %s shows today's)", ifn);
+		add(c, cl, "; fq_codel and fq ignore txqueuelen and have their own limit (fq_codel's default "
+		    "is 10240 packets): tc qdisc change dev %s root fq_codel limit 20480 (or fq limit N).", ifn);
 	}
 	snprintf(f->verify, sizeof(f->verify), "tc -s qdisc show dev %s: its dropped count stops growing; "
 		 "nstat -az UdpSndbufErrors stays put; udpdrop top shows 0 %s drops for the sender.", ifn,
@@ -522,11 +646,15 @@ static int frag(const struct advice_input *in, struct advice_finding *out, int m
 		    in->ifname ? " on " : "", in->ifname ? in->ifname : "", B(maxpl),
 		    fam == AF_INET6 ? 48 : 28);
 		if (in->avg_size.known)
-			k = advice__fragments((uint64_t)(in->avg_size.v + 0.5), in->mtu.v, fam);
+			k = advice__fragments(payload_u(in->avg_size.v), in->mtu.v, fam);
+	} else {
+		add(e, el, "The interface is not known, so neither is its MTU: check it with ip link "
+		    "(UDP payloads above MTU - %u B are fragmented). ", fam == AF_INET6 ? 48 : 28);
 	}
 	if (!k && in->drops && in->skbs > in->drops && in->cause == CAUSE_FRAG_TIMEOUT) {
-		/* the fragments that came were freed with it; at least one did not come */
-		k = (unsigned)((in->skbs + in->drops / 2) / in->drops) + 1;
+		/* the fragments that came were freed with it; at least one did not
+		 * come (at most a 64 KiB datagram's worth of 8-byte fragments) */
+		k = (unsigned)d2u((double)in->skbs / in->drops + 0.5, ADVICE_PAYLOAD_MAX / 8) + 1;
 		k_est = true;
 		add(e, el, "Each lost datagram left ~%.1f fragments behind, so it had ~%u or more. ",
 		    (double)in->skbs / in->drops, k);
@@ -541,10 +669,12 @@ static int frag(const struct advice_input *in, struct advice_finding *out, int m
 	if (in->ipfrag_high_thresh.known) {
 		add(e, el, "Reassembly holds at most net.ipv4.ipfrag_high_thresh = %s per namespace",
 		    B(in->ipfrag_high_thresh.v));
-		if (in->mtu.known && k > 1)
+		uint64_t per = in->mtu.known && k > 1
+				       ? sat_mul(k, advice__truesize_estimate(maxpl, in->mtu.v, fam)) : 0;
+
+		if (per)
 			add(e, el, ", about %.0f incomplete datagrams of %u fragments",
-			    floor(in->ipfrag_high_thresh.v /
-				  (double)(k * advice__truesize_estimate(maxpl, in->mtu.v, fam))), k);
+			    floor(in->ipfrag_high_thresh.v / (double)per), k);
 		add(e, el, ". ");
 	}
 	if (fam == AF_INET && in->ipfrag_time.known && in->ipfrag_time.v) {
@@ -568,7 +698,7 @@ static int frag(const struct advice_input *in, struct advice_finding *out, int m
 	} else if (in->cause == CAUSE_FRAG_TOO_FAR && in->ipfrag_max_dist.known) {
 		add(c, cl, "Tolerate more reordering: sysctl -w net.ipv4.ipfrag_max_dist=%llu (now %s; 0 "
 		    "turns the check off, and a larger value raises the odds of a wrong assembly when the "
-		    "IP ID wraps). ", (unsigned long long)(in->ipfrag_max_dist.v ? in->ipfrag_max_dist.v * 2 : 64),
+		    "IP ID wraps). ", (unsigned long long)(in->ipfrag_max_dist.v ? sat_mul(in->ipfrag_max_dist.v, 2) : 64),
 		    N(in->ipfrag_max_dist.v));
 	}
 	if (in->cause != CAUSE_FRAG_DUP) {
@@ -675,7 +805,7 @@ static int simple(const struct advice_input *in, struct advice_finding *out, int
 			 "spread the receive work over CPUs (RSS queues, or RPS: echo MASK > "
 			 "/sys/class/net/%s/queues/rx-0/rps_cpus).",
 			 (unsigned long long)(in->netdev_max_backlog.known && in->netdev_max_backlog.v
-						 ? in->netdev_max_backlog.v * 2 : 2000),
+						 ? sat_mul(in->netdev_max_backlog.v, 2) : 2000),
 			 in->netdev_max_backlog.known ? " (twice today's)" : "",
 			 in->ifname ? in->ifname : "IF");
 		snprintf(f->verify, sizeof(f->verify), "The second column of /proc/net/softnet_stat (drops, "

@@ -39,6 +39,12 @@ struct advice_dbl {
 #define ADVICE_SOCK_MIN_SNDBUF 4608u
 /* A receive buffer this large that still overflows: the sender is faster. */
 #define ADVICE_LARGE_RCVBUF (16u << 20)
+/* The largest receive buffer the advice recommends: a burst that needs
+ * more is a sender faster than the reader, which pacing fixes, not memory. */
+#define ADVICE_RCVBUF_CAP (64u << 20)
+/* The largest UDP payload (the 16-bit length field): sizes are clamped to
+ * it, so a hostile or corrupt input cannot overflow the arithmetic. */
+#define ADVICE_PAYLOAD_MAX 65535u
 
 struct advice_input {
 	enum cause cause;
@@ -55,6 +61,13 @@ struct advice_input {
 	double span_s;            /* the time they were counted over (0: unknown) */
 	struct advice_u64 burst;  /* the most datagrams dropped in one interval */
 	double burst_s;           /* that interval's length, s */
+	bool burst_window;        /* the burst is the most in any burst_s window,
+				     counted from per-drop events; else it is
+				     per snapshot interval (burst_s: that one) */
+	struct advice_u64 event_drops; /* of drops, those with per-drop events
+					  (known when the trace has events) */
+	struct advice_u64 intervals;   /* snapshot intervals in span_s */
+	struct advice_u64 intervals_dropping; /* ... of them with drops of this cause */
 
 	/* arrivals: delivered + dropped, when known; else the drops bound them */
 	struct advice_dbl rate_dgps;   /* datagrams/s */
@@ -70,6 +83,7 @@ struct advice_input {
 	struct advice_u64 queued;      /* bytes queued at the last look */
 	struct advice_u64 queue_peak;  /* most bytes queued seen */
 	struct advice_u64 queue_low;   /* fewest bytes queued seen (drained?) */
+	struct advice_u64 queue_looks; /* how many times queue_* were sampled */
 
 	/* sysctls */
 	struct advice_u64 rmem_default, rmem_max, wmem_default, wmem_max;
@@ -78,7 +92,8 @@ struct advice_input {
 	struct advice_u64 netdev_max_backlog;
 	struct advice_u64 ipfrag_time, ipfrag_high_thresh, ipfrag_max_dist;
 
-	/* the interface */
+	/* the interface (NULL / unknown when it is not known: the advice then
+	 * says which facts it lacks and how to look them up) */
 	const char *ifname;
 	struct advice_u64 mtu, txqueuelen;
 
@@ -89,7 +104,7 @@ struct advice_input {
 };
 
 #define ADVICE_WHAT     160
-#define ADVICE_TEXT     1400
+#define ADVICE_TEXT     2048
 #define ADVICE_MAX      4 /* findings from one input, at most */
 
 struct advice_finding {

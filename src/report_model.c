@@ -112,47 +112,85 @@ static void set_counts(struct report_counts *c, const struct trace_counts *tc)
 	c->v = xmemdup(tc->v, tc->n * sizeof(*tc->v));
 }
 
-/* A COUNTS snapshot for the timeline: its entries summed per (reason, flags). */
+static void xhtab_init(struct htab *h, size_t key_size, size_t val_size)
+{
+	if (htab__init(h, key_size, val_size))
+		abort();
+}
+
+static void *xupsert(struct htab *h, const void *key, int *created)
+{
+	void *v = htab__upsert(h, key, created);
+
+	if (!v)
+		abort();
+	return v;
+}
+
+/* Growth by doubling: amortized O(1) appends (n is the count before). */
+static void *grow_arr(void *p, uint32_t n, size_t size)
+{
+	if (n & (n - 1)) /* not a power of two (nor 0): room is left */
+		return p;
+	return xrealloc(p, n ? (size_t)n * 2 : 1, size);
+}
+
+/* A snapshot entry's index key: cookie 0 for the (reason, flags) sums. */
+struct snap_key {
+	uint64_t cookie;
+	uint32_t reason, flags;
+};
+
+/* A COUNTS snapshot for the timeline: its entries summed per (reason, flags),
+ * and per (socket, reason, flags); one hash lookup per entry. */
 static void add_snap(struct report *rp, const struct trace_counts *tc)
 {
 	struct report_snap *sn;
+	struct htab idx;
 
 	rp->snaps = xrealloc(rp->snaps, rp->ncounts + 1, sizeof(*rp->snaps));
 	sn = &rp->snaps[rp->ncounts];
 	memset(sn, 0, sizeof(*sn));
 	sn->time_ns = tc->time_ns;
+	xhtab_init(&idx, sizeof(struct snap_key), sizeof(uint32_t));
 	for (uint32_t i = 0; i < tc->n; i++) {
 		const struct trace_count *c = &tc->v[i];
-		uint32_t j;
+		struct snap_key key = { 0, c->key.reason, c->key.flags };
+		uint32_t j, *slot;
+		int created;
 
-		for (j = 0; j < sn->n; j++)
-			if (sn->v[j].reason == c->key.reason && sn->v[j].flags == c->key.flags)
-				break;
-		if (j == sn->n) {
-			sn->v = xrealloc(sn->v, sn->n + 1, sizeof(*sn->v));
+		/* the sums are keyed with cookie 0, socket entries by their
+		 * (non-zero) cookie: they never collide */
+		slot = xupsert(&idx, &key, &created);
+		if (created) {
+			j = sn->n;
+			*slot = j;
+			sn->v = grow_arr(sn->v, sn->n, sizeof(*sn->v));
 			memset(&sn->v[j], 0, sizeof(sn->v[j]));
 			sn->v[j].reason = c->key.reason;
 			sn->v[j].flags = c->key.flags;
 			sn->n++;
 		}
+		j = *slot;
 		sn->v[j].datagrams += c->val.datagrams;
 		sn->v[j].skbs += c->val.skbs;
 		if (!c->key.cookie)
 			continue;
-		for (j = 0; j < sn->nsk; j++)
-			if (sn->sk[j].cookie == c->key.cookie && sn->sk[j].reason == c->key.reason &&
-			    sn->sk[j].flags == c->key.flags)
-				break;
-		if (j == sn->nsk) {
-			sn->sk = xrealloc(sn->sk, sn->nsk + 1, sizeof(*sn->sk));
+		key.cookie = c->key.cookie;
+		slot = xupsert(&idx, &key, &created);
+		if (created) {
+			j = sn->nsk;
+			*slot = j;
+			sn->sk = grow_arr(sn->sk, sn->nsk, sizeof(*sn->sk));
 			memset(&sn->sk[j], 0, sizeof(sn->sk[j]));
 			sn->sk[j].cookie = c->key.cookie;
 			sn->sk[j].reason = c->key.reason;
 			sn->sk[j].flags = c->key.flags;
 			sn->nsk++;
 		}
-		sn->sk[j].datagrams += c->val.datagrams;
+		sn->sk[*slot].datagrams += c->val.datagrams;
 	}
+	htab__free(&idx);
 }
 
 /* Each socket's queue: how full at every SOCKETS snapshot that listed it. */
@@ -161,19 +199,22 @@ static void add_queues(struct report *rp, const struct trace_sockets *ts)
 	for (uint32_t i = 0; i < ts->n; i++) {
 		const struct trace_socket *k = &ts->v[i];
 		struct report_queue *q;
-		uint32_t j;
+		uint32_t j, *slot;
+		int created;
 
-		for (j = 0; j < rp->nqueues; j++)
-			if (rp->queues[j].cookie == k->cookie)
-				break;
-		if (j == rp->nqueues) {
-			rp->queues = xrealloc(rp->queues, rp->nqueues + 1, sizeof(*rp->queues));
+		if (!rp->queue_idx.cap)
+			xhtab_init(&rp->queue_idx, sizeof(uint64_t), sizeof(uint32_t));
+		slot = xupsert(&rp->queue_idx, &k->cookie, &created);
+		if (created) {
+			j = rp->nqueues;
+			*slot = j;
+			rp->queues = grow_arr(rp->queues, rp->nqueues, sizeof(*rp->queues));
 			memset(&rp->queues[j], 0, sizeof(rp->queues[j]));
 			rp->queues[j].cookie = k->cookie;
 			rp->queues[j].low = k->queued;
 			rp->nqueues++;
 		}
-		q = &rp->queues[j];
+		q = &rp->queues[*slot];
 		q->looks++;
 		if (k->queued < q->low)
 			q->low = k->queued;
@@ -237,6 +278,109 @@ static void add_mib(struct report *rp, const struct trace_mib *tm)
 	rp->nmibs++;
 }
 
+/*
+ * The burst a socket's receive buffer must absorb, from per-drop EVENTs:
+ * the most datagrams it dropped (per cause) in any BURST_WINDOW_NS. The
+ * window is 100 ms: long enough to hold what arrives while a reader is
+ * off its CPU (a scheduler delay, a page-fault or GC pause: milliseconds
+ * to tens of them), short enough not to sum a steady overload into one
+ * "burst" the way a snapshot interval (record -i, often seconds) does: a
+ * buffer sized for it covers a stall, and a reader slower than its sender
+ * for longer than that needs pacing, not memory (advice.c says so).
+ *
+ * Stream-friendly, in fixed memory per (socket, cause) whatever the event
+ * rate: the datagrams are counted in BURST_SLOT_NS slots on a ring of
+ * BURST_RING, and the windows are BURST_SLOTS consecutive slots: 100 ms
+ * on a 10 ms grid, so the result lies between the most in any 90 ms and
+ * the most in any 110 ms. EVENTs come in ring-buffer order: per CPU in
+ * time order, across CPUs slightly out of order (an event's time is taken
+ * before its ring space is). The ring keeps BURST_RING - BURST_SLOTS
+ * slots (220 ms) behind the newest event for late ones; one later still
+ * is counted in the oldest slot kept (never lost, placed late).
+ */
+#define BURST_SLOT_NS 10000000ull
+#define BURST_SLOTS 10
+#define BURST_WINDOW_NS (BURST_SLOT_NS * BURST_SLOTS)
+#define BURST_RING 32
+#define BURST_SLOT_MAX (UINT64_C(1) << 56) /* so ten add up without wrapping */
+
+struct ev_key {
+	uint64_t cookie;  /* 0: drops with no socket */
+	uint32_t cause, by_inode;
+};
+
+struct ev_burst {
+	bool started;
+	uint64_t head;           /* the newest slot (time_ns / BURST_SLOT_NS) */
+	uint64_t best;           /* the most datagrams in one window */
+	uint64_t datagrams;      /* all of this key's EVENTs' datagrams */
+	uint64_t n[BURST_RING];  /* slot x at n[x % BURST_RING], x in (head - RING, head] */
+};
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static void ev_burst_add(struct ev_burst *b, uint64_t time_ns, uint64_t datagrams)
+{
+	const uint64_t keep = BURST_RING - BURST_SLOTS;
+	uint64_t s = time_ns / BURST_SLOT_NS, w[2 * BURST_SLOTS - 1], sum = 0;
+
+	b->datagrams = add_sat(b->datagrams, datagrams);
+	if (!datagrams)
+		return;
+	if (!b->started) {
+		b->started = true;
+		b->head = s;
+	}
+	if (s > b->head) {
+		if (s - b->head >= BURST_RING)
+			memset(b->n, 0, sizeof(b->n));
+		else
+			for (uint64_t x = b->head + 1; x <= s; x++)
+				b->n[x % BURST_RING] = 0;
+		b->head = s;
+	} else if (b->head - s > keep) {
+		s = b->head - keep;
+	}
+	b->n[s % BURST_RING] += datagrams;
+	if (b->n[s % BURST_RING] > BURST_SLOT_MAX)
+		b->n[s % BURST_RING] = BURST_SLOT_MAX;
+	/* the windows holding slot s end at s .. s + BURST_SLOTS - 1: w holds
+	 * slots s - (BURST_SLOTS - 1) .. s + BURST_SLOTS - 1 (0 before slot 0
+	 * and after head); counts only grow, so their sums now can only be
+	 * beaten by later events, which look again */
+	for (uint64_t i = 0; i < ARRAY_SIZE(w); i++) {
+		uint64_t x = s + i - (BURST_SLOTS - 1);
+
+		w[i] = s + i >= BURST_SLOTS - 1 && x <= b->head ? b->n[x % BURST_RING] : 0;
+	}
+	for (int i = 0; i < (int)ARRAY_SIZE(w); i++) {
+		sum += w[i];
+		if (i >= BURST_SLOTS)
+			sum -= w[i - BURST_SLOTS];
+		if (i >= BURST_SLOTS - 1 && sum > b->best)
+			b->best = sum;
+	}
+}
+
+static int rc_cause(const struct report *rp, uint32_t reason, uint32_t flags);
+
+static void add_event(struct report *rp, const struct trace_event *e)
+{
+	/* the cause as the counts give it (the file's REASONS come first) */
+	struct ev_key key = {
+		.cookie = e->cookie,
+		.cause = (uint32_t)rc_cause(rp, e->reason, e->flags),
+		.by_inode = e->cookie && (e->flags & UD_KEY_INODE),
+	};
+
+	if (!rp->ev_burst.cap)
+		xhtab_init(&rp->ev_burst, sizeof(key), sizeof(struct ev_burst));
+	ev_burst_add(xupsert(&rp->ev_burst, &key, NULL), e->time_ns, e->datagrams);
+}
+
 static void take(struct report *rp, const struct trace_record *rec)
 {
 	rp->records++;
@@ -280,6 +424,7 @@ static void take(struct report *rp, const struct trace_record *rec)
 		rp->events++;
 		rp->event_datagrams += rec->event.datagrams;
 		rp->event_caps += rec->event.caplen > 0;
+		add_event(rp, &rec->event);
 		break;
 	case TRACE_SHED:
 		for (uint32_t i = 0; i < rec->shed.n; i++)
@@ -388,6 +533,8 @@ void report__free(struct report *rp)
 	}
 	free(rp->mib_first);
 	free(rp->mib_last);
+	htab__free(&rp->queue_idx);
+	htab__free(&rp->ev_burst);
 	free(rp->path);
 	memset(rp, 0, sizeof(*rp));
 }
@@ -456,6 +603,9 @@ struct agg_sock {
 	uint32_t netns;        /* the counts' (the socket's if known) */
 	uint64_t drops, skbs, bytes;
 	uint64_t cause[CAUSE_MAX], cause_skbs[CAUSE_MAX], cause_bytes[CAUSE_MAX];
+	/* the bytes and datagrams of whole datagrams only (no fragment, no
+	 * frag_list member freed with its parent): their average size */
+	uint64_t size_bytes[CAUSE_MAX], size_dgrams[CAUSE_MAX];
 	struct agg_reason *reasons;
 	int nreasons;
 	struct agg_loc *locs;
@@ -576,16 +726,9 @@ static void fmt_events(const struct report *rp, struct strbuf *out)
 	}
 	if (!first)
 		sb_printf(out, "; the counts are exact)");
-}
-
-static const struct trace_socket *find_socket(const struct report *rp,
-					      uint64_t cookie, bool by_inode)
-{
-	for (uint32_t i = 0; i < rp->nsockets; i++)
-		if (by_inode ? rp->sockets[i].inode == cookie
-			     : rp->sockets[i].cookie == cookie)
-			return &rp->sockets[i];
-	return NULL;
+	/* -p / COMMAND: the kernel sheds before user space knows the owner */
+	if (rp->shed_total && meta_get(rp, "shed_scope"))
+		sb_printf(out, "; the shed may include other processes' events");
 }
 
 static void sock_add(const struct report *rp, struct agg_sock *s,
@@ -600,6 +743,17 @@ static void sock_add(const struct report *rp, struct agg_sock *s,
 	s->cause[cause] += v->datagrams;
 	s->cause_skbs[cause] += v->skbs;
 	s->cause_bytes[cause] += v->bytes;
+	/*
+	 * bytes are skb->len summed over the skb events: a GSO/GRO skb of n
+	 * datagrams carries all n (so per datagram, not per skb); a fragment
+	 * carries a piece of one (datagrams 0, or 1 for the one that stands
+	 * for it), and a frag_list member's bytes are already in its parent's
+	 * len: both left out, or the average is not a datagram's size.
+	 */
+	if (v->datagrams && !(tc->key.flags & (UD_KEY_FRAG | UD_KEY_CHILD))) {
+		s->size_bytes[cause] = add_sat(s->size_bytes[cause], v->bytes);
+		s->size_dgrams[cause] = add_sat(s->size_dgrams[cause], v->datagrams);
+	}
 	for (i = 0; i < s->nreasons; i++)
 		if (s->reasons[i].reason == tc->key.reason && s->reasons[i].cause == cause)
 			break;
@@ -700,11 +854,48 @@ static bool mib_value(const struct report_mib *m, const char *name, uint64_t *v)
 	return false;
 }
 
+/* A socket in agg: by cookie (or inode) and which of the two. */
+struct sock_key {
+	uint64_t cookie;
+	uint64_t by_inode;
+};
+
+/* A flow with no socket in agg: the fields that tell flows apart. */
+struct flow_key {
+	uint8_t saddr[16], daddr[16];
+	uint32_t netns;
+	int32_t cause;
+	uint16_t dport;
+	uint8_t family, overflow;
+	uint32_t pad;
+};
+
+/* The file's last SOCKETS by cookie and by inode (the first listed wins,
+ * as the linear search it replaces found it). */
+static void socket_index(const struct report *rp, struct htab *h)
+{
+	xhtab_init(h, sizeof(struct sock_key), sizeof(uint32_t));
+	for (uint32_t i = 0; i < rp->nsockets; i++)
+		for (int by_inode = 0; by_inode < 2; by_inode++) {
+			struct sock_key k = { by_inode ? rp->sockets[i].inode : rp->sockets[i].cookie,
+					      (uint64_t)by_inode };
+			int created;
+			uint32_t *slot = xupsert(h, &k, &created);
+
+			if (created)
+				*slot = i;
+		}
+}
+
 static void build(const struct report *rp, struct agg *a)
 {
 	const struct report_counts *last = &rp->last;
+	struct htab sidx, socks, flows;
 
 	memset(a, 0, sizeof(*a));
+	socket_index(rp, &sidx);
+	xhtab_init(&socks, sizeof(struct sock_key), sizeof(int));
+	xhtab_init(&flows, sizeof(struct flow_key), sizeof(int));
 	for (uint32_t i = 0; i < last->n; i++) {
 		const struct trace_count *tc = &last->v[i];
 		const struct ud_key *k = &tc->key;
@@ -716,42 +907,45 @@ static void build(const struct report *rp, struct agg *a)
 		a->cause_skbs[cause] += tc->val.skbs;
 		if (k->cookie) {
 			bool by_inode = k->flags & UD_KEY_INODE;
-			int j;
+			struct sock_key sk = { k->cookie, by_inode };
+			int j, created, *slot = xupsert(&socks, &sk, &created);
 
-			for (j = 0; j < a->nsocks; j++)
-				if (a->socks[j].cookie == k->cookie && a->socks[j].by_inode == by_inode)
-					break;
-			if (j == a->nsocks) {
-				a->socks = xrealloc(a->socks, a->nsocks + 1, sizeof(*a->socks));
+			if (created) {
+				const uint32_t *si = htab__find(&sidx, &sk);
+
+				j = *slot = a->nsocks;
+				a->socks = grow_arr(a->socks, a->nsocks, sizeof(*a->socks));
 				memset(&a->socks[j], 0, sizeof(a->socks[j]));
 				a->socks[j].cookie = k->cookie;
 				a->socks[j].by_inode = by_inode;
 				a->socks[j].netns = k->netns;
-				a->socks[j].sock = find_socket(rp, k->cookie, by_inode);
+				a->socks[j].sock = si ? &rp->sockets[*si] : NULL;
 				if (a->socks[j].sock && a->socks[j].sock->netns)
 					a->socks[j].netns = a->socks[j].sock->netns;
 				a->nsocks++;
 			}
+			j = *slot;
 			if (!a->socks[j].netns)
 				a->socks[j].netns = k->netns;
 			sock_add(rp, &a->socks[j], tc, cause);
 		} else {
-			int j;
+			struct flow_key fk;
+			int j, created, *slot;
 
-			for (j = 0; j < a->nflows; j++) {
-				const struct agg_flow *f = &a->flows[j];
-
-				if (f->cause == cause && f->netns == k->netns &&
-				    f->overflow == !!(k->flags & UD_KEY_OVERFLOW) &&
-				    f->family == k->family && f->dport == k->dport &&
-				    !memcmp(f->saddr, k->saddr, 16) &&
-				    !memcmp(f->daddr, k->daddr, 16))
-					break;
-			}
-			if (j == a->nflows) {
+			memset(&fk, 0, sizeof(fk));
+			memcpy(fk.saddr, k->saddr, 16);
+			memcpy(fk.daddr, k->daddr, 16);
+			fk.netns = k->netns;
+			fk.cause = cause;
+			fk.dport = k->dport;
+			fk.family = k->family;
+			fk.overflow = !!(k->flags & UD_KEY_OVERFLOW);
+			slot = xupsert(&flows, &fk, &created);
+			if (created) {
 				struct agg_flow *f;
 
-				a->flows = xrealloc(a->flows, a->nflows + 1, sizeof(*a->flows));
+				j = *slot = a->nflows;
+				a->flows = grow_arr(a->flows, a->nflows, sizeof(*a->flows));
 				f = &a->flows[j];
 				memset(f, 0, sizeof(*f));
 				f->cause = cause;
@@ -763,10 +957,14 @@ static void build(const struct report *rp, struct agg *a)
 				memcpy(f->daddr, k->daddr, 16);
 				a->nflows++;
 			}
+			j = *slot;
 			a->flows[j].drops += tc->val.datagrams;
 			a->flows[j].skbs += tc->val.skbs;
 		}
 	}
+	htab__free(&sidx);
+	htab__free(&socks);
+	htab__free(&flows);
 	if (a->nsocks)
 		qsort(a->socks, a->nsocks, sizeof(*a->socks), cmp_sock);
 	if (a->nflows)
@@ -804,13 +1002,18 @@ static void build(const struct report *rp, struct agg *a)
 				if (!mib_value(mf, name, &v0) || !mib_value(ml, name, &v1))
 					continue;
 				r->have_kernel = true;
-				r->kernel += v1 - v0;
+				/* a counter that went down adds nothing (as mib_delta) */
+				r->kernel = add_sat(r->kernel, v1 > v0 ? v1 - v0 : 0);
 				if (o < sizeof(r->counters))
 					o += snprintf(r->counters + o, sizeof(r->counters) - o,
 						      "%s%s", o ? "+" : "", name);
 			}
-			r->udpdrop = counts_cause(rp, &rp->last, mf->netns, c) -
-				     (rp->first.have ? counts_cause(rp, &rp->first, mf->netns, c) : 0);
+			{
+				uint64_t u1 = counts_cause(rp, &rp->last, mf->netns, c);
+				uint64_t u0 = rp->first.have ? counts_cause(rp, &rp->first, mf->netns, c) : 0;
+
+				r->udpdrop = u1 > u0 ? u1 - u0 : 0;
+			}
 		}
 	}
 }
@@ -1200,9 +1403,20 @@ static void fmt_netns(char *buf, size_t len, uint32_t ns)
 		snprintf(buf, len, "?");
 }
 
+/* udpdrop's count minus the kernel's, saturated to int64 (JSON "diff"). */
 static int64_t recon_diff(const struct agg_recon *r)
 {
-	return (int64_t)(r->udpdrop - r->kernel);
+	if (r->udpdrop >= r->kernel)
+		return r->udpdrop - r->kernel > (uint64_t)INT64_MAX ? INT64_MAX
+								   : (int64_t)(r->udpdrop - r->kernel);
+	return r->kernel - r->udpdrop > (uint64_t)INT64_MAX ? INT64_MIN
+							    : -(int64_t)(r->kernel - r->udpdrop);
+}
+
+/* How far apart they are, exactly (no negation of INT64_MIN). */
+static uint64_t recon_gap(const struct agg_recon *r)
+{
+	return r->udpdrop > r->kernel ? r->udpdrop - r->kernel : r->kernel - r->udpdrop;
 }
 
 /* ---- text -------------------------------------------------------------- */
@@ -1241,9 +1455,14 @@ static void text_header(const struct report *rp, struct strbuf *out)
 		 rp->have_end ? "" : " (no END: up to the last whole block)");
 	printable_line(out, "duration:", buf);
 	printable_line(out, "command:", meta_get(rp, TRACE_META_CMDLINE));
-	snprintf(buf, sizeof(buf), "netns %s, port %s",
+	const char *pid = meta_get(rp, "pid"), *tree = meta_get(rp, "pid_tree");
+
+	snprintf(buf, sizeof(buf), "netns %s, port %s%s%s%s",
 		 netns && strcmp(netns, "0") ? netns : "any",
-		 port && strcmp(port, "0") ? port : "any");
+		 port && strcmp(port, "0") ? port : "any",
+		 pid && strcmp(pid, "0") ? ", pid " : "",
+		 pid && strcmp(pid, "0") ? pid : "",
+		 pid && strcmp(pid, "0") && tree && !strcmp(tree, "1") ? " and its children" : "");
 	printable_line(out, "filters:", buf);
 	struct strbuf ev = {};
 
@@ -1409,7 +1628,7 @@ static void text_recon(const struct report *rp, const struct agg *a, struct strb
 			snprintf(verdict, sizeof(verdict), "match");
 		else
 			snprintf(verdict, sizeof(verdict), "differ by %llu",
-				 (unsigned long long)(diff < 0 ? -diff : diff));
+				 (unsigned long long)recon_gap(r));
 		sb_printf(out, "  %-10s  %-13s  %10s  %10s  %-12s  %s\n", ns, cause__name(r->cause),
 			  k, u, verdict, r->counters[0] ? r->counters : "-");
 	}
@@ -1674,12 +1893,17 @@ static struct advice_u64 mib_delta(const struct report *rp, uint32_t netns,
 	return r;
 }
 
-/* The interface a socket's traffic most likely uses: lo for a loopback
- * address, else the netns's other interface with the smallest MTU. */
+/*
+ * The interface a socket's traffic uses, when the file tells: lo for a
+ * loopback address, else the netns's only other interface. With two or
+ * more, NULL: which one carries the traffic depends on routes the file
+ * does not hold, and a guess would be stated as fact; the advice then says
+ * the interface (its MTU, its txqueuelen) is not known.
+ */
 static const struct trace_iface *pick_iface(const struct report *rp, uint32_t netns,
 					    bool loopback)
 {
-	const struct trace_iface *best = NULL;
+	const struct trace_iface *found = NULL;
 
 	for (uint32_t i = 0; i < rp->nifaces; i++) {
 		const struct trace_iface *f = &rp->ifaces[i];
@@ -1687,10 +1911,11 @@ static const struct trace_iface *pick_iface(const struct report *rp, uint32_t ne
 
 		if ((netns && f->netns != netns) || lo != loopback)
 			continue;
-		if (!best || f->mtu < best->mtu || (f->mtu == best->mtu && f->ifindex < best->ifindex))
-			best = f;
+		if (found)
+			return NULL;
+		found = f;
 	}
-	return best;
+	return found;
 }
 
 static bool is_loopback(const struct trace_socket *k)
@@ -1753,33 +1978,106 @@ static bool frag_cause(int c)
 	return c == CAUSE_FRAG_TIMEOUT || c == CAUSE_FRAG_TOO_FAR || c == CAUSE_FRAG_DUP;
 }
 
-/* A socket's worst interval between snapshots for one cause. */
-static void sock_burst(const struct report *rp, const struct agg_sock *k, int cause,
-		       struct advice_input *in)
-{
-	uint64_t prev = 0, best = 0;
-	double best_s = 0;
+/*
+ * Each (socket, cause)'s worst interval between snapshots, and in how many
+ * intervals it dropped: one pass over every snapshot's socket entries,
+ * indexed by (cookie, cause), so 10,000 sockets over 100 snapshots cost
+ * 10^6 lookups, not 10^6 per socket. An interval's drops are the later
+ * snapshot's count minus the earlier's (0 if the socket was not in the
+ * earlier one; nothing if the count went down).
+ */
+struct iv_burst {
+	uint64_t prev, cur;       /* at snapshots prev_snap - 1, cur_snap - 1 */
+	uint64_t prev_snap, cur_snap; /* 1-based, 0: none */
+	uint64_t best, dropping;
+	double best_s;
+};
 
-	if (rp->ncounts < 2)
+static void iv_close(const struct report *rp, struct iv_burst *b)
+{
+	uint64_t s, p;
+
+	if (!b->cur_snap)
 		return;
+	s = b->cur_snap - 1;
+	p = s && b->prev_snap == s ? b->prev : 0;
+	if (s && b->cur > p) {
+		b->dropping++;
+		if (b->cur - p > b->best) {
+			b->best = b->cur - p;
+			b->best_s = rp->snaps[s].time_ns > rp->snaps[s - 1].time_ns
+					    ? (rp->snaps[s].time_ns - rp->snaps[s - 1].time_ns) / 1e9 : 0;
+		}
+	}
+	b->prev = b->cur;
+	b->prev_snap = b->cur_snap;
+	b->cur_snap = 0;
+}
+
+static void interval_bursts(const struct report *rp, struct htab *h)
+{
+	struct htab causes; /* (reason, flags) -> cause + 1: classify once */
+	const void *k;
+	void *v;
+
+	xhtab_init(h, sizeof(struct ev_key), sizeof(struct iv_burst));
+	xhtab_init(&causes, 2 * sizeof(uint32_t), sizeof(int));
 	for (uint64_t i = 0; i < rp->ncounts; i++) {
 		const struct report_snap *sn = &rp->snaps[i];
-		uint64_t cur = 0;
 
-		for (uint32_t j = 0; j < sn->nsk; j++)
-			if (sn->sk[j].cookie == k->cookie &&
-			    !!(sn->sk[j].flags & UD_KEY_INODE) == k->by_inode &&
-			    rc_cause(rp, sn->sk[j].reason, sn->sk[j].flags) == cause)
-				cur += sn->sk[j].datagrams;
-		if (i && cur > prev && cur - prev > best) {
-			best = cur - prev;
-			best_s = sn->time_ns > rp->snaps[i - 1].time_ns
-					 ? (sn->time_ns - rp->snaps[i - 1].time_ns) / 1e9 : 0;
+		for (uint32_t j = 0; j < sn->nsk; j++) {
+			uint32_t rf[2] = { sn->sk[j].reason, sn->sk[j].flags };
+			int created, *c = xupsert(&causes, rf, &created);
+			struct ev_key key;
+			struct iv_burst *b;
+
+			if (created)
+				*c = rc_cause(rp, rf[0], rf[1]) + 1;
+			key = (struct ev_key){ sn->sk[j].cookie, (uint32_t)(*c - 1),
+					       !!(sn->sk[j].flags & UD_KEY_INODE) };
+			b = xupsert(h, &key, NULL);
+			if (b->cur_snap != i + 1) {
+				iv_close(rp, b);
+				b->cur = 0;
+				b->cur_snap = i + 1;
+			}
+			b->cur = add_sat(b->cur, sn->sk[j].datagrams);
 		}
-		prev = cur;
 	}
-	in->burst = ADVICE_U64(best);
-	in->burst_s = best_s;
+	for (size_t it = 0; htab__next(h, &it, &k, &v);)
+		iv_close(rp, v);
+	htab__free(&causes);
+}
+
+static bool have_events(const struct report *rp)
+{
+	const char *m = meta_get(rp, "events");
+
+	return rp->events || (m && !strcmp(m, "recorded"));
+}
+
+/*
+ * The burst for one (socket, cause), cookie 0 for drops with no socket:
+ * from the EVENTs when they cover every drop (the most in any 100 ms);
+ * else per snapshot interval, with how many drops the EVENTs cover (most
+ * were shed: the events' burst would be a lower bound, and the buffer
+ * sized from it too small, so the exact interval counts are used, and
+ * the advice says the burst is per interval and why).
+ */
+static void set_burst(const struct report *rp, uint64_t cookie, bool by_inode, int cause,
+		      uint64_t drops, struct advice_input *in)
+{
+	struct ev_key key = { cookie, (uint32_t)cause, cookie && by_inode };
+	const struct ev_burst *eb = htab__find(&rp->ev_burst, &key);
+
+	if (!have_events(rp))
+		return;
+	in->event_drops = ADVICE_U64(eb ? eb->datagrams : 0);
+	if (eb && eb->datagrams >= drops && drops) {
+		in->burst = ADVICE_U64(eb->best);
+		in->burst_s = BURST_WINDOW_NS / 1e9;
+		in->burst_window = true;
+	}
 }
 
 static int advice_items(const struct report *rp, const struct agg *a, uint64_t top,
@@ -1789,6 +2087,9 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 	struct adv_item *v = NULL;
 	struct tl_row *rows;
 	int nrows = timeline(rp, &rows);
+	struct htab ivb;
+
+	interval_bursts(rp, &ivb);
 
 	for (int i = 0; i < shown; i++) {
 		const struct agg_sock *k = &a->socks[i];
@@ -1823,15 +2124,27 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 				if (ts->rcvbuf)
 					in.rcvbuf = ADVICE_U64(ts->rcvbuf);
 				in.queued = ADVICE_U64(ts->queued);
-				for (uint32_t q = 0; q < rp->nqueues; q++)
-					if (rp->queues[q].cookie == ts->cookie) {
-						in.queue_low = ADVICE_U64(rp->queues[q].low);
-						in.queue_peak = ADVICE_U64(rp->queues[q].peak);
-					}
+				const uint32_t *q = htab__find(&rp->queue_idx, &ts->cookie);
+
+				if (q) {
+					in.queue_low = ADVICE_U64(rp->queues[*q].low);
+					in.queue_peak = ADVICE_U64(rp->queues[*q].peak);
+					in.queue_looks = ADVICE_U64(rp->queues[*q].looks);
+				}
 			}
-			if (k->cause_skbs[c] && k->cause_bytes[c] && !frag_cause(c))
-				in.avg_size = ADVICE_DBL((double)k->cause_bytes[c] / k->cause_skbs[c]);
-			sock_burst(rp, k, c, &in);
+			/* bytes per datagram, not per skb (GSO/GRO skbs hold several) */
+			if (k->size_dgrams[c] && k->size_bytes[c] && !frag_cause(c))
+				in.avg_size = ADVICE_DBL((double)k->size_bytes[c] / k->size_dgrams[c]);
+			if (rp->ncounts >= 2) {
+				struct ev_key key = { k->cookie, (uint32_t)c, k->by_inode };
+				const struct iv_burst *b = htab__find(&ivb, &key);
+
+				in.burst = ADVICE_U64(b ? b->best : 0);
+				in.burst_s = b ? b->best_s : 0;
+				in.intervals = ADVICE_U64(rp->ncounts - 1);
+				in.intervals_dropping = ADVICE_U64(b ? b->dropping : 0);
+			}
+			set_burst(rp, k->cookie, k->by_inode, c, k->cause[c], &in);
 			it->nf = advice__build(&in, it->f, ADVICE_MAX);
 			n++;
 		}
@@ -1840,7 +2153,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 	for (int c = 0; c < CAUSE_MAX; c++) {
 		struct advice_input in = { .cause = c };
 		const struct agg_flow *topf = NULL;
-		uint64_t drops = 0, skbs = 0, best = 0;
+		uint64_t drops = 0, skbs = 0, best = 0, dropping = 0;
 		int nflows = 0;
 		bool one_port = true;
 		struct adv_item *it;
@@ -1881,17 +2194,24 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 		in.skbs = skbs;
 		if (topf->dport && one_port)
 			in.port = ADVICE_U64(topf->dport);
-		for (int i = 0; i < nrows; i++)
+		for (int i = 0; i < nrows; i++) {
 			if (rows[i].cause[c] > best) {
 				best = rows[i].cause[c];
 				in.burst_s = rows[i].len_ns / 1e9;
 			}
-		if (nrows)
+			dropping += rows[i].cause[c] > 0;
+		}
+		if (nrows) {
 			in.burst = ADVICE_U64(best);
+			in.intervals = ADVICE_U64(nrows);
+			in.intervals_dropping = ADVICE_U64(dropping);
+		}
+		set_burst(rp, 0, false, c, drops, &in);
 		it->nf = advice__build(&in, it->f, ADVICE_MAX);
 		n++;
 	}
 	free(rows);
+	htab__free(&ivb);
 	*out = v;
 	return n;
 }
@@ -2305,6 +2625,13 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 				json_key(&j, "socket");
 				if (v[i].sock >= 0)
 					json_u64(&j, a->socks[v[i].sock].cookie);
+				else
+					json_null(&j);
+				/* what "socket" holds: the socket cookie, or the
+				 * inode for sockets keyed by inode (older kernels) */
+				json_key(&j, "socket_id_kind");
+				if (v[i].sock >= 0)
+					json_str(&j, a->socks[v[i].sock].by_inode ? "inode" : "cookie");
 				else
 					json_null(&j);
 				jkey_str(&j, "what", f->what);

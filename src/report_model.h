@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "htab.h"
 #include "trace.h"
 #include "util.h"
 
@@ -125,6 +126,10 @@ struct report {
 	uint64_t events, event_datagrams, event_caps;
 	uint64_t shed[TRACE_CAUSES_MAX];
 	uint64_t shed_total;
+	/* internal: queues by cookie (uint32_t index into queues), and the
+	 * per-(socket, cause) burst windows from EVENTs (report_model.c) */
+	struct htab queue_idx;
+	struct htab ev_burst;
 };
 
 /*

@@ -9,6 +9,9 @@
  *   2. with every crc recomputed: the length checks and inflate;
  *   3. (inputs without the trace magic) as the raw records of one valid
  *      block: the record decoders themselves.
+ * Each reading also goes through udpdrop report: report__load_mem, then
+ * report__print as text and JSON for every --by value (the joins, the
+ * timeline, the advice engine's arithmetic on hostile numbers).
  *
  * Built with libFuzzer (`make fuzz`) it is LLVMFuzzerTestOneInput; with
  * -DFUZZ_STANDALONE (when the compiler has no libFuzzer) a main() runs
@@ -17,14 +20,96 @@
  * FILE|DIR... (new inputs are not saved; a crash's input is, to
  * ./crash-standalone).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include "report_model.h"
 #include "trace.h"
 
 /* what read_all() touches goes here, so the reads are not optimized out */
 static volatile uint64_t sink;
+
+/*
+ * The report's sources, compiled into this file: the Makefile's fuzz rule
+ * builds tests/fuzz/fuzz_trace.c with src/trace.c and src/util.c only.
+ * Build with -DFUZZ_REPORT_LINKED when linking the core objects instead.
+ * advice.c last: it defines one-letter macros (B, N, S, R).
+ */
+#ifndef FUZZ_REPORT_LINKED
+#include "report_model.c"
+#include "causes.c"
+#include "json.c"
+#include "mib.c"
+#include "units.c"
+#include "htab.c"
+#include "advice.c"
+
+/*
+ * What the report needs from src/model.c and src/netns.c, which pull in
+ * the whole live side (BPF, /proc): weak, so the real ones win when they
+ * are linked. cause__mibs is model.c's table (the reconciliation's
+ * counters); keep the two in step.
+ */
+__attribute__((weak)) int cause__mibs(enum cause c, enum mib_id *ids, int n)
+{
+	static const struct {
+		enum cause c;
+		enum mib_id ids[3];
+		int n;
+	} map[] = {
+		{ CAUSE_RCVBUF, { MIB_UdpRcvbufErrors, MIB_Udp6RcvbufErrors, MIB_UdpLiteRcvbufErrors }, 3 },
+		{ CAUSE_UDP_MEM, { MIB_UdpMemErrors, MIB_Udp6MemErrors }, 2 },
+		{ CAUSE_NO_SOCKET, { MIB_UdpNoPorts, MIB_Udp6NoPorts }, 2 },
+		{ CAUSE_CHECKSUM, { MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors, MIB_UdpLiteInCsumErrors }, 3 },
+		{ CAUSE_FRAG_TIMEOUT, { MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout }, 2 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (map[i].c == c) {
+			int k = map[i].n < n ? map[i].n : n;
+
+			memcpy(ids, map[i].ids, k * sizeof(*ids));
+			return k;
+		}
+	return 0;
+}
+
+/* mib__read's; the report never reads /proc */
+__attribute__((weak)) int netns__run_in(const struct netns_table *t, uint32_t inode,
+					  int (*fn)(void *arg), void *arg)
+{
+	return -ENOSYS;
+}
+#endif
+
+/* udpdrop report over the bytes: load, then every output it has. */
+static void report_all(const uint8_t *data, size_t len)
+{
+	struct report rp;
+	struct strbuf out = {};
+	char msg[512];
+
+	report__load_mem(&rp, "fuzz", data, len);
+	if (report__printable(&rp)) {
+		for (int json = 0; json < 2; json++)
+			for (int by = 0; by < REPORT_BY_MAX; by++) {
+				struct report_opts o = { .json = json, .by = by,
+							 .top = by ? 0 : 3 };
+
+				report__print(&rp, &o, &out);
+				sink += out.len;
+				out.len = 0;
+			}
+	}
+	sink += strlen(report__status_name(&rp));
+	if (report__problem(&rp, msg, sizeof(msg)))
+		sink += strlen(msg);
+	sink += report__exit_code(&rp);
+	sb_free(&out);
+	report__free(&rp);
+}
 
 static void read_all(const uint8_t *data, size_t len)
 {
@@ -145,6 +230,7 @@ static void read_as_block(const uint8_t *data, size_t len)
 		n = TRACE_HDR_LEN + TRACE_BLK_HDR_LEN + clen;
 		fix_crcs(b, n);
 		read_all(b, n);
+		report_all(b, n);
 	}
 	free(b);
 }
@@ -156,6 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *copy;
 
 	read_all(data, size);
+	report_all(data, size);
 	if (size >= 8 && !memcmp(data, TRACE_MAGIC, 8)) {
 		/* an exact-size copy: ASan catches a read one past the end */
 		copy = malloc(size);
@@ -164,6 +251,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(copy, data, size);
 		fix_crcs(copy, size);
 		read_all(copy, size);
+		report_all(copy, size);
 		free(copy);
 	} else {
 		read_as_block(data, size);

@@ -238,6 +238,9 @@ static void test_rcvbuf_app_set(void **state)
 	in.rcvbuf = ADVICE_U64(8192);
 	in.reads = ADVICE_U64(0);
 	in.queued = in.queue_peak = in.queue_low = ADVICE_U64(6912);
+	in.queue_looks = ADVICE_U64(7);
+	in.intervals = ADVICE_U64(6);
+	in.intervals_dropping = ADVICE_U64(1);
 	n = advice__build(&in, f, ADVICE_MAX);
 	assert_int_equal(n, 2);
 	t = all(f, n);
@@ -254,8 +257,182 @@ static void test_rcvbuf_app_set(void **state)
 	ASSERT_LACKS(t, "rmem_default=");
 	ASSERT_HAS(t, "ss -uam 'sport = :5031' shows rb at the new size");
 	ASSERT_HAS(t, "[rcvbuf] what: nothing read the socket while it dropped");
-	ASSERT_HAS(t, "(UdpInDatagrams +0), and its queue held 6912 B (84%% of rcvbuf) at every look: it never drained");
+	ASSERT_HAS(t, "(UdpInDatagrams +0), and its queue held 6912 B (84%% of rcvbuf) at every one of 7 looks: it never drained");
+	/* no events: the burst is per snapshot interval, and said so */
+	ASSERT_HAS(t, "all of them in one 502 ms snapshot interval (592/s)");
+	ASSERT_HAS(t, "The trace holds no per-drop events, so the burst is per snapshot interval (502 ms, record -i)");
+	ASSERT_HAS(t, "It dropped in 1 of the 6 intervals between snapshots. ");
 	free(t);
+
+	/* one look is no history: low == peak says nothing about draining */
+	in.queue_looks = ADVICE_U64(1);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_LACKS(t, "never drained");
+	ASSERT_HAS(t, "; queued at the end: 6912 B (84%% of rcvbuf)");
+	free(t);
+	in.queue_looks.known = false;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_LACKS(t, "never drained");
+	free(t);
+
+	/* events covering only some drops: still per interval, and why */
+	in.event_drops = ADVICE_U64(25);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "Per-drop events cover only 25 of these drops");
+	ASSERT_HAS(t, "it is per snapshot interval (502 ms, record -i)");
+	free(t);
+
+	/* events covering all: the most in any 100 ms window sizes the buffer */
+	in.event_drops = ADVICE_U64(297);
+	in.burst = ADVICE_U64(120);
+	in.burst_s = 0.1;
+	in.burst_window = true;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "at most 120 in one 100 ms window (per-drop events) (1200/s)");
+	ASSERT_LACKS(t, "snapshot interval");
+	/* 8192 + 120 x 2304 = 284672 -> 286720 */
+	ASSERT_HAS(t, "SO_RCVBUF, 143360): the kernel doubles it to 286720 B (280 KiB), room for the worst window's 120 datagrams");
+	free(t);
+}
+
+/* Steady drops, or a burst no sane buffer holds: pace, not memory. */
+static void test_rcvbuf_overload(void **state)
+{
+	struct advice_input in = sysctls(CAUSE_RCVBUF);
+	struct advice_finding f[ADVICE_MAX];
+	int n;
+	char *t;
+
+	in.drops = in.skbs = 600000;
+	in.span_s = 600;
+	in.avg_size = ADVICE_DBL(1000);
+	in.rcvbuf = ADVICE_U64(212992);
+	in.rmem_default = ADVICE_U64(212992);
+	/* record -i 60: the worst interval holds 60,000 drops: 138 MB */
+	in.burst = ADVICE_U64(60000);
+	in.burst_s = 60;
+	in.intervals = ADVICE_U64(10);
+	in.intervals_dropping = ADVICE_U64(5);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "one for its worst burst would exceed 67108864 B (64 MiB): the sender is faster than the reader");
+	ASSERT_HAS(t, "= 212992 B (208 KiB) + 60,000 x ~2304 B = about 138452992 B (132 MiB), above the 67108864 B (64 MiB)");
+	ASSERT_HAS(t, "A bigger buffer would only postpone the drops");
+	ASSERT_HAS(t, "Pace the sender below the rate the reader sustains");
+	ASSERT_LACKS(t, "setsockopt(fd");
+	ASSERT_LACKS(t, "rmem_default=");
+	ASSERT_HAS(t, "shows rb unchanged");
+	free(t);
+
+	/* drops in 9 of 10 intervals, a small burst: still an overload */
+	in.burst = ADVICE_U64(100);
+	in.intervals_dropping = ADVICE_U64(9);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "the socket dropped in 9 of 10 snapshot intervals: the sender is faster than the reader, steadily");
+	ASSERT_HAS(t, "It dropped in 9 of the 10 intervals between snapshots: a steady overload");
+	ASSERT_HAS(t, "A bigger buffer would only postpone the drops");
+	free(t);
+
+	/* 7 of 10: a burst pattern, sized as before */
+	in.intervals_dropping = ADVICE_U64(7);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "sysctl -w net.core.rmem_default=");
+	ASSERT_LACKS(t, "steadily");
+	free(t);
+}
+
+static void test_extreme_helpers(void **state)
+{
+	/* pow2_up past 2^63 used to spin for ever */
+	uint64_t ts = advice__truesize_estimate(65535, 0, AF_INET);
+
+	assert_true(ts > 65535 && ts < 200000);
+	assert_true(advice__truesize_estimate(UINT64_MAX, 0, AF_INET) == ts);
+	assert_true(advice__truesize_estimate(UINT64_MAX, 1500, AF_INET) ==
+		    advice__truesize_estimate(65535, 1500, AF_INET));
+	assert_true(advice__truesize_estimate(UINT64_MAX, UINT32_MAX, AF_INET6) > 0);
+	assert_true(advice__truesize_estimate(0, 0, 0) > 0);
+	assert_int_equal(advice__fragments(UINT64_MAX, 1500, AF_INET),
+			 advice__fragments(65535, 1500, AF_INET));
+	assert_int_equal(advice__fragments(UINT64_MAX, UINT32_MAX, AF_INET), 1);
+	assert_true(advice__round_up(UINT64_MAX, 4096) == UINT64_MAX);
+	assert_true(advice__round_up(UINT64_MAX - 5000, 4096) == UINT64_MAX - 4095);
+	assert_true(advice__round_up(UINT64_MAX - 100, 4096) == UINT64_MAX);
+	assert_true(advice__round_up(5, 0) == 5);
+	assert_true(advice__sockbuf_effective(UINT64_MAX, UINT64_MAX, true) == UINT64_MAX);
+	assert_true(advice__time_to_fill_ms(UINT64_MAX, NAN) == 0);
+	assert_true(advice__ipid_wrap_s(NAN) == 0);
+}
+
+/* Every cause with every number at its most, at 0, and unknowable ones
+ * (NaN, inf): findings come back, terminated, and nothing hangs. */
+static void test_extreme_inputs(void **state)
+{
+	struct advice_finding f[ADVICE_MAX];
+	const double odd[] = { NAN, INFINITY, -1, 0, 1e300, 18446744073709551616.0 };
+
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		struct advice_input in = { .cause = c, .family = AF_INET6, .who = "x" };
+		struct advice_u64 max = ADVICE_U64(UINT64_MAX);
+		int n;
+
+		/* all zeros but the drops */
+		in.drops = 1;
+		n = advice__build(&in, f, ADVICE_MAX);
+		assert_true(n >= 1 && n <= ADVICE_MAX);
+
+		in.port = max;
+		in.sender_side = in.has_socket = true;
+		in.drops = in.skbs = UINT64_MAX;
+		in.span_s = 1e-300;
+		in.burst = max;
+		in.burst_s = 1e-300;
+		in.event_drops = ADVICE_U64(UINT64_MAX - 1);
+		in.intervals = in.intervals_dropping = max;
+		in.reads = ADVICE_U64(0);
+		in.rcvbuf = in.sndbuf = in.queued = in.queue_peak = in.queue_low = max;
+		in.queue_looks = max;
+		in.rmem_default = in.rmem_max = in.wmem_default = in.wmem_max = max;
+		in.udp_mem[0] = in.udp_mem[1] = in.udp_mem[2] = max;
+		in.page_size = max;
+		in.netdev_max_backlog = in.ipfrag_time = in.ipfrag_high_thresh = max;
+		in.ipfrag_max_dist = max;
+		in.mtu = in.txqueuelen = max;
+		in.ifname = "eth0";
+		in.mib_rcvbuf_errors = in.mib_mem_errors = in.mib_sndbuf_errors = max;
+		in.mib_no_ports = in.mib_csum_errors = in.mib_reasm_fails = max;
+		in.mib_reasm_timeout = max;
+		for (size_t i = 0; i < ARRAY_SIZE(odd); i++) {
+			in.rate_dgps = in.rate_Bps = ADVICE_DBL(odd[i]);
+			in.avg_size = in.truesize = ADVICE_DBL(odd[i]);
+			n = advice__build(&in, f, ADVICE_MAX);
+			assert_true(n >= 1 && n <= ADVICE_MAX);
+			for (int k = 0; k < n; k++) {
+				assert_true(memchr(f[k].evidence, 0, sizeof(f[k].evidence)) != NULL);
+				assert_true(f[k].what[0] && f[k].change[0] && f[k].verify[0]);
+			}
+		}
+		/* the same with the interface unknown and burst in a window */
+		in.mtu.known = in.txqueuelen.known = false;
+		in.ifname = NULL;
+		in.burst_window = true;
+		in.burst = ADVICE_U64(UINT64_MAX / 3);
+		in.burst_s = 0;
+		in.rcvbuf = ADVICE_U64(1);
+		in.avg_size = ADVICE_DBL(65535);
+		in.truesize.known = false;
+		n = advice__build(&in, f, ADVICE_MAX);
+		assert_true(n >= 1 && n <= ADVICE_MAX);
+		/* zero drops, zero skbs: nothing to say */
+		in.drops = in.skbs = 0;
+		assert_int_equal(advice__build(&in, f, ADVICE_MAX), 0);
+	}
 }
 
 static void test_rcvbuf_default_and_cap(void **state)
@@ -357,6 +534,30 @@ static void test_qdisc(void **state)
 	ASSERT_HAS(t, "tc -s qdisc show dev veth0");
 	free(t);
 
+	/* which qdisc uses txqueuelen: pfifo_fast/pfifo do, fq_codel does not */
+	in.txqueuelen = ADVICE_U64(1000);
+	in.wmem_default = ADVICE_U64(4096);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "for pfifo_fast or pfifo, which hold txqueuelen packets, ip link set dev veth0 txqueuelen 2000 (twice today's)");
+	ASSERT_HAS(t, "fq_codel and fq ignore txqueuelen and have their own limit (fq_codel's default is 10240 packets): tc qdisc change dev veth0 root fq_codel limit 20480");
+	ASSERT_LACKS(t, "pfifo_fast/fq_codel default");
+	free(t);
+
+	/* the interface not known: say so, and how to look */
+	in.ifname = NULL;
+	in.mtu.known = in.txqueuelen.known = false;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "The interface is not known (the namespace has several, or the trace lists none), so neither is its txqueuelen: ip -s link");
+	ASSERT_HAS(t, "ip link set dev IF txqueuelen N (ip link show dev IF shows today's)");
+	ASSERT_HAS(t, "tc qdisc change dev IF root fq_codel limit");
+	ASSERT_LACKS(t, "message size x txqueuelen");
+	free(t);
+	in.wmem_default = ADVICE_U64(212992);
+	in.ifname = "veth0";
+	in.mtu = ADVICE_U64(1500);
+
 	/* the demo: txqueuelen 1000 allows the default buffer: a shaper */
 	in.txqueuelen = ADVICE_U64(1000);
 	n = advice__build(&in, f, ADVICE_MAX);
@@ -390,7 +591,20 @@ static void test_frag(void **state)
 	ASSERT_HAS(t, "above 2185 datagrams/s from one host to another (65536 / 30 s)");
 	ASSERT_HAS(t, "send at most 1472 B per datagram");
 	ASSERT_HAS(t, "IpReasmFails +81");
+	ASSERT_LACKS(t, "not known");
 	free(t);
+
+	/* the interface not known: its MTU is not stated, but asked for */
+	in.mtu.known = false;
+	in.ifname = NULL;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "The interface is not known, so neither is its MTU: check it with ip link (UDP payloads above MTU - 28 B are fragmented)");
+	ASSERT_HAS(t, "Each lost datagram left ~2.0 fragments behind, so it had ~3 or more");
+	ASSERT_HAS(t, "send datagrams no larger than the path MTU - 28 B");
+	free(t);
+	in.mtu = ADVICE_U64(1500);
+	in.ifname = "veth0";
 
 	/* a known size and rate: the fragments and the IP ID wrap from them */
 	in.cause = CAUSE_FRAG_TOO_FAR;
@@ -467,6 +681,9 @@ int main(void)
 		cmocka_unit_test(test_rcvbuf_app_set),
 		cmocka_unit_test(test_rcvbuf_default_and_cap),
 		cmocka_unit_test(test_rcvbuf_large),
+		cmocka_unit_test(test_rcvbuf_overload),
+		cmocka_unit_test(test_extreme_helpers),
+		cmocka_unit_test(test_extreme_inputs),
 		cmocka_unit_test(test_udp_mem),
 		cmocka_unit_test(test_qdisc),
 		cmocka_unit_test(test_frag),

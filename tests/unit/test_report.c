@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "report_model.h"
@@ -228,7 +229,9 @@ static void test_complete(void **state)
 	ASSERT_JQ(j, ".totals.drops == 312 and .totals.skb_events == 313 and .totals.causes.rcvbuf.drops == 305");
 	ASSERT_JQ(j, ".reconcile[] | select(.netns == %u and .cause == \"rcvbuf\") | .status == \"match\" and .kernel == 305 and .udpdrop == 305", NS1);
 	ASSERT_JQ(j, ".reconcile[] | select(.netns == %u and .cause == \"no_socket\") | .status == \"differ\" and .diff == -2", NS2);
-	ASSERT_JQ(j, ".advice | all(keys == [\"cause\",\"change\",\"evidence\",\"socket\",\"verify\",\"what\"])");
+	ASSERT_JQ(j, ".advice | all(keys == [\"cause\",\"change\",\"evidence\",\"socket\",\"socket_id_kind\",\"verify\",\"what\"])");
+	ASSERT_JQ(j, "[.advice[] | select(.socket != null) | .socket_id_kind] | unique == [\"cookie\"]");
+	ASSERT_JQ(j, "[.advice[] | select(.socket == null) | .socket_id_kind] | unique == [null]");
 	ASSERT_JQ(j, "[.advice[] | select(.socket == 42)] | length == 1 and .[0].cause == \"rcvbuf\"");
 	ASSERT_JQ(j, "[.advice[] | select(.socket == null)] | length == 1 and .[0].cause == \"no_socket\""
 		  " and (.[0].change | test(\"sport = :53\"))");
@@ -611,6 +614,321 @@ static void test_timeline_one(void **state)
 	report__free(&rp);
 }
 
+/* ---- hostile and edge-case traces ---- */
+
+static struct trace_writer *w_open(bool events)
+{
+	static const struct trace_kv meta_ev[] = {
+		{ TRACE_META_START, "1763880000.250000000" }, { "events", "recorded" },
+	};
+	struct trace_meta meta = { events ? 2 : 1, meta_ev };
+	static const struct trace_reason reasons_v[] = {
+		{ R_NO_SOCKET, "NO_SOCKET" }, { R_RCVBUF, "SOCKET_RCVBUFF" },
+	};
+	struct trace_reasons reasons = { ARRAY_SIZE(reasons_v), reasons_v };
+	struct trace_writer *w;
+
+	unlink(path);
+	assert_int_equal(trace_writer__open(path, false, &w), 0);
+	assert_int_equal(trace_writer__meta(w, &meta), 0);
+	assert_int_equal(trace_writer__reasons(w, &reasons), 0);
+	return w;
+}
+
+static void w_counts(struct trace_writer *w, uint64_t t, struct trace_count *cv, uint32_t n)
+{
+	struct trace_counts c = { .time_ns = t, .n = n, .v = cv };
+
+	assert_int_equal(trace_writer__counts(w, &c), 0);
+}
+
+static struct trace_socket sock42(void)
+{
+	struct trace_socket k = { .cookie = 42, .netns = NS1, .inode = 900, .pid = 77,
+				  .family = AF_INET, .proto = 17, .laddr = { 10, 0, 0, 2 },
+				  .lport = 5001, .comm = "rx", .rcvbuf = 8192, .queued = 100 };
+
+	return k;
+}
+
+/* Every output of the file at path: it must come out (and terminate).
+ * Returns the JSON one (the advice's text in one line each). */
+static char *render_all(struct report *rp)
+{
+	char *t = NULL;
+
+	assert_int_equal(report__load(rp, path), 0);
+	assert_true(report__printable(rp));
+	for (int json = 0; json < 2; json++)
+		for (int by = REPORT_BY_MAX - 1; by >= 0; by--) {
+			struct report_opts o = { .json = json, .by = by };
+			struct strbuf sb = {};
+
+			report__print(rp, &o, &sb);
+			sb_printf(&sb, "%s", "");
+			assert_true(sb.len > 0);
+			free(t);
+			t = sb.buf; /* the last: JSON by socket, whose advice is unwrapped */
+		}
+	return t;
+}
+
+/*
+ * A hostile trace: UINT64_MAX datagrams, skbs and bytes (avg size and
+ * burst x truesize overflow every integer; pow2_up used to spin for
+ * ever), a kernel counter that moved 2^63 against udpdrop's 0 (the
+ * "differ by" negated INT64_MIN), and one that went down.
+ */
+static void test_hostile_numbers(void **state)
+{
+	struct trace_writer *w = w_open(false);
+	struct trace_count cv[3];
+	struct trace_socket sv[1] = { sock42() };
+	struct trace_sockets socks = { .time_ns = 2, .n = 1, .v = sv };
+	struct trace_mib_entry m0v[] = { { "UdpNoPorts", 0 }, { "UdpRcvbufErrors", UINT64_MAX } };
+	struct trace_mib_entry m1v[] = { { "UdpNoPorts", 1ull << 63 }, { "UdpRcvbufErrors", 5 } };
+	struct trace_mib m0 = { .time_ns = 1, .netns = NS2, .n = 2, .v = m0v };
+	struct trace_mib m1 = { .time_ns = 2, .netns = NS2, .n = 2, .v = m1v };
+	struct report rp;
+	char *t;
+
+	cv[0] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 0, 0);
+	w_counts(w, 1, cv, 1);
+	assert_int_equal(trace_writer__mib(w, &m0), 0);
+	cv[0] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, UINT64_MAX, UINT64_MAX);
+	cv[0].val.bytes = UINT64_MAX;
+	cv[1] = count(43, NS1, R_RCVBUF, LOC_RCVBUF, 1, UINT64_MAX);
+	cv[1].val.bytes = UINT64_MAX;
+	cv[2] = count(44, NS1, R_RCVBUF, LOC_RCVBUF, UINT64_MAX, 1);
+	cv[2].val.bytes = 0;
+	w_counts(w, UINT64_MAX, cv, 3);
+	assert_int_equal(trace_writer__mib(w, &m1), 0);
+	assert_int_equal(trace_writer__sockets(w, &socks), 0);
+	assert_int_equal(trace_writer__close(w), 0);
+
+	t = render_all(&rp);
+	ASSERT_JQ(t, ".reconcile[] | select(.netns == %u and .cause == \"no_socket\") | .status == \"differ\" and .diff < -9e18", NS2);
+	free(t);
+	t = render(&rp, false, 0);
+	ASSERT_HAS(t, "differ by 9223372036854775808");
+	free(t);
+	t = render(&rp, true, 0);
+	/* a counter that went down (UINT64_MAX to 5) adds nothing */
+	ASSERT_JQ(t, ".reconcile[] | select(.netns == %u and .cause == \"rcvbuf\") | .kernel == 0 and .status == \"match\"", NS2);
+	/* 2^64 - 1 B over 2^64 - 1 datagrams: 1 B each; the burst no buffer
+	 * holds: pace the sender */
+	ASSERT_HAS(t, "datagrams of ~1 B dropped");
+	ASSERT_HAS(t, "the sender is faster than the reader");
+	/* 2^64 - 1 bytes in one datagram: at most a UDP payload's 65535 B */
+	ASSERT_HAS(t, "per 65535 B datagram");
+	free(t);
+	report__free(&rp);
+
+	/* zeros everywhere, a socket with no drops, snapshots at one time */
+	w = w_open(true);
+	cv[0] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 0, 0);
+	w_counts(w, 5, cv, 1);
+	w_counts(w, 5, cv, 1);
+	w_counts(w, 0, cv, 0);
+	assert_int_equal(trace_writer__close(w), 0);
+	t = render_all(&rp);
+	ASSERT_JQ(t, ".advice == []");
+	free(t);
+	report__free(&rp);
+}
+
+/* A GSO/GRO skb of 10 datagrams of 1400 B: the size is per datagram, not
+ * per skb; a frag_list member's bytes (already in its parent) are not
+ * counted twice. */
+static void test_datagram_size(void **state)
+{
+	struct trace_writer *w = w_open(false);
+	struct trace_count cv[2];
+	struct report rp;
+	char *t;
+
+	cv[0] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 0, 0);
+	w_counts(w, 1000000000ull, cv, 1);
+	cv[0] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 100, 10);
+	cv[0].val.bytes = 140000;
+	cv[1] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 0, 20);
+	cv[1].key.flags |= UD_KEY_CHILD;
+	cv[1].val.bytes = 90000;
+	w_counts(w, 2000000000ull, cv, 2);
+	assert_int_equal(trace_writer__close(w), 0);
+	t = render_all(&rp);
+	ASSERT_HAS(t, "100 datagrams of ~1400 B (30 skb events) dropped");
+	ASSERT_LACKS(t, "~14000 B");
+	free(t);
+	report__free(&rp);
+}
+
+/* The interface: used only when the netns has one besides lo. */
+static void iface_case(int nifaces, const char *want, const char *lacks)
+{
+	struct trace_iface iv[] = {
+		{ .ifindex = 1, .netns = NS1, .mtu = 65536, .txqueuelen = 1000, .name = "lo" },
+		{ .ifindex = 2, .netns = NS1, .mtu = 1500, .txqueuelen = 1000, .name = "eth0" },
+		{ .ifindex = 3, .netns = NS1, .mtu = 1400, .txqueuelen = 500, .name = "wg0" },
+		{ .ifindex = 4, .netns = NS2, .mtu = 9000, .txqueuelen = 1000, .name = "eth9" },
+	};
+	struct trace_ifaces ifs = { .n = ARRAY_SIZE(iv), .v = iv };
+	struct trace_writer *w = w_open(false);
+	struct trace_count cv[1];
+	struct trace_socket sv[1] = { sock42() };
+	struct trace_sockets socks = { .time_ns = 2, .n = 1, .v = sv };
+	struct report rp;
+	char *t;
+
+	if (nifaces == 1) /* lo and eth0 in NS1 (and one elsewhere) */
+		iv[2].netns = NS2;
+	assert_int_equal(trace_writer__ifaces(w, &ifs), 0);
+	cv[0] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 0, 0);
+	w_counts(w, 1000000000ull, cv, 1);
+	cv[0] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 10, 10);
+	cv[0].val.bytes = 40000;
+	w_counts(w, 2000000000ull, cv, 1);
+	assert_int_equal(trace_writer__sockets(w, &socks), 0);
+	assert_int_equal(trace_writer__close(w), 0);
+	t = render_all(&rp);
+	ASSERT_HAS(t, want);
+	ASSERT_LACKS(t, lacks);
+	free(t);
+	report__free(&rp);
+}
+
+static void test_iface(void **state)
+{
+	/* one: its MTU (1500) fragments 4000 B into 3, each charged 2304 B */
+	iface_case(1, "~6912 B per 4000 B datagram", "interface is not known");
+	/* two: no guess (the smallest MTU, 1400, was stated as fact) */
+	iface_case(2, "The interface is not known (check its MTU with ip link): if its MTU is below "
+		   "4028 B (the payload + 28), the datagrams are fragmented", "~6912 B");
+}
+
+static void ev(struct trace_writer *w, uint64_t t, uint64_t cookie, uint32_t dgrams, uint32_t cpu)
+{
+	struct trace_event e = { .time_ns = t, .cpu = cpu, .netns = NS1, .cookie = cookie,
+				 .cause = 0, .reason = R_RCVBUF, .family = AF_INET, .proto = 17,
+				 .len = 1000, .datagrams = dgrams };
+
+	e.flags = cookie ? UD_KEY_SOCK | UD_KEY_RX_SK : 0;
+	assert_int_equal(trace_writer__event(w, &e), 0);
+}
+
+/*
+ * Per-drop events: the burst is the most in any 100 ms window, not the
+ * 10 s snapshot interval. Socket 42: 60 drops in 59 ms (two CPUs, slightly
+ * out of order), then 240 spread 30 ms apart (at most 4 in 100 ms), one of
+ * them 300 ms late. Socket 43: 50 drops, only 10 with events (shed): per
+ * interval, and said so.
+ */
+static void test_event_burst(void **state)
+{
+	struct trace_writer *w = w_open(true);
+	struct trace_count cv[2];
+	struct trace_socket sv[2] = { sock42(), sock42() };
+	struct trace_sockets socks = { .time_ns = 2, .n = 2, .v = sv };
+	struct report rp;
+	char *t, *j;
+
+	sv[1].cookie = 43;
+	sv[1].lport = 5002;
+	cv[0] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 0, 0);
+	w_counts(w, 1000000000ull, cv, 1);
+	for (int i = 0; i < 60; i += 2) {
+		/* CPU 1's event is written before CPU 0's earlier one */
+		ev(w, 2000000000ull + (i + 1) * 1000000ull, 42, 1, 1);
+		ev(w, 2000000000ull + i * 1000000ull, 42, 1, 0);
+	}
+	for (int i = 0; i < 240; i++)
+		ev(w, 3000000000ull + i * 30000000ull, 42, 1, i & 1);
+	ev(w, 3000000000ull + 100 * 30000000ull - 300000000ull, 42, 0, 0); /* late, no datagram */
+	for (int i = 0; i < 10; i++)
+		ev(w, 2000000000ull + i, 43, 1, 0);
+	cv[0] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 300, 300);
+	cv[1] = count(43, NS1, R_RCVBUF, LOC_RCVBUF, 50, 50);
+	w_counts(w, 11000000000ull, cv, 2);
+	assert_int_equal(trace_writer__sockets(w, &socks), 0);
+	assert_int_equal(trace_writer__close(w), 0);
+	t = render_all(&rp);
+	ASSERT_HAS(t, "at most 60 in one 100 ms window (per-drop events) (600/s)");
+	ASSERT_HAS(t, "room for the worst window's 60 datagrams");
+	ASSERT_HAS(t, "Per-drop events cover only 10 of these drops");
+	ASSERT_HAS(t, "all of them in one 10.0 s snapshot interval");
+	free(t);
+	j = render(&rp, true, 0);
+	ASSERT_JQ(j, "[.advice[] | select(.socket == 42) | .evidence | test(\"at most 60 in one 100 ms window\")] | any");
+	free(j);
+	report__free(&rp);
+}
+
+/* A socket keyed by inode: JSON advice says what "socket" holds. */
+static void test_socket_id_kind(void **state)
+{
+	struct trace_writer *w = w_open(false);
+	struct trace_count cv[2];
+	struct report rp;
+	char *j;
+
+	cv[0] = count(900, NS1, R_RCVBUF, LOC_RCVBUF, 5, 5);
+	cv[0].key.flags |= UD_KEY_INODE;
+	cv[1] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 3, 3);
+	w_counts(w, 1000000000ull, cv, 2);
+	assert_int_equal(trace_writer__close(w), 0);
+	assert_int_equal(report__load(&rp, path), 0);
+	j = render(&rp, true, 0);
+	ASSERT_JQ(j, "[.advice[] | select(.socket == 900) | .socket_id_kind] == [\"inode\"]");
+	ASSERT_JQ(j, "[.advice[] | select(.socket == 42) | .socket_id_kind] == [\"cookie\"]");
+	free(j);
+	report__free(&rp);
+}
+
+/*
+ * 5,000 sockets over 40 snapshots, each dropping in every interval: the
+ * joins are indexed (add_snap, the bursts, SOCKETS by cookie were
+ * quadratic), and a steady overload gets pacing advice, not a buffer.
+ */
+static void test_many_sockets(void **state)
+{
+	enum { NS = 5000, NSNAP = 40 };
+	struct trace_writer *w = w_open(false);
+	struct trace_count *cv = calloc(NS, sizeof(*cv));
+	struct trace_socket *sv = calloc(NS, sizeof(*sv));
+	struct trace_sockets socks = { .time_ns = 2, .n = NS, .v = sv };
+	struct report rp;
+	struct timespec t0, t1;
+	char *t;
+
+	assert_non_null(cv);
+	assert_non_null(sv);
+	for (int i = 0; i < NS; i++) {
+		sv[i] = sock42();
+		sv[i].cookie = 1000 + i;
+		sv[i].lport = 1024 + i;
+	}
+	for (int s = 0; s < NSNAP; s++) {
+		for (int i = 0; i < NS; i++)
+			cv[i] = count(1000 + i, NS1, R_RCVBUF, LOC_RCVBUF, (uint64_t)s * (1 + i % 5),
+				      (uint64_t)s * (1 + i % 5));
+		w_counts(w, (1 + s) * 1000000000ull, cv, NS);
+		if (s % 10 == 0)
+			assert_int_equal(trace_writer__sockets(w, &socks), 0);
+	}
+	assert_int_equal(trace_writer__close(w), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(report__load(&rp, path), 0);
+	t = render(&rp, false, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ASSERT_HAS(t, "the socket dropped in 39 of 39 snapshot intervals: the sender is faster than the");
+	/* quadratic took tens of seconds here (more under sanitizers) */
+	assert_true(t1.tv_sec - t0.tv_sec < 20);
+	free(t);
+	report__free(&rp);
+	free(cv);
+	free(sv);
+}
+
 /* ---- golden: real recordings in tests/fixtures ---- */
 
 static void golden(const char *data, const char *want, bool json, int exit_code)
@@ -654,6 +972,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_by, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_merged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_one, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_numbers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_datagram_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_iface, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_burst, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_socket_id_kind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_sockets, setup, teardown),
 		cmocka_unit_test(test_golden),
 	};
 
