@@ -76,30 +76,54 @@ bool owner__described(const struct owner *o, uint64_t cookie, uint32_t flags)
 	return htab__find(&m->unknown, &id) != NULL;
 }
 
-enum owner_verdict owner__judge(const struct owner *o, uint64_t cookie,
-				uint32_t flags, uint32_t netns, uint16_t dport,
+/* -N: a closing queue is the netns's if its flow went to a socket there. */
+static enum owner_verdict close_in_netns(const struct owner *o,
+					 const struct ud_key *k, bool final)
+{
+	const struct flow_attr *fa = htab__find(&o->m->flow_attr, k);
+
+	if (!fa || !fa->n)
+		return final ? OWNER_NO : OWNER_UNKNOWN;
+	for (int i = 0; i < fa->n; i++)
+		if (fa->seg[i].cookie && fa->seg[i].netns == o->m->opts.netns)
+			return OWNER_YES;
+	return OWNER_NO;
+}
+
+bool owner__scoped(const struct owner *o, const struct ud_key *k)
+{
+	return o->m->opts.pid || (o->m->opts.netns && (k->flags & UD_KEY_CLOSE));
+}
+
+enum owner_verdict owner__judge(const struct owner *o, const struct ud_key *k,
 				bool final)
 {
 	struct model *m = o->m;
 	const struct sock_info *si;
 	uint32_t inode;
 
+	if (m->opts.netns && (k->flags & UD_KEY_CLOSE)) {
+		enum owner_verdict v = close_in_netns(o, k, final);
+
+		if (v != OWNER_YES)
+			return v;
+	}
 	if (!m->opts.pid)
 		return OWNER_YES;
-	if (!(flags & UD_KEY_SOCK)) {
+	if (!(k->flags & UD_KEY_SOCK)) {
 		/* a closing socket's queue has no netns (0): by port alone */
-		for (int i = 0; dport && i < o->nports; i++)
-			if (o->ports[i].port == dport &&
-			    (!netns || o->ports[i].netns == netns))
+		for (int i = 0; k->dport && i < o->nports; i++)
+			if (o->ports[i].port == k->dport &&
+			    (!k->netns || o->ports[i].netns == k->netns))
 				return OWNER_YES;
 		return final ? OWNER_NO : OWNER_UNKNOWN;
 	}
-	if (!cookie)
+	if (!k->cookie)
 		return OWNER_NO; /* a kernel socket */
-	if (flags & UD_KEY_INODE) {
-		inode = cookie;
+	if (k->flags & UD_KEY_INODE) {
+		inode = k->cookie;
 	} else {
-		si = htab__find(&m->known, &cookie);
+		si = htab__find(&m->known, &k->cookie);
 		if (!si)
 			return final ? OWNER_NO : OWNER_UNKNOWN;
 		inode = si->inode;
@@ -107,7 +131,7 @@ enum owner_verdict owner__judge(const struct owner *o, uint64_t cookie,
 	if (inode && htab__find(&m->pid_inodes, &inode))
 		return OWNER_YES;
 	/* an inode the last look missed may be a newer socket of the process */
-	if (!final && !owner__described(o, cookie, flags))
+	if (!final && !owner__described(o, k->cookie, k->flags))
 		return OWNER_UNKNOWN;
 	return OWNER_NO;
 }

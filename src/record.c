@@ -29,6 +29,7 @@
 #include "cli.h"
 #include "log.h"
 #include "model.h"
+#include "netcfg.h"
 #include "owner.h"
 #include "proc.h"
 #include "trace.h"
@@ -254,74 +255,6 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 
 /* ---- META ------------------------------------------------------------- */
 
-/* The sysctls META carries, as docs/trace-format.md lists them. */
-static const char *const meta_sysctls[] = {
-	"net.core.rmem_default", "net.core.rmem_max",
-	"net.core.wmem_default", "net.core.wmem_max",
-	"net.ipv4.udp_mem", "net.core.netdev_max_backlog",
-	"net.ipv4.ipfrag_high_thresh", "net.ipv4.ipfrag_low_thresh",
-	"net.ipv4.ipfrag_time", "net.ipv4.ipfrag_max_dist",
-};
-#define NSYSCTLS ARRAY_SIZE(meta_sysctls)
-
-/* Whitespace runs to one space, none at either end (in place). */
-static void collapse_ws(char *s)
-{
-	char *o = s;
-	bool space = false;
-
-	for (char *p = s; *p; p++) {
-		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
-			space = o != s;
-			continue;
-		}
-		if (space)
-			*o++ = ' ';
-		space = false;
-		*o++ = *p;
-	}
-	*o = 0;
-}
-
-/* A sysctl's value as /proc/sys prints it, whitespace collapsed. */
-static int sysctl_read(const char *name, char *buf, size_t len)
-{
-	char path[128];
-	FILE *f;
-	size_t n;
-	int i;
-
-	i = snprintf(path, sizeof(path), "/proc/sys/%s", name);
-	if (i < 0 || (size_t)i >= sizeof(path))
-		return -ENAMETOOLONG;
-	for (char *p = path + 10; *p; p++)
-		if (*p == '.')
-			*p = '/';
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	collapse_ws(buf);
-	return 0;
-}
-
-struct sysctl_vals {
-	char v[NSYSCTLS][128];
-	bool ok[NSYSCTLS];
-};
-
-static int sysctls_here(void *arg)
-{
-	struct sysctl_vals *sv = arg;
-
-	for (size_t i = 0; i < NSYSCTLS; i++)
-		if (!sv->ok[i])
-			sv->ok[i] = !sysctl_read(meta_sysctls[i], sv->v[i], sizeof(sv->v[i]));
-	return 0;
-}
-
 /* /proc/stat's btime (boot, wall-clock seconds), 0 if unknown. */
 static uint64_t proc_btime(void)
 {
@@ -386,7 +319,7 @@ static int write_meta(struct trace_writer *tw, struct model *m, int argc,
 	struct utsname un;
 	char host[256] = "";
 	struct strbuf cmd = {}, causes = {}, fallback = {};
-	struct sysctl_vals sv = {};
+	struct netcfg_sysctls sv;
 	uint32_t ns = context_netns(m);
 	double boot = wall_time() - now_ns() / 1e9;
 	int err;
@@ -417,14 +350,13 @@ static int write_meta(struct trace_writer *tw, struct model *m, int argc,
 
 	/* the sysctls of the recorded netns; the ones a netns does not have
 	 * of its own (host-wide ones) from udpdrop's netns, and said so */
-	netns__run_in(&m->nt, ns, sysctls_here, &sv);
-	for (size_t i = 0; i < NSYSCTLS; i++)
-		if (!sv.ok[i] && ns != m->nt.self)
-			sb_printf(&fallback, "%s%s", fallback.len ? "," : "", meta_sysctls[i]);
-	sysctls_here(&sv);
-	for (size_t i = 0; i < NSYSCTLS; i++)
+	netcfg__sysctls(&m->nt, ns, &sv);
+	for (size_t i = 0; i < NETCFG_NSYSCTLS; i++)
+		if (sv.from_self[i])
+			sb_printf(&fallback, "%s%s", fallback.len ? "," : "", netcfg__sysctl_names[i]);
+	for (size_t i = 0; i < NETCFG_NSYSCTLS; i++)
 		if (sv.ok[i])
-			kv_add(&l, meta_sysctls[i], "%s", sv.v[i]);
+			kv_add(&l, netcfg__sysctl_names[i], "%s", sv.v[i]);
 	kv_add(&l, "sysctl_netns", "%u", ns);
 	if (fallback.len)
 		kv_add(&l, "sysctl_from_udpdrop_netns", "%s", fallback.buf);
@@ -458,53 +390,14 @@ static int write_reasons(struct trace_writer *tw, const struct model *m)
 	return err;
 }
 
-#define IFACES_MAX 1024
-struct iface_list {
-	uint32_t netns;
-	struct trace_iface v[IFACES_MAX];
-	char names[IFACES_MAX][IF_NAMESIZE];
-	uint32_t n;
-};
-
-static int ifaces_here(void *arg)
-{
-	struct iface_list *il = arg;
-	struct if_nameindex *ifs = if_nameindex();
-	int fd;
-
-	if (!ifs)
-		return -errno;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	for (struct if_nameindex *p = ifs; p->if_index && il->n < IFACES_MAX; p++) {
-		struct trace_iface *t = &il->v[il->n];
-		struct ifreq ifr = {};
-
-		snprintf(il->names[il->n], IF_NAMESIZE, "%s", p->if_name);
-		t->name = il->names[il->n];
-		t->ifindex = p->if_index;
-		t->netns = il->netns;
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->if_name);
-		if (fd >= 0 && !ioctl(fd, SIOCGIFMTU, &ifr))
-			t->mtu = ifr.ifr_mtu;
-		if (fd >= 0 && !ioctl(fd, SIOCGIFTXQLEN, &ifr))
-			t->txqueuelen = ifr.ifr_qlen;
-		il->n++;
-	}
-	if (fd >= 0)
-		close(fd);
-	if_freenameindex(ifs);
-	return 0;
-}
-
 static int write_ifaces(struct trace_writer *tw, struct model *m)
 {
-	struct iface_list *il = calloc(1, sizeof(*il));
+	struct netcfg_ifaces *il = calloc(1, sizeof(*il));
 	int err;
 
 	if (!il)
 		return -ENOMEM;
-	il->netns = context_netns(m);
-	err = netns__run_in(&m->nt, il->netns, ifaces_here, il);
+	err = netcfg__ifaces(&m->nt, context_netns(m), il);
 	if (err)
 		pr_warn(WHO ": cannot list the interfaces of netns %u: %s\n",
 			il->netns, strerror(-err));
@@ -624,8 +517,7 @@ static int write_counts(struct recorder *rc, uint64_t t)
 	while (htab__next(d, &it, &key, &val)) {
 		const struct ud_key *k = key;
 
-		if (owner__judge(&rc->own, k->cookie, k->flags, k->netns, k->dport,
-				 true) != OWNER_YES)
+		if (owner__judge(&rc->own, k, true) != OWNER_YES)
 			continue;
 		memcpy(&v[c.n].key, key, sizeof(struct ud_key));
 		memcpy(&v[c.n].val, val, sizeof(struct ud_val));
@@ -821,7 +713,30 @@ static int write_event(struct recorder *rc, const struct ud_event *e, size_t siz
 	return 0;
 }
 
-/* Keep an event until its owner is known (-p, COMMAND); shed when full. */
+/*
+ * The drop key an event was counted under: the fields are the same, the
+ * flow too for a drop with no socket (parsed from the same packet); a
+ * socket's key keeps no flow.
+ */
+static void event_key(const struct ud_event *e, struct ud_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->cookie = e->cookie;
+	k->location = e->location;
+	k->netns = e->netns;
+	k->reason = e->reason;
+	k->flags = e->flags;
+	k->family = e->family;
+	k->proto = e->proto;
+	if (!(e->flags & UD_KEY_SOCK)) {
+		memcpy(k->saddr, e->saddr, 16);
+		memcpy(k->daddr, e->daddr, 16);
+		k->dport = e->dport;
+	}
+}
+
+/* Keep an event until its scope is known (-p, COMMAND, -N's closing
+ * queues); shed when full. */
 static void hold_event(struct recorder *rc, const struct ud_event *e, size_t size)
 {
 	size_t need = (8 + size + 7) & ~(size_t)7;
@@ -861,6 +776,7 @@ static void hold_event(struct recorder *rc, const struct ud_event *e, size_t siz
 static int release_held(struct recorder *rc, bool final)
 {
 	size_t off = 0, keep = 0;
+	struct ud_key k;
 	int err = 0;
 
 	while (off < rc->held_len && !err) {
@@ -871,7 +787,8 @@ static int release_held(struct recorder *rc, bool final)
 		memcpy(&sz, rc->held + off, 8);
 		len = (8 + sz + 7) & ~(size_t)7;
 		e = (const void *)(rc->held + off + 8); /* 8-aligned: see hold_event */
-		switch (owner__judge(&rc->own, e->cookie, e->flags, e->netns, e->dport, final)) {
+		event_key(e, &k);
+		switch (owner__judge(&rc->own, &k, final)) {
 		case OWNER_YES:
 			err = write_event(rc, e, sz);
 			break;
@@ -900,7 +817,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*e))
 		return 0; /* cannot happen: the program reserves at least that */
 	rc->seen++;
-	if (rc->hold) {
+	if (rc->hold || (rc->w->m.opts.netns && (e->flags & UD_KEY_CLOSE))) {
 		hold_event(rc, e, size);
 	} else {
 		err = write_event(rc, e, size);
@@ -1045,7 +962,7 @@ static int snapshot(struct recorder *rc, uint64_t t)
 
 	/* the refresh has described what it could: the held are decided */
 	owner__scan(&rc->own, now_ns());
-	if (rc->hold)
+	if (rc->held_len)
 		err = release_held(rc, true);
 	if (!err)
 		err = write_shed(rc, t);
