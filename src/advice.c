@@ -235,7 +235,8 @@ static void drops_line(const struct advice_input *in, char *e, size_t len)
 		add(e, len, " over %s (%s on average)", S(in->span_s), R(in->drops / in->span_s));
 	if (in->burst.known && in->burst.v && in->burst_s > 0) {
 		const char *what = in->burst_window ? "window (per-drop events)"
-						    : "snapshot interval";
+				   : in->burst_episode ? "run of sample intervals with drops"
+				   : in->live ? "refresh interval" : "snapshot interval";
 
 		if (in->burst.v == in->drops)
 			add(e, len, ", all of them in one %s %s (%s)", S(in->burst_s), what,
@@ -251,8 +252,14 @@ static void drops_line(const struct advice_input *in, char *e, size_t len)
  * sizes for it, so the reader must know how coarse it is. */
 static void burst_note(const struct advice_input *in, char *e, size_t len)
 {
-	if (!in->burst.known || !in->burst.v || in->burst_s <= 0 || in->burst_window)
+	if (!in->burst.known || !in->burst.v || in->burst_s <= 0 || in->burst_window ||
+	    in->burst_episode)
 		return;
+	if (in->live) {
+		add(e, len, "The burst is per refresh interval (%s): the drops may have come in a "
+		    "shorter burst. ", S(in->burst_s));
+		return;
+	}
 	if (in->event_drops.known && in->event_drops.v < in->drops)
 		add(e, len, "Per-drop events cover only %s of these drops (the rest were shed or not "
 		    "recorded), too few to time the burst: it is per snapshot interval (%s, record -i), "
@@ -270,6 +277,14 @@ static void trim(char *s)
 
 	while (n && s[n - 1] == ' ')
 		s[--n] = 0;
+}
+
+/* The change's setting and value, for scripts (advice_finding). */
+static void set_value(struct advice_finding *f, const char *setting, uint64_t v)
+{
+	snprintf(f->setting, sizeof(f->setting), "%s", setting);
+	f->has_value = true;
+	f->value = v;
 }
 
 static struct advice_finding *next(struct advice_finding *out, int max, int *n,
@@ -342,9 +357,9 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		snprintf(f->what, sizeof(f->what), "the receive buffer is already very large (%s) and still "
 			 "overflowed: the sender is faster than the reader", B(rb));
 	else if (sustained)
-		snprintf(f->what, sizeof(f->what), "the socket dropped in %llu of %llu snapshot intervals: "
+		snprintf(f->what, sizeof(f->what), "the socket dropped in %llu of %llu %s intervals: "
 			 "the sender is faster than the reader, steadily", (unsigned long long)in->intervals_dropping.v,
-			 (unsigned long long)in->intervals.v);
+			 (unsigned long long)in->intervals.v, in->live ? "refresh" : "snapshot");
 	else if (too_big)
 		snprintf(f->what, sizeof(f->what), "the socket's receive buffer was full, and one for its "
 			 "worst burst would exceed %s: the sender is faster than the reader",
@@ -355,8 +370,8 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 	drops_line(in, e, el);
 	burst_note(in, e, el);
 	if (in->intervals.known && in->intervals_dropping.known && in->intervals.v > 1)
-		add(e, el, "It dropped in %s of the %s intervals between snapshots%s. ",
-		    N(in->intervals_dropping.v), N(in->intervals.v),
+		add(e, el, "It dropped in %s of the %s intervals between %s%s. ",
+		    N(in->intervals_dropping.v), N(in->intervals.v), in->live ? "refreshes" : "snapshots",
 		    sustained ? ": a steady overload, which any buffer only postpones" : "");
 
 	if (in->rcvbuf.known) {
@@ -403,7 +418,7 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		    B(rb), BPS(bits));
 		if (bound)
 			add(e, el, ", the worst interval's drop rate (arrivals were at least that; deliveries "
-			    "are unknown)");
+			    "%s)", in->live ? "were not counted then" : "are unknown");
 		add(e, el, ", counting the payload only");
 		if (ts > payload && payload > 0)
 			add(e, el, "; by truesize (%s%.0f B per datagram) it filled in about %s",
@@ -431,12 +446,17 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 
 		if (not_reading)
 			add(c, cl, "First make the application read it (below); then ");
+		if (set != 0)
+			set_value(f, "SO_RCVBUF", req);
+		else
+			set_value(f, "net.core.rmem_default", need);
 		if (set != 0) {
 			add(c, cl, "%s", not_reading ? "have" : "Have");
 			add(c, cl, " the application call setsockopt(fd, SOL_SOCKET, SO_RCVBUF, %llu): the "
 			    "kernel doubles it to %s, room for the worst %s's %s datagrams at %s%.0f B "
 			    "each on top of today's %s (even if it read nothing meanwhile)",
-			    (unsigned long long)req, B(need), in->burst_window ? "window" : "interval",
+			    (unsigned long long)req, B(need),
+			    in->burst_window ? "window" : in->burst_episode ? "burst" : "interval",
 			    N(in->burst.v), ts_est ? "~" : "", ts, B(rb));
 			if (in->rmem_max.known && req > in->rmem_max.v)
 				add(c, cl, "; allow it first: sysctl -w net.core.rmem_max=%llu (now %s: a larger "
@@ -454,6 +474,7 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		add(c, cl, "Existing sockets keep their size: restart the application; make a sysctl "
 		    "permanent in /etc/sysctl.d/.");
 	} else {
+		set_value(f, "SO_RCVBUF", 8388608);
 		add(c, cl, "Raise the buffer (8 MiB is the seed papers' starting point): sysctl -w "
 		    "net.core.rmem_max=8388608, then setsockopt(fd, SOL_SOCKET, SO_RCVBUF, 8388608) in the "
 		    "application, or sysctl -w net.core.rmem_default=8388608 if it sets none; restart it.");
@@ -523,6 +544,8 @@ static int udp_mem(const struct advice_input *in, struct advice_finding *out, in
 	}
 	trim(e);
 	if (have)
+		set_value(f, "net.ipv4.udp_mem", sat_mul(in->udp_mem[2].v, 2));
+	if (have)
 		snprintf(f->change, sizeof(f->change), "Find who holds the memory first: ss -uam (sockets with "
 			 "large r, often ones nobody reads) and the UDP line of /proc/net/sockstat (mem, in "
 			 "pages). If the load is legitimate, double pressure and max: sysctl -w "
@@ -580,6 +603,10 @@ static int sender(const struct advice_input *in, struct advice_finding *out, int
 		add(e, el, "%s is %s that.", B(sb), sb > limit ? "above" : "below");
 	trim(e);
 
+	if (limit && sb_from && sb > limit)
+		set_value(f, "SO_SNDBUF", limit / 2);
+	else if (in->txqueuelen.known && in->txqueuelen.v)
+		set_value(f, "txqueuelen", sat_mul(in->txqueuelen.v, 2));
 	if (limit && sb_from && sb > limit) {
 		add(c, cl, "Keep the send buffer under %s: setsockopt(fd, SOL_SOCKET, SO_SNDBUF, %llu) (the "
 		    "kernel doubles it to %s)", B(limit), (unsigned long long)(limit / 2),
@@ -696,12 +723,16 @@ static int frag(const struct advice_input *in, struct advice_finding *out, int m
 		add(c, cl, "Nothing to tune here: duplicated fragments come from the path (a loop, a mirrored "
 		    "port, a middlebox that retransmits). ");
 	} else if (in->cause == CAUSE_FRAG_TOO_FAR && in->ipfrag_max_dist.known) {
+		set_value(f, "net.ipv4.ipfrag_max_dist",
+			  in->ipfrag_max_dist.v ? sat_mul(in->ipfrag_max_dist.v, 2) : 64);
 		add(c, cl, "Tolerate more reordering: sysctl -w net.ipv4.ipfrag_max_dist=%llu (now %s; 0 "
 		    "turns the check off, and a larger value raises the odds of a wrong assembly when the "
 		    "IP ID wraps). ", (unsigned long long)(in->ipfrag_max_dist.v ? sat_mul(in->ipfrag_max_dist.v, 2) : 64),
 		    N(in->ipfrag_max_dist.v));
 	}
 	if (in->cause != CAUSE_FRAG_DUP) {
+		if (maxpl && !f->has_value)
+			set_value(f, "datagram_size", maxpl);
 		if (maxpl)
 			add(c, cl, "Best: send at most %llu B per datagram%s, so nothing is fragmented. ",
 			    (unsigned long long)maxpl, in->ifname ? "" : " (at this MTU)");
@@ -795,6 +826,9 @@ static int simple(const struct advice_input *in, struct advice_finding *out, int
 			 "application stops.");
 		break;
 	case CAUSE_CPU_BACKLOG:
+		set_value(f, "net.core.netdev_max_backlog",
+			  in->netdev_max_backlog.known && in->netdev_max_backlog.v
+				  ? sat_mul(in->netdev_max_backlog.v, 2) : 2000);
 		if (in->netdev_max_backlog.known)
 			add(e, el, "A CPU's input backlog (net.core.netdev_max_backlog = %s packets) was full: "
 			    "packets came faster than that CPU's softirq took them (RPS, veth and loopback "
@@ -867,5 +901,145 @@ int advice__build(const struct advice_input *in, struct advice_finding *out, int
 		return frag(in, out, max);
 	default:
 		return simple(in, out, max);
+	}
+}
+
+/* ---- the short hint (top's HINT column) ------------------------------- */
+
+/*
+ * The change advice__build proposes first, in a few words: the same
+ * decisions (rcvbuf: pace, or the buffer for the worst burst, with the
+ * same arithmetic; qdisc: the send buffer rule) without the text. Kept
+ * beside the builders so both change together; tests/unit/test_advice.c
+ * checks the hint's numbers appear in the built change.
+ */
+static void hint_rcvbuf(const struct advice_input *in, char *buf, size_t len)
+{
+	double payload = in->avg_size.known ? (double)payload_u(in->avg_size.v) : 0;
+	bool ts_known = in->truesize.known && in->truesize.v > 0 && isfinite(in->truesize.v);
+	double ts = ts_known ? in->truesize.v
+		    : payload > 0 ? (double)advice__truesize_estimate((uint64_t)payload,
+								      in->mtu.known ? in->mtu.v : 0,
+								      in->family)
+				  : 0;
+	uint64_t rb = in->rcvbuf.known ? in->rcvbuf.v : 0;
+	bool large = rb >= ADVICE_LARGE_RCVBUF;
+	bool have_burst = in->burst.known && in->burst.v && ts > 0 && rb;
+	double need_d = have_burst ? (double)rb + (double)in->burst.v * ts : 0;
+	bool sustained = in->intervals.known && in->intervals_dropping.known &&
+			 in->intervals.v >= 4 && in->intervals_dropping.v <= in->intervals.v &&
+			 in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4;
+	bool too_big = !large && have_burst && need_d > ADVICE_RCVBUF_CAP;
+	int set = in->rcvbuf.known && in->rmem_default.known ? rb != in->rmem_default.v : -1;
+	char h[32];
+
+	if (in->reads.known && !in->reads.v && in->drops) {
+		snprintf(buf, len, "not reading");
+	} else if (large || sustained || too_big) {
+		snprintf(buf, len, "pace the sender");
+	} else if (have_burst) {
+		uint64_t need = advice__round_up(rb + (uint64_t)ceil(in->burst.v * ts), 4096);
+
+		if (set == 1) {
+			fmt_bytes(h, sizeof(h), need / 2);
+			snprintf(buf, len, "SO_RCVBUF >= %s", h);
+		} else {
+			fmt_bytes(h, sizeof(h), need);
+			snprintf(buf, len, "%s >= %s", set == 0 ? "rmem_default" : "rcvbuf", h);
+		}
+	} else {
+		snprintf(buf, len, "raise rcvbuf (8 MiB)");
+	}
+}
+
+static void hint_sender(const struct advice_input *in, char *buf, size_t len)
+{
+	double payload = in->avg_size.known ? (double)payload_u(in->avg_size.v) : 0;
+	uint64_t sb = in->sndbuf.known ? in->sndbuf.v : in->wmem_default.known ? in->wmem_default.v : 0;
+	bool sb_from = in->sndbuf.known || in->wmem_default.known;
+	uint64_t limit = in->txqueuelen.known && payload > 0
+				 ? d2u(payload * (double)in->txqueuelen.v, UINT64_MAX) : 0;
+	char h[32];
+
+	if (limit && sb_from && sb > limit) {
+		fmt_bytes(h, sizeof(h), limit / 2);
+		snprintf(buf, len, "SO_SNDBUF <= %s", h);
+	} else {
+		snprintf(buf, len, "pace the sender");
+	}
+}
+
+void advice__hint(const struct advice_input *in, char *buf, size_t len)
+{
+	int fam = in->family ? in->family : AF_INET;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	if (!in->drops && !in->skbs)
+		return;
+	switch (in->cause) {
+	case CAUSE_RCVBUF:
+		hint_rcvbuf(in, buf, len);
+		return;
+	case CAUSE_UDP_MEM:
+		snprintf(buf, len, "udp_mem full: ss -uam");
+		return;
+	case CAUSE_QDISC:
+		hint_sender(in, buf, len);
+		return;
+	case CAUSE_FRAG_TIMEOUT:
+	case CAUSE_FRAG_TOO_FAR:
+		if (in->mtu.known && advice__max_unfragmented(in->mtu.v, fam))
+			snprintf(buf, len, "send <= %llu B",
+				 (unsigned long long)advice__max_unfragmented(in->mtu.v, fam));
+		else
+			snprintf(buf, len, "send <= MTU - %u B", fam == AF_INET6 ? 48 : 28);
+		return;
+	case CAUSE_FRAG_DUP:
+		snprintf(buf, len, "path duplicates frags");
+		return;
+	case CAUSE_NO_SOCKET:
+		if (in->port.known)
+			snprintf(buf, len, "nothing on :%llu", (unsigned long long)in->port.v);
+		else
+			snprintf(buf, len, "nothing on the port");
+		return;
+	case CAUSE_CHECKSUM:
+		snprintf(buf, len, "bad sender or offload");
+		return;
+	case CAUSE_NETFILTER:
+		snprintf(buf, len, "firewall rule: nft");
+		return;
+	case CAUSE_SOCKET_FILTER:
+		snprintf(buf, len, "its BPF filter rejects");
+		return;
+	case CAUSE_SOCKET_CLOSE:
+		snprintf(buf, len, "read before close()");
+		return;
+	case CAUSE_CPU_BACKLOG:
+		if (in->netdev_max_backlog.known && in->netdev_max_backlog.v)
+			snprintf(buf, len, "netdev_max_backlog=%llu",
+				 (unsigned long long)sat_mul(in->netdev_max_backlog.v, 2));
+		else
+			snprintf(buf, len, "netdev_max_backlog x2");
+		return;
+	case CAUSE_NEIGH:
+		snprintf(buf, len, "next hop: ip neigh");
+		return;
+	case CAUSE_ROUTE:
+		snprintf(buf, len, "route: ip route get");
+		return;
+	case CAUSE_NOMEM:
+		snprintf(buf, len, "kernel short of memory");
+		return;
+	case CAUSE_XDP:
+	case CAUSE_TC:
+	case CAUSE_CGROUP_BPF:
+		snprintf(buf, len, "a BPF program: bpftool");
+		return;
+	default:
+		snprintf(buf, len, "see detail (Enter)");
+		return;
 	}
 }

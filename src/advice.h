@@ -8,11 +8,10 @@
  * number it prints carries its unit; an estimate is marked "~" or "about",
  * a bound says which way ("at most", "at least").
  *
- * Note: top's detail view still carries its own rcvbuf advice (tui.c
- * advise_rcvbuf, view.c view__rcvbuf_pattern); a later issue moves it,
- * and `udpdrop doctor`, onto this module. They will fill rate_dgps /
- * rate_Bps (delivered + dropped), queue_peak and a live truesize
- * (queue_peak / datagrams queued) that a recording does not have.
+ * `udpdrop top` fills it from the live model (output.c
+ * output__advice_input): rate_dgps / rate_Bps (delivered + dropped, when
+ * deliveries are counted), queue_peak, the burst per refresh interval;
+ * its HINT column is advice__hint's short form of the change.
  */
 #ifndef UD_ADVICE_H
 #define UD_ADVICE_H
@@ -64,6 +63,11 @@ struct advice_input {
 	bool burst_window;        /* the burst is the most in any burst_s window,
 				     counted from per-drop events; else it is
 				     per snapshot interval (burst_s: that one) */
+	bool burst_episode;       /* (doctor) the burst is the most in one run of
+				     consecutive sample intervals with drops
+				     (burst_s: that run's length) */
+	bool live;                /* a live sample (top, doctor), not a recording:
+				     intervals are refreshes, not snapshots */
 	struct advice_u64 event_drops; /* of drops, those with per-drop events
 					  (known when the trace has events) */
 	struct advice_u64 intervals;   /* snapshot intervals in span_s */
@@ -113,6 +117,17 @@ struct advice_finding {
 	char evidence[ADVICE_TEXT];   /* the numbers, with units */
 	char change[ADVICE_TEXT];     /* the exact command or call, value computed */
 	char verify[ADVICE_TEXT];     /* the counter or view that must stay at 0 */
+	/* the change's first setting and value, for scripts ("" and
+	 * has_value false when the change is not a setting: pace, find the
+	 * rule): "SO_RCVBUF" (the setsockopt request, bytes, before the
+	 * kernel doubles it), "SO_SNDBUF", "net.core.rmem_default",
+	 * "net.core.rmem_max", "net.core.netdev_max_backlog",
+	 * "net.ipv4.udp_mem" (its max, pages; the change doubles pressure
+	 * too), "net.ipv4.ipfrag_max_dist", "txqueuelen" (packets),
+	 * "datagram_size" (the largest unfragmented UDP payload, bytes) */
+	char setting[40];
+	bool has_value;
+	uint64_t value;
 };
 
 /*
@@ -120,6 +135,15 @@ struct advice_finding {
  * least 1 for any input with drops or skb events, at most ADVICE_MAX).
  */
 int advice__build(const struct advice_input *in, struct advice_finding *out, int max);
+
+/*
+ * The first change advice__build proposes for the input, in a few words
+ * (top's HINT column, about 22 characters): "SO_RCVBUF >= 680 KiB",
+ * "rmem_default >= 1.3 MiB", "pace the sender", "not reading", "nothing
+ * on :53", "send <= 1472 B", ...; "" for an input with no drops.
+ */
+#define ADVICE_HINT 32
+void advice__hint(const struct advice_input *in, char *buf, size_t len);
 
 /* ---- the rules, as pure helpers (tested against the seed's tables) ---- */
 

@@ -43,5 +43,6 @@ int do_demo(int argc, char **argv);
 int do_gen(int argc, char **argv);
 int do_record(int argc, char **argv);
 int do_report(int argc, char **argv);
+int do_doctor(int argc, char **argv);
 
 #endif

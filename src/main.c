@@ -14,6 +14,7 @@ static const struct cmd {
 	{ "gen", do_gen, "paced UDP generator: sender drops counted, the ledger from udpdrop sink" },
 	{ "demo", do_demo, "real drops in throwaway namespaces: sink, gen and top, then the ledger" },
 	{ "record", do_record, "record drops to a trace file (exact counts and their context) for a later report" },
+	{ "doctor", do_doctor, "sample this host's drops and settings for a few seconds: what to change, with values" },
 	{ "report", do_report, "read a trace file from record: sockets, causes, reasons, reconciliation (no root)" },
 };
 

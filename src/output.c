@@ -1,9 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 #include "json.h"
+#include "netcfg.h"
 #include "output.h"
 
 const char *proto_name(int proto, char *buf, int len)
@@ -115,6 +124,352 @@ static bool netns_moved(struct model *m, const struct netns_counters *nc)
 		if (model__netns_cause(m, nc->netns, c))
 			return true;
 	return false;
+}
+
+/* ---- advice: what top feeds the engine ----------------------------- */
+
+int output__bursts_init(struct htab *h)
+{
+	return htab__init(h, sizeof(struct row_key), sizeof(struct live_burst));
+}
+
+static void burst_add(struct htab *h, const struct row *r, uint64_t tick, double dt)
+{
+	struct live_burst *b;
+	int created;
+
+	/* a quiet row (-a) has nothing to size for */
+	if (!r->drops && !r->skbs && !htab__find(h, &r->key))
+		return;
+	b = htab__upsert(h, &r->key, &created);
+	if (!b || (!created && b->tick == tick))
+		return;
+	/* refreshes it was out of view: quiet ones */
+	if (!created && tick > b->tick + 1)
+		b->intervals += (uint32_t)(tick - b->tick - 1);
+	b->intervals++;
+	b->tick = tick;
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		uint64_t d = r->cause[c] > b->prev[c] ? r->cause[c] - b->prev[c] : 0;
+
+		if (d) {
+			b->dropping[c]++;
+			if (d > b->best[c]) {
+				b->best[c] = d;
+				b->best_s[c] = (float)dt;
+			}
+		}
+		b->prev[c] = r->cause[c];
+	}
+}
+
+void output__bursts_record(struct htab *h, struct model *m, uint64_t tick)
+{
+	for (int i = 0; i < m->nview_sockets; i++)
+		burst_add(h, m->view_sockets[i], tick, m->interval);
+	for (int i = 0; i < m->nview_flows; i++)
+		burst_add(h, m->view_flows[i], tick, m->interval);
+}
+
+static struct advice_u64 sysctl_u64(const struct netcfg_sysctls *sv, enum netcfg_sysctl i,
+				     unsigned field)
+{
+	uint64_t v;
+
+	return netcfg__u64(sv, i, field, &v) ? ADVICE_U64(v) : (struct advice_u64){ false, 0 };
+}
+
+void output__read_env(struct model *m, uint32_t netns, bool loopback, struct live_env *e)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	struct netcfg_sysctls sv;
+	struct netcfg_ifaces *il;
+	const struct trace_iface *found = NULL;
+
+	memset(e, 0, sizeof(*e));
+	e->netns = netns;
+	e->loopback = loopback;
+	e->read_ns = now_ns();
+	if (ps > 0)
+		e->page_size = ADVICE_U64((uint64_t)ps);
+	/* the netns's own, or udpdrop's where it has none (netcfg says which) */
+	netcfg__sysctls(&m->nt, netns, &sv);
+	e->rmem_default = sysctl_u64(&sv, NETCFG_RMEM_DEFAULT, 0);
+	e->rmem_max = sysctl_u64(&sv, NETCFG_RMEM_MAX, 0);
+	e->wmem_default = sysctl_u64(&sv, NETCFG_WMEM_DEFAULT, 0);
+	e->wmem_max = sysctl_u64(&sv, NETCFG_WMEM_MAX, 0);
+	e->netdev_max_backlog = sysctl_u64(&sv, NETCFG_NETDEV_MAX_BACKLOG, 0);
+	for (unsigned i = 0; i < 3; i++)
+		e->udp_mem[i] = sysctl_u64(&sv, NETCFG_UDP_MEM, i);
+	/* udp_mem's three go together: all or none */
+	if (!e->udp_mem[0].known || !e->udp_mem[1].known || !e->udp_mem[2].known)
+		memset(e->udp_mem, 0, sizeof(e->udp_mem));
+	e->ipfrag_time = sysctl_u64(&sv, NETCFG_IPFRAG_TIME, 0);
+	e->ipfrag_high_thresh = sysctl_u64(&sv, NETCFG_IPFRAG_HIGH_THRESH, 0);
+	e->ipfrag_max_dist = sysctl_u64(&sv, NETCFG_IPFRAG_MAX_DIST, 0);
+
+	/* the interface: lo, or the only other one (else none: ambiguous) */
+	il = calloc(1, sizeof(*il));
+	if (!il || netcfg__ifaces(&m->nt, netns ? netns : m->nt.self, il)) {
+		free(il);
+		return;
+	}
+	for (uint32_t i = 0; i < il->n; i++) {
+		if (!strcmp(il->v[i].name, "lo") != loopback)
+			continue;
+		if (found) {
+			found = NULL;
+			break;
+		}
+		found = &il->v[i];
+	}
+	if (found) {
+		snprintf(e->ifname, sizeof(e->ifname), "%s", found->name);
+		if (found->mtu)
+			e->mtu = ADVICE_U64(found->mtu);
+		e->txqueuelen = ADVICE_U64(found->txqueuelen);
+	}
+	free(il);
+}
+
+bool output__row_loopback(const struct row *r)
+{
+	static const uint8_t v6lo[16] = { [15] = 1 };
+	uint8_t fam = r->key.kind == ROW_SOCKET ? r->sock.family : r->key.family;
+	const uint8_t *a = r->key.kind == ROW_SOCKET ? r->sock.saddr : r->key.daddr;
+
+	if (r->key.kind == ROW_SOCKET && !r->have_sock)
+		return false;
+	if (fam == AF_INET)
+		return a[0] == 127;
+	return fam == AF_INET6 && !memcmp(a, v6lo, 16);
+}
+
+static const struct netns_counters *counters_of(const struct model *m, uint32_t netns)
+{
+	for (int i = 0; i < m->ncounters; i++)
+		if (m->counters[i].netns == netns && m->counters[i].have_base)
+			return &m->counters[i];
+	return NULL;
+}
+
+static uint64_t mib_delta(const struct netns_counters *nc, enum mib_id id);
+
+/* Two counters summed (IPv4 + IPv6), known if the kernel has either. */
+static struct advice_u64 mib_pair(const struct netns_counters *nc, enum mib_id a, enum mib_id b)
+{
+	struct advice_u64 r = { false, 0 };
+
+	if (!nc)
+		return r;
+	if (nc->cur.present[a])
+		r = ADVICE_U64(mib_delta(nc, a));
+	if (nc->cur.present[b]) {
+		r.v += mib_delta(nc, b);
+		r.known = true;
+	}
+	return r;
+}
+
+static bool frag_cause(enum cause c)
+{
+	return c == CAUSE_FRAG_TIMEOUT || c == CAUSE_FRAG_TOO_FAR || c == CAUSE_FRAG_DUP;
+}
+
+void output__advice_input(struct advice_input *in, struct model *m, const struct row *r,
+			  enum cause c, const struct live_burst *b, const struct live_env *e,
+			  char *who, size_t wholen)
+{
+	const struct netns_counters *nc = counters_of(m, r->key.netns);
+	bool sock = r->key.kind == ROW_SOCKET;
+	double span = m->last_ns > m->start_ns ? (m->last_ns - m->start_ns) / 1e9 : 0;
+
+	memset(in, 0, sizeof(*in));
+	in->cause = c;
+	in->live = true;
+	in->has_socket = sock;
+	in->sender_side = c == CAUSE_QDISC || c == CAUSE_NEIGH;
+	in->drops = r->cause[c];
+	in->skbs = r->cause_skbs[c];
+	in->span_s = span;
+	if (sock) {
+		if (r->have_sock) {
+			fmt_endpoint(who, wholen, r->sock.family, r->sock.saddr, r->sock.sport);
+			in->who = who;
+			in->family = r->sock.family;
+			if (r->sock.sport)
+				in->port = ADVICE_U64(r->sock.sport);
+			if (r->sock.have_mem) {
+				if (r->sock.rcvbuf)
+					in->rcvbuf = ADVICE_U64(r->sock.rcvbuf);
+				if (r->sock.sndbuf)
+					in->sndbuf = ADVICE_U64(r->sock.sndbuf);
+				in->queued = ADVICE_U64(r->sock.rmem);
+			}
+		}
+		if (m->have_rx && r->queue_peak)
+			in->queue_peak = ADVICE_U64(r->queue_peak);
+	} else {
+		row_flow(r, who, (int)wholen);
+		in->who = who;
+		in->family = r->key.family;
+		if (r->key.dport)
+			in->port = ADVICE_U64(r->key.dport);
+	}
+	/* skb->len per datagram (GRO skbs hold several); the row's, not the
+	 * cause's: the model keeps bytes per row. A fragment's size says
+	 * nothing of its datagram's. */
+	if (r->bytes && r->drops && !frag_cause(c))
+		in->avg_size = ADVICE_DBL((double)r->bytes / r->drops);
+	/* arrivals over the last interval, when it dropped then: delivered
+	 * (queued to the socket) + dropped; else unknown, and the advice
+	 * bounds them by the worst interval's drops and says so */
+	if (sock && m->have_rx && r->rate > 0) {
+		in->rate_dgps = ADVICE_DBL(r->rx_rate + r->rate);
+		if (in->avg_size.known)
+			in->rate_Bps = ADVICE_DBL(in->rate_dgps.v * in->avg_size.v);
+	}
+	if (b && b->intervals) {
+		in->burst = ADVICE_U64(b->best[c]);
+		in->burst_s = b->best_s[c];
+		in->intervals = ADVICE_U64(b->intervals);
+		in->intervals_dropping = ADVICE_U64(b->dropping[c]);
+	}
+	if (nc) {
+		in->mib_rcvbuf_errors = mib_pair(nc, MIB_UdpRcvbufErrors, MIB_Udp6RcvbufErrors);
+		in->mib_mem_errors = mib_pair(nc, MIB_UdpMemErrors, MIB_Udp6MemErrors);
+		in->mib_sndbuf_errors = mib_pair(nc, MIB_UdpSndbufErrors, MIB_Udp6SndbufErrors);
+		in->mib_no_ports = mib_pair(nc, MIB_UdpNoPorts, MIB_Udp6NoPorts);
+		in->mib_csum_errors = mib_pair(nc, MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors);
+		in->mib_reasm_fails = mib_pair(nc, MIB_IpReasmFails, MIB_Ip6ReasmFails);
+		in->mib_reasm_timeout = mib_pair(nc, MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout);
+		in->reads = mib_pair(nc, MIB_UdpInDatagrams, MIB_Udp6InDatagrams);
+	}
+	if (e) {
+		in->rmem_default = e->rmem_default;
+		in->rmem_max = e->rmem_max;
+		in->wmem_default = e->wmem_default;
+		in->wmem_max = e->wmem_max;
+		memcpy(in->udp_mem, e->udp_mem, sizeof(in->udp_mem));
+		in->page_size = e->page_size;
+		in->netdev_max_backlog = e->netdev_max_backlog;
+		in->ipfrag_time = e->ipfrag_time;
+		in->ipfrag_high_thresh = e->ipfrag_high_thresh;
+		in->ipfrag_max_dist = e->ipfrag_max_dist;
+		if (e->ifname[0]) {
+			in->ifname = e->ifname;
+			in->mtu = e->mtu;
+			in->txqueuelen = e->txqueuelen;
+		}
+	}
+}
+
+/* The env of each netns (and loopback or not) the summary needs, read once. */
+#define ENV_CACHE 16
+struct env_cache {
+	struct live_env v[ENV_CACHE];
+	int n;
+};
+
+static const struct live_env *env_get(struct env_cache *ec, struct model *m, const struct row *r)
+{
+	uint32_t ns = r->key.netns;
+	bool lo = output__row_loopback(r);
+
+	for (int i = 0; i < ec->n; i++)
+		if (ec->v[i].netns == ns && ec->v[i].loopback == lo)
+			return &ec->v[i];
+	if (ec->n == ENV_CACHE)
+		return NULL;
+	output__read_env(m, ns, lo, &ec->v[ec->n]);
+	return &ec->v[ec->n++];
+}
+
+/* The findings for every cause of a row: returns how many (into f[max]). */
+static int row_advice(struct model *m, const struct output_ctx *o, struct env_cache *ec,
+		      const struct row *r, struct advice_finding *f, int max)
+{
+	const struct live_burst *b = o->bursts ? htab__find(o->bursts, &r->key) : NULL;
+	const struct live_env *e = ec ? env_get(ec, m, r) : NULL;
+	int n = 0;
+
+	for (int c = 0; c < CAUSE_MAX && n < max; c++) {
+		struct advice_input in;
+		char who[128];
+
+		if (!r->cause[c] && !r->cause_skbs[c])
+			continue;
+		if (r->key.kind == ROW_FLOW && c != r->key.cause)
+			continue;
+		output__advice_input(&in, m, r, c, b, e, who, sizeof(who));
+		n += advice__build(&in, f + n, max - n);
+	}
+	return n;
+}
+
+/* Enough for a row with several causes, each with its findings. */
+#define ROW_ADVICE_MAX (2 * ADVICE_MAX)
+
+static void plain_advice(struct model *m, const struct output_ctx *o, struct strbuf *sb)
+{
+	struct advice_finding *f = calloc(ROW_ADVICE_MAX, sizeof(*f));
+	struct env_cache *ec = calloc(1, sizeof(*ec));
+	bool header = false;
+
+	if (!f || !ec)
+		goto out;
+	for (int p = 0; p < 2; p++) {
+		int nrows = p ? m->nview_flows : m->nview_sockets;
+
+		for (int i = 0; i < nrows; i++) {
+			struct row *r = p ? m->view_flows[i] : m->view_sockets[i];
+			char where[128];
+			int n = row_advice(m, o, ec, r, f, ROW_ADVICE_MAX);
+
+			if (!n)
+				continue;
+			if (!header)
+				sb_printf(sb, "advice (--json adds the evidence and how to verify):\n");
+			header = true;
+			if (p)
+				row_flow(r, where, sizeof(where));
+			else
+				sock_local(r, where, sizeof(where));
+			for (int k = 0; k < n; k++)
+				sb_printf(sb, "  %s %s: %s\n    change: %s\n", where, cause__name(f[k].cause),
+					  f[k].what, f[k].change);
+		}
+	}
+out:
+	free(f);
+	free(ec);
+}
+
+static void json_advice(struct model *m, const struct output_ctx *o, struct env_cache *ec,
+			struct json *j, const struct row *r)
+{
+	struct advice_finding *f = calloc(ROW_ADVICE_MAX, sizeof(*f));
+	int n = f ? row_advice(m, o, ec, r, f, ROW_ADVICE_MAX) : 0;
+
+	/* the same keys as report's "advice" */
+	json_key(j, "advice");
+	json_arr_begin(j);
+	for (int k = 0; k < n; k++) {
+		json_obj_begin(j);
+		json_key(j, "cause");
+		json_str(j, cause__name(f[k].cause));
+		json_key(j, "what");
+		json_str(j, f[k].what);
+		json_key(j, "evidence");
+		json_str(j, f[k].evidence);
+		json_key(j, "change");
+		json_str(j, f[k].change);
+		json_key(j, "verify");
+		json_str(j, f[k].verify);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	free(f);
 }
 
 /* ---- plain ---------------------------------------------------------- */
@@ -301,6 +656,7 @@ void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *s
 			sb_printf(sb, "\n");
 		}
 		plain_reconcile(m, sb);
+		plain_advice(m, o, sb);
 	}
 	sb_printf(sb, "\n");
 }
@@ -340,9 +696,10 @@ static void json_causes(struct json *j, const uint64_t *cause)
 	json_obj_end(j);
 }
 
-static void json_socket(struct model *m, struct json *j, const struct row *r,
-			bool final)
+static void json_socket(struct model *m, const struct output_ctx *o, struct env_cache *ec,
+			struct json *j, const struct row *r)
 {
+	bool final = o->final;
 	char buf[80], nsbuf[16];
 	const char *name;
 
@@ -444,12 +801,15 @@ static void json_socket(struct model *m, struct json *j, const struct row *r,
 		json_u64(j, r->queue_peak);
 	else
 		json_null(j);
+	if (final)
+		json_advice(m, o, ec, j, r);
 	json_obj_end(j);
 }
 
-static void json_flow(struct model *m, struct json *j, const struct row *r,
-		      bool final)
+static void json_flow(struct model *m, const struct output_ctx *o, struct env_cache *ec,
+		      struct json *j, const struct row *r)
 {
+	bool final = o->final;
 	char buf[128], nsbuf[16];
 	const char *name;
 
@@ -477,12 +837,15 @@ static void json_flow(struct model *m, struct json *j, const struct row *r,
 	json_key(j, "drops_per_s");
 	json_double(j, row_rate(m, r, final), 1);
 	json_reasons(m, j, r);
+	if (final)
+		json_advice(m, o, ec, j, r);
 	json_obj_end(j);
 }
 
 void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb)
 {
 	double elapsed = (m->last_ns - m->start_ns) / 1e9;
+	struct env_cache *ec = o->final ? calloc(1, sizeof(*ec)) : NULL;
 	struct json j;
 
 	json_init(&j, sb);
@@ -514,12 +877,12 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	json_key(&j, "sockets");
 	json_arr_begin(&j);
 	for (int i = 0; i < m->nview_sockets; i++)
-		json_socket(m, &j, m->view_sockets[i], o->final);
+		json_socket(m, o, ec, &j, m->view_sockets[i]);
 	json_arr_end(&j);
 	json_key(&j, "unattributed");
 	json_arr_begin(&j);
 	for (int i = 0; i < m->nview_flows; i++)
-		json_flow(m, &j, m->view_flows[i], o->final);
+		json_flow(m, o, ec, &j, m->view_flows[i]);
 	json_arr_end(&j);
 
 	json_key(&j, "totals");
@@ -609,6 +972,7 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	json_arr_end(&j);
 	json_obj_end(&j);
 	sb_printf(sb, "\n");
+	free(ec);
 }
 
 int output__reconcile(struct model *m, struct reconcile_line *out, int max)

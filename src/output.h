@@ -5,13 +5,70 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "advice.h"
+#include "htab.h"
 #include "model.h"
 #include "util.h"
 
 struct output_ctx {
 	const char *attach;    /* the tracer variant in use */
 	bool final;            /* the exit summary */
+	/* the summary's advice: each row's worst interval (output__bursts_*),
+	 * NULL if not tracked (the advice then has no burst to size for) */
+	const struct htab *bursts;
 };
+
+/*
+ * Per row (struct row_key -> struct live_burst), since it was first seen
+ * with drops: per cause, the most datagrams dropped in one refresh
+ * interval, and in how many intervals it dropped. Record after each
+ * model__update; tick counts the refreshes (rows out of view meanwhile
+ * had quiet intervals).
+ */
+struct live_burst {
+	uint64_t tick;                  /* the refresh of the last look */
+	uint32_t intervals;             /* refreshes since first seen dropping */
+	uint64_t prev[CAUSE_MAX];       /* cumulative drops at the last look */
+	uint64_t best[CAUSE_MAX];       /* the most in one interval */
+	float best_s[CAUSE_MAX];        /* that interval's length, s */
+	uint32_t dropping[CAUSE_MAX];   /* intervals with drops of the cause */
+};
+int output__bursts_init(struct htab *h);
+void output__bursts_record(struct htab *h, struct model *m, uint64_t tick);
+
+/*
+ * What the advice needs from the system, read live for one netns: its
+ * sysctls (host-wide ones from udpdrop's netns when the netns has none of
+ * its own) and the interface its traffic uses when that is unambiguous
+ * (lo for a loopback address, else the netns's only other interface), as
+ * report picks it from a recording.
+ */
+struct live_env {
+	uint32_t netns;
+	bool loopback;
+	uint64_t read_ns;               /* when it was read (monotonic) */
+	struct advice_u64 rmem_default, rmem_max, wmem_default, wmem_max;
+	struct advice_u64 udp_mem[3], page_size, netdev_max_backlog;
+	struct advice_u64 ipfrag_time, ipfrag_high_thresh, ipfrag_max_dist;
+	char ifname[16];                /* "": not known */
+	struct advice_u64 mtu, txqueuelen;
+};
+void output__read_env(struct model *m, uint32_t netns, bool loopback, struct live_env *e);
+/* Does the row's traffic use loopback (its local address is)? */
+bool output__row_loopback(const struct row *r);
+/*
+ * The advice input for one cause of a row of the live model (pure): the
+ * drops, the arrivals (delivered + dropped over the last interval, when
+ * deliveries are counted and it dropped then), the socket's buffer and
+ * queue peak, the burst (b, or NULL), the kernel counters' deltas of its
+ * netns, the sysctls and interface (e, or NULL: unknown). The truesize
+ * stays unknown (the advice estimates it and says so): the model has the
+ * queue's peak bytes but not how many datagrams it held then. in->who
+ * points into who.
+ */
+void output__advice_input(struct advice_input *in, struct model *m, const struct row *r,
+			  enum cause c, const struct live_burst *b, const struct live_env *e,
+			  char *who, size_t wholen);
 
 void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *sb);
 void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb);

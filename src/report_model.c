@@ -2638,6 +2638,17 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 				jkey_str(&j, "evidence", f->evidence);
 				jkey_str(&j, "change", f->change);
 				jkey_str(&j, "verify", f->verify);
+				/* the change's setting and value (null: none) */
+				json_key(&j, "setting");
+				if (f->setting[0])
+					json_str(&j, f->setting);
+				else
+					json_null(&j);
+				json_key(&j, "value");
+				if (f->has_value)
+					json_u64(&j, f->value);
+				else
+					json_null(&j);
 				json_obj_end(&j);
 			}
 		free(v);

@@ -183,10 +183,19 @@ static void sleep_until(uint64_t deadline)
 }
 
 /* Print one interval or the summary. -EPIPE: the reader has gone. */
+/* Each row's worst interval per cause, for the summary's advice. */
+static struct htab bursts;
+static uint64_t ticks;
+
+static void track(struct model *m)
+{
+	output__bursts_record(&bursts, m, ++ticks);
+}
+
 static int emit(struct model *m, struct top_opts *o, const char *attach,
 		bool final)
 {
-	struct output_ctx oc = { .attach = attach, .final = final };
+	struct output_ctx oc = { .attach = attach, .final = final, .bursts = &bursts };
 	struct strbuf sb = {};
 
 	if (o->json)
@@ -210,13 +219,20 @@ static int refresh_or_say(struct watch *w)
 	if (err)
 		fprintf(stderr, "udpdrop: reading the drop counts failed: %s\n",
 			strerror(-err));
+	else
+		track(&w->m);
 	return err;
 }
 
 /* What the full-screen view calls each interval. */
 static int tui_refresh(void *arg)
 {
-	return watch__refresh(arg);
+	struct watch *w = arg;
+	int err = watch__refresh(w);
+
+	if (!err)
+		track(&w->m);
+	return err;
 }
 
 int do_top(int argc, char **argv)
@@ -250,9 +266,13 @@ int do_top(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (output__bursts_init(&bursts))
+		return EXIT_FAIL;
 	ret = watch__open(&w, &o.tracer, &o.model, "udpdrop");
-	if (ret)
+	if (ret) {
+		htab__free(&bursts);
 		return ret;
+	}
 	ret = EXIT_FAIL;
 
 	struct tracer *t = &w.t;
@@ -326,6 +346,7 @@ out_write:
 	ret = EXIT_FAIL;
 out:
 	watch__close(&w);
+	htab__free(&bursts);
 	return ret;
 
 no_privilege:

@@ -64,7 +64,46 @@ struct tui {
 	uint64_t next;             /* monotonic ns of the next refresh */
 	int table_h, flows_h;      /* rows each panel showed last draw */
 	int help_scroll;
+	/* the sysctls and interface per (netns, loopback), for the advice */
+	struct live_env envs[16];
+	int nenvs;
 };
+
+/*
+ * The advice's view of the system (v->env): read at most every 10 s per
+ * netns (output__read_env, through netcfg.c), as the HINT column asks
+ * for it on every refresh.
+ */
+#define ENV_TTL_NS (10 * 1000000000ull)
+static const struct live_env *tui_env(void *ctx, struct model *m, const struct row *r)
+{
+	struct tui *t = ctx;
+	uint32_t ns = r->key.netns;
+	bool lo = output__row_loopback(r);
+	uint64_t now = now_ns();
+	int slot = -1;
+
+	for (int i = 0; i < t->nenvs; i++) {
+		struct live_env *e = &t->envs[i];
+
+		if (e->netns != ns || e->loopback != lo)
+			continue;
+		if (now - e->read_ns < ENV_TTL_NS)
+			return e;
+		slot = i;
+		break;
+	}
+	if (slot < 0 && t->nenvs < (int)ARRAY_SIZE(t->envs))
+		slot = t->nenvs++;
+	if (slot < 0) { /* full: the oldest goes */
+		slot = 0;
+		for (int i = 1; i < t->nenvs; i++)
+			if (t->envs[i].read_ns < t->envs[slot].read_ns)
+				slot = i;
+	}
+	output__read_env(m, ns, lo, &t->envs[slot]);
+	return &t->envs[slot];
+}
 
 /* A shorter interval takes effect now, not after the old one has run out. */
 static void reschedule(struct tui *t)
@@ -576,6 +615,11 @@ static const char *const help_text[] = {
 	"Filter terms (all must match): port:5001 pid:42 comm:named netns:blue",
 	"cause:rcvbuf, or any text found in a column (10.0.0.2, [::1], udp).",
 	"",
+	"The detail (Enter) ends with the advice for each cause the row has: what",
+	"happened, the evidence (numbers), the change (the exact sysctl or",
+	"setsockopt, its value computed) and how to verify it; HINT is its change",
+	"in short. Up Down PgUp PgDn Home End scroll it.",
+	"",
 	"Columns (-s NAME sorts by one from the start):",
 	NULL,
 };
@@ -603,18 +647,8 @@ static void draw_help(struct tui *t)
 
 /* ---- detail view --------------------------------------------------------- */
 
-static long read_sysctl(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
+/* detail_scroll for End: resolved by the next draw */
+#define DETAIL_END (1 << 20)
 
 /* One line of the detail text; lines above the scroll are skipped. */
 struct dctx {
@@ -634,7 +668,7 @@ static void dput(struct dctx *d, attr_t a, const char *label, const char *fmt, .
 
 static void dput(struct dctx *d, attr_t a, const char *label, const char *fmt, ...)
 {
-	char buf[1024];
+	char buf[4096];
 	va_list ap;
 	int w = COLS - 12, y;
 	const char *p = buf;
@@ -657,7 +691,7 @@ static void dput(struct dctx *d, attr_t a, const char *label, const char *fmt, .
 		}
 		y = dline(d);
 		if (y >= 0) {
-			char piece[1024];
+			char piece[4096];
 
 			snprintf(piece, sizeof(piece), "%.*s", cut, p);
 			if (p == buf)
@@ -670,90 +704,67 @@ static void dput(struct dctx *d, attr_t a, const char *label, const char *fmt, .
 	} while (*p);
 }
 
-/* rcvbuf advice with the numbers this socket shows (estimates labelled). */
-static void advise_rcvbuf(struct dctx *d, const struct row *r, const float *hist,
-			  const int8_t *queue, const float *dt, int nhist)
+/* How the socket overflows, from its recent history: what the advice
+ * (which sees the whole span) cannot tell. */
+static void rcvbuf_pattern(struct dctx *d, const struct row *r, const float *hist,
+			   const int8_t *queue, int nhist)
 {
 	struct tui *t = d->t;
-	double avg = r->skbs ? (double)r->bytes / r->skbs : 0;
-	double drop_rate = r->rate, rx = t->m->have_rx ? r->rx_rate : 0;
-	double arrival = drop_rate + rx;
-	long rmem_default = read_sysctl("/proc/sys/net/core/rmem_default");
-	long rmem_max = read_sysctl("/proc/sys/net/core/rmem_max");
-	uint32_t rcvbuf = r->have_sock && r->sock.have_mem ? r->sock.rcvbuf : 0;
-	bool default_buf = rmem_default > 0 && rcvbuf == (uint32_t)rmem_default;
-	double peak = 0; /* the most datagrams one refresh saw dropped */
-	char a[24], b[24];
-
-	for (int i = 0; i < nhist; i++)
-		if (hist[i] * dt[i] > peak)
-			peak = hist[i] * dt[i];
-	if (arrival > 0 && avg > 0) {
-		double bits = arrival * avg * 8;
-
-		dput(d, A_NORMAL, "arrival", "%s%.0f datagrams/s of %.0f B (%.2f Mbit/s)%s",
-		     t->m->have_rx ? "" : ">= ", arrival, avg, bits / 1e6,
-		     t->m->have_rx ? ": delivered + dropped, last interval"
-				   : ": dropped only; deliveries are not traced on this kernel");
-		if (rcvbuf)
-			dput(d, A_NORMAL, "", "at that rate a stalled reader has %.3g ms before the %s buffer is full "
-			     "(rcvbuf x 8 / arrival bits/s; the kernel charges more than the payload, "
-			     "so it is less)", 1e3 * rcvbuf * 8 / bits, (fmt_bytes(a, sizeof(a), rcvbuf), a));
-	}
-	if (!rcvbuf)
-		return;
-	fmt_bytes(a, sizeof(a), rcvbuf);
-	if (default_buf)
-		dput(d, A_NORMAL, "sysctl", "rcvbuf %s = net.core.rmem_default (%ld B): the app did not set SO_RCVBUF",
-		     a, rmem_default);
-	else if (rmem_max > 0)
-		dput(d, A_NORMAL, "sysctl", "rcvbuf %s is not rmem_default (%ld B), so the app set SO_RCVBUF "
-		     "(about %u B asked: the kernel doubles it); net.core.rmem_max %ld B caps what it may ask",
-		     a, rmem_default, rcvbuf / 2, rmem_max);
+	double rx = t->m->have_rx ? r->rx_rate : 0, arrival = r->rate + rx;
 
 	switch (view__rcvbuf_pattern(hist, queue, nhist, t->m->have_rx, rx)) {
 	case RCVBUF_NOT_READING:
-		dput(d, pair(t, PAIR_WARN, A_BOLD), "advice", "nothing was delivered to this socket in the last "
-		     "interval while %.0f datagrams/s were dropped: the queue is full and the application "
-		     "is not reading it. Check that the process (PID/COMM) is alive and reading this "
-		     "socket; no buffer size helps a socket nobody reads.", drop_rate);
-		return;
+		dput(d, pair(t, PAIR_WARN, A_BOLD), "pattern", "nothing was delivered to this socket in "
+		     "the last interval while %.0f datagrams/s were dropped: the queue is full and the "
+		     "application is not reading it. Check that the process (PID/COMM) is alive and "
+		     "reads this socket; no buffer size helps a socket nobody reads.", r->rate);
+		break;
 	case RCVBUF_SUSTAINED:
-		dput(d, A_NORMAL, "advice", "the queue was full at nearly every refresh that saw drops: "
-		     "arrivals outpace the reader on average, so a bigger buffer only delays the drops. "
-		     "Read faster (more reader threads, SO_REUSEPORT, recvmmsg) or send slower (pace the sender).");
 		if (t->m->have_rx && arrival > 0)
-			dput(d, A_NORMAL, "", "the reader kept up with %.0f%% of the arrivals last interval "
-			     "(%.0f delivered/s of %.0f/s)", 100.0 * rx / arrival, rx, arrival);
+			dput(d, A_NORMAL, "pattern", "the queue was full at nearly every refresh that saw "
+			     "drops: arrivals outpace the reader (it kept up with %.0f%% of them last "
+			     "interval, %.0f delivered/s of %.0f/s), so a bigger buffer only delays the drops",
+			     100.0 * rx / arrival, rx, arrival);
+		else
+			dput(d, A_NORMAL, "pattern", "the queue was full at nearly every refresh that saw "
+			     "drops: arrivals outpace the reader, so a bigger buffer only delays the drops");
 		break;
 	case RCVBUF_BURSTS:
-		if (peak > 0 && avg > 0) {
-			/* the worst interval's drops, as payload the buffer would also hold */
-			double burst = peak * avg;
-			uint64_t want = (uint64_t)(rcvbuf / 2 + burst);
-
-			want = (want + 4095) & ~4095ull;
-			fmt_bytes(b, sizeof(b), (uint64_t)burst);
-			dput(d, A_NORMAL, "advice", "the queue drains between drops: bursts overflow it. The worst "
-			     "interval dropped %.0f datagrams (%s of payload); a buffer that also held those "
-			     "would have lost none: SO_RCVBUF >= %llu B (an upper bound: an interval may hold "
-			     "several bursts; the kernel doubles the request for overhead)",
-			     peak, b, (unsigned long long)want);
-			if (default_buf)
-				dput(d, A_NORMAL, "", "or, for every socket that sets no SO_RCVBUF: "
-				     "sysctl -w net.core.rmem_default=%llu", (unsigned long long)want * 2);
-			if (rmem_max >= 0 && want > (uint64_t)rmem_max)
-				dput(d, A_NORMAL, "", "and allow it first: sysctl -w net.core.rmem_max=%llu (now %ld)",
-				     (unsigned long long)want, rmem_max);
-		}
+		dput(d, A_NORMAL, "pattern", "the queue drains between drops: bursts overflow it, so a "
+		     "buffer that holds the worst burst (below) stops them");
 		break;
 	default:
 		break;
 	}
-	if (rcvbuf >= 16u << 20)
-		dput(d, pair(t, PAIR_WARN, A_BOLD), "", "the buffer is already large: the sender is faster "
-		     "than the reader; only pacing or flow control will help");
-	dput(d, A_NORMAL, "verify", "after the change this row's DROPS/s stays 0 and its QUEUE peak under 100%%");
+}
+
+/* The advice for every cause the row has (advice.c), as report prints it. */
+static void draw_advice(struct dctx *d, const struct row *r)
+{
+	struct tui *t = d->t;
+	struct advice_finding *f = calloc(ADVICE_MAX, sizeof(*f));
+
+	if (!f)
+		return;
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		struct advice_input in;
+		char who[128];
+		int n;
+
+		if ((!r->cause[c] && !r->cause_skbs[c]) ||
+		    (r->key.kind == ROW_FLOW && c != r->key.cause))
+			continue;
+		view__advice_input(&t->v, t->m, r, c, &in, who, sizeof(who));
+		n = advice__build(&in, f, ADVICE_MAX);
+		for (int k = 0; k < n; k++) {
+			dline(d);
+			dput(d, A_BOLD, "advice", "%s: %s", cause__name(f[k].cause), f[k].what);
+			dput(d, A_NORMAL, "evidence", "%s", f[k].evidence);
+			dput(d, pair(t, PAIR_WARN, A_BOLD), "change", "%s", f[k].change);
+			dput(d, A_NORMAL, "verify", "%s", f[k].verify);
+		}
+	}
+	free(f);
 }
 
 /* A group of sockets on one port: the sums, then each member. */
@@ -840,7 +851,7 @@ static void draw_detail(struct tui *t)
 	int8_t queue[HIST_LEN];
 	int nh = view__history(&t->v, &t->detail_key, hist, queue, dt, HIST_LEN);
 
-	put(0, 0, A_BOLD, "udpdrop top - detail (Esc: back, Up/Down: scroll)");
+	put(0, 0, A_BOLD, "udpdrop top - detail (Esc: back, Up/Down/PgUp/PgDn: scroll)");
 	if (t->detail_key.kind == VIEW_ROW_GROUP) {
 		draw_group_detail(t, &d, hist, nh);
 		goto clamp;
@@ -943,9 +954,19 @@ static void draw_detail(struct tui *t)
 
 	dline(&d);
 	dput(&d, A_BOLD, "why", "%s: %s", cause__name(mc), cause__describe(mc));
+	if (r->key.kind == ROW_FLOW)
+		dput(&d, A_NORMAL, "", "no socket: %s", row_flow_why(r));
 	if (mc == CAUSE_RCVBUF && r->key.kind == ROW_SOCKET)
-		advise_rcvbuf(&d, r, hist, queue, dt, nh);
+		rcvbuf_pattern(&d, r, hist, queue, nh);
+	draw_advice(&d, r);
 clamp:
+	if (t->detail_scroll >= DETAIL_END) {
+		/* End: the text's last line on the screen's last but one */
+		t->detail_scroll = d.line - LINES + 2 > 0 ? d.line - LINES + 2 : 0;
+		erase();
+		draw_detail(t);
+		return;
+	}
 	/* keep the scroll inside the text */
 	if (t->detail_scroll > d.line - 3)
 		t->detail_scroll = d.line - 3 > 0 ? d.line - 3 : 0;
@@ -1289,6 +1310,14 @@ static bool handle_key(struct tui *t, int ch)
 			t->detail_scroll = t->detail_scroll > 0 ? t->detail_scroll - 1 : 0;
 		else if (ch == KEY_DOWN || ch == 'j')
 			t->detail_scroll++;
+		else if (ch == KEY_NPAGE)
+			t->detail_scroll += LINES > 6 ? LINES - 4 : 1;
+		else if (ch == KEY_PPAGE)
+			t->detail_scroll = t->detail_scroll > LINES - 4 ? t->detail_scroll - (LINES - 4) : 0;
+		else if (ch == KEY_HOME || ch == 'g')
+			t->detail_scroll = 0;
+		else if (ch == KEY_END || ch == 'G')
+			t->detail_scroll = DETAIL_END; /* the draw puts the last line at the bottom */
 		else if (ch == 'h' || ch == '?' || ch == KEY_F(1))
 			t->mode = MODE_HELP;
 		return true;
@@ -1326,6 +1355,8 @@ int tui__run(struct model *m, const struct tui_opts *o, tui_refresh_fn refresh_f
 
 	if (view__init(&t.v))
 		return -ENOMEM;
+	t.v.env = tui_env;
+	t.v.env_ctx = &t;
 	t.v.sort = o->sort;
 	t.v.reverse = o->reverse;
 	gethostname(t.host, sizeof(t.host) - 1);

@@ -39,7 +39,8 @@ int view__init(struct view *v)
 	memset(v, 0, sizeof(*v));
 	v->sort = COL_DROP_RATE;
 	v->group = true;
-	if (htab__init(&v->groups, sizeof(struct row_key), sizeof(struct view_group)))
+	if (htab__init(&v->groups, sizeof(struct row_key), sizeof(struct view_group)) ||
+	    output__bursts_init(&v->bursts))
 		return -ENOMEM;
 	return htab__init(&v->hist, sizeof(struct row_key), sizeof(struct view_hist));
 }
@@ -50,6 +51,7 @@ void view__free(struct view *v)
 	free(v->flows);
 	htab__free(&v->hist);
 	htab__free(&v->groups);
+	htab__free(&v->bursts);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -110,53 +112,45 @@ enum rcvbuf_pattern view__rcvbuf_pattern(const float *rate, const int8_t *queue,
 
 /* ---- formatting one row ----------------------------------------------- */
 
-/* The short hint: the first thing to look at for this row's main cause. */
-static void row_hint(const struct view_row *vr, const struct row *r, char *buf,
-		     size_t len)
+void view__advice_input(const struct view *v, struct model *m, const struct row *r,
+			enum cause c, struct advice_input *in, char *who, size_t wholen)
 {
-	double arrival = vr->drop_rate + (vr->have_rx ? vr->rx_rate : 0);
-	double avg = r->skbs ? (double)r->bytes / r->skbs : 0;
+	const struct live_env *e = v->env ? v->env(v->env_ctx, m, r) : NULL;
 
-	switch (vr->cause) {
-	case CAUSE_RCVBUF:
-		if (vr->drops && !vr->drop_rate) {
-			snprintf(buf, len, "overflowed earlier");
-		} else if (vr->have_rx && vr->rx_rate <= 0) {
-			/* dropping, yet nothing got in: nobody makes room */
-			snprintf(buf, len, "app is not reading it");
-		} else if (arrival > 0 && avg > 0 && vr->rcvbuf) {
-			/* the seed papers' rule: buffer bits / arrival bits */
-			double ms = 1e3 * vr->rcvbuf / (arrival * avg);
-
-			if (ms < 1)
-				snprintf(buf, len, "full in <1 ms at this rate");
-			else if (ms < 10)
-				snprintf(buf, len, "full in %.1f ms at this rate", ms);
-			else
-				snprintf(buf, len, "full in %.0f ms at this rate", ms);
-		} else {
-			snprintf(buf, len, "reader slower than sender");
-		}
-		return;
-	case CAUSE_UDP_MEM: snprintf(buf, len, "UDP memory full: udp_mem"); return;
-	case CAUSE_NO_SOCKET: snprintf(buf, len, "nothing listens on port"); return;
-	case CAUSE_CHECKSUM: snprintf(buf, len, "bad checksum: sender/NIC"); return;
-	case CAUSE_SOCKET_FILTER: snprintf(buf, len, "its socket filter rejects"); return;
-	case CAUSE_NETFILTER: snprintf(buf, len, "a firewall rule drops"); return;
-	case CAUSE_FRAG_TIMEOUT:
-	case CAUSE_FRAG_TOO_FAR:
-	case CAUSE_FRAG_DUP: snprintf(buf, len, "fragments lost: size > MTU"); return;
-	case CAUSE_QDISC: snprintf(buf, len, "send queue full: pace it"); return;
-	case CAUSE_CPU_BACKLOG: snprintf(buf, len, "netdev_max_backlog full"); return;
-	case CAUSE_SOCKET_CLOSE: snprintf(buf, len, "closed with data unread"); return;
-	case CAUSE_NOMEM: snprintf(buf, len, "kernel out of memory"); return;
-	default:
-		snprintf(buf, len, "%s", vr->drops ? "see detail (Enter)" : "");
-		return;
-	}
+	output__advice_input(in, m, r, c, htab__find(&v->bursts, &r->key), e, who, wholen);
 }
 
-static void fill_socket_row(struct view_row *vr, struct model *m, const struct row *r)
+void view__hint(const struct advice_input *in, bool have_rx, double rx_rate,
+		double drop_rate, char *buf, size_t len)
+{
+	if (in->cause == CAUSE_RCVBUF && in->has_socket && have_rx && rx_rate <= 0 &&
+	    drop_rate > 0) {
+		/* dropping, yet nothing got in: nobody makes room */
+		snprintf(buf, len, "app is not reading it");
+		return;
+	}
+	advice__hint(in, buf, len);
+}
+
+/* The short hint: the advice's first change for this row's main cause. */
+static void row_hint(const struct view *v, struct model *m, const struct view_row *vr,
+		     const struct row *r, char *buf, size_t len)
+{
+	struct advice_input in;
+	char who[128];
+
+	if (vr->cause >= CAUSE_MAX) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	view__advice_input(v, m, r, vr->cause, &in, who, sizeof(who));
+	view__hint(&in, vr->have_rx, vr->rx_rate, vr->drop_rate, buf, len);
+	if (!buf[0] && vr->drops)
+		snprintf(buf, len, "see detail (Enter)");
+}
+
+static void fill_socket_row(const struct view *v, struct view_row *vr, struct model *m,
+			    const struct row *r)
 {
 	char nsbuf[16], pbuf[8];
 	const struct sock_info *s = &r->sock;
@@ -230,7 +224,7 @@ static void fill_socket_row(struct view_row *vr, struct model *m, const struct r
 	fmt_count(vr->text[COL_DROPS], 64, vr->drops);
 	snprintf(vr->text[COL_CAUSE], 64, "%s",
 		 vr->cause < CAUSE_MAX ? cause__name(vr->cause) : "-");
-	row_hint(vr, r, vr->text[COL_HINT], 64);
+	row_hint(v, m, vr, r, vr->text[COL_HINT], 64);
 	if (r->have_sock && !r->sock_alive)
 		snprintf(vr->text[COL_HINT], 64, "socket closed");
 }
@@ -240,7 +234,8 @@ static void fill_socket_row(struct view_row *vr, struct model *m, const struct r
  * REMOTE the source, HINT says why no socket took it; the socket-only
  * columns (owner, rx, buffer) stay empty and the panel hides them.
  */
-static void fill_flow_row(struct view_row *vr, struct model *m, const struct row *r)
+static void fill_flow_row(const struct view *v, struct view_row *vr, struct model *m,
+			  const struct row *r)
 {
 	char nsbuf[16], pbuf[8];
 
@@ -270,7 +265,9 @@ static void fill_flow_row(struct view_row *vr, struct model *m, const struct row
 	snprintf(vr->text[COL_CAUSE], 64, "%s", cause__name(vr->cause));
 	snprintf(vr->text[COL_RCVBUF], 64, "-");
 	snprintf(vr->text[COL_QUEUE], 64, "-");
+	/* the panel's WHY: why no socket took them (the detail has the advice) */
 	snprintf(vr->text[COL_HINT], 64, "%s", row_flow_why(r));
+	(void)v;
 }
 
 /* ---- filter ------------------------------------------------------------ */
@@ -798,11 +795,11 @@ int view__refresh(struct view *v, struct model *m)
 		if (g && g->row >= 0) {
 			struct view_row tmp;
 
-			fill_socket_row(&tmp, m, r);
+			fill_socket_row(v, &tmp, m, r);
 			group_add(&v->rows[g->row], &tmp);
 			continue;
 		}
-		fill_socket_row(&v->rows[n], m, r);
+		fill_socket_row(v, &v->rows[n], m, r);
 		if (g) {
 			struct view_row *gr = &v->rows[n];
 			struct view_row first = *gr;
@@ -840,7 +837,7 @@ int view__refresh(struct view *v, struct model *m)
 	for (int i = 0; i < m->nview_flows; i++) {
 		struct view_row *vr = &v->flows[v->nflows];
 
-		fill_flow_row(vr, m, m->view_flows[i]);
+		fill_flow_row(v, vr, m, m->view_flows[i]);
 		if (view__match(v, vr))
 			v->nflows++;
 	}
@@ -854,6 +851,7 @@ int view__refresh(struct view *v, struct model *m)
 void view__record(struct view *v, struct model *m)
 {
 	v->tick++;
+	output__bursts_record(&v->bursts, m, v->tick);
 	/* groups first: their summed rates, whether shown grouped now or not */
 	if (!count_groups(v, m)) {
 		size_t it;

@@ -12,8 +12,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "advice.h"
 #include "htab.h"
 #include "model.h"
+#include "output.h"
 
 /* The socket table's columns, left to right. */
 enum view_col {
@@ -113,6 +115,13 @@ struct view {
 	bool utf8;
 	bool group;              /* SO_REUSEPORT groups as one row (default) */
 	struct htab groups;      /* group key -> struct view_group, per rebuild */
+	/* the advice (detail view, HINT): each row's worst interval per
+	 * cause (struct row_key -> struct live_burst, kept by view__record),
+	 * and the sysctls and interface of a row's netns (NULL, or env
+	 * returning NULL: unknown, and the advice says so) */
+	struct htab bursts;
+	const struct live_env *(*env)(void *ctx, struct model *m, const struct row *r);
+	void *env_ctx;
 };
 
 /* A group being built: how many members, and their sums. */
@@ -206,6 +215,21 @@ enum rcvbuf_pattern {
  */
 enum rcvbuf_pattern view__rcvbuf_pattern(const float *rate, const int8_t *queue,
 					 int n, bool have_rx, double rx_rate);
+
+/*
+ * The advice input for cause c of a model row, with what the view keeps
+ * (its worst interval) and knows (v->env): output__advice_input's.
+ */
+void view__advice_input(const struct view *v, struct model *m, const struct row *r,
+			enum cause c, struct advice_input *in, char *who, size_t wholen);
+/*
+ * The HINT column: the advice's short form for the row's main cause
+ * (advice__hint), except that a socket dropping with nothing delivered to
+ * it in the last interval says "app is not reading it" first: the live
+ * view knows that per socket, the advice only per netns.
+ */
+void view__hint(const struct advice_input *in, bool have_rx, double rx_rate,
+		double drop_rate, char *buf, size_t len);
 
 /* "0", "12", "1.2k", "45k", "1.2M": a rate with at most 4 digits. */
 void fmt_rate(char *buf, size_t len, double per_s);

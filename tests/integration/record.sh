@@ -120,6 +120,7 @@ test_record_rcvbuf() {
 start_record() {
 	local out=$1 i
 	shift
+	: >"$T/rec.err"
 	"$UDPDROP" record -o "$out" "$@" 2>"$T/rec.err" &
 	REC=$!
 	BG_PIDS+=("$REC")
@@ -297,6 +298,132 @@ test_record_pid() {
 	expect_eq "-p no such process: exit" "$?" 2
 	[[ -e $T/q.data ]] && fail "-p of no process left a file"
 	return 0
+}
+
+# -N and closing sockets: the kernel's record of a purged queue has no
+# netns, so the recorder keeps only the queues the model attributes to a
+# socket of that netns: B's, not those of a socket on the same port in C.
+test_record_netns_close() {
+	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
+	setup_hosts || return
+	local C=udt-$$-c
+	ip netns add "$C" && ip -n "$C" link set lo up || { fail "netns C"; return; }
+	EXTRA_NETNS+=("$C")
+	start_recv "$C" "127.0.0.1:5041" --rcvbuf 1000000 || return
+	local cpid=$RECV_PID
+	start_recv "$B" "$V4B:5041" --rcvbuf 1000000 || return
+	local rpid=$RECV_PID
+	start_record "$T/n.data" -N "$B" -d 4 -i 0.5 || return
+	send "$A" "$V4B:5041" -c 25 -s 200 >/dev/null
+	send "$C" "127.0.0.1:5041" -c 10 -s 200 >/dev/null
+	sleep 0.6
+	{ kill -KILL "$rpid" "$cpid"; wait "$rpid" "$cpid"; } 2>/dev/null
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	tc_records "$T/n.data"
+	expect_eq "COUNTS: B's 25 closed-queue drops only" \
+		"$(tq '[.[] | select(.type == "COUNTS")][-1].counts | map(.datagrams) | add // 0')" 25
+	expect_eq "EVENTs: B's only" "$(tq '[.[] | select(.type == "EVENT")] | length')" 25
+}
+
+# Advice from a recording, for causes beyond rcvbuf, with the numbers of
+# the scenario: fragments that never complete (nft drops every last
+# fragment; 3000 B datagrams over MTU 1500 are 3 fragments each), and
+# datagrams to a port nobody listens on.
+test_record_advice_causes() {
+	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
+	setup_hosts || return
+	ip netns exec "$B" sysctl -qw net.ipv4.ipfrag_time=1
+	ip netns exec "$B" nft -f - <<-EOF || { fail "nft"; return; }
+	table ip udt {
+		chain pre {
+			type filter hook prerouting priority -450;
+			ip frag-off & 0x1fff != 0 ip frag-off & 0x2000 == 0 counter drop
+		}
+	}
+	EOF
+	start_recv "$B" "$V4B:5007" --read || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	start_record "$T/a.data" -N "$B" -d 4 -i 0.5 || return
+	send "$A" "$V4B:5007" -c 30 -s 3000 >/dev/null
+	send "$A" "$V4B:5008" -c 20 -s 100 >/dev/null
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	expect_eq "read by the app" "$(stop_recv "$rpid" "$rout")" 0
+	"$UDPDROP" report --json "$T/a.data" >"$T/a.json" 2>"$T/a.err"
+	expect_eq "report exit" "$?" 0
+	local frag=$(jq -r '[.advice[] | select(.cause == "frag_timeout")] | if length == 1 then .[0] | "\(.evidence) \(.change)" else "count \(length)" end' "$T/a.json")
+	local nosock=$(jq -r '[.advice[] | select(.cause == "no_socket")] | if length == 1 then .[0] | "\(.what) \(.evidence)" else "count \(length)" end' "$T/a.json")
+	local want
+	for want in "30 datagrams" "IpReasmFails +30" "MTU 1,500 on veth0" "above 1472 B" \
+		"1 - (1 - p)^3" "ipfrag_time = 1 s" "send at most 1472 B per datagram"; do
+		[[ $frag == *"$want"* ]] || fail "frag_timeout advice lacks '$want': $frag"
+	done
+	for want in "nothing listens on port 5008" "20 datagrams" "UdpNoPorts +20"; do
+		[[ $nosock == *"$want"* ]] || fail "no_socket advice lacks '$want': $nosock"
+	done
+}
+
+# More causes' advice, each with the scenario's numbers: a bad checksum,
+# an nft rule, a socket filter (receiver side, one recording of B), and
+# a tbf qdisc too small for the sender (a recording of A).
+test_record_advice_more() {
+	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
+	setup_hosts || return
+	ip netns exec "$B" nft -f - <<-EOF || { fail "nft"; return; }
+	table inet udt {
+		chain in {
+			type filter hook input priority 0;
+			udp dport 5004 counter drop
+		}
+	}
+	EOF
+	start_recv "$B" "$V4B:5003" --read || return
+	local p1=$RECV_PID
+	start_recv "$B" "$V4B:5004" --read || return
+	local p2=$RECV_PID
+	start_recv "$B" "$V4B:5006" --filter-drop || return
+	local p3=$RECV_PID
+	start_record "$T/m.data" -N "$B" -d 3 -i 0.5 || return
+	send "$A" "$V4B:5003" -c 40 --bad-csum --src "$V4A" >/dev/null
+	send "$A" "$V4B:5004" -c 60 >/dev/null
+	send "$A" "$V4B:5006" -c 30 >/dev/null
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	"$UDPDROP" report --json "$T/m.data" >"$T/m.json" || fail "report --json"
+	adv() { # FILE CAUSE: that cause's one finding, what/evidence/change on one line
+		jq -r --arg c "$2" '[.advice[] | select(.cause == $c)] | if length == 1
+			then .[0] | "\(.what) | \(.evidence) | \(.change)" else "\(length) findings" end' "$1"
+	}
+	local f want
+	f=$(adv "$T/m.json" checksum)
+	for want in "bad checksum" "40 datagrams" "UdpInCsumErrors +40" "tcpdump -vvni any udp port 5003"; do
+		[[ $f == *"$want"* ]] || fail "checksum advice lacks '$want': $f"
+	done
+	f=$(adv "$T/m.json" netfilter)
+	for want in "netfilter" "60 datagrams" "nft list ruleset"; do
+		[[ $f == *"$want"* ]] || fail "netfilter advice lacks '$want': $f"
+	done
+	f=$(adv "$T/m.json" socket_filter)
+	for want in "socket filter" "30 datagrams"; do
+		[[ $f == *"$want"* ]] || fail "socket_filter advice lacks '$want': $f"
+	done
+
+	ip netns exec "$A" tc qdisc add dev veth0 root tbf rate 1mbit burst 1600 limit 1600 ||
+		{ fail "tc tbf"; return; }
+	local before=$(mib "$A" Udp SndbufErrors)
+	start_record "$T/q.data" -N "$A" -d 2 -i 0.5 || return
+	ip netns exec "$A" "$UDPTEST" send "$V4B:5007" -c 200 -s 1000 --sport 6007 --linger-ms 1500 >/dev/null
+	wait "$REC"
+	local sndbuf=$(($(mib "$A" Udp SndbufErrors) - before))
+	expect_gt "UdpSndbufErrors delta" "$sndbuf" 0
+	"$UDPDROP" report --json "$T/q.data" >"$T/q.json" || fail "report --json (qdisc)"
+	f=$(adv "$T/q.json" qdisc)
+	# 1042 B: the 1000-byte payload with its UDP and IP headers, as sent
+	for want in "$sndbuf datagrams" "UdpSndbufErrors +$sndbuf" "txqueuelen 1,000" \
+		"1042 B x 1,000" "tc -s qdisc show dev veth0"; do
+		[[ $f == *"$want"* ]] || fail "qdisc advice lacks '$want': $f"
+	done
 }
 
 # Bad input: nothing overwritten, nothing half-written left behind.

@@ -840,7 +840,18 @@ test_tui() {
 	tui_wait "detail" || fail "no detail view: $(tui_screen)"
 	tui_wait "SOCKET_RCVBUFF +$(commas "$d1") datagrams" || fail "detail: $(tui_screen)"
 	tui_wait "socket +$V4B:5001" || fail "detail of another socket: $(tui_screen)"
-	tui_wait "advice|why" || fail "detail has no advice"
+	tui_wait "why +rcvbuf: " || fail "detail has no why: $(tui_screen)"
+	tui_wait "own drop counter \\(ss -uam d\\): $d1" || fail "detail: no sk_drops"
+	# the advice engine's finding for rcvbuf, below: what, evidence, change, verify
+	tui_keys End
+	tui_wait "advice +rcvbuf: the socket's receive buffer was full|advice +rcvbuf: .*sender is faster" ||
+		fail "detail: no rcvbuf advice: $(tui_screen)"
+	tui_wait "evidence +$(commas "$d1") datagrams of ~" || fail "detail: no evidence: $(tui_screen)"
+	tui_wait "change +(First make|Have the|Run sysctl|Pace|A bigger|Raise)" || fail "detail: no change: $(tui_screen)"
+	tui_wait "SO_RCVBUF, [0-9]+\\): the kernel doubles it|net.core.rmem_default=[0-9]+" ||
+		fail "detail: no buffer size computed: $(tui_screen)"
+	tui_wait "verify +Under the same load the socket drops nothing" || fail "detail: no verify: $(tui_screen)"
+	tui_keys Home
 	tui_wait "own drop counter \\(ss -uam d\\): $d1" || fail "detail: no sk_drops"
 	tui_keys Escape
 	tui_wait "View: 3 of 3" || fail "Esc did not go back"
@@ -885,6 +896,7 @@ test_tui() {
 . tests/integration/gensink.sh
 . tests/integration/record.sh
 . tests/integration/report.sh
+. tests/integration/doctor.sh
 
 ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 SELECTED=("$@")

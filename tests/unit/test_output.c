@@ -896,6 +896,57 @@ static void test_forget_closed_sockets(void **state)
 	assert_int_equal(r->sock.sport, p1);
 }
 
+/* The summary's advice: per row and cause, report's keys; with the worst
+ * interval tracked, the rcvbuf advice sizes a buffer for it. */
+static void test_summary_advice(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct output_ctx oc = { .attach = "tp_btf", .final = true };
+	struct htab bursts;
+	const char *j, *p;
+
+	fx_init(f, &o);
+	assert_int_equal(output__bursts_init(&bursts), 0);
+	oc.bursts = &bursts;
+	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 7, 7, 700);
+	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 5, 5, 500);
+	update_at(f, 1000);
+	output__bursts_record(&bursts, &f->x.m, 1);
+	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 45, 45, 4500);
+	update_at(f, 2000);
+	output__bursts_record(&bursts, &f->x.m, 2);
+
+	/* intervals are not the summary: no advice there */
+	j = json(f, false);
+	ASSERT_LACKS(j, "\"advice\"");
+	sb_free(&f->x.sb);
+	output__json(&f->x.m, &oc, &f->x.sb);
+	j = f->x.sb.buf;
+	assert_int_equal(jq_status(j, "."), 0);
+	ASSERT_JQ(j, ".sockets[0].advice | length >= 1");
+	ASSERT_JQ(j, ".sockets[0].advice[0] | keys == [\"cause\",\"change\",\"evidence\",\"verify\",\"what\"]");
+	ASSERT_JQ(j, ".sockets[0].advice[0].cause == \"rcvbuf\"");
+	/* the worst interval: 40 of the 45, in 1 s */
+	ASSERT_JQ(j, ".sockets[0].advice[0].evidence | contains(\"at most 40 in one 1.00 s refresh interval\")");
+	ASSERT_JQ(j, ".unattributed[0].advice[0].cause == \"no_socket\"");
+	ASSERT_JQ(j, ".unattributed[0].advice[0].what == \"nothing listens on port 9999\"");
+	/* the keys before it stay as they were */
+	ASSERT_JQ(j, ".sockets[0].queue_peak == null and .sockets[0].drops == 45");
+
+	sb_free(&f->x.sb);
+	output__plain(&f->x.m, &oc, &f->x.sb);
+	p = f->x.sb.buf;
+	ASSERT_HAS(p, "advice (--json adds the evidence and how to verify):\n");
+	ASSERT_HAS(p, "  ? rcvbuf: the socket's receive buffer was full");
+	ASSERT_HAS(p, "  10.1.2.3 -> 10.1.2.4:9999 no_socket: nothing listens on port 9999\n"
+		   "    change: Start the service");
+	/* per interval: none */
+	p = plain(f, false);
+	ASSERT_LACKS(p, "advice");
+	htab__free(&bursts);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -906,6 +957,7 @@ int main(void)
 		T(test_socket_row_unknown_socket),
 		T(test_fragment_only),
 		T(test_rates),
+		T(test_summary_advice),
 		T(test_unknown_reason),
 		T(test_overflow),
 		T(test_plain),

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "advice.h"
 #include "model.h"
 #include "view.h"
 
@@ -416,8 +417,9 @@ static void test_row_text(void **state)
 	assert_string_equal(vr->text[COL_RCVBUF], "8.0 KiB");
 	assert_string_equal(vr->text[COL_QUEUE], "50/100%");
 	assert_string_equal(vr->text[COL_NETNS], "4026531840");
-	/* 8192 B at (12345 + 250)/s of 1000 B: 0.65 ms */
-	assert_string_equal(vr->text[COL_HINT], "full in <1 ms at this rate");
+	/* the advice's first change; no interval recorded yet, so no burst
+	 * to size a buffer for (test_hint has one) */
+	assert_string_equal(vr->text[COL_HINT], "raise rcvbuf (8 MiB)");
 	/* dropping with nothing delivered: nobody reads it */
 	f->rows[0].rx_rate = 0;
 	fx_view(f, 1, 0);
@@ -710,6 +712,240 @@ static void test_cell(void **state)
 	assert_string_equal(out, "abc");
 }
 
+/* ---- advice: the input from a row, the HINT ------------------------------ */
+
+static struct live_env test_env;
+
+static const struct live_env *env_cb(void *ctx, struct model *m, const struct row *r)
+{
+	(void)m;
+	(void)r;
+	return ctx;
+}
+
+/* One refresh of the model: the rows' counts as they are now. */
+static void fx_tick(struct fx *f, int nsock, int nflow)
+{
+	f->m.view_sockets = f->socks;
+	f->m.view_flows = f->flows;
+	f->m.nview_sockets = nsock;
+	f->m.nview_flows = nflow;
+	f->m.interval = 1;
+	view__record(&f->v, &f->m);
+	fx_view(f, nsock, nflow);
+}
+
+static void test_advice_input(void **state)
+{
+	struct fx *f = *state;
+	struct advice_input in;
+	char who[128];
+
+	memset(&test_env, 0, sizeof(test_env));
+	test_env.rmem_default = ADVICE_U64(212992);
+	test_env.rmem_max = ADVICE_U64(4194304);
+	test_env.udp_mem[0] = ADVICE_U64(1);
+	test_env.udp_mem[1] = ADVICE_U64(2);
+	test_env.udp_mem[2] = ADVICE_U64(3);
+	test_env.netdev_max_backlog = ADVICE_U64(1000);
+	test_env.mtu = ADVICE_U64(1500); /* no ifname: ambiguous, not passed */
+	f->v.env = env_cb;
+	f->v.env_ctx = &test_env;
+	f->m.have_rx = true;
+	f->m.start_ns = 1000000000ull;
+	f->m.last_ns = 3000000000ull;
+	f->rows[0] = sock_row(1, "10.0.0.2", 5001, 0, 10, 42, "app");
+	f->rows[0].queue_peak = 8000;
+	f->rows[0].rx = 500;
+	f->rows[0].rx_rate = 90;
+	f->socks[0] = &f->rows[0];
+	fx_tick(f, 1, 0);                   /* 10 drops in the first interval */
+	f->rows[0].drops = f->rows[0].skbs = f->rows[0].cause[CAUSE_RCVBUF] = 14;
+	f->rows[0].cause_skbs[CAUSE_RCVBUF] = 7;
+	f->rows[0].bytes = 14000;
+	f->rows[0].rate = 4;
+	fx_tick(f, 1, 0);                   /* 4 more in the second */
+
+	view__advice_input(&f->v, &f->m, &f->rows[0], CAUSE_RCVBUF, &in, who, sizeof(who));
+	assert_int_equal(in.cause, CAUSE_RCVBUF);
+	assert_true(in.has_socket);
+	assert_false(in.sender_side);
+	assert_string_equal(in.who, "10.0.0.2:5001");
+	assert_int_equal(in.family, AF_INET);
+	assert_true(in.port.known && in.port.v == 5001);
+	assert_int_equal(in.drops, 14);
+	assert_int_equal(in.skbs, 7);
+	assert_true(in.span_s == 2.0);
+	assert_true(in.avg_size.known && in.avg_size.v == 1000);
+	/* arrivals: delivered + dropped over the last interval */
+	assert_true(in.rate_dgps.known && in.rate_dgps.v == 94);
+	assert_true(in.rate_Bps.known && in.rate_Bps.v == 94000);
+	assert_false(in.truesize.known); /* estimated by the advice, and said so */
+	assert_true(in.rcvbuf.known && in.rcvbuf.v == 8192);
+	assert_true(in.queued.known && in.queued.v == 4096);
+	assert_true(in.queue_peak.known && in.queue_peak.v == 8000);
+	/* the worst interval: 10 drops in 1 s; two intervals, both dropping */
+	assert_true(in.burst.known && in.burst.v == 10);
+	assert_true(in.burst_s == 1.0);
+	assert_false(in.burst_window);
+	assert_true(in.intervals.known && in.intervals.v == 2);
+	assert_true(in.intervals_dropping.known && in.intervals_dropping.v == 2);
+	assert_true(in.rmem_default.known && in.rmem_default.v == 212992);
+	assert_true(in.rmem_max.known && in.rmem_max.v == 4194304);
+	assert_true(in.udp_mem[2].known && in.udp_mem[2].v == 3);
+	assert_true(in.netdev_max_backlog.known && in.netdev_max_backlog.v == 1000);
+	assert_null(in.ifname);
+	assert_false(in.mtu.known);
+	/* no counters base in this model: the kernel's deltas are unknown */
+	assert_false(in.reads.known);
+	assert_false(in.mib_rcvbuf_errors.known);
+
+	/* not dropping now: the last interval says nothing of the arrivals
+	 * during the drops (the advice bounds them by the burst) */
+	f->rows[0].rate = 0;
+	view__advice_input(&f->v, &f->m, &f->rows[0], CAUSE_RCVBUF, &in, who, sizeof(who));
+	assert_false(in.rate_dgps.known);
+	/* without the rx program: no queue peak, no arrivals */
+	f->m.have_rx = false;
+	f->rows[0].rate = 4;
+	view__advice_input(&f->v, &f->m, &f->rows[0], CAUSE_RCVBUF, &in, who, sizeof(who));
+	assert_false(in.rate_dgps.known);
+	assert_false(in.queue_peak.known);
+	/* a known interface goes in */
+	snprintf(test_env.ifname, sizeof(test_env.ifname), "eth0");
+	view__advice_input(&f->v, &f->m, &f->rows[0], CAUSE_RCVBUF, &in, who, sizeof(who));
+	assert_string_equal(in.ifname, "eth0");
+	assert_true(in.mtu.known && in.mtu.v == 1500);
+
+	/* a socketless flow: its destination, no socket facts */
+	f->rows[1] = flow_row("10.0.0.2", 53, 2, 7, CAUSE_NO_SOCKET);
+	view__advice_input(&f->v, &f->m, &f->rows[1], CAUSE_NO_SOCKET, &in, who, sizeof(who));
+	assert_false(in.has_socket);
+	assert_string_equal(in.who, "10.0.0.1 -> 10.0.0.2:53");
+	assert_true(in.port.known && in.port.v == 53);
+	assert_false(in.rcvbuf.known);
+	assert_int_equal(in.drops, 7);
+}
+
+static void test_hint(void **state)
+{
+	struct fx *f = *state;
+	struct advice_input in;
+	struct advice_finding fd[ADVICE_MAX];
+	char who[128];
+
+	memset(&test_env, 0, sizeof(test_env));
+	test_env.rmem_default = ADVICE_U64(212992);
+	test_env.rmem_max = ADVICE_U64(4194304);
+	f->v.env = env_cb;
+	f->v.env_ctx = &test_env;
+	f->m.have_rx = true;
+	/* a burst of 100 datagrams of 1000 B into 8 KiB, then quiet */
+	f->rows[0] = sock_row(1, "10.0.0.2", 5001, 100, 100, 42, "app");
+	f->rows[0].rx_rate = 50;
+	f->socks[0] = &f->rows[0];
+	f->rows[1] = flow_row("10.0.0.2", 53, 2, 7, CAUSE_NO_SOCKET);
+	f->flows[0] = &f->rows[1];
+	fx_tick(f, 1, 1);
+	/*
+	 * rcvbuf 8192 is not rmem_default: the app set SO_RCVBUF. Truesize
+	 * ~2304 B (estimated): 8192 + 100 x 2304 = 238592, to pages 241664,
+	 * asked as 120832 B = 118 KiB (the kernel doubles it).
+	 */
+	assert_string_equal(f->v.rows[0].text[COL_HINT], "SO_RCVBUF >= 118 KiB");
+	/* the hint is the advice's change, shortened */
+	view__advice_input(&f->v, &f->m, &f->rows[0], CAUSE_RCVBUF, &in, who, sizeof(who));
+	assert_true(advice__build(&in, fd, ADVICE_MAX) >= 1);
+	assert_non_null(strstr(fd[0].change, "setsockopt(fd, SOL_SOCKET, SO_RCVBUF, 120832)"));
+	/* the default buffer: rmem_default is the change, at the full size */
+	test_env.rmem_default = ADVICE_U64(8192);
+	fx_view(f, 1, 1);
+	assert_string_equal(f->v.rows[0].text[COL_HINT], "rmem_default >= 236 KiB");
+	view__advice_input(&f->v, &f->m, &f->rows[0], CAUSE_RCVBUF, &in, who, sizeof(who));
+	assert_true(advice__build(&in, fd, ADVICE_MAX) >= 1);
+	assert_non_null(strstr(fd[0].change, "sysctl -w net.core.rmem_default=241664"));
+	/* sysctls unknown: the buffer, as the RCVBUF column shows it */
+	f->v.env = NULL;
+	fx_view(f, 1, 1);
+	assert_string_equal(f->v.rows[0].text[COL_HINT], "rcvbuf >= 236 KiB");
+	/* the flows' panel says why no socket took them (its WHY column) */
+	assert_string_equal(f->v.flows[0].text[COL_HINT], "no socket bound to the port");
+	view__advice_input(&f->v, &f->m, &f->rows[1], CAUSE_NO_SOCKET, &in, who, sizeof(who));
+	char h[ADVICE_HINT];
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "nothing on :53");
+	/* dropping with nothing delivered: the socket's own fact first */
+	f->rows[0].rx_rate = 0;
+	fx_view(f, 1, 1);
+	assert_string_equal(f->v.rows[0].text[COL_HINT], "app is not reading it");
+	f->rows[0].rx_rate = 50;
+	/* dropping in (nearly) every interval: a steady overload */
+	for (int i = 2; i <= 5; i++) {
+		f->rows[0].drops = f->rows[0].skbs = f->rows[0].cause[CAUSE_RCVBUF] = 100 * i;
+		f->rows[0].bytes = 100000ull * i;
+		fx_tick(f, 1, 1);
+	}
+	assert_string_equal(f->v.rows[0].text[COL_HINT], "pace the sender");
+	/* an already very large buffer: pace, whatever the burst */
+	f->rows[0].sock.rcvbuf = 32u << 20;
+	fx_view(f, 1, 1);
+	assert_string_equal(f->v.rows[0].text[COL_HINT], "pace the sender");
+}
+
+/* advice__hint for the causes the rows above do not reach. */
+static void test_hint_causes(void **state)
+{
+	struct advice_input in;
+	char h[ADVICE_HINT];
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.drops = 3;
+	advice__hint(&in, h, sizeof(h)); /* rcvbuf, nothing known */
+	assert_string_equal(h, "raise rcvbuf (8 MiB)");
+	in.reads = ADVICE_U64(0);
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "not reading");
+	in.cause = CAUSE_FRAG_TIMEOUT;
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "send <= MTU - 28 B");
+	in.mtu = ADVICE_U64(1500);
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "send <= 1472 B");
+	in.family = AF_INET6;
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "send <= 1452 B");
+	in.cause = CAUSE_NO_SOCKET;
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "nothing on the port");
+	in.cause = CAUSE_CPU_BACKLOG;
+	in.netdev_max_backlog = ADVICE_U64(1000);
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "netdev_max_backlog=2000");
+	/* the sender: a send buffer above size x txqueuelen */
+	in.cause = CAUSE_QDISC;
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "pace the sender");
+	in.avg_size = ADVICE_DBL(1000);
+	in.txqueuelen = ADVICE_U64(100);
+	in.sndbuf = ADVICE_U64(212992);
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "SO_SNDBUF <= 49 KiB"); /* 100000 / 2 */
+	in.cause = CAUSE_UDP_MEM;
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "udp_mem full: ss -uam");
+	/* every hint fits the column's natural width */
+	for (int c = 0; c < CAUSE_MAX; c++) {
+		in.cause = c;
+		advice__hint(&in, h, sizeof(h));
+		assert_true(strlen(h) >= 1 && strlen(h) <= 23);
+	}
+	/* nothing dropped: nothing to say */
+	in.drops = 0;
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -729,6 +965,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_groups, setup, teardown),
 		cmocka_unit_test(test_sparkline),
 		cmocka_unit_test(test_rcvbuf_pattern),
+		cmocka_unit_test_setup_teardown(test_advice_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hint, setup, teardown),
+		cmocka_unit_test(test_hint_causes),
 		cmocka_unit_test(test_fit_widths),
 		cmocka_unit_test(test_cell),
 	};

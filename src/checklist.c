@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * doctor's checklist (checklist.h): each setting judged against what the
+ * sample observed, with the seed papers' arithmetic (advice.h helpers):
+ * a receive buffer holds rcvbuf / truesize datagrams, which a reader
+ * stalled for longer than that many arrivals overflows; the per-CPU
+ * backlog holds netdev_max_backlog packets; incomplete reassemblies wait
+ * ipfrag_time within ipfrag_high_thresh; all UDP buffers share udp_mem.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "checklist.h"
+#include "util.h"
+
+uint64_t check__truesize(const struct check_rx *rx)
+{
+	uint32_t mtu = rx->mtu ? rx->mtu : 1500;
+	int fam = rx->family ? rx->family : AF_INET;
+	uint64_t payload;
+
+	if (rx->size.known && rx->size.v > 0)
+		payload = rx->size.v > ADVICE_PAYLOAD_MAX ? ADVICE_PAYLOAD_MAX
+							  : (uint64_t)(rx->size.v + 0.5);
+	else
+		payload = advice__max_unfragmented(mtu, fam);
+	return advice__truesize_estimate(payload, rx->mtu, fam);
+}
+
+uint64_t check__rcvbuf_for(const struct check_rx *rx, double s)
+{
+	double n = ceil(rx->dgps * s);
+	double b = n * (double)check__truesize(rx);
+
+	if (!(b > 0))
+		return 0;
+	if (b > (double)(UINT64_C(1) << 40))
+		b = (double)(UINT64_C(1) << 40);
+	return advice__round_up((uint64_t)b, 4096);
+}
+
+static const char *bytes(char *buf, size_t len, uint64_t v)
+{
+	char h[32];
+
+	if (v < 65536) {
+		snprintf(buf, len, "%llu B", (unsigned long long)v);
+		return buf;
+	}
+	fmt_bytes(h, sizeof(h), v);
+	snprintf(buf, len, "%llu B (%s)", (unsigned long long)v, h);
+	return buf;
+}
+#define B(v) bytes((char[64]){ 0 }, 64, (v))
+
+/* "the size is not known: ~2304 B, a full-MTU datagram's" */
+static const char *ts_note(const struct check_rx *rx)
+{
+	return rx->size.known && rx->size.v > 0 ? "" : " (its datagrams' size is unknown: sized "
+						       "for full-MTU ones)";
+}
+
+static struct check_item *item(struct check_item *out, int max, int *n, const char *setting,
+			       struct advice_u64 now)
+{
+	struct check_item *it;
+
+	if (*n >= max)
+		return NULL;
+	it = &out[(*n)++];
+	memset(it, 0, sizeof(*it));
+	snprintf(it->setting, sizeof(it->setting), "%s", setting);
+	it->has_now = now.known;
+	it->now = now.v;
+	return it;
+}
+
+static void rmem_default(const struct check_input *in, struct check_item *it)
+{
+	const struct check_rx *rx = &in->busiest_default;
+	uint64_t ts, need;
+	double ms;
+
+	if (!in->rmem_default.known) {
+		snprintf(it->why, sizeof(it->why), "net.core.rmem_default could not be read.");
+		return;
+	}
+	if (!rx->known || !(rx->dgps > 0)) {
+		snprintf(it->why, sizeof(it->why), "No socket with the default buffer (%s) received during "
+			 "the sample.", B(in->rmem_default.v));
+		return;
+	}
+	it->evaluated = true;
+	ts = check__truesize(rx);
+	ms = floor(in->rmem_default.v / (double)ts) / rx->dgps * 1e3;
+	need = check__rcvbuf_for(rx, CHECK_STALL_S);
+	it->risky = ms < CHECK_STALL_S * 1e3 && need > in->rmem_default.v;
+	snprintf(it->why, sizeof(it->why), "%s receives %.0f datagrams/s with the default buffer (%s, "
+		 "no SO_RCVBUF): at ~%llu B truesize each%s it holds %.0f of them, %.1f ms of arrivals; a "
+		 "reader stalled longer drops.", rx->who ? rx->who : "a socket", rx->dgps,
+		 B(in->rmem_default.v), (unsigned long long)ts, ts_note(rx),
+		 floor(in->rmem_default.v / (double)ts), ms);
+	if (it->risky) {
+		it->has_value = true;
+		it->value = need;
+		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why),
+			 " %.0f ms needs %s: sysctl -w net.core.rmem_default=%llu (or SO_RCVBUF in the "
+			 "application).", CHECK_STALL_S * 1e3, B(need), (unsigned long long)need);
+	}
+}
+
+static void rmem_max(const struct check_input *in, struct check_item *it)
+{
+	const struct check_rx *rx = &in->busiest;
+	uint64_t need, req;
+
+	if (!in->rmem_max.known) {
+		snprintf(it->why, sizeof(it->why), "net.core.rmem_max could not be read.");
+		return;
+	}
+	if (!rx->known || !(rx->dgps > 0)) {
+		snprintf(it->why, sizeof(it->why), "No UDP socket received during the sample.");
+		return;
+	}
+	it->evaluated = true;
+	need = check__rcvbuf_for(rx, CHECK_STALL_S);
+	req = need / 2; /* the kernel doubles a request */
+	it->risky = req > in->rmem_max.v;
+	snprintf(it->why, sizeof(it->why), "The busiest socket, %s, receives %.0f datagrams/s (rcvbuf "
+		 "%s): a buffer for %.0f ms of them is %s (~%llu B truesize each%s), asked for as "
+		 "SO_RCVBUF %llu, which rmem_max (%s) %s.", rx->who ? rx->who : "?", rx->dgps,
+		 B(rx->rcvbuf), CHECK_STALL_S * 1e3, B(need), (unsigned long long)check__truesize(rx),
+		 ts_note(rx), (unsigned long long)req, B(in->rmem_max.v),
+		 it->risky ? "silently cuts" : "allows");
+	if (it->risky) {
+		it->has_value = true;
+		it->value = req;
+		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why),
+			 " sysctl -w net.core.rmem_max=%llu.", (unsigned long long)req);
+	}
+}
+
+static uint64_t pow2_at_least(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v && p < (UINT64_C(1) << 62))
+		p <<= 1;
+	return p;
+}
+
+static void backlog(const struct check_input *in, struct check_item *it)
+{
+	double rate = in->pkt_rate.known ? in->pkt_rate.v : 0, ms;
+
+	if (!in->netdev_max_backlog.known) {
+		snprintf(it->why, sizeof(it->why), "net.core.netdev_max_backlog could not be read.");
+		return;
+	}
+	if (!(rate > 0)) {
+		snprintf(it->why, sizeof(it->why), "No UDP datagrams arrived during the sample.");
+		return;
+	}
+	it->evaluated = true;
+	ms = in->netdev_max_backlog.v / rate * 1e3;
+	it->risky = ms < CHECK_BACKLOG_S * 1e3;
+	snprintf(it->why, sizeof(it->why), "%.0f UDP datagrams/s arrived: if one CPU takes them all (one "
+		 "receive queue, veth, loopback), its backlog of %llu packets absorbs %.2f ms of softirq "
+		 "delay.", rate, (unsigned long long)in->netdev_max_backlog.v, ms);
+	if (it->risky) {
+		it->has_value = true;
+		it->value = pow2_at_least((uint64_t)ceil(rate * CHECK_BACKLOG_S));
+		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why),
+			 " %.0f ms needs %.0f: sysctl -w net.core.netdev_max_backlog=%llu.",
+			 CHECK_BACKLOG_S * 1e3, ceil(rate * CHECK_BACKLOG_S), (unsigned long long)it->value);
+	}
+}
+
+static void ipfrag(const struct check_input *in, struct check_item *it)
+{
+	double rate = in->frag_dgps.known ? in->frag_dgps.v : 0;
+	uint32_t mtu = in->frag_mtu ? in->frag_mtu : 1500;
+	uint64_t per, t = in->ipfrag_time.known ? in->ipfrag_time.v : 30;
+	double lost, held, need;
+
+	if (!in->ipfrag_high_thresh.known) {
+		snprintf(it->why, sizeof(it->why), "net.ipv4.ipfrag_high_thresh could not be read.");
+		return;
+	}
+	if (!(rate > 0) || in->frag_k < 2) {
+		snprintf(it->why, sizeof(it->why), "No fragmented datagrams seen during the sample.");
+		return;
+	}
+	it->evaluated = true;
+	per = advice__truesize_estimate(advice__max_unfragmented(mtu, AF_INET), mtu, AF_INET);
+	lost = rate * advice__message_loss(0.01, in->frag_k);
+	held = lost * t;
+	need = held * (in->frag_k - 1) * per;
+	it->risky = need > in->ipfrag_high_thresh.v;
+	snprintf(it->why, sizeof(it->why), "%.0f fragmented datagrams/s of %u fragments: at 1%% fragment "
+		 "loss %.0f/s stay incomplete for ipfrag_time (%llu s), %.0f at once holding ~%.0f B "
+		 "(~%llu B per fragment), against ipfrag_high_thresh %s; past it every fragment is "
+		 "dropped.", rate, in->frag_k, lost, (unsigned long long)t, held, need,
+		 (unsigned long long)per, B(in->ipfrag_high_thresh.v));
+	if (it->risky) {
+		it->has_value = true;
+		it->value = advice__round_up((uint64_t)need, 1 << 20);
+		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why),
+			 " sysctl -w net.ipv4.ipfrag_high_thresh=%llu, or a shorter ipfrag_time, or no "
+			 "fragments (smaller datagrams).", (unsigned long long)it->value);
+	}
+}
+
+static void udp_mem(const struct check_input *in, struct check_item *it)
+{
+	uint64_t ps = in->page_size.known && in->page_size.v ? in->page_size.v : 4096, pages;
+
+	if (!in->udp_mem[1].known || !in->udp_mem[2].known) {
+		snprintf(it->why, sizeof(it->why), "net.ipv4.udp_mem could not be read.");
+		return;
+	}
+	if (!in->rcvbuf_sum.known || !in->nsockets) {
+		snprintf(it->why, sizeof(it->why), "No UDP sockets seen.");
+		return;
+	}
+	it->evaluated = true;
+	pages = (in->rcvbuf_sum.v + ps - 1) / ps;
+	it->risky = pages > in->udp_mem[1].v;
+	snprintf(it->why, sizeof(it->why), "The %llu UDP socket%s seen can hold %s in their receive "
+		 "buffers together (%llu pages of %llu B), %s udp_mem's pressure threshold (%llu pages; "
+		 "max %llu).", (unsigned long long)in->nsockets, in->nsockets == 1 ? "" : "s",
+		 B(in->rcvbuf_sum.v), (unsigned long long)pages, (unsigned long long)ps,
+		 it->risky ? "above" : "under", (unsigned long long)in->udp_mem[1].v,
+		 (unsigned long long)in->udp_mem[2].v);
+	if (it->risky) {
+		it->has_value = true;
+		it->value = pages * 2 > in->udp_mem[2].v ? pages * 2 : in->udp_mem[2].v;
+		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why),
+			 " If they fill at once, every UDP socket drops (udp_mem): sysctl -w "
+			 "net.ipv4.udp_mem='%llu %llu %llu' (pages).",
+			 (unsigned long long)(in->udp_mem[0].known ? in->udp_mem[0].v : pages / 2),
+			 (unsigned long long)pages, (unsigned long long)it->value);
+	}
+}
+
+int check__build(const struct check_input *in, struct check_item *out, int max)
+{
+	int n = 0;
+	struct check_item *it;
+
+	if ((it = item(out, max, &n, "net.core.rmem_default", in->rmem_default)))
+		rmem_default(in, it);
+	if ((it = item(out, max, &n, "net.core.rmem_max", in->rmem_max)))
+		rmem_max(in, it);
+	if ((it = item(out, max, &n, "net.core.netdev_max_backlog", in->netdev_max_backlog)))
+		backlog(in, it);
+	if ((it = item(out, max, &n, "net.ipv4.ipfrag_high_thresh", in->ipfrag_high_thresh)))
+		ipfrag(in, it);
+	if ((it = item(out, max, &n, "net.ipv4.udp_mem", in->udp_mem[2])))
+		udp_mem(in, it);
+	return n;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * doctor's checklist, pure: settings that are risky even before anything
+ * dropped, judged against what the sample observed (the busiest receiving
+ * socket's rate, the packet rate, fragments, the sockets' buffers). Each
+ * item: the setting, its value now, risky or not, the value to set and why,
+ * with the numbers.
+ */
+#ifndef UD_CHECKLIST_H
+#define UD_CHECKLIST_H
+
+#include "advice.h"
+
+/* The stall a receive buffer should absorb at the observed rate. */
+#define CHECK_STALL_S 0.1
+/* The softirq delay the per-CPU backlog should absorb. */
+#define CHECK_BACKLOG_S 0.01
+
+struct check_rx {
+	bool known;
+	const char *who;          /* "10.0.0.2:5001" */
+	double dgps;              /* datagrams/s arriving (delivered + dropped) */
+	struct advice_dbl size;   /* payload bytes per datagram, when known */
+	uint64_t rcvbuf;          /* SO_RCVBUF as the kernel keeps it */
+	uint32_t mtu;             /* of its interface, 0 unknown */
+	int family;
+};
+
+struct check_input {
+	struct advice_u64 rmem_default, rmem_max, netdev_max_backlog;
+	struct advice_u64 ipfrag_high_thresh, ipfrag_time;
+	struct advice_u64 udp_mem[3];          /* pages */
+	struct advice_u64 page_size;
+	struct check_rx busiest;               /* the busiest receiving socket */
+	struct check_rx busiest_default;       /* ... of those at rmem_default */
+	struct advice_dbl pkt_rate;            /* UDP datagrams/s into the netns */
+	struct advice_dbl frag_dgps;           /* fragmented datagrams/s seen */
+	unsigned frag_k;                       /* fragments each */
+	uint32_t frag_mtu;
+	struct advice_u64 rcvbuf_sum;          /* bytes: all UDP sockets' rcvbuf */
+	uint64_t nsockets;                     /* ... of that many sockets */
+};
+
+#define CHECK_TEXT 768
+struct check_item {
+	char setting[40];         /* "net.core.rmem_default" */
+	bool evaluated;           /* false: nothing observed to judge it by */
+	bool risky;
+	bool has_now, has_value;
+	uint64_t now, value;      /* today's value, the one to set (if risky) */
+	char why[CHECK_TEXT];     /* the numbers */
+};
+
+#define CHECK_MAX 5
+/* The items (at most max, CHECK_MAX in all), in a fixed order. */
+int check__build(const struct check_input *in, struct check_item *out, int max);
+
+/* Truesize per datagram the checklist sizes with: the estimate for the
+ * payload when known, else for a full-MTU datagram (1500 when unknown). */
+uint64_t check__truesize(const struct check_rx *rx);
+/* Bytes of receive buffer that absorb a stall of `s` at rx's rate,
+ * rounded up to 4 KiB. */
+uint64_t check__rcvbuf_for(const struct check_rx *rx, double s);
+
+#endif

@@ -1,0 +1,1151 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * udpdrop doctor: a short look at this host (or one netns) and what to
+ * change. It reads the UDP/IP sysctls and the interfaces (netcfg.h),
+ * samples the drops for a few seconds (the tracer and the model, per
+ * socket and cause, with deliveries; or, without root or BPF, the
+ * kernel's counters and each socket's own drop counter), and prints the
+ * advice engine's findings (advice.h) ranked by drops, then a checklist
+ * of settings risky even without drops (checklist.h).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "advice.h"
+#include "caps.h"
+#include "checklist.h"
+#include "cli.h"
+#include "json.h"
+#include "log.h"
+#include "mib.h"
+#include "model.h"
+#include "netcfg.h"
+#include "socktab.h"
+#include "tracer.h"
+#include "util.h"
+#include "watch.h"
+
+#define WHO "udpdrop doctor"
+#define TICK_NS 200000000ull /* the sample's intervals: bursts are timed by them */
+#define NS_MAX 16            /* netns whose settings are read */
+#define FINDINGS_MAX 256     /* (socket or flow, cause) pairs advised */
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: udpdrop doctor [-d SECS] [-N NETNS] [--json]\n"
+"Look at this host for a few seconds and say what to change: the UDP/IP\n"
+"sysctls, each interface's MTU and txqueuelen, and the drops of a short\n"
+"sample, per socket and cause. Prints the findings, most drops first (what,\n"
+"the evidence with its numbers, the change with its value, how to verify\n"
+"it), then a checklist of settings risky even without drops, judged\n"
+"against the rates observed.\n"
+"\n"
+"  -d, --duration SECS    sample for SECS (default 5, 0.5 to 3600); Ctrl-C\n"
+"                         ends it early\n"
+"  -N, --netns NS         only this network namespace: ip-netns NAME, nsfs PATH\n"
+"                         or INODE (needs root)\n"
+"  -j, --json             one JSON document: mode, sysctls, interfaces, counter\n"
+"                         deltas, findings (as report's advice, with setting and\n"
+"                         value), checklist\n"
+"      --counters-only    do not load BPF: the kernel's counters and the\n"
+"                         sockets' own drop counters only\n"
+"  -v, --verbose          loader and libbpf details (twice: more)\n"
+"  -V, --version          print the version\n"
+"  -h, --help             this help\n"
+"\n"
+"As root it traces the drops (BPF): each socket's drops by cause, its\n"
+"arrival rate and buffer. Without root, or when BPF cannot load, it says so\n"
+"in one line and samples counters only: the kernel's counters of its own\n"
+"netns and each socket's drop counter (ss -uam d), no causes per socket.\n"
+"\n"
+"Exit codes: 0 ok (with or without findings), 1 runtime error, 2 bad\n"
+"usage, 3 missing privileges (-N without root).\n");
+}
+
+struct doctor_opts {
+	double duration;
+	const char *netns_spec;
+	bool json, counters_only;
+	struct model_opts model;
+	struct tracer_opts tracer;
+};
+
+enum { OPT_COUNTERS_ONLY = 256 };
+
+/* 0, 1 (--help, -V: done) or -EXIT_USAGE. */
+static int parse_args(int argc, char **argv, struct doctor_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "netns", required_argument, NULL, 'N' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "counters-only", no_argument, NULL, OPT_COUNTERS_ONLY },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	int verbose = 0, c;
+
+	o->duration = 5;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:N:jvVh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (parse_seconds(optarg, 0.5, 3600, &o->duration))
+				return cli__bad_value("doctor", "--duration", optarg,
+						      "seconds from 0.5 to 3600");
+			break;
+		case 'N': o->netns_spec = optarg; break;
+		case 'j': o->json = true; break;
+		case OPT_COUNTERS_ONLY: o->counters_only = true; break;
+		case 'v': verbose++; break;
+		case 'V':
+			printf("udpdrop %s\n", UDPDROP_VERSION);
+			return 1;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+		default:
+			return cli__bad_option("doctor", c, argv, longopts);
+		}
+	}
+	if (optind < argc)
+		return cli__bad_arg("doctor", argv[optind]);
+	log__set_level(verbose >= 2 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_WARN);
+	return 0;
+}
+
+/* ---- settings per netns ------------------------------------------------ */
+
+struct ns_cfg {
+	uint32_t netns;
+	struct netcfg_sysctls sc;
+	struct netcfg_ifaces *ifs; /* NULL: not readable */
+};
+
+struct doctor {
+	struct doctor_opts *o;
+	struct netns_table *nt;
+	uint32_t ctx_netns;        /* -N's, else ours: the checklist's */
+	struct ns_cfg ns[NS_MAX];
+	int nns;
+	bool bpf;
+	const char *mode_note;     /* why counters only */
+	double span_s;
+	uint64_t ticks;
+	/* bpf */
+	struct watch *w;
+	struct htab eps;           /* struct ep_key -> struct ep */
+	/* counters only */
+	struct mib mib0, mib1;
+	bool have_mib;
+	struct socktab st0, st1;
+};
+
+static struct ns_cfg *ns_cfg(struct doctor *d, uint32_t netns)
+{
+	for (int i = 0; i < d->nns; i++)
+		if (d->ns[i].netns == netns)
+			return &d->ns[i];
+	if (d->nns == NS_MAX)
+		return &d->ns[0]; /* more netns than that: the first's (a guess, rare) */
+	struct ns_cfg *c = &d->ns[d->nns++];
+
+	c->netns = netns;
+	netcfg__sysctls(d->nt, netns, &c->sc);
+	c->ifs = calloc(1, sizeof(*c->ifs));
+	if (c->ifs && netcfg__ifaces(d->nt, netns, c->ifs)) {
+		free(c->ifs);
+		c->ifs = NULL;
+	}
+	return c;
+}
+
+static void fill_sysctls(const struct ns_cfg *c, struct advice_input *in)
+{
+	uint64_t v;
+#define SET(field, id)                                                   \
+	if (netcfg__u64(&c->sc, id, 0, &v))                              \
+		in->field = ADVICE_U64(v);
+	SET(rmem_default, NETCFG_RMEM_DEFAULT);
+	SET(rmem_max, NETCFG_RMEM_MAX);
+	SET(wmem_default, NETCFG_WMEM_DEFAULT);
+	SET(wmem_max, NETCFG_WMEM_MAX);
+	SET(netdev_max_backlog, NETCFG_NETDEV_MAX_BACKLOG);
+	SET(ipfrag_time, NETCFG_IPFRAG_TIME);
+	SET(ipfrag_high_thresh, NETCFG_IPFRAG_HIGH_THRESH);
+	SET(ipfrag_max_dist, NETCFG_IPFRAG_MAX_DIST);
+#undef SET
+	for (unsigned i = 0; i < 3; i++)
+		if (netcfg__u64(&c->sc, NETCFG_UDP_MEM, i, &v))
+			in->udp_mem[i] = ADVICE_U64(v);
+	in->page_size = ADVICE_U64((uint64_t)getpagesize());
+}
+
+/*
+ * The interface a socket's traffic uses: the one it is bound to, lo for a
+ * loopback address, else the netns's only other interface; NULL when
+ * there are several (routes decide, and a guess would be stated as fact).
+ */
+static const struct trace_iface *pick_iface(const struct ns_cfg *c, uint32_t ifindex,
+					    bool loopback)
+{
+	const struct trace_iface *found = NULL;
+
+	if (!c->ifs)
+		return NULL;
+	for (uint32_t i = 0; i < c->ifs->n; i++) {
+		const struct trace_iface *f = &c->ifs->v[i];
+		bool lo = !strcmp(f->name, "lo");
+
+		if (ifindex) {
+			if (f->ifindex == ifindex)
+				return f;
+			continue;
+		}
+		if (lo != loopback)
+			continue;
+		if (found)
+			return NULL;
+		found = f;
+	}
+	return found;
+}
+
+static void fill_iface(const struct ns_cfg *c, uint32_t ifindex, bool loopback,
+		       struct advice_input *in)
+{
+	const struct trace_iface *f = pick_iface(c, ifindex, loopback);
+
+	if (!f)
+		return;
+	in->ifname = f->name;
+	if (f->mtu)
+		in->mtu = ADVICE_U64(f->mtu);
+	if (f->txqueuelen)
+		in->txqueuelen = ADVICE_U64(f->txqueuelen);
+}
+
+static bool addr_loopback(int family, const uint8_t *a)
+{
+	static const uint8_t v6lo[16] = { [15] = 1 };
+
+	return family == AF_INET ? a[0] == 127 : family == AF_INET6 && !memcmp(a, v6lo, 16);
+}
+
+static void addr_str(char *buf, size_t len, int family, const uint8_t *a, uint16_t port)
+{
+	char s[INET6_ADDRSTRLEN] = "?";
+	static const uint8_t any[16];
+
+	if (family == AF_INET6 && memcmp(a, any, 16))
+		inet_ntop(AF_INET6, a, s, sizeof(s));
+	else if (family == AF_INET6)
+		snprintf(s, sizeof(s), "*");
+	else if (family == AF_INET && memcmp(a, any, 4))
+		inet_ntop(AF_INET, a, s, sizeof(s));
+	else
+		snprintf(s, sizeof(s), "*");
+	if (family == AF_INET6 && strcmp(s, "*"))
+		snprintf(buf, len, "[%s]:%u", s, port);
+	else
+		snprintf(buf, len, "%s:%u", s, port);
+}
+
+/* The kernel counters a cause reconciles with, summed: delta base -> cur. */
+static struct advice_u64 mib_sum(const struct mib *a, const struct mib *b, const enum mib_id *ids,
+				 int n)
+{
+	struct advice_u64 r = { false, 0 };
+
+	for (int i = 0; i < n; i++) {
+		if (!a->present[ids[i]] || !b->present[ids[i]])
+			continue;
+		r.known = true;
+		r.v += b->v[ids[i]] >= a->v[ids[i]] ? b->v[ids[i]] - a->v[ids[i]] : 0;
+	}
+	return r;
+}
+
+static void fill_mibs(const struct mib *a, const struct mib *b, struct advice_input *in)
+{
+#define M(field, ...)                                                              \
+	do {                                                                       \
+		const enum mib_id ids[] = { __VA_ARGS__ };                         \
+		in->field = mib_sum(a, b, ids, ARRAY_SIZE(ids));                  \
+	} while (0)
+	M(mib_rcvbuf_errors, MIB_UdpRcvbufErrors, MIB_Udp6RcvbufErrors);
+	M(mib_mem_errors, MIB_UdpMemErrors, MIB_Udp6MemErrors);
+	M(mib_sndbuf_errors, MIB_UdpSndbufErrors, MIB_Udp6SndbufErrors);
+	M(mib_no_ports, MIB_UdpNoPorts, MIB_Udp6NoPorts);
+	M(mib_csum_errors, MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors);
+	M(mib_reasm_fails, MIB_IpReasmFails, MIB_Ip6ReasmFails);
+	M(mib_reasm_timeout, MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout);
+	M(reads, MIB_UdpInDatagrams, MIB_Udp6InDatagrams);
+#undef M
+}
+
+/* UDP datagrams into the netns over the span: delivered + errors + no port. */
+static double mib_arrivals(const struct mib *a, const struct mib *b)
+{
+	const enum mib_id ids[] = { MIB_UdpInDatagrams, MIB_Udp6InDatagrams, MIB_UdpInErrors,
+				    MIB_Udp6InErrors, MIB_UdpNoPorts, MIB_Udp6NoPorts };
+
+	return (double)mib_sum(a, b, ids, ARRAY_SIZE(ids)).v;
+}
+
+/* ---- the BPF sample: bursts per (row, cause) --------------------------- */
+
+/*
+ * A burst is the most drops in one run of consecutive sample intervals
+ * with drops: a reader's stall that spans two intervals is one burst, and
+ * what a buffer must absorb is the whole of it.
+ */
+struct ep_key {
+	struct row_key rk;
+	uint32_t cause, pad;
+};
+
+struct ep {
+	uint64_t prev, cur, best;
+	uint64_t cur_ticks, best_ticks, dropping;
+};
+
+static int track_bursts(struct doctor *d)
+{
+	struct model *m = &d->w->m;
+	const void *k;
+	void *v;
+
+	d->ticks++;
+	for (size_t it = 0; htab__next(&m->rows, &it, &k, &v);) {
+		const struct row *r = v;
+
+		for (int c = 0; c < CAUSE_MAX; c++) {
+			struct ep_key key;
+			struct ep *e;
+			uint64_t delta;
+
+			memset(&key, 0, sizeof(key));
+			key.rk = r->key;
+			key.cause = c;
+			e = htab__find(&d->eps, &key);
+			if (!e && !r->cause[c])
+				continue;
+			if (!e && !(e = htab__upsert(&d->eps, &key, NULL)))
+				return -ENOMEM;
+			delta = r->cause[c] >= e->prev ? r->cause[c] - e->prev : 0;
+			e->prev = r->cause[c];
+			if (!delta) {
+				e->cur = e->cur_ticks = 0;
+				continue;
+			}
+			e->cur += delta;
+			e->cur_ticks++;
+			e->dropping++;
+			if (e->cur > e->best) {
+				e->best = e->cur;
+				e->best_ticks = e->cur_ticks;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- findings ---------------------------------------------------------- */
+
+struct item {
+	enum cause cause;
+	uint64_t drops;
+	bool has_socket, by_inode;
+	uint64_t socket;           /* cookie (or inode) */
+	uint32_t netns;
+	char local[64];            /* the socket's address, or the flow's destination */
+	char who[256];             /* the header line */
+	uint64_t port;
+	bool have_port;
+	uint64_t rcvbuf;
+	bool have_rcvbuf;
+	int nf;
+	struct advice_finding f[ADVICE_MAX];
+};
+
+static int cmp_items(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->drops != y->drops)
+		return x->drops < y->drops ? 1 : -1;
+	return x->cause - y->cause;
+}
+
+static const struct netns_counters *counters_of(const struct model *m, uint32_t netns)
+{
+	for (int i = 0; i < m->ncounters; i++)
+		if (m->counters[i].netns == netns && m->counters[i].have_base)
+			return &m->counters[i];
+	return NULL;
+}
+
+/* One (socket row, cause) or (flow row, cause) of the BPF sample. */
+static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *it)
+{
+	struct model *m = &d->w->m;
+	struct advice_input in = { .cause = c, .live = true };
+	const struct netns_counters *nc = counters_of(m, r->key.netns);
+	struct ep_key key;
+	const struct ep *e;
+	char ns[64];
+	double payload = 0;
+
+	memset(it, 0, sizeof(*it));
+	it->cause = c;
+	it->drops = r->cause[c];
+	it->netns = r->key.netns;
+	fill_sysctls(ns_cfg(d, r->key.netns), &in);
+	if (nc)
+		fill_mibs(&nc->base, &nc->cur, &in);
+	in.span_s = d->span_s;
+	in.drops = r->cause[c];
+	in.skbs = r->cause_skbs[c];
+	in.sender_side = c == CAUSE_QDISC || c == CAUSE_NEIGH;
+	/* bytes are per row, not per cause: an average only for one cause */
+	if (r->drops && r->cause[c] == r->drops && r->bytes && c != CAUSE_FRAG_TIMEOUT &&
+	    c != CAUSE_FRAG_TOO_FAR && c != CAUSE_FRAG_DUP) {
+		payload = (double)r->bytes / r->drops;
+		in.avg_size = ADVICE_DBL(payload);
+	}
+	snprintf(ns, sizeof(ns), "%s", model__netns_label(m, r->key.netns, (char[16]){ 0 }, 16));
+	if (r->key.kind == ROW_SOCKET) {
+		const struct sock_info *s = &r->sock;
+
+		it->has_socket = in.has_socket = true;
+		it->socket = r->key.cookie;
+		it->by_inode = !!(r->flags & UD_KEY_INODE);
+		if (r->have_sock) {
+			addr_str(it->local, sizeof(it->local), s->family, s->saddr, s->sport);
+			in.family = s->family;
+			it->port = s->sport;
+			it->have_port = true;
+			in.port = ADVICE_U64(s->sport);
+			if (s->have_mem && s->rcvbuf) {
+				in.rcvbuf = ADVICE_U64(s->rcvbuf);
+				it->rcvbuf = s->rcvbuf;
+				it->have_rcvbuf = true;
+			}
+			if (s->have_mem && s->sndbuf)
+				in.sndbuf = ADVICE_U64(s->sndbuf);
+			if (s->have_mem)
+				in.queued = ADVICE_U64(s->rmem);
+			fill_iface(ns_cfg(d, r->key.netns), s->ifindex,
+				   addr_loopback(s->family, s->saddr), &in);
+		} else {
+			snprintf(it->local, sizeof(it->local), "socket %llu",
+				 (unsigned long long)r->key.cookie);
+		}
+		if (m->have_rx && d->span_s > 0) {
+			double rate = (r->rx + r->drops) / d->span_s;
+
+			in.rate_dgps = ADVICE_DBL(rate);
+			if (payload > 0)
+				in.rate_Bps = ADVICE_DBL(rate * payload);
+			if (r->queue_peak)
+				in.queue_peak = ADVICE_U64(r->queue_peak);
+		}
+		snprintf(it->who, sizeof(it->who), "%s  netns %s  %s%s%s", it->local, ns,
+			 r->have_sock && r->sock.npids ? "" : "(no owner found)",
+			 r->have_sock && r->sock.npids ? r->sock.comm : "",
+			 r->have_sock && r->sock.npids > 1 ? " and others" : "");
+		if (r->have_sock && r->sock.npids)
+			snprintf(it->who, sizeof(it->who), "%s  netns %s  %d/%s", it->local, ns,
+				 r->sock.pids[0], r->sock.comm);
+	} else {
+		char src[64], dst[64];
+
+		addr_str(src, sizeof(src), r->key.family, r->key.saddr, 0);
+		src[strlen(src) - 2] = 0; /* no port */
+		addr_str(dst, sizeof(dst), r->key.family, r->key.daddr, r->key.dport);
+		snprintf(it->local, sizeof(it->local), "%s", dst);
+		in.family = r->key.family;
+		if (r->key.dport) {
+			it->port = r->key.dport;
+			it->have_port = true;
+			in.port = ADVICE_U64(r->key.dport);
+		}
+		fill_iface(ns_cfg(d, r->key.netns), 0, addr_loopback(r->key.family, r->key.daddr), &in);
+		snprintf(it->who, sizeof(it->who), "no socket: %s -> %s  netns %s", src, dst, ns);
+	}
+	in.who = it->local;
+	memset(&key, 0, sizeof(key));
+	key.rk = r->key;
+	key.cause = c;
+	e = htab__find(&d->eps, &key);
+	if (e && d->ticks) {
+		in.burst = ADVICE_U64(e->best);
+		in.burst_s = e->best_ticks * (d->span_s / d->ticks);
+		in.burst_episode = true;
+		in.intervals = ADVICE_U64(d->ticks);
+		in.intervals_dropping = ADVICE_U64(e->dropping);
+	}
+	it->nf = advice__build(&in, it->f, ADVICE_MAX);
+}
+
+static int bpf_items(struct doctor *d, struct item **out)
+{
+	struct model *m = &d->w->m;
+	struct item *v = calloc(FINDINGS_MAX, sizeof(*v));
+	int n = 0;
+	struct row **lists[2] = { m->view_sockets, m->view_flows };
+	int counts[2] = { m->nview_sockets, m->nview_flows };
+
+	if (!v)
+		return -ENOMEM;
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; i < counts[l] && n < FINDINGS_MAX; i++) {
+			const struct row *r = lists[l][i];
+
+			for (int c = 0; c < CAUSE_MAX && n < FINDINGS_MAX; c++) {
+				if (!r->cause[c] && !r->cause_skbs[c])
+					continue;
+				bpf_item(d, r, c, &v[n]);
+				if (v[n].nf)
+					n++;
+			}
+		}
+	qsort(v, n, sizeof(*v), cmp_items);
+	*out = v;
+	return n;
+}
+
+/* counters only: one finding per cause the kernel counted, for the netns */
+static int counter_items(struct doctor *d, struct item **out)
+{
+	struct item *v = calloc(CAUSE_MAX, sizeof(*v));
+	struct ns_cfg *nc = ns_cfg(d, d->ctx_netns);
+	char ns[64] = "";
+	int n = 0;
+	const struct netns_info *ni = netns__find(d->nt, d->ctx_netns);
+
+	if (!v)
+		return -ENOMEM;
+	if (ni && ni->name[0])
+		snprintf(ns, sizeof(ns), "%s", ni->name);
+	else
+		snprintf(ns, sizeof(ns), "%u", d->ctx_netns);
+	for (int c = 0; c < CAUSE_MAX && d->have_mib; c++) {
+		enum mib_id ids[4];
+		int k = cause__mibs(c, ids, 4);
+		struct advice_u64 delta;
+		struct advice_input in = { .cause = c, .live = true };
+		struct item *it = &v[n];
+		const struct sock_info *only = NULL;
+		int growing = 0;
+
+		if (!k)
+			continue;
+		delta = mib_sum(&d->mib0, &d->mib1, ids, k);
+		if (!delta.known || !delta.v)
+			continue;
+		memset(it, 0, sizeof(*it));
+		it->cause = c;
+		it->drops = delta.v;
+		it->netns = d->ctx_netns;
+		fill_sysctls(nc, &in);
+		fill_mibs(&d->mib0, &d->mib1, &in);
+		in.span_s = d->span_s;
+		in.drops = in.skbs = delta.v;
+		in.sender_side = c == CAUSE_QDISC;
+		snprintf(it->who, sizeof(it->who), "netns %s (the kernel's counters: no socket or flow)", ns);
+		if (c == CAUSE_RCVBUF) {
+			/* the sockets whose own drop counter grew: one, by exactly
+			 * the kernel's count, is the socket */
+			for (int i = 0; i < d->st1.n; i++) {
+				const struct sock_info *s1 = &d->st1.v[i];
+				struct sock_info *s0 = socktab__by_cookie(&d->st0, s1->cookie);
+
+				if (s0 && s1->drops > s0->drops) {
+					growing++;
+					if (s1->drops - s0->drops == delta.v)
+						only = s1;
+				}
+			}
+		}
+		if (growing == 1 && only) {
+			addr_str(it->local, sizeof(it->local), only->family, only->saddr, only->sport);
+			it->has_socket = in.has_socket = true;
+			it->socket = only->cookie;
+			it->port = only->sport;
+			it->have_port = true;
+			in.port = ADVICE_U64(only->sport);
+			in.family = only->family;
+			if (only->have_mem && only->rcvbuf) {
+				in.rcvbuf = ADVICE_U64(only->rcvbuf);
+				it->rcvbuf = only->rcvbuf;
+				it->have_rcvbuf = true;
+				in.queued = ADVICE_U64(only->rmem);
+			}
+			fill_iface(nc, only->ifindex, addr_loopback(only->family, only->saddr), &in);
+			in.who = it->local;
+			snprintf(it->who, sizeof(it->who), "%s  netns %s  (its drop counter, ss -uam d: +%llu)",
+				 it->local, ns, (unsigned long long)delta.v);
+		} else {
+			fill_iface(nc, 0, false, &in);
+		}
+		it->nf = advice__build(&in, it->f, ADVICE_MAX);
+		if (it->nf)
+			n++;
+	}
+	qsort(v, n, sizeof(*v), cmp_items);
+	*out = v;
+	return n;
+}
+
+/* ---- the checklist's inputs -------------------------------------------- */
+
+static void check_input(struct doctor *d, struct check_input *ci)
+{
+	struct advice_input in = { .live = true };
+	struct ns_cfg *nc = ns_cfg(d, d->ctx_netns);
+	static char who[2][64];
+
+	memset(ci, 0, sizeof(*ci));
+	fill_sysctls(nc, &in);
+	ci->rmem_default = in.rmem_default;
+	ci->rmem_max = in.rmem_max;
+	ci->netdev_max_backlog = in.netdev_max_backlog;
+	ci->ipfrag_high_thresh = in.ipfrag_high_thresh;
+	ci->ipfrag_time = in.ipfrag_time;
+	memcpy(ci->udp_mem, in.udp_mem, sizeof(ci->udp_mem));
+	ci->page_size = in.page_size;
+	if (!d->bpf) {
+		if (d->have_mib && d->span_s > 0)
+			ci->pkt_rate = ADVICE_DBL(mib_arrivals(&d->mib0, &d->mib1) / d->span_s);
+		for (int i = 0; i < d->st1.n; i++)
+			if (d->st1.v[i].have_mem) {
+				ci->rcvbuf_sum.known = true;
+				ci->rcvbuf_sum.v += d->st1.v[i].rcvbuf;
+				ci->nsockets++;
+			}
+		return;
+	}
+
+	struct model *m = &d->w->m;
+	double arrivals = 0;
+	bool any = false;
+
+	for (int i = 0; i < m->ncounters; i++) {
+		const struct netns_counters *c = &m->counters[i];
+
+		if (!c->have_base || (d->o->model.netns && c->netns != d->o->model.netns))
+			continue;
+		arrivals += mib_arrivals(&c->base, &c->cur);
+		any = true;
+	}
+	if (any && d->span_s > 0)
+		ci->pkt_rate = ADVICE_DBL(arrivals / d->span_s);
+	/* every socket seen in the sample is a row (model opts.all) */
+	for (int i = 0; i < m->nview_sockets; i++) {
+		const struct sock_info *s = &m->view_sockets[i]->sock;
+
+		if (!m->view_sockets[i]->have_sock || !s->have_mem || (d->o->model.netns && s->netns != d->o->model.netns))
+			continue;
+		ci->rcvbuf_sum.known = true;
+		ci->rcvbuf_sum.v += s->rcvbuf;
+		ci->nsockets++;
+	}
+	if (!m->have_rx || !(d->span_s > 0))
+		return;
+	for (int i = 0; i < m->nview_sockets; i++) {
+		const struct row *r = m->view_sockets[i];
+		double rate = (r->rx + r->drops) / d->span_s;
+		struct ns_cfg *rc;
+		const struct trace_iface *f;
+		struct check_rx rx = {};
+
+		if (!r->have_sock || !r->sock.have_mem || !(rate > 0))
+			continue;
+		rc = ns_cfg(d, r->key.netns);
+		f = pick_iface(rc, r->sock.ifindex, addr_loopback(r->sock.family, r->sock.saddr));
+		rx.known = true;
+		rx.dgps = rate;
+		rx.rcvbuf = r->sock.rcvbuf;
+		rx.family = r->sock.family;
+		rx.mtu = f ? f->mtu : 0;
+		if (r->drops && r->bytes)
+			rx.size = ADVICE_DBL((double)r->bytes / r->drops);
+		if (!ci->busiest.known || rate > ci->busiest.dgps) {
+			addr_str(who[0], sizeof(who[0]), r->sock.family, r->sock.saddr, r->sock.sport);
+			rx.who = who[0];
+			ci->busiest = rx;
+		}
+		if (ci->rmem_default.known && r->sock.rcvbuf == ci->rmem_default.v &&
+		    (!ci->busiest_default.known || rate > ci->busiest_default.dgps)) {
+			addr_str(who[1], sizeof(who[1]), r->sock.family, r->sock.saddr, r->sock.sport);
+			rx.who = who[1];
+			ci->busiest_default = rx;
+		}
+		if (rx.size.known && rx.mtu &&
+		    rx.size.v > advice__max_unfragmented(rx.mtu, rx.family) &&
+		    (!ci->frag_dgps.known || rate > ci->frag_dgps.v)) {
+			ci->frag_dgps = ADVICE_DBL(rate);
+			ci->frag_k = advice__fragments((uint64_t)rx.size.v, rx.mtu, rx.family);
+			ci->frag_mtu = rx.mtu;
+		}
+	}
+}
+
+/* ---- printing ---------------------------------------------------------- */
+
+#define WRAP 100
+static void wrapped(FILE *out, const char *label, const char *text)
+{
+	const int indent = 14, w = WRAP - indent;
+	const char *p = text;
+	bool first = true;
+
+	while (*p) {
+		int len = (int)strlen(p), cut = len;
+
+		if (len > w) {
+			cut = w;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (!cut)
+				cut = w;
+		}
+		if (first)
+			fprintf(out, "    %-9s %.*s\n", label, cut, p);
+		else
+			fprintf(out, "%*s%.*s\n", indent, "", cut, p);
+		first = false;
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+static const char *ns_name(struct doctor *d, uint32_t netns, char *buf, size_t len)
+{
+	const struct netns_info *ni = netns__find(d->nt, netns);
+
+	if (ni && ni->name[0])
+		snprintf(buf, len, "%s", ni->name);
+	else
+		snprintf(buf, len, "%u", netns);
+	return buf;
+}
+
+static void print_text(struct doctor *d, const struct item *v, int n, const struct check_item *ck,
+		       int nck)
+{
+	char ns[64], dr[32];
+	struct ns_cfg *nc = ns_cfg(d, d->ctx_netns);
+
+	printf("udpdrop doctor: %.1f s sample of %s%s, %s\n", d->span_s,
+	       d->o->model.netns || !d->bpf ? "netns " : "",
+	       d->o->model.netns || !d->bpf ? ns_name(d, d->ctx_netns, ns, sizeof(ns)) : "every netns",
+	       d->bpf ? "traced (BPF): drops per socket and cause, arrival rates"
+		      : "counters only: the kernel's counters and the sockets' drop counters");
+	printf("\nSettings (netns %s):\n", ns_name(d, d->ctx_netns, ns, sizeof(ns)));
+	for (int i = 0; i < NETCFG_NSYSCTLS; i++)
+		if (nc->sc.ok[i])
+			printf("  %-28s %s%s\n", netcfg__sysctl_names[i], nc->sc.v[i],
+			       nc->sc.from_self[i] ? "  (host-wide)" : "");
+	if (nc->ifs)
+		for (uint32_t i = 0; i < nc->ifs->n; i++)
+			printf("  %-28s mtu %u txqueuelen %u\n", nc->ifs->v[i].name, nc->ifs->v[i].mtu,
+			       nc->ifs->v[i].txqueuelen);
+
+	printf("\nFindings (most drops first):\n");
+	if (!n)
+		printf("  no drops in the sample: nothing to fix now (see the checklist)\n");
+	for (int i = 0; i < n; i++) {
+		fmt_count(dr, sizeof(dr), v[i].drops);
+		printf("\n%d. %s: %s, %s datagram%s\n", i + 1, v[i].who, cause__name(v[i].cause), dr,
+		       v[i].drops == 1 ? "" : "s");
+		for (int j = 0; j < v[i].nf; j++) {
+			const struct advice_finding *f = &v[i].f[j];
+
+			if (j)
+				printf("\n");
+			wrapped(stdout, "what", f->what);
+			wrapped(stdout, "evidence", f->evidence);
+			wrapped(stdout, "change", f->change);
+			wrapped(stdout, "verify", f->verify);
+		}
+	}
+	printf("\nChecklist (settings risky even without drops, against the rates observed):\n");
+	for (int i = 0; i < nck; i++) {
+		char line[96];
+
+		if (ck[i].has_now)
+			snprintf(line, sizeof(line), "%.40s = %llu", ck[i].setting,
+				 (unsigned long long)ck[i].now);
+		else
+			snprintf(line, sizeof(line), "%.40s", ck[i].setting);
+		printf("  [%s] %s\n", ck[i].risky ? "RISK" : ck[i].evaluated ? " ok " : " -- ", line);
+		wrapped(stdout, "", ck[i].why);
+	}
+}
+
+static void print_json(struct doctor *d, const struct item *v, int n, const struct check_item *ck,
+		       int nck)
+{
+	struct json j;
+	struct strbuf sb = {};
+	struct ns_cfg *nc = ns_cfg(d, d->ctx_netns);
+	char buf[64];
+
+	json_init(&j, &sb);
+	json_obj_begin(&j);
+	json_key(&j, "mode");
+	json_str(&j, d->bpf ? "bpf" : "counters");
+	json_key(&j, "mode_note");
+	if (d->mode_note)
+		json_str(&j, d->mode_note);
+	else
+		json_null(&j);
+	json_key(&j, "duration_s");
+	json_double(&j, d->span_s, 3);
+	json_key(&j, "netns");
+	json_u64(&j, d->ctx_netns);
+	json_key(&j, "netns_name");
+	json_str(&j, ns_name(d, d->ctx_netns, buf, sizeof(buf)));
+	json_key(&j, "sysctls");
+	json_obj_begin(&j);
+	for (int i = 0; i < NETCFG_NSYSCTLS; i++)
+		if (nc->sc.ok[i]) {
+			json_key(&j, netcfg__sysctl_names[i]);
+			json_str(&j, nc->sc.v[i]);
+		}
+	json_obj_end(&j);
+	json_key(&j, "interfaces");
+	json_arr_begin(&j);
+	for (uint32_t i = 0; nc->ifs && i < nc->ifs->n; i++) {
+		json_obj_begin(&j);
+		json_key(&j, "name");
+		json_str(&j, nc->ifs->v[i].name);
+		json_key(&j, "mtu");
+		json_u64(&j, nc->ifs->v[i].mtu);
+		json_key(&j, "txqueuelen");
+		json_u64(&j, nc->ifs->v[i].txqueuelen);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	/* the kernel's counters over the sample, per netns inode */
+	json_key(&j, "counters");
+	json_obj_begin(&j);
+	if (d->bpf) {
+		struct model *m = &d->w->m;
+
+		for (int i = 0; i < m->ncounters; i++) {
+			const struct netns_counters *c = &m->counters[i];
+
+			if (!c->have_base || (d->o->model.netns && c->netns != d->o->model.netns))
+				continue;
+			snprintf(buf, sizeof(buf), "%u", c->netns);
+			json_key(&j, buf);
+			json_obj_begin(&j);
+			for (int k = 0; k < MIB_MAX; k++)
+				if (c->base.present[k] && c->cur.present[k]) {
+					json_key(&j, mib__name(k));
+					json_u64(&j, c->cur.v[k] >= c->base.v[k] ? c->cur.v[k] - c->base.v[k] : 0);
+				}
+			json_obj_end(&j);
+		}
+	} else if (d->have_mib) {
+		snprintf(buf, sizeof(buf), "%u", d->ctx_netns);
+		json_key(&j, buf);
+		json_obj_begin(&j);
+		for (int k = 0; k < MIB_MAX; k++)
+			if (d->mib0.present[k] && d->mib1.present[k]) {
+				json_key(&j, mib__name(k));
+				json_u64(&j, d->mib1.v[k] >= d->mib0.v[k] ? d->mib1.v[k] - d->mib0.v[k] : 0);
+			}
+		json_obj_end(&j);
+	}
+	json_obj_end(&j);
+	json_key(&j, "findings");
+	json_arr_begin(&j);
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < v[i].nf; k++) {
+			const struct advice_finding *f = &v[i].f[k];
+
+			json_obj_begin(&j);
+			json_key(&j, "cause");
+			json_str(&j, cause__name(f->cause));
+			json_key(&j, "socket");
+			if (v[i].has_socket)
+				json_u64(&j, v[i].socket);
+			else
+				json_null(&j);
+			json_key(&j, "socket_id_kind");
+			if (v[i].has_socket)
+				json_str(&j, v[i].by_inode ? "inode" : "cookie");
+			else
+				json_null(&j);
+			json_key(&j, "local");
+			if (v[i].local[0])
+				json_str(&j, v[i].local);
+			else
+				json_null(&j);
+			json_key(&j, "port");
+			if (v[i].have_port)
+				json_u64(&j, v[i].port);
+			else
+				json_null(&j);
+			json_key(&j, "netns");
+			json_u64(&j, v[i].netns);
+			json_key(&j, "drops");
+			json_u64(&j, v[i].drops);
+			json_key(&j, "rcvbuf");
+			if (v[i].have_rcvbuf)
+				json_u64(&j, v[i].rcvbuf);
+			else
+				json_null(&j);
+			json_key(&j, "what");
+			json_str(&j, f->what);
+			json_key(&j, "evidence");
+			json_str(&j, f->evidence);
+			json_key(&j, "change");
+			json_str(&j, f->change);
+			json_key(&j, "verify");
+			json_str(&j, f->verify);
+			json_key(&j, "setting");
+			if (f->setting[0])
+				json_str(&j, f->setting);
+			else
+				json_null(&j);
+			json_key(&j, "value");
+			if (f->has_value)
+				json_u64(&j, f->value);
+			else
+				json_null(&j);
+			json_obj_end(&j);
+		}
+	json_arr_end(&j);
+	json_key(&j, "checklist");
+	json_arr_begin(&j);
+	for (int i = 0; i < nck; i++) {
+		json_obj_begin(&j);
+		json_key(&j, "setting");
+		json_str(&j, ck[i].setting);
+		json_key(&j, "now");
+		if (ck[i].has_now)
+			json_u64(&j, ck[i].now);
+		else
+			json_null(&j);
+		json_key(&j, "evaluated");
+		json_bool(&j, ck[i].evaluated);
+		json_key(&j, "risky");
+		json_bool(&j, ck[i].risky);
+		json_key(&j, "value");
+		if (ck[i].has_value)
+			json_u64(&j, ck[i].value);
+		else
+			json_null(&j);
+		json_key(&j, "why");
+		json_str(&j, ck[i].why);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	fwrite(sb.buf, 1, sb.len, stdout);
+	printf("\n");
+	sb_free(&sb);
+}
+
+/* ---- the sample ---------------------------------------------------------- */
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+
+	nanosleep(&ts, NULL); /* a signal ends it early: the loop checks */
+}
+
+static int sample_bpf(struct doctor *d)
+{
+	uint64_t start = d->w->m.start_ns, end = start + (uint64_t)(d->o->duration * 1e9);
+	uint64_t next = start + TICK_NS;
+	int err;
+
+	fprintf(stderr, WHO ": sampling for %.1f s via %s\n", d->o->duration,
+		attach_mode__name(d->w->t.mode));
+	while (!stop) {
+		uint64_t now = now_ns(), t = next < end ? next : end;
+
+		if (t > now)
+			sleep_ns(t - now);
+		if (stop)
+			break;
+		err = watch__refresh(d->w);
+		if (!err)
+			err = track_bursts(d);
+		if (err) {
+			fprintf(stderr, WHO ": reading the drop counts failed: %s\n", strerror(-err));
+			return EXIT_FAIL;
+		}
+		if (now_ns() >= end)
+			break;
+		next += TICK_NS;
+	}
+	if (stop) { /* the last stretch, up to the signal */
+		err = watch__refresh(d->w);
+		if (!err)
+			err = track_bursts(d);
+		if (err)
+			return EXIT_FAIL;
+	}
+	d->span_s = (d->w->m.last_ns - start) / 1e9;
+	return 0;
+}
+
+static int sample_counters(struct doctor *d)
+{
+	uint64_t start, end;
+	int err;
+
+	if (socktab__init(&d->st0) || socktab__init(&d->st1))
+		return EXIT_FAIL;
+	err = mib__read(d->nt, d->ctx_netns, &d->mib0);
+	if (err) {
+		fprintf(stderr, WHO ": cannot read the counters of netns %u: %s\n", d->ctx_netns,
+			strerror(-err));
+		return EXIT_FAIL;
+	}
+	socktab__dump(&d->st0, d->nt, d->ctx_netns, IPPROTO_UDP);
+	start = now_ns();
+	end = start + (uint64_t)(d->o->duration * 1e9);
+	fprintf(stderr, WHO ": sampling for %.1f s (counters only)\n", d->o->duration);
+	while (!stop && now_ns() < end)
+		sleep_ns(end - now_ns());
+	err = mib__read(d->nt, d->ctx_netns, &d->mib1);
+	if (err) {
+		fprintf(stderr, WHO ": cannot read the counters of netns %u: %s\n", d->ctx_netns,
+			strerror(-err));
+		return EXIT_FAIL;
+	}
+	socktab__dump(&d->st1, d->nt, d->ctx_netns, IPPROTO_UDP);
+	d->span_s = (now_ns() - start) / 1e9;
+	d->have_mib = true;
+	return 0;
+}
+
+int do_doctor(int argc, char **argv)
+{
+	struct doctor_opts o = {};
+	struct doctor d = { .o = &o };
+	struct watch w = {};
+	struct netns_table own_nt = {};
+	struct item *items = NULL;
+	struct check_item ck[CHECK_MAX];
+	struct check_input ci;
+	char missing[128];
+	bool privileged;
+	int err, n, nck, ret = EXIT_FAIL;
+
+	err = parse_args(argc, argv, &o);
+	if (err)
+		return err > 0 ? EXIT_OK : -err;
+	privileged = !caps__check_bpf(missing, sizeof(missing));
+	err = cli__resolve_scope("doctor", o.netns_spec, 0, privileged, &o.model.netns,
+				 &o.tracer.filter_netns);
+	if (err == EXIT_PRIV && o.netns_spec) {
+		fprintf(stderr, WHO ": permission denied: -N reads another netns, which needs root (%s); run sudo udpdrop doctor -N %s\n",
+			missing, o.netns_spec);
+		return EXIT_PRIV;
+	}
+	if (err && err != EXIT_PRIV)
+		return err;
+	if (!privileged) {
+		d.mode_note = "not root: counters only";
+		fprintf(stderr, WHO ": not root (tracing needs %s): counters only, this netns, no causes per socket; sudo udpdrop doctor traces them\n",
+			missing);
+	} else if (o.counters_only) {
+		d.mode_note = "--counters-only";
+	}
+
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (privileged && !o.counters_only) {
+		o.model.all = true; /* quiet sockets too: their rates for the checklist */
+		err = watch__open(&w, &o.tracer, &o.model, WHO);
+		if (!err) {
+			d.bpf = true;
+			d.w = &w;
+			d.nt = &w.m.nt;
+			if (htab__init(&d.eps, sizeof(struct ep_key), sizeof(struct ep))) {
+				fprintf(stderr, WHO ": out of memory\n");
+				goto out;
+			}
+		} else {
+			d.mode_note = "BPF unavailable: counters only";
+			fprintf(stderr, WHO ": BPF unavailable (above): counters only\n");
+		}
+	}
+	if (!d.bpf) {
+		if (netns__scan(&own_nt)) {
+			fprintf(stderr, WHO ": out of memory\n");
+			goto out;
+		}
+		d.nt = &own_nt;
+	}
+	d.ctx_netns = o.model.netns ? o.model.netns : d.nt->self;
+	ns_cfg(&d, d.ctx_netns); /* the settings before the sample */
+
+	err = d.bpf ? sample_bpf(&d) : sample_counters(&d);
+	if (err) {
+		ret = err;
+		goto out;
+	}
+	n = d.bpf ? bpf_items(&d, &items) : counter_items(&d, &items);
+	if (n < 0) {
+		fprintf(stderr, WHO ": out of memory\n");
+		goto out;
+	}
+	check_input(&d, &ci);
+	nck = check__build(&ci, ck, CHECK_MAX);
+	if (o.json)
+		print_json(&d, items, n, ck, nck);
+	else
+		print_text(&d, items, n, ck, nck);
+	fflush(stdout);
+	ret = EXIT_OK;
+out:
+	free(items);
+	for (int i = 0; i < d.nns; i++)
+		free(d.ns[i].ifs);
+	if (d.bpf)
+		htab__free(&d.eps);
+	watch__close(&w);
+	if (!d.bpf) {
+		socktab__free(&d.st0);
+		socktab__free(&d.st1);
+		netns__free(&own_nt);
+	}
+	return ret;
+}

@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Integration tests of `udpdrop doctor`: real drops between two namespaces,
+# the findings checked against the kernel's counters and the advice
+# followed. Sourced by run.sh (after gensink.sh: start_sink, run_gen, led).
+#
+# Exactness: a sample's edges cut through running traffic, so each test
+# starts its traffic only after doctor says it is sampling and ends it well
+# before the sample does: every drop of the run then falls inside the
+# sample, and the finding's drops equal the kernel's counter delta taken
+# around the whole doctor run (and the one doctor itself reports).
+
+# start_doctor ARGS...: udpdrop doctor --json in the background; returns
+# once it samples. DOC_PID; output in $T/doc.json, $T/doc.err.
+start_doctor() {
+	: >"$T/doc.json"
+	: >"$T/doc.err"
+	"$UDPDROP" doctor --json "$@" >"$T/doc.json" 2>"$T/doc.err" &
+	DOC_PID=$!
+	BG_PIDS+=("$DOC_PID")
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'sampling for' "$T/doc.err" && return 0
+		kill -0 "$DOC_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "udpdrop doctor did not start sampling: $(cat "$T/doc.err")"
+	return 1
+}
+
+wait_doctor() {
+	local rc
+	wait "$DOC_PID"
+	rc=$?
+	expect_eq "doctor exit code" "$rc" 0
+	jq -e . "$T/doc.json" >/dev/null || { fail "doctor --json is not JSON: $(head -c 300 "$T/doc.json") $(cat "$T/doc.err")"; return 1; }
+}
+
+dq() { jq -r "$@" "$T/doc.json"; }
+
+# The seed case: a reader that stalls 100 ms of every 500 behind an 8 KiB
+# SO_RCVBUF (16 KiB granted), 2000 datagrams of 256 B at 1000/s. doctor
+# names the socket, counts its drops exactly, and advises an SO_RCVBUF;
+# the same load into a sink that asks for that value drops nothing.
+doctor_load() { # PORT RCVBUF: the sink, the load inside a 4 s doctor sample
+	start_sink "$V4B:$1" --no-tracer --rcvbuf "$2" --stall 100 --every 500 || return
+	start_doctor -N "$B" -d 4 || return
+	run_gen "$V4B:$1" --count 2000 --pps 1000 --size 256 || return
+	wait_sink || return
+	wait_doctor
+}
+
+test_doctor_rcvbuf() {
+	setup_hosts || return
+	local before=$(mib "$B" Udp RcvbufErrors)
+	doctor_load 5071 8K || return
+	local delta=$(($(mib "$B" Udp RcvbufErrors) - before))
+	local f='[.findings[] | select(.cause == "rcvbuf" and .local == "'"$V4B:5071"'")][0]'
+	expect_eq "mode" "$(dq .mode)" bpf
+	expect_gt "UdpRcvbufErrors delta" "$delta" 0
+	expect_eq "the sink's SO_RXQ_OVFL" "$(led .rxq_ovfl)" "$delta"
+	expect_eq "finding: drops (== UdpRcvbufErrors delta)" "$(dq "$f.drops")" "$delta"
+	expect_eq "doctor's own counter delta" "$(dq --arg n "$(ns_inode "$B")" '.counters[$n].UdpRcvbufErrors')" "$delta"
+	expect_eq "finding: the socket's rcvbuf (8K doubled)" "$(dq "$f.rcvbuf")" 16384
+	expect_eq "finding: port" "$(dq "$f.port")" 5071
+	expect_eq "finding: socket is a cookie" "$(dq "$f.socket_id_kind")" cookie
+	expect_eq "ranked first" "$(dq '.findings[0].cause')" rcvbuf
+	expect_eq "setting" "$(dq "$f.setting")" SO_RCVBUF
+	local value=$(dq "$f.value")
+	expect_gt "advised SO_RCVBUF" "$value" 8192
+	dq "$f.change" | grep -q "SO_RCVBUF, $value)" || fail "the change text does not carry $value: $(dq "$f.change")"
+	dq "$f.evidence" | grep -q "rcvbuf 16384 B" || fail "no rcvbuf in the evidence: $(dq "$f.evidence")"
+	expect_eq "checklist items" "$(dq '.checklist | length')" 5
+	expect_eq "checklist: rmem_max judged" "$(dq '.checklist[] | select(.setting == "net.core.rmem_max") | .evaluated')" true
+	[[ $value =~ ^[0-9]+$ ]] || return
+
+	# the advice followed: the same load, the advised SO_RCVBUF
+	before=$(mib "$B" Udp RcvbufErrors)
+	doctor_load 5072 "$value" || return
+	expect_eq "after the advice: UdpRcvbufErrors delta" "$(($(mib "$B" Udp RcvbufErrors) - before))" 0
+	expect_eq "after the advice: SO_RXQ_OVFL" "$(led .rxq_ovfl)" 0
+	expect_eq "after the advice: read all" "$(led .read)" 2000
+	expect_eq "after the advice: no rcvbuf finding" \
+		"$(dq '[.findings[] | select(.cause == "rcvbuf")] | length')" 0
+}
+
+# Datagrams to a closed port: the no_socket finding names the port.
+test_doctor_no_socket() {
+	setup_hosts || return
+	local before=$(mib "$B" Udp NoPorts)
+	start_doctor -N "$B" -d 2 || return
+	send "$A" "$V4B:5999" -c 50 >/dev/null
+	wait_doctor || return
+	local f='[.findings[] | select(.cause == "no_socket")][0]'
+	expect_eq "UdpNoPorts delta" "$(($(mib "$B" Udp NoPorts) - before))" 50
+	expect_eq "finding: drops" "$(dq "$f.drops")" 50
+	expect_eq "finding: port" "$(dq "$f.port")" 5999
+	expect_eq "finding: no socket" "$(dq "$f.socket")" null
+	expect_eq "finding: what" "$(dq "$f.what")" "nothing listens on port 5999"
+	dq "$f.evidence" | grep -q 'UdpNoPorts +50' || fail "evidence: $(dq "$f.evidence")"
+}
+
+# Without root: counters only (its own netns: run inside B), said in one
+# line; the kernel's counters give the findings, and a socket whose own
+# drop counter grew by exactly the rcvbuf count is named. -N needs root:
+# exit 3.
+test_doctor_not_root() {
+	setup_hosts || return
+	id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null || { echo "    skip: no nobody/setpriv"; return; }
+	chmod 0777 "$T"
+	start_recv "$B" "$V4B:5073" --rcvbuf 4096 || return
+	local rb=$(mib "$B" Udp RcvbufErrors) np=$(mib "$B" Udp NoPorts)
+	ip netns exec "$B" setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		"$UDPDROP" doctor -d 3 --json >"$T/doc.json" 2>"$T/doc.err" &
+	DOC_PID=$!
+	BG_PIDS+=("$DOC_PID")
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'sampling for' "$T/doc.err" && break
+		sleep 0.1
+	done
+	send "$A" "$V4B:5998" -c 30 >/dev/null
+	send "$A" "$V4B:5073" -c 100 -s 1000 >/dev/null
+	wait_doctor || return
+	local drb=$(($(mib "$B" Udp RcvbufErrors) - rb))
+	expect_eq "mode" "$(dq .mode)" counters
+	grep -q 'not root .*counters only' "$T/doc.err" || fail "no 'not root: counters only' line: $(cat "$T/doc.err")"
+	expect_eq "one line on stderr besides 'sampling'" "$(grep -vc 'sampling for' "$T/doc.err")" 1
+	expect_eq "no_socket: UdpNoPorts delta" "$(dq '[.findings[] | select(.cause == "no_socket")][0].drops')" \
+		"$(($(mib "$B" Udp NoPorts) - np))"
+	expect_gt "rcvbuf drops" "$drb" 0
+	expect_eq "rcvbuf finding names the socket" \
+		"$(dq '[.findings[] | select(.cause == "rcvbuf")][0] | "\(.local) \(.drops)"')" "$V4B:5073 $drb"
+
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		"$UDPDROP" doctor -N "$B" -d 1 >/dev/null 2>"$T/err"
+	expect_eq "-N without root: exit" "$?" 3
+	grep -q 'needs root' "$T/err" || fail "the message does not say root: $(cat "$T/err")"
+}
+
+test_doctor_bad_input() {
+	T=$(mktemp -d /tmp/udpdrop-test.XXXXXX)
+	trap cleanup EXIT
+	"$UDPDROP" doctor -d 0 2>"$T/err"
+	expect_eq "-d 0: exit" "$?" 2
+	grep -q -- "--duration '0'" "$T/err" || fail "the message does not name -d: $(cat "$T/err")"
+	"$UDPDROP" doctor -d bad 2>/dev/null
+	expect_eq "-d bad: exit" "$?" 2
+	"$UDPDROP" doctor -N no-such-netns-$$ 2>"$T/err"
+	expect_eq "-N unknown: exit" "$?" 2
+	grep -q "unknown netns" "$T/err" || fail "the message: $(cat "$T/err")"
+	"$UDPDROP" doctor extra 2>/dev/null
+	expect_eq "stray argument: exit" "$?" 2
+	"$UDPDROP" doctor --bogus 2>/dev/null
+	expect_eq "unknown option: exit" "$?" 2
+	"$UDPDROP" doctor --help | grep -q 'Usage: udpdrop doctor' || fail "--help"
+}

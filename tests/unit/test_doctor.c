@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unit tests for doctor's pure parts: the checklist rules (src/checklist.c)
+ * with concrete numbers, the machine-readable setting and value of the
+ * advice's findings (advice_finding.setting/value), and the doctor's kind
+ * of burst (a run of sample intervals with drops).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "advice.h"
+#include "checklist.h"
+#include "text_assert.h"
+
+static struct check_input defaults(void)
+{
+	struct check_input in = {};
+
+	in.rmem_default = ADVICE_U64(212992);
+	in.rmem_max = ADVICE_U64(4194304);
+	in.netdev_max_backlog = ADVICE_U64(1000);
+	in.ipfrag_high_thresh = ADVICE_U64(4194304);
+	in.ipfrag_time = ADVICE_U64(30);
+	in.udp_mem[0] = ADVICE_U64(575799);
+	in.udp_mem[1] = ADVICE_U64(767732);
+	in.udp_mem[2] = ADVICE_U64(1151598);
+	in.page_size = ADVICE_U64(4096);
+	return in;
+}
+
+static struct check_rx rx(double dgps, double size, uint64_t rcvbuf)
+{
+	struct check_rx r = { .known = true, .who = "10.0.0.2:5001", .dgps = dgps,
+			      .rcvbuf = rcvbuf, .mtu = 1500, .family = AF_INET };
+
+	if (size > 0)
+		r.size = ADVICE_DBL(size);
+	return r;
+}
+
+static const struct check_item *find(const struct check_item *v, int n, const char *setting)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v[i].setting, setting))
+			return &v[i];
+	fail_msg("no checklist item %s", setting);
+	return NULL;
+}
+
+static void test_truesize(void **state)
+{
+	struct check_rx r = rx(1000, 1000, 0);
+
+	/* pow2_up(1000 + 8 + 20 + 14 + 384) + 256 */
+	assert_int_equal(check__truesize(&r), 2304);
+	r.size.known = false; /* unknown: a full-MTU datagram's (1472 B) */
+	assert_int_equal(check__truesize(&r), 2304);
+	r = rx(1000, 100, 0); /* pow2_up(526) + 256 */
+	assert_int_equal(check__truesize(&r), 1280);
+	/* 10,000/s for 100 ms: 1,000 x 2304 B = 2,304,000 -> 563 x 4 KiB */
+	r = rx(10000, 1000, 0);
+	assert_int_equal(check__rcvbuf_for(&r, 0.1), 2306048);
+}
+
+static void test_nothing_observed(void **state)
+{
+	struct check_input in = defaults();
+	struct check_item v[CHECK_MAX];
+	int n = check__build(&in, v, CHECK_MAX);
+
+	assert_int_equal(n, 5);
+	for (int i = 0; i < n; i++) {
+		assert_false(v[i].evaluated);
+		assert_false(v[i].risky);
+		assert_false(v[i].has_value);
+		assert_true(v[i].has_now);
+	}
+	assert_string_equal(v[0].setting, "net.core.rmem_default");
+	assert_int_equal(v[0].now, 212992);
+	ASSERT_HAS(v[0].why, "No socket with the default buffer (212992 B (208 KiB)) received");
+}
+
+static void test_rmem_default(void **state)
+{
+	struct check_input in = defaults();
+	struct check_item v[CHECK_MAX];
+	const struct check_item *it;
+	int n;
+
+	/* 10,000 datagrams/s of 1000 B: 92 of them fit (92 x 2304 = 211968),
+	 * 9.2 ms of arrivals; 100 ms needs 2306048 B */
+	in.busiest_default = rx(10000, 1000, 212992);
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.core.rmem_default");
+	assert_true(it->evaluated);
+	assert_true(it->risky);
+	assert_true(it->has_value);
+	assert_int_equal(it->value, 2306048);
+	ASSERT_HAS(it->why, "it holds 92 of them, 9.2 ms of arrivals");
+	ASSERT_HAS(it->why, "sysctl -w net.core.rmem_default=2306048");
+
+	/* 500/s: 92 of them are 184 ms: fine */
+	in.busiest_default = rx(500, 1000, 212992);
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.core.rmem_default");
+	assert_true(it->evaluated);
+	assert_false(it->risky);
+	assert_false(it->has_value);
+	ASSERT_HAS(it->why, "184.0 ms of arrivals");
+}
+
+static void test_rmem_max(void **state)
+{
+	struct check_input in = defaults();
+	struct check_item v[CHECK_MAX];
+	const struct check_item *it;
+	int n;
+
+	/* 40,000/s of 1000 B: 100 ms is 4000 x 2304 = 9216000 B, asked for
+	 * as SO_RCVBUF 4608000 (the kernel doubles it): above 4194304 */
+	in.busiest = rx(40000, 1000, 8192);
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.core.rmem_max");
+	assert_true(it->risky);
+	assert_int_equal(it->value, 4608000);
+	ASSERT_HAS(it->why, "SO_RCVBUF 4608000, which rmem_max (4194304 B (4.0 MiB)) silently cuts");
+	ASSERT_HAS(it->why, "sysctl -w net.core.rmem_max=4608000");
+
+	/* 10,000/s: 1152000 requested, allowed */
+	in.busiest = rx(10000, 1000, 8192);
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.core.rmem_max");
+	assert_true(it->evaluated);
+	assert_false(it->risky);
+	ASSERT_HAS(it->why, "SO_RCVBUF 1153024, which rmem_max (4194304 B (4.0 MiB)) allows");
+}
+
+static void test_backlog(void **state)
+{
+	struct check_input in = defaults();
+	struct check_item v[CHECK_MAX];
+	const struct check_item *it;
+	int n;
+
+	/* 200,000/s: 1000 packets are 5 ms; 10 ms needs 2000: 2048 */
+	in.pkt_rate = ADVICE_DBL(200000);
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.core.netdev_max_backlog");
+	assert_true(it->risky);
+	assert_int_equal(it->value, 2048);
+	ASSERT_HAS(it->why, "absorbs 5.00 ms of softirq delay");
+	/* 50,000/s: 20 ms */
+	in.pkt_rate = ADVICE_DBL(50000);
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.core.netdev_max_backlog");
+	assert_true(it->evaluated);
+	assert_false(it->risky);
+	ASSERT_HAS(it->why, "absorbs 20.00 ms");
+}
+
+static void test_ipfrag(void **state)
+{
+	struct check_input in = defaults();
+	struct check_item v[CHECK_MAX];
+	const struct check_item *it;
+	int n;
+
+	/* 10,000/s of 3 fragments: at 1% fragment loss 1 - 0.99^3 = 2.9701%
+	 * stay incomplete, 297/s for 30 s = 8910 held, 2 fragments each of
+	 * ~2304 B: 41058662 B, above 4 MiB; 40 MiB */
+	in.frag_dgps = ADVICE_DBL(10000);
+	in.frag_k = 3;
+	in.frag_mtu = 1500;
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.ipv4.ipfrag_high_thresh");
+	assert_true(it->risky);
+	assert_int_equal(it->value, 41943040);
+	ASSERT_HAS(it->why, "297/s stay incomplete for ipfrag_time (30 s), 8910 at once holding ~41058662 B");
+	/* 10/s: 8.9 held, ~41059 B: fine */
+	in.frag_dgps = ADVICE_DBL(10);
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.ipv4.ipfrag_high_thresh");
+	assert_true(it->evaluated);
+	assert_false(it->risky);
+}
+
+static void test_udp_mem(void **state)
+{
+	struct check_input in = defaults();
+	struct check_item v[CHECK_MAX];
+	const struct check_item *it;
+	int n;
+
+	/* 4000 sockets of 4 MiB: 4194304 pages, above pressure 767732 */
+	in.rcvbuf_sum = ADVICE_U64(4000ull * 4194304);
+	in.nsockets = 4000;
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.ipv4.udp_mem");
+	assert_true(it->risky);
+	assert_int_equal(it->value, 8192000);
+	ASSERT_HAS(it->why, "(4096000 pages of 4096 B), above udp_mem's pressure threshold (767732 pages");
+	ASSERT_HAS(it->why, "net.ipv4.udp_mem='575799 4096000 8192000'");
+	/* 10 sockets at the default: 520 pages */
+	in.rcvbuf_sum = ADVICE_U64(10 * 212992);
+	in.nsockets = 10;
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.ipv4.udp_mem");
+	assert_false(it->risky);
+	ASSERT_HAS(it->why, "(520 pages of 4096 B), under");
+}
+
+/* ---- advice_finding.setting / value ---- */
+
+static struct advice_input base(enum cause c)
+{
+	struct advice_input in = { .cause = c, .family = AF_INET };
+
+	in.rmem_default = ADVICE_U64(212992);
+	in.rmem_max = ADVICE_U64(4194304);
+	in.wmem_default = ADVICE_U64(212992);
+	in.udp_mem[0] = ADVICE_U64(575799);
+	in.udp_mem[1] = ADVICE_U64(767732);
+	in.udp_mem[2] = ADVICE_U64(1151598);
+	in.netdev_max_backlog = ADVICE_U64(1000);
+	in.ipfrag_time = ADVICE_U64(30);
+	in.ipfrag_max_dist = ADVICE_U64(64);
+	in.mtu = ADVICE_U64(1500);
+	in.txqueuelen = ADVICE_U64(1000);
+	in.ifname = "veth0";
+	return in;
+}
+
+static void test_setting_value(void **state)
+{
+	struct advice_input in = base(CAUSE_RCVBUF);
+	struct advice_finding f[ADVICE_MAX];
+	int n;
+
+	/* report's fixture: SO_RCVBUF 4096 asked, 297 x 1000 B dropped in one
+	 * burst: 8192 + 297 x 2304 = 692480 -> 696320, asked as 348160 */
+	in.drops = in.skbs = 297;
+	in.rcvbuf = ADVICE_U64(8192);
+	in.avg_size = ADVICE_DBL(1000);
+	in.burst = ADVICE_U64(297);
+	in.burst_s = 0.4;
+	in.burst_episode = true;
+	in.span_s = 5;
+	in.intervals = ADVICE_U64(25);
+	in.intervals_dropping = ADVICE_U64(2);
+	n = advice__build(&in, f, ADVICE_MAX);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].setting, "SO_RCVBUF");
+	assert_true(f[0].has_value);
+	assert_int_equal(f[0].value, 348160);
+	ASSERT_HAS(f[0].change, "SO_RCVBUF, 348160)");
+	ASSERT_HAS(f[0].evidence, "all of them in one 400 ms run of sample intervals with drops");
+	ASSERT_HAS(f[0].change, "room for the worst burst's 297 datagrams");
+	ASSERT_LACKS(f[0].evidence, "record -i");
+
+	/* the default buffer: rmem_default, 212992 + 297 x 2304 -> 901120 */
+	in.rcvbuf = ADVICE_U64(212992);
+	n = advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].setting, "net.core.rmem_default");
+	assert_int_equal(f[0].value, 901120);
+	ASSERT_HAS(f[0].change, "net.core.rmem_default=901120");
+
+	/* steadily overloaded: pace, no setting */
+	in.intervals_dropping = ADVICE_U64(25);
+	n = advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].setting, "");
+	assert_false(f[0].has_value);
+
+	in = base(CAUSE_CPU_BACKLOG);
+	in.drops = in.skbs = 10;
+	advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].setting, "net.core.netdev_max_backlog");
+	assert_int_equal(f[0].value, 2000);
+
+	in = base(CAUSE_UDP_MEM);
+	in.drops = in.skbs = 10;
+	advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].setting, "net.ipv4.udp_mem");
+	assert_int_equal(f[0].value, 2303196);
+
+	in = base(CAUSE_FRAG_TIMEOUT);
+	in.drops = 30;
+	in.skbs = 60;
+	advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].setting, "datagram_size");
+	assert_int_equal(f[0].value, 1472);
+
+	in = base(CAUSE_NO_SOCKET);
+	in.drops = in.skbs = 50;
+	in.port = ADVICE_U64(5999);
+	advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].setting, "");
+	assert_false(f[0].has_value);
+	ASSERT_HAS(f[0].what, "nothing listens on port 5999");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_truesize),
+		cmocka_unit_test(test_nothing_observed),
+		cmocka_unit_test(test_rmem_default),
+		cmocka_unit_test(test_rmem_max),
+		cmocka_unit_test(test_backlog),
+		cmocka_unit_test(test_ipfrag),
+		cmocka_unit_test(test_udp_mem),
+		cmocka_unit_test(test_setting_value),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
