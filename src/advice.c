@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "advice.h"
+#include "json.h"
 #include "units.h"
 #include "util.h"
 
@@ -167,8 +168,7 @@ static void add(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* "8192 B", or "696320 B (680 KiB)" past 64 KiB: exact, and readable. */
-static const char *bytes(char *buf, size_t len, uint64_t v)
+const char *advice__bytes(char *buf, size_t len, uint64_t v)
 {
 	char h[32];
 
@@ -205,7 +205,7 @@ static const char *per_s(char *buf, size_t len, double v)
 	return buf;
 }
 
-#define B(v) bytes((char[64]){ 0 }, 64, (v))
+#define B(v) advice__bytes((char[64]){ 0 }, 64, (v))
 #define N(v) count((char[32]){ 0 }, 32, (v))
 #define S(v) secs((char[32]){ 0 }, 32, (v))
 #define R(v) per_s((char[32]){ 0 }, 32, (v))
@@ -322,33 +322,72 @@ static double arrival_bits(const struct advice_input *in, double payload, bool *
 
 /* ---- rcvbuf ------------------------------------------------------------ */
 
+/*
+ * What the rcvbuf rule decides, shared by the finding (rcvbuf) and the
+ * hint (hint_rcvbuf): the truesize, the buffer for the worst burst, and
+ * whether to pace the sender instead of growing the buffer.
+ */
+struct rcvbuf_plan {
+	double payload;   /* bytes per datagram, 0 unknown */
+	double ts;        /* truesize per datagram (given or estimated), 0 unknown */
+	bool ts_est;      /* ts is the estimate */
+	uint64_t rb;      /* rcvbuf, 0 unknown */
+	bool large;       /* rb is already very large */
+	bool have_burst;  /* a burst to size a buffer for */
+	double need_d;    /* rcvbuf + burst x truesize, in double */
+	bool sustained;   /* drops in most intervals: a steady overload */
+	bool too_big;     /* the buffer for the burst would pass the cap */
+	bool pace;        /* pace the sender: a bigger buffer will not help */
+	int set;          /* the app set SO_RCVBUF: 1, did not: 0, unknown: -1 */
+	bool not_reading; /* nothing read the socket while it dropped */
+	uint64_t need;    /* have_burst && !pace: the buffer for the worst burst,
+			     rounded up to 4 KiB (else 0) */
+};
+
+static struct rcvbuf_plan rcvbuf_plan(const struct advice_input *in)
+{
+	bool ts_known = in->truesize.known && in->truesize.v > 0 && isfinite(in->truesize.v);
+	struct rcvbuf_plan p;
+
+	p.payload = in->avg_size.known ? (double)payload_u(in->avg_size.v) : 0;
+	p.ts_est = !ts_known;
+	p.ts = ts_known ? in->truesize.v
+	       : p.payload > 0 ? (double)advice__truesize_estimate((uint64_t)p.payload,
+								   in->mtu.known ? in->mtu.v : 0,
+								   in->family)
+			       : 0;
+	p.rb = in->rcvbuf.known ? in->rcvbuf.v : 0;
+	p.large = p.rb >= ADVICE_LARGE_RCVBUF;
+	p.have_burst = in->burst.known && in->burst.v && p.ts > 0 && p.rb;
+	/* what a buffer that absorbs the worst burst must hold, in double:
+	 * a hostile burst x truesize does not fit an integer */
+	p.need_d = p.have_burst ? (double)p.rb + (double)in->burst.v * p.ts : 0;
+	/* drops in most intervals: a steady overload, not a burst */
+	p.sustained = in->intervals.known && in->intervals_dropping.known &&
+		      in->intervals.v >= 4 && in->intervals_dropping.v <= in->intervals.v &&
+		      in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4;
+	p.too_big = !p.large && p.have_burst && p.need_d > ADVICE_RCVBUF_CAP;
+	p.pace = p.large || p.sustained || p.too_big;
+	/* did the app set SO_RCVBUF? only when rmem_default says */
+	p.set = in->rcvbuf.known && in->rmem_default.known ? p.rb != in->rmem_default.v : -1;
+	p.not_reading = in->reads.known && !in->reads.v && in->drops;
+	/* need_d <= ADVICE_RCVBUF_CAP here: the conversion is exact */
+	p.need = !p.pace && p.have_burst
+			 ? advice__round_up(p.rb + (uint64_t)ceil(in->burst.v * p.ts), 4096) : 0;
+	return p;
+}
+
 static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int max)
 {
 	int n = 0;
 	struct advice_finding *f = next(out, max, &n, in->cause);
-	double payload = in->avg_size.known ? (double)payload_u(in->avg_size.v) : 0;
-	bool ts_known = in->truesize.known && in->truesize.v > 0 && isfinite(in->truesize.v);
-	bool ts_est = !ts_known, bound;
-	double ts = ts_known ? in->truesize.v
-		    : payload > 0 ? (double)advice__truesize_estimate((uint64_t)payload,
-								      in->mtu.known ? in->mtu.v : 0,
-								      in->family)
-				  : 0;
-	uint64_t rb = in->rcvbuf.known ? in->rcvbuf.v : 0;
-	bool large = rb >= ADVICE_LARGE_RCVBUF;
-	bool have_burst = in->burst.known && in->burst.v && ts > 0 && rb;
-	/* what a buffer that absorbs the worst burst must hold, in double:
-	 * a hostile burst x truesize does not fit an integer */
-	double need_d = have_burst ? (double)rb + (double)in->burst.v * ts : 0;
-	/* drops in most intervals: a steady overload, not a burst */
-	bool sustained = in->intervals.known && in->intervals_dropping.known &&
-			 in->intervals.v >= 4 && in->intervals_dropping.v <= in->intervals.v &&
-			 in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4;
-	bool too_big = !large && have_burst && need_d > ADVICE_RCVBUF_CAP;
-	bool pace = large || sustained || too_big;
-	/* did the app set SO_RCVBUF? only when rmem_default says */
-	int set = in->rcvbuf.known && in->rmem_default.known ? rb != in->rmem_default.v : -1;
-	bool not_reading = in->reads.known && !in->reads.v && in->drops;
+	const struct rcvbuf_plan p = rcvbuf_plan(in);
+	double payload = p.payload, ts = p.ts;
+	bool ts_est = p.ts_est, large = p.large, have_burst = p.have_burst;
+	bool sustained = p.sustained, too_big = p.too_big, pace = p.pace, bound;
+	bool not_reading = p.not_reading;
+	uint64_t rb = p.rb;
+	int set = p.set;
 	double bits = arrival_bits(in, payload, &bound);
 	char *e = f->evidence, *c = f->change, flt[48] = "";
 	size_t el = sizeof(f->evidence), cl = sizeof(f->change);
@@ -410,15 +449,15 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		add(e, el, "A buffer for the worst burst would hold rcvbuf + burst x truesize = %s + %s x "
 		    "%s%.0f B = about %s, above the %s this advice goes to: at that size the reader is not "
 		    "briefly behind, the sender is faster. ", B(rb), N(in->burst.v), ts_est ? "~" : "", ts,
-		    B(d2u(need_d, UINT64_MAX)), B(ADVICE_RCVBUF_CAP));
+		    B(d2u(p.need_d, UINT64_MAX)), B(ADVICE_RCVBUF_CAP));
 	if (rb && bits > 0) {
 		double ms = advice__time_to_fill_ms(rb, bits);
 
 		add(e, el, "A stalled reader had at most %s before the buffer was full: %s x 8 / %s", S(ms / 1e3),
 		    B(rb), BPS(bits));
 		if (bound)
-			add(e, el, ", the worst interval's drop rate (arrivals were at least that; deliveries "
-			    "%s)", in->live ? "were not counted then" : "are unknown");
+			add(e, el, ", the worst interval's drop rate (arrivals were at least that%s)",
+			    in->live ? "" : "; deliveries are unknown");
 		add(e, el, ", counting the payload only");
 		if (ts > payload && payload > 0)
 			add(e, el, "; by truesize (%s%.0f B per datagram) it filled in about %s",
@@ -440,9 +479,7 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		    "it), add flow control between them, or read faster: more reader threads on "
 		    "SO_REUSEPORT sockets, recvmmsg() batches, a reader pinned to its own CPU.");
 	} else if (have_burst) {
-		/* need_d <= ADVICE_RCVBUF_CAP here: the conversion is exact */
-		uint64_t need = advice__round_up(rb + (uint64_t)ceil(in->burst.v * ts), 4096);
-		uint64_t req = need / 2;
+		uint64_t need = p.need, req = need / 2;
 
 		if (not_reading)
 			add(c, cl, "First make the application read it (below); then ");
@@ -564,14 +601,44 @@ static int udp_mem(const struct advice_input *in, struct advice_finding *out, in
 
 /* ---- sender side: qdisc ------------------------------------------------ */
 
+/*
+ * What the sender rule decides, shared by the finding (sender) and the
+ * hint (hint_sender): the send buffer against message size x txqueuelen,
+ * and whether to shrink it (else: pace, or the qdisc's limit).
+ */
+struct sndbuf_plan {
+	double payload;      /* bytes per datagram, 0 unknown */
+	uint64_t sb;         /* the send buffer */
+	const char *sb_from; /* where sb comes from; NULL: not known */
+	uint64_t limit;      /* message size x txqueuelen, 0 unknown */
+	bool shrink;         /* sb is above limit: keep it under */
+};
+
+static struct sndbuf_plan sndbuf_plan(const struct advice_input *in)
+{
+	struct sndbuf_plan p = { 0 };
+
+	p.payload = in->avg_size.known ? (double)payload_u(in->avg_size.v) : 0;
+	if (in->sndbuf.known)
+		p.sb = in->sndbuf.v, p.sb_from = "its SO_SNDBUF";
+	else if (in->wmem_default.known)
+		p.sb = in->wmem_default.v,
+		p.sb_from = "net.core.wmem_default (if the application sets no SO_SNDBUF)";
+	if (in->txqueuelen.known && p.payload > 0)
+		p.limit = d2u(p.payload * (double)in->txqueuelen.v, UINT64_MAX);
+	p.shrink = p.limit && p.sb_from && p.sb > p.limit;
+	return p;
+}
+
 static int sender(const struct advice_input *in, struct advice_finding *out, int max)
 {
 	int n = 0;
 	struct advice_finding *f = next(out, max, &n, in->cause);
-	double payload = in->avg_size.known ? (double)payload_u(in->avg_size.v) : 0;
+	const struct sndbuf_plan p = sndbuf_plan(in);
+	double payload = p.payload;
 	const char *ifn = in->ifname ? in->ifname : "IF";
-	uint64_t sb = 0, limit = 0;
-	const char *sb_from = NULL;
+	uint64_t sb = p.sb, limit = p.limit;
+	const char *sb_from = p.sb_from;
 	char *e = f->evidence, *c = f->change;
 	size_t el = sizeof(f->evidence), cl = sizeof(f->change);
 
@@ -580,12 +647,6 @@ static int sender(const struct advice_input *in, struct advice_finding *out, int
 	drops_line(in, e, el);
 	if (in->mib_sndbuf_errors.known)
 		add(e, el, "UdpSndbufErrors +%s over the same span. ", N(in->mib_sndbuf_errors.v));
-	if (in->sndbuf.known)
-		sb = in->sndbuf.v, sb_from = "its SO_SNDBUF";
-	else if (in->wmem_default.known)
-		sb = in->wmem_default.v, sb_from = "net.core.wmem_default (if the application sets no SO_SNDBUF)";
-	if (in->txqueuelen.known && payload > 0)
-		limit = d2u(payload * (double)in->txqueuelen.v, UINT64_MAX);
 	if (in->txqueuelen.known)
 		add(e, el, "%s has txqueuelen %s packets. ", ifn, N(in->txqueuelen.v));
 	else if (!in->ifname)
@@ -603,11 +664,11 @@ static int sender(const struct advice_input *in, struct advice_finding *out, int
 		add(e, el, "%s is %s that.", B(sb), sb > limit ? "above" : "below");
 	trim(e);
 
-	if (limit && sb_from && sb > limit)
+	if (p.shrink)
 		set_value(f, "SO_SNDBUF", limit / 2);
 	else if (in->txqueuelen.known && in->txqueuelen.v)
 		set_value(f, "txqueuelen", sat_mul(in->txqueuelen.v, 2));
-	if (limit && sb_from && sb > limit) {
+	if (p.shrink) {
 		add(c, cl, "Keep the send buffer under %s: setsockopt(fd, SOL_SOCKET, SO_SNDBUF, %llu) (the "
 		    "kernel doubles it to %s)", B(limit), (unsigned long long)(limit / 2),
 		    B(advice__sockbuf_effective(limit / 2, UINT64_MAX, false)));
@@ -908,44 +969,27 @@ int advice__build(const struct advice_input *in, struct advice_finding *out, int
 
 /*
  * The change advice__build proposes first, in a few words: the same
- * decisions (rcvbuf: pace, or the buffer for the worst burst, with the
- * same arithmetic; qdisc: the send buffer rule) without the text. Kept
- * beside the builders so both change together; tests/unit/test_advice.c
- * checks the hint's numbers appear in the built change.
+ * decisions, taken by the same plans (rcvbuf_plan: pace, or the buffer
+ * for the worst burst; sndbuf_plan: the send buffer rule), without the
+ * text; tests/unit/test_advice.c checks the hint's numbers appear in the
+ * built change.
  */
 static void hint_rcvbuf(const struct advice_input *in, char *buf, size_t len)
 {
-	double payload = in->avg_size.known ? (double)payload_u(in->avg_size.v) : 0;
-	bool ts_known = in->truesize.known && in->truesize.v > 0 && isfinite(in->truesize.v);
-	double ts = ts_known ? in->truesize.v
-		    : payload > 0 ? (double)advice__truesize_estimate((uint64_t)payload,
-								      in->mtu.known ? in->mtu.v : 0,
-								      in->family)
-				  : 0;
-	uint64_t rb = in->rcvbuf.known ? in->rcvbuf.v : 0;
-	bool large = rb >= ADVICE_LARGE_RCVBUF;
-	bool have_burst = in->burst.known && in->burst.v && ts > 0 && rb;
-	double need_d = have_burst ? (double)rb + (double)in->burst.v * ts : 0;
-	bool sustained = in->intervals.known && in->intervals_dropping.known &&
-			 in->intervals.v >= 4 && in->intervals_dropping.v <= in->intervals.v &&
-			 in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4;
-	bool too_big = !large && have_burst && need_d > ADVICE_RCVBUF_CAP;
-	int set = in->rcvbuf.known && in->rmem_default.known ? rb != in->rmem_default.v : -1;
+	const struct rcvbuf_plan p = rcvbuf_plan(in);
 	char h[32];
 
-	if (in->reads.known && !in->reads.v && in->drops) {
+	if (p.not_reading) {
 		snprintf(buf, len, "not reading");
-	} else if (large || sustained || too_big) {
+	} else if (p.pace) {
 		snprintf(buf, len, "pace the sender");
-	} else if (have_burst) {
-		uint64_t need = advice__round_up(rb + (uint64_t)ceil(in->burst.v * ts), 4096);
-
-		if (set == 1) {
-			fmt_bytes(h, sizeof(h), need / 2);
+	} else if (p.have_burst) {
+		if (p.set == 1) {
+			fmt_bytes(h, sizeof(h), p.need / 2);
 			snprintf(buf, len, "SO_RCVBUF >= %s", h);
 		} else {
-			fmt_bytes(h, sizeof(h), need);
-			snprintf(buf, len, "%s >= %s", set == 0 ? "rmem_default" : "rcvbuf", h);
+			fmt_bytes(h, sizeof(h), p.need);
+			snprintf(buf, len, "%s >= %s", p.set == 0 ? "rmem_default" : "rcvbuf", h);
 		}
 	} else {
 		snprintf(buf, len, "raise rcvbuf (8 MiB)");
@@ -954,15 +998,11 @@ static void hint_rcvbuf(const struct advice_input *in, char *buf, size_t len)
 
 static void hint_sender(const struct advice_input *in, char *buf, size_t len)
 {
-	double payload = in->avg_size.known ? (double)payload_u(in->avg_size.v) : 0;
-	uint64_t sb = in->sndbuf.known ? in->sndbuf.v : in->wmem_default.known ? in->wmem_default.v : 0;
-	bool sb_from = in->sndbuf.known || in->wmem_default.known;
-	uint64_t limit = in->txqueuelen.known && payload > 0
-				 ? d2u(payload * (double)in->txqueuelen.v, UINT64_MAX) : 0;
+	const struct sndbuf_plan p = sndbuf_plan(in);
 	char h[32];
 
-	if (limit && sb_from && sb > limit) {
-		fmt_bytes(h, sizeof(h), limit / 2);
+	if (p.shrink) {
+		fmt_bytes(h, sizeof(h), p.limit / 2);
 		snprintf(buf, len, "SO_SNDBUF <= %s", h);
 	} else {
 		snprintf(buf, len, "pace the sender");
@@ -1042,4 +1082,51 @@ void advice__hint(const struct advice_input *in, char *buf, size_t len)
 		snprintf(buf, len, "see detail (Enter)");
 		return;
 	}
+}
+
+/* ---- a finding as JSON ------------------------------------------------- */
+
+void advice__json_begin(struct json *j, const struct advice_finding *f,
+			const struct advice_json_socket *sock)
+{
+	json_obj_begin(j);
+	json_key(j, "cause");
+	json_str(j, cause__name(f->cause));
+	if (!sock)
+		return;
+	json_key(j, "socket");
+	if (sock->known)
+		json_u64(j, sock->id);
+	else
+		json_null(j);
+	/* what "socket" holds: the socket cookie, or the inode for sockets
+	 * keyed by inode (older kernels) */
+	json_key(j, "socket_id_kind");
+	if (sock->known)
+		json_str(j, sock->by_inode ? "inode" : "cookie");
+	else
+		json_null(j);
+}
+
+void advice__json_end(struct json *j, const struct advice_finding *f, bool setting)
+{
+	json_key(j, "what");
+	json_str(j, f->what);
+	json_key(j, "evidence");
+	json_str(j, f->evidence);
+	json_key(j, "change");
+	json_str(j, f->change);
+	json_key(j, "verify");
+	json_str(j, f->verify);
+	if (setting) {
+		/* the change's setting and value (null: none) */
+		json_key(j, "setting");
+		json_str(j, f->setting[0] ? f->setting : NULL);
+		json_key(j, "value");
+		if (f->has_value)
+			json_u64(j, f->value);
+		else
+			json_null(j);
+	}
+	json_obj_end(j);
 }

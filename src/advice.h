@@ -145,6 +145,29 @@ int advice__build(const struct advice_input *in, struct advice_finding *out, int
 #define ADVICE_HINT 32
 void advice__hint(const struct advice_input *in, char *buf, size_t len);
 
+/*
+ * A finding as a JSON object (report's "advice", doctor's "findings",
+ * top's summary "advice"), its keys a contract, in this order: "cause";
+ * with sock, "socket" (the id, or null) and "socket_id_kind" ("cookie",
+ * "inode" or null); then whatever keys the caller adds between begin and
+ * end; then "what", "evidence", "change", "verify"; with setting,
+ * "setting" and "value" (null when the change is not a setting).
+ * advice__json_begin opens the object, advice__json_end closes it.
+ */
+struct json;
+struct advice_json_socket {
+	bool known;        /* false: the finding has no socket (both null) */
+	uint64_t id;       /* the socket cookie, or its inode when by_inode */
+	bool by_inode;     /* a socket keyed by inode (older kernels) */
+};
+void advice__json_begin(struct json *j, const struct advice_finding *f,
+			const struct advice_json_socket *sock);
+void advice__json_end(struct json *j, const struct advice_finding *f, bool setting);
+
+/* "8192 B", or "696320 B (680 KiB)" past 64 KiB: exact, and readable (the
+ * advice's and the checklist's byte counts). Returns buf. */
+const char *advice__bytes(char *buf, size_t len, uint64_t v);
+
 /* ---- the rules, as pure helpers (tested against the seed's tables) ---- */
 
 /* Milliseconds a stalled reader has before buf_bytes fill at bits_per_s

@@ -40,19 +40,7 @@ uint64_t check__rcvbuf_for(const struct check_rx *rx, double s)
 	return advice__round_up((uint64_t)b, 4096);
 }
 
-static const char *bytes(char *buf, size_t len, uint64_t v)
-{
-	char h[32];
-
-	if (v < 65536) {
-		snprintf(buf, len, "%llu B", (unsigned long long)v);
-		return buf;
-	}
-	fmt_bytes(h, sizeof(h), v);
-	snprintf(buf, len, "%llu B (%s)", (unsigned long long)v, h);
-	return buf;
-}
-#define B(v) bytes((char[64]){ 0 }, 64, (v))
+#define B(v) advice__bytes((char[64]){ 0 }, 64, (v))
 
 /* "the size is not known: ~2304 B, a full-MTU datagram's" */
 static const char *ts_note(const struct check_rx *rx)

@@ -28,6 +28,7 @@
 #include "mib.h"
 #include "model.h"
 #include "netcfg.h"
+#include "output.h"
 #include "socktab.h"
 #include "tracer.h"
 #include "util.h"
@@ -180,27 +181,6 @@ static struct ns_cfg *ns_cfg(struct doctor *d, uint32_t netns)
 	return c;
 }
 
-static void fill_sysctls(const struct ns_cfg *c, struct advice_input *in)
-{
-	uint64_t v;
-#define SET(field, id)                                                   \
-	if (netcfg__u64(&c->sc, id, 0, &v))                              \
-		in->field = ADVICE_U64(v);
-	SET(rmem_default, NETCFG_RMEM_DEFAULT);
-	SET(rmem_max, NETCFG_RMEM_MAX);
-	SET(wmem_default, NETCFG_WMEM_DEFAULT);
-	SET(wmem_max, NETCFG_WMEM_MAX);
-	SET(netdev_max_backlog, NETCFG_NETDEV_MAX_BACKLOG);
-	SET(ipfrag_time, NETCFG_IPFRAG_TIME);
-	SET(ipfrag_high_thresh, NETCFG_IPFRAG_HIGH_THRESH);
-	SET(ipfrag_max_dist, NETCFG_IPFRAG_MAX_DIST);
-#undef SET
-	for (unsigned i = 0; i < 3; i++)
-		if (netcfg__u64(&c->sc, NETCFG_UDP_MEM, i, &v))
-			in->udp_mem[i] = ADVICE_U64(v);
-	in->page_size = ADVICE_U64((uint64_t)getpagesize());
-}
-
 /*
  * The interface a socket's traffic uses: the one it is bound to, lo for a
  * loopback address, else the netns's only other interface; NULL when
@@ -231,25 +211,27 @@ static const struct trace_iface *pick_iface(const struct ns_cfg *c, uint32_t ifi
 	return found;
 }
 
-static void fill_iface(const struct ns_cfg *c, uint32_t ifindex, bool loopback,
-		       struct advice_input *in)
+/*
+ * What the advice reads of the system (output.h's struct live_env): the
+ * netns's sysctls (read once, ns_cfg) and, with iface, the interface the
+ * traffic uses (pick_iface: a socket's bound one first).
+ */
+static void ns_env(struct doctor *d, uint32_t netns, bool iface, uint32_t ifindex, bool loopback,
+		   struct live_env *e)
 {
-	const struct trace_iface *f = pick_iface(c, ifindex, loopback);
+	const struct ns_cfg *c = ns_cfg(d, netns);
+	const struct trace_iface *f = iface ? pick_iface(c, ifindex, loopback) : NULL;
 
-	if (!f)
-		return;
-	in->ifname = f->name;
-	if (f->mtu)
-		in->mtu = ADVICE_U64(f->mtu);
-	if (f->txqueuelen)
-		in->txqueuelen = ADVICE_U64(f->txqueuelen);
-}
-
-static bool addr_loopback(int family, const uint8_t *a)
-{
-	static const uint8_t v6lo[16] = { [15] = 1 };
-
-	return family == AF_INET ? a[0] == 127 : family == AF_INET6 && !memcmp(a, v6lo, 16);
+	memset(e, 0, sizeof(*e));
+	e->netns = netns;
+	e->loopback = loopback;
+	output__env_sysctls(e, &c->sc);
+	if (f) {
+		output__env_iface(e, f);
+		/* a txqueuelen of 0: not known */
+		if (!f->txqueuelen)
+			e->txqueuelen = (struct advice_u64){ false, 0 };
+	}
 }
 
 static void addr_str(char *buf, size_t len, int family, const uint8_t *a, uint16_t port)
@@ -284,24 +266,6 @@ static struct advice_u64 mib_sum(const struct mib *a, const struct mib *b, const
 		r.v += b->v[ids[i]] >= a->v[ids[i]] ? b->v[ids[i]] - a->v[ids[i]] : 0;
 	}
 	return r;
-}
-
-static void fill_mibs(const struct mib *a, const struct mib *b, struct advice_input *in)
-{
-#define M(field, ...)                                                              \
-	do {                                                                       \
-		const enum mib_id ids[] = { __VA_ARGS__ };                         \
-		in->field = mib_sum(a, b, ids, ARRAY_SIZE(ids));                  \
-	} while (0)
-	M(mib_rcvbuf_errors, MIB_UdpRcvbufErrors, MIB_Udp6RcvbufErrors);
-	M(mib_mem_errors, MIB_UdpMemErrors, MIB_Udp6MemErrors);
-	M(mib_sndbuf_errors, MIB_UdpSndbufErrors, MIB_Udp6SndbufErrors);
-	M(mib_no_ports, MIB_UdpNoPorts, MIB_Udp6NoPorts);
-	M(mib_csum_errors, MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors);
-	M(mib_reasm_fails, MIB_IpReasmFails, MIB_Ip6ReasmFails);
-	M(mib_reasm_timeout, MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout);
-	M(reads, MIB_UdpInDatagrams, MIB_Udp6InDatagrams);
-#undef M
 }
 
 /* UDP datagrams into the netns over the span: delivered + errors + no port. */
@@ -398,79 +362,60 @@ static int cmp_items(const void *a, const void *b)
 	return x->cause - y->cause;
 }
 
-static const struct netns_counters *counters_of(const struct model *m, uint32_t netns)
-{
-	for (int i = 0; i < m->ncounters; i++)
-		if (m->counters[i].netns == netns && m->counters[i].have_base)
-			return &m->counters[i];
-	return NULL;
-}
-
 /* One (socket row, cause) or (flow row, cause) of the BPF sample. */
 static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *it)
 {
 	struct model *m = &d->w->m;
-	struct advice_input in = { .cause = c, .live = true };
-	const struct netns_counters *nc = counters_of(m, r->key.netns);
+	bool sock = r->key.kind == ROW_SOCKET;
+	struct advice_input in;
+	struct live_env env;
 	struct ep_key key;
 	const struct ep *e;
-	char ns[64];
-	double payload = 0;
+	char ns[64], who[128];
 
 	memset(it, 0, sizeof(*it));
 	it->cause = c;
 	it->drops = r->cause[c];
 	it->netns = r->key.netns;
-	fill_sysctls(ns_cfg(d, r->key.netns), &in);
-	if (nc)
-		fill_mibs(&nc->base, &nc->cur, &in);
+	/* the input top gives the engine for the row (output.c), with the
+	 * netns's sysctls and the interface (a socket's: only when found) */
+	ns_env(d, r->key.netns, !sock || r->have_sock, sock && r->have_sock ? r->sock.ifindex : 0,
+	       output__row_loopback(r), &env);
+	output__advice_input(&in, m, r, c, NULL, &env, who, sizeof(who));
+	/* and what doctor knows differently: the sample's span; bytes are
+	 * per row, not per cause, so an average only for a row of one cause;
+	 * the arrivals averaged over the span (not the last interval's) */
 	in.span_s = d->span_s;
-	in.drops = r->cause[c];
-	in.skbs = r->cause_skbs[c];
-	in.sender_side = c == CAUSE_QDISC || c == CAUSE_NEIGH;
-	/* bytes are per row, not per cause: an average only for one cause */
-	if (r->drops && r->cause[c] == r->drops && r->bytes && c != CAUSE_FRAG_TIMEOUT &&
-	    c != CAUSE_FRAG_TOO_FAR && c != CAUSE_FRAG_DUP) {
-		payload = (double)r->bytes / r->drops;
-		in.avg_size = ADVICE_DBL(payload);
-	}
-	snprintf(ns, sizeof(ns), "%s", model__netns_label(m, r->key.netns, (char[16]){ 0 }, 16));
-	if (r->key.kind == ROW_SOCKET) {
-		const struct sock_info *s = &r->sock;
+	if (r->cause[c] != r->drops)
+		in.avg_size = (struct advice_dbl){ false, 0 };
+	in.rate_dgps = in.rate_Bps = (struct advice_dbl){ false, 0 };
+	in.queue_peak = (struct advice_u64){ false, 0 };
+	if (sock && m->have_rx && d->span_s > 0) {
+		double rate = (r->rx + r->drops) / d->span_s;
 
-		it->has_socket = in.has_socket = true;
+		in.rate_dgps = ADVICE_DBL(rate);
+		if (in.avg_size.known)
+			in.rate_Bps = ADVICE_DBL(rate * in.avg_size.v);
+		if (r->queue_peak)
+			in.queue_peak = ADVICE_U64(r->queue_peak);
+	}
+	if (sock && r->have_sock)
+		in.port = ADVICE_U64(r->sock.sport);
+	it->port = in.port.v;
+	it->have_port = in.port.known;
+	it->rcvbuf = in.rcvbuf.v;
+	it->have_rcvbuf = in.rcvbuf.known;
+	snprintf(ns, sizeof(ns), "%s", model__netns_label(m, r->key.netns, (char[16]){ 0 }, 16));
+	if (sock) {
+		it->has_socket = true;
 		it->socket = r->key.cookie;
 		it->by_inode = !!(r->flags & UD_KEY_INODE);
-		if (r->have_sock) {
-			addr_str(it->local, sizeof(it->local), s->family, s->saddr, s->sport);
-			in.family = s->family;
-			it->port = s->sport;
-			it->have_port = true;
-			in.port = ADVICE_U64(s->sport);
-			if (s->have_mem && s->rcvbuf) {
-				in.rcvbuf = ADVICE_U64(s->rcvbuf);
-				it->rcvbuf = s->rcvbuf;
-				it->have_rcvbuf = true;
-			}
-			if (s->have_mem && s->sndbuf)
-				in.sndbuf = ADVICE_U64(s->sndbuf);
-			if (s->have_mem)
-				in.queued = ADVICE_U64(s->rmem);
-			fill_iface(ns_cfg(d, r->key.netns), s->ifindex,
-				   addr_loopback(s->family, s->saddr), &in);
-		} else {
+		if (r->have_sock)
+			addr_str(it->local, sizeof(it->local), r->sock.family, r->sock.saddr,
+				 r->sock.sport);
+		else
 			snprintf(it->local, sizeof(it->local), "socket %llu",
 				 (unsigned long long)r->key.cookie);
-		}
-		if (m->have_rx && d->span_s > 0) {
-			double rate = (r->rx + r->drops) / d->span_s;
-
-			in.rate_dgps = ADVICE_DBL(rate);
-			if (payload > 0)
-				in.rate_Bps = ADVICE_DBL(rate * payload);
-			if (r->queue_peak)
-				in.queue_peak = ADVICE_U64(r->queue_peak);
-		}
 		snprintf(it->who, sizeof(it->who), "%s  netns %s  %s%s%s", it->local, ns,
 			 r->have_sock && r->sock.npids ? "" : "(no owner found)",
 			 r->have_sock && r->sock.npids ? r->sock.comm : "",
@@ -485,13 +430,6 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 		src[strlen(src) - 2] = 0; /* no port */
 		addr_str(dst, sizeof(dst), r->key.family, r->key.daddr, r->key.dport);
 		snprintf(it->local, sizeof(it->local), "%s", dst);
-		in.family = r->key.family;
-		if (r->key.dport) {
-			it->port = r->key.dport;
-			it->have_port = true;
-			in.port = ADVICE_U64(r->key.dport);
-		}
-		fill_iface(ns_cfg(d, r->key.netns), 0, addr_loopback(r->key.family, r->key.daddr), &in);
 		snprintf(it->who, sizeof(it->who), "no socket: %s -> %s  netns %s", src, dst, ns);
 	}
 	in.who = it->local;
@@ -540,7 +478,6 @@ static int bpf_items(struct doctor *d, struct item **out)
 static int counter_items(struct doctor *d, struct item **out)
 {
 	struct item *v = calloc(CAUSE_MAX, sizeof(*v));
-	struct ns_cfg *nc = ns_cfg(d, d->ctx_netns);
 	char ns[64] = "";
 	int n = 0;
 	const struct netns_info *ni = netns__find(d->nt, d->ctx_netns);
@@ -556,6 +493,7 @@ static int counter_items(struct doctor *d, struct item **out)
 		int k = cause__mibs(c, ids, 4);
 		struct advice_u64 delta;
 		struct advice_input in = { .cause = c, .live = true };
+		struct live_env env;
 		struct item *it = &v[n];
 		const struct sock_info *only = NULL;
 		int growing = 0;
@@ -569,8 +507,7 @@ static int counter_items(struct doctor *d, struct item **out)
 		it->cause = c;
 		it->drops = delta.v;
 		it->netns = d->ctx_netns;
-		fill_sysctls(nc, &in);
-		fill_mibs(&d->mib0, &d->mib1, &in);
+		output__advice_mibs(&in, &d->mib0, &d->mib1);
 		in.span_s = d->span_s;
 		in.drops = in.skbs = delta.v;
 		in.sender_side = c == CAUSE_QDISC;
@@ -603,13 +540,15 @@ static int counter_items(struct doctor *d, struct item **out)
 				it->have_rcvbuf = true;
 				in.queued = ADVICE_U64(only->rmem);
 			}
-			fill_iface(nc, only->ifindex, addr_loopback(only->family, only->saddr), &in);
+			ns_env(d, d->ctx_netns, true, only->ifindex,
+			       output__addr_loopback(only->family, only->saddr), &env);
 			in.who = it->local;
 			snprintf(it->who, sizeof(it->who), "%s  netns %s  (its drop counter, ss -uam d: +%llu)",
 				 it->local, ns, (unsigned long long)delta.v);
 		} else {
-			fill_iface(nc, 0, false, &in);
+			ns_env(d, d->ctx_netns, true, 0, false, &env);
 		}
+		output__env_apply(&in, &env);
 		it->nf = advice__build(&in, it->f, ADVICE_MAX);
 		if (it->nf)
 			n++;
@@ -623,19 +562,18 @@ static int counter_items(struct doctor *d, struct item **out)
 
 static void check_input(struct doctor *d, struct check_input *ci)
 {
-	struct advice_input in = { .live = true };
-	struct ns_cfg *nc = ns_cfg(d, d->ctx_netns);
+	struct live_env env;
 	static char who[2][64];
 
 	memset(ci, 0, sizeof(*ci));
-	fill_sysctls(nc, &in);
-	ci->rmem_default = in.rmem_default;
-	ci->rmem_max = in.rmem_max;
-	ci->netdev_max_backlog = in.netdev_max_backlog;
-	ci->ipfrag_high_thresh = in.ipfrag_high_thresh;
-	ci->ipfrag_time = in.ipfrag_time;
-	memcpy(ci->udp_mem, in.udp_mem, sizeof(ci->udp_mem));
-	ci->page_size = in.page_size;
+	ns_env(d, d->ctx_netns, false, 0, false, &env);
+	ci->rmem_default = env.rmem_default;
+	ci->rmem_max = env.rmem_max;
+	ci->netdev_max_backlog = env.netdev_max_backlog;
+	ci->ipfrag_high_thresh = env.ipfrag_high_thresh;
+	ci->ipfrag_time = env.ipfrag_time;
+	memcpy(ci->udp_mem, env.udp_mem, sizeof(ci->udp_mem));
+	ci->page_size = env.page_size;
 	if (!d->bpf) {
 		if (d->have_mib && d->span_s > 0)
 			ci->pkt_rate = ADVICE_DBL(mib_arrivals(&d->mib0, &d->mib1) / d->span_s);
@@ -684,7 +622,8 @@ static void check_input(struct doctor *d, struct check_input *ci)
 		if (!r->have_sock || !r->sock.have_mem || !(rate > 0))
 			continue;
 		rc = ns_cfg(d, r->key.netns);
-		f = pick_iface(rc, r->sock.ifindex, addr_loopback(r->sock.family, r->sock.saddr));
+		f = pick_iface(rc, r->sock.ifindex,
+			       output__addr_loopback(r->sock.family, r->sock.saddr));
 		rx.known = true;
 		rx.dgps = rate;
 		rx.rcvbuf = r->sock.rcvbuf;
@@ -888,26 +827,13 @@ static void print_json(struct doctor *d, const struct item *v, int n, const stru
 	json_arr_begin(&j);
 	for (int i = 0; i < n; i++)
 		for (int k = 0; k < v[i].nf; k++) {
-			const struct advice_finding *f = &v[i].f[k];
+			const struct advice_json_socket sock = { v[i].has_socket, v[i].socket,
+								 v[i].by_inode };
 
-			json_obj_begin(&j);
-			json_key(&j, "cause");
-			json_str(&j, cause__name(f->cause));
-			json_key(&j, "socket");
-			if (v[i].has_socket)
-				json_u64(&j, v[i].socket);
-			else
-				json_null(&j);
-			json_key(&j, "socket_id_kind");
-			if (v[i].has_socket)
-				json_str(&j, v[i].by_inode ? "inode" : "cookie");
-			else
-				json_null(&j);
+			advice__json_begin(&j, &v[i].f[k], &sock);
+			/* doctor's keys, between report's */
 			json_key(&j, "local");
-			if (v[i].local[0])
-				json_str(&j, v[i].local);
-			else
-				json_null(&j);
+			json_str(&j, v[i].local[0] ? v[i].local : NULL);
 			json_key(&j, "port");
 			if (v[i].have_port)
 				json_u64(&j, v[i].port);
@@ -922,25 +848,7 @@ static void print_json(struct doctor *d, const struct item *v, int n, const stru
 				json_u64(&j, v[i].rcvbuf);
 			else
 				json_null(&j);
-			json_key(&j, "what");
-			json_str(&j, f->what);
-			json_key(&j, "evidence");
-			json_str(&j, f->evidence);
-			json_key(&j, "change");
-			json_str(&j, f->change);
-			json_key(&j, "verify");
-			json_str(&j, f->verify);
-			json_key(&j, "setting");
-			if (f->setting[0])
-				json_str(&j, f->setting);
-			else
-				json_null(&j);
-			json_key(&j, "value");
-			if (f->has_value)
-				json_u64(&j, f->value);
-			else
-				json_null(&j);
-			json_obj_end(&j);
+			advice__json_end(&j, &v[i].f[k], true);
 		}
 	json_arr_end(&j);
 	json_key(&j, "checklist");

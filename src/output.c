@@ -89,11 +89,16 @@ static double rx_rate(const struct model *m, const struct row *r, bool final)
 	return elapsed > 0 ? r->rx / elapsed : 0;
 }
 
-static uint64_t mib_delta(const struct netns_counters *nc, enum mib_id id)
+static uint64_t mib_diff(const struct mib *base, const struct mib *cur, enum mib_id id)
 {
 	/* counters only grow: less than the base means another netns now
 	 * has this inode (reused), so no honest delta exists: say 0 */
-	return nc->cur.v[id] >= nc->base.v[id] ? nc->cur.v[id] - nc->base.v[id] : 0;
+	return cur->v[id] >= base->v[id] ? cur->v[id] - base->v[id] : 0;
+}
+
+static uint64_t mib_delta(const struct netns_counters *nc, enum mib_id id)
+{
+	return mib_diff(&nc->base, &nc->cur, id);
 }
 
 /* Which causes reconcile with counters, in print order. */
@@ -179,9 +184,37 @@ static struct advice_u64 sysctl_u64(const struct netcfg_sysctls *sv, enum netcfg
 	return netcfg__u64(sv, i, field, &v) ? ADVICE_U64(v) : (struct advice_u64){ false, 0 };
 }
 
-void output__read_env(struct model *m, uint32_t netns, bool loopback, struct live_env *e)
+void output__env_sysctls(struct live_env *e, const struct netcfg_sysctls *sv)
 {
 	long ps = sysconf(_SC_PAGESIZE);
+
+	if (ps > 0)
+		e->page_size = ADVICE_U64((uint64_t)ps);
+	e->rmem_default = sysctl_u64(sv, NETCFG_RMEM_DEFAULT, 0);
+	e->rmem_max = sysctl_u64(sv, NETCFG_RMEM_MAX, 0);
+	e->wmem_default = sysctl_u64(sv, NETCFG_WMEM_DEFAULT, 0);
+	e->wmem_max = sysctl_u64(sv, NETCFG_WMEM_MAX, 0);
+	e->netdev_max_backlog = sysctl_u64(sv, NETCFG_NETDEV_MAX_BACKLOG, 0);
+	for (unsigned i = 0; i < 3; i++)
+		e->udp_mem[i] = sysctl_u64(sv, NETCFG_UDP_MEM, i);
+	/* udp_mem's three go together: all or none */
+	if (!e->udp_mem[0].known || !e->udp_mem[1].known || !e->udp_mem[2].known)
+		memset(e->udp_mem, 0, sizeof(e->udp_mem));
+	e->ipfrag_time = sysctl_u64(sv, NETCFG_IPFRAG_TIME, 0);
+	e->ipfrag_high_thresh = sysctl_u64(sv, NETCFG_IPFRAG_HIGH_THRESH, 0);
+	e->ipfrag_max_dist = sysctl_u64(sv, NETCFG_IPFRAG_MAX_DIST, 0);
+}
+
+void output__env_iface(struct live_env *e, const struct trace_iface *f)
+{
+	snprintf(e->ifname, sizeof(e->ifname), "%s", f->name);
+	if (f->mtu)
+		e->mtu = ADVICE_U64(f->mtu);
+	e->txqueuelen = ADVICE_U64(f->txqueuelen);
+}
+
+void output__read_env(struct model *m, uint32_t netns, bool loopback, struct live_env *e)
+{
 	struct netcfg_sysctls sv;
 	struct netcfg_ifaces *il;
 	const struct trace_iface *found = NULL;
@@ -190,23 +223,9 @@ void output__read_env(struct model *m, uint32_t netns, bool loopback, struct liv
 	e->netns = netns;
 	e->loopback = loopback;
 	e->read_ns = now_ns();
-	if (ps > 0)
-		e->page_size = ADVICE_U64((uint64_t)ps);
 	/* the netns's own, or udpdrop's where it has none (netcfg says which) */
 	netcfg__sysctls(&m->nt, netns, &sv);
-	e->rmem_default = sysctl_u64(&sv, NETCFG_RMEM_DEFAULT, 0);
-	e->rmem_max = sysctl_u64(&sv, NETCFG_RMEM_MAX, 0);
-	e->wmem_default = sysctl_u64(&sv, NETCFG_WMEM_DEFAULT, 0);
-	e->wmem_max = sysctl_u64(&sv, NETCFG_WMEM_MAX, 0);
-	e->netdev_max_backlog = sysctl_u64(&sv, NETCFG_NETDEV_MAX_BACKLOG, 0);
-	for (unsigned i = 0; i < 3; i++)
-		e->udp_mem[i] = sysctl_u64(&sv, NETCFG_UDP_MEM, i);
-	/* udp_mem's three go together: all or none */
-	if (!e->udp_mem[0].known || !e->udp_mem[1].known || !e->udp_mem[2].known)
-		memset(e->udp_mem, 0, sizeof(e->udp_mem));
-	e->ipfrag_time = sysctl_u64(&sv, NETCFG_IPFRAG_TIME, 0);
-	e->ipfrag_high_thresh = sysctl_u64(&sv, NETCFG_IPFRAG_HIGH_THRESH, 0);
-	e->ipfrag_max_dist = sysctl_u64(&sv, NETCFG_IPFRAG_MAX_DIST, 0);
+	output__env_sysctls(e, &sv);
 
 	/* the interface: lo, or the only other one (else none: ambiguous) */
 	il = calloc(1, sizeof(*il));
@@ -223,26 +242,27 @@ void output__read_env(struct model *m, uint32_t netns, bool loopback, struct liv
 		}
 		found = &il->v[i];
 	}
-	if (found) {
-		snprintf(e->ifname, sizeof(e->ifname), "%s", found->name);
-		if (found->mtu)
-			e->mtu = ADVICE_U64(found->mtu);
-		e->txqueuelen = ADVICE_U64(found->txqueuelen);
-	}
+	if (found)
+		output__env_iface(e, found);
 	free(il);
+}
+
+bool output__addr_loopback(int family, const uint8_t *a)
+{
+	static const uint8_t v6lo[16] = { [15] = 1 };
+
+	if (family == AF_INET)
+		return a[0] == 127;
+	return family == AF_INET6 && !memcmp(a, v6lo, 16);
 }
 
 bool output__row_loopback(const struct row *r)
 {
-	static const uint8_t v6lo[16] = { [15] = 1 };
-	uint8_t fam = r->key.kind == ROW_SOCKET ? r->sock.family : r->key.family;
-	const uint8_t *a = r->key.kind == ROW_SOCKET ? r->sock.saddr : r->key.daddr;
-
 	if (r->key.kind == ROW_SOCKET && !r->have_sock)
 		return false;
-	if (fam == AF_INET)
-		return a[0] == 127;
-	return fam == AF_INET6 && !memcmp(a, v6lo, 16);
+	if (r->key.kind == ROW_SOCKET)
+		return output__addr_loopback(r->sock.family, r->sock.saddr);
+	return output__addr_loopback(r->key.family, r->key.daddr);
 }
 
 static const struct netns_counters *counters_of(const struct model *m, uint32_t netns)
@@ -253,22 +273,50 @@ static const struct netns_counters *counters_of(const struct model *m, uint32_t 
 	return NULL;
 }
 
-static uint64_t mib_delta(const struct netns_counters *nc, enum mib_id id);
-
 /* Two counters summed (IPv4 + IPv6), known if the kernel has either. */
-static struct advice_u64 mib_pair(const struct netns_counters *nc, enum mib_id a, enum mib_id b)
+static struct advice_u64 mib_pair(const struct mib *base, const struct mib *cur, enum mib_id a,
+				  enum mib_id b)
 {
 	struct advice_u64 r = { false, 0 };
 
-	if (!nc)
-		return r;
-	if (nc->cur.present[a])
-		r = ADVICE_U64(mib_delta(nc, a));
-	if (nc->cur.present[b]) {
-		r.v += mib_delta(nc, b);
+	if (cur->present[a])
+		r = ADVICE_U64(mib_diff(base, cur, a));
+	if (cur->present[b]) {
+		r.v += mib_diff(base, cur, b);
 		r.known = true;
 	}
 	return r;
+}
+
+void output__advice_mibs(struct advice_input *in, const struct mib *base, const struct mib *cur)
+{
+	in->mib_rcvbuf_errors = mib_pair(base, cur, MIB_UdpRcvbufErrors, MIB_Udp6RcvbufErrors);
+	in->mib_mem_errors = mib_pair(base, cur, MIB_UdpMemErrors, MIB_Udp6MemErrors);
+	in->mib_sndbuf_errors = mib_pair(base, cur, MIB_UdpSndbufErrors, MIB_Udp6SndbufErrors);
+	in->mib_no_ports = mib_pair(base, cur, MIB_UdpNoPorts, MIB_Udp6NoPorts);
+	in->mib_csum_errors = mib_pair(base, cur, MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors);
+	in->mib_reasm_fails = mib_pair(base, cur, MIB_IpReasmFails, MIB_Ip6ReasmFails);
+	in->mib_reasm_timeout = mib_pair(base, cur, MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout);
+	in->reads = mib_pair(base, cur, MIB_UdpInDatagrams, MIB_Udp6InDatagrams);
+}
+
+void output__env_apply(struct advice_input *in, const struct live_env *e)
+{
+	in->rmem_default = e->rmem_default;
+	in->rmem_max = e->rmem_max;
+	in->wmem_default = e->wmem_default;
+	in->wmem_max = e->wmem_max;
+	memcpy(in->udp_mem, e->udp_mem, sizeof(in->udp_mem));
+	in->page_size = e->page_size;
+	in->netdev_max_backlog = e->netdev_max_backlog;
+	in->ipfrag_time = e->ipfrag_time;
+	in->ipfrag_high_thresh = e->ipfrag_high_thresh;
+	in->ipfrag_max_dist = e->ipfrag_max_dist;
+	if (e->ifname[0]) {
+		in->ifname = e->ifname;
+		in->mtu = e->mtu;
+		in->txqueuelen = e->txqueuelen;
+	}
 }
 
 static bool frag_cause(enum cause c)
@@ -335,33 +383,10 @@ void output__advice_input(struct advice_input *in, struct model *m, const struct
 		in->intervals = ADVICE_U64(b->intervals);
 		in->intervals_dropping = ADVICE_U64(b->dropping[c]);
 	}
-	if (nc) {
-		in->mib_rcvbuf_errors = mib_pair(nc, MIB_UdpRcvbufErrors, MIB_Udp6RcvbufErrors);
-		in->mib_mem_errors = mib_pair(nc, MIB_UdpMemErrors, MIB_Udp6MemErrors);
-		in->mib_sndbuf_errors = mib_pair(nc, MIB_UdpSndbufErrors, MIB_Udp6SndbufErrors);
-		in->mib_no_ports = mib_pair(nc, MIB_UdpNoPorts, MIB_Udp6NoPorts);
-		in->mib_csum_errors = mib_pair(nc, MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors);
-		in->mib_reasm_fails = mib_pair(nc, MIB_IpReasmFails, MIB_Ip6ReasmFails);
-		in->mib_reasm_timeout = mib_pair(nc, MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout);
-		in->reads = mib_pair(nc, MIB_UdpInDatagrams, MIB_Udp6InDatagrams);
-	}
-	if (e) {
-		in->rmem_default = e->rmem_default;
-		in->rmem_max = e->rmem_max;
-		in->wmem_default = e->wmem_default;
-		in->wmem_max = e->wmem_max;
-		memcpy(in->udp_mem, e->udp_mem, sizeof(in->udp_mem));
-		in->page_size = e->page_size;
-		in->netdev_max_backlog = e->netdev_max_backlog;
-		in->ipfrag_time = e->ipfrag_time;
-		in->ipfrag_high_thresh = e->ipfrag_high_thresh;
-		in->ipfrag_max_dist = e->ipfrag_max_dist;
-		if (e->ifname[0]) {
-			in->ifname = e->ifname;
-			in->mtu = e->mtu;
-			in->txqueuelen = e->txqueuelen;
-		}
-	}
+	if (nc)
+		output__advice_mibs(in, &nc->base, &nc->cur);
+	if (e)
+		output__env_apply(in, e);
 }
 
 /* The env of each netns (and loopback or not) the summary needs, read once. */
@@ -451,22 +476,13 @@ static void json_advice(struct model *m, const struct output_ctx *o, struct env_
 	struct advice_finding *f = calloc(ROW_ADVICE_MAX, sizeof(*f));
 	int n = f ? row_advice(m, o, ec, r, f, ROW_ADVICE_MAX) : 0;
 
-	/* the same keys as report's "advice" */
+	/* report's keys, but the socket's (the row has them) and the
+	 * setting's (README, man page and tests list these five) */
 	json_key(j, "advice");
 	json_arr_begin(j);
 	for (int k = 0; k < n; k++) {
-		json_obj_begin(j);
-		json_key(j, "cause");
-		json_str(j, cause__name(f[k].cause));
-		json_key(j, "what");
-		json_str(j, f[k].what);
-		json_key(j, "evidence");
-		json_str(j, f[k].evidence);
-		json_key(j, "change");
-		json_str(j, f[k].change);
-		json_key(j, "verify");
-		json_str(j, f[k].verify);
-		json_obj_end(j);
+		advice__json_begin(j, &f[k], NULL);
+		advice__json_end(j, &f[k], false);
 	}
 	json_arr_end(j);
 	free(f);

@@ -54,8 +54,17 @@ struct live_env {
 	struct advice_u64 mtu, txqueuelen;
 };
 void output__read_env(struct model *m, uint32_t netns, bool loopback, struct live_env *e);
+/* Its parts, for a caller that has read the sysctls or the interfaces
+ * itself (doctor): the sysctls (and the page size) into e; the interface
+ * into e (its name, MTU when not 0, txqueuelen). */
+struct netcfg_sysctls;
+struct trace_iface;
+void output__env_sysctls(struct live_env *e, const struct netcfg_sysctls *sv);
+void output__env_iface(struct live_env *e, const struct trace_iface *f);
 /* Does the row's traffic use loopback (its local address is)? */
 bool output__row_loopback(const struct row *r);
+/* Is the address (AF_INET or AF_INET6) a loopback one? */
+bool output__addr_loopback(int family, const uint8_t *a);
 /*
  * The advice input for one cause of a row of the live model (pure): the
  * drops, the arrivals (delivered + dropped over the last interval, when
@@ -69,6 +78,10 @@ bool output__row_loopback(const struct row *r);
 void output__advice_input(struct advice_input *in, struct model *m, const struct row *r,
 			  enum cause c, const struct live_burst *b, const struct live_env *e,
 			  char *who, size_t wholen);
+/* Its parts: the kernel counters' deltas base -> cur (each IPv4 + IPv6
+ * pair known when cur has either), and e's sysctls and interface. */
+void output__advice_mibs(struct advice_input *in, const struct mib *base, const struct mib *cur);
+void output__env_apply(struct advice_input *in, const struct live_env *e);
 
 void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *sb);
 void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb);

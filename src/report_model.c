@@ -2618,38 +2618,15 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 
 		for (int i = 0; i < n; i++)
 			for (int k = 0; k < v[i].nf; k++) {
-				const struct advice_finding *f = &v[i].f[k];
+				const struct adv_item *it = &v[i];
+				const struct advice_json_socket sock = {
+					.known = it->sock >= 0,
+					.id = it->sock >= 0 ? a->socks[it->sock].cookie : 0,
+					.by_inode = it->sock >= 0 && a->socks[it->sock].by_inode,
+				};
 
-				json_obj_begin(&j);
-				jkey_str(&j, "cause", cause__name(f->cause));
-				json_key(&j, "socket");
-				if (v[i].sock >= 0)
-					json_u64(&j, a->socks[v[i].sock].cookie);
-				else
-					json_null(&j);
-				/* what "socket" holds: the socket cookie, or the
-				 * inode for sockets keyed by inode (older kernels) */
-				json_key(&j, "socket_id_kind");
-				if (v[i].sock >= 0)
-					json_str(&j, a->socks[v[i].sock].by_inode ? "inode" : "cookie");
-				else
-					json_null(&j);
-				jkey_str(&j, "what", f->what);
-				jkey_str(&j, "evidence", f->evidence);
-				jkey_str(&j, "change", f->change);
-				jkey_str(&j, "verify", f->verify);
-				/* the change's setting and value (null: none) */
-				json_key(&j, "setting");
-				if (f->setting[0])
-					json_str(&j, f->setting);
-				else
-					json_null(&j);
-				json_key(&j, "value");
-				if (f->has_value)
-					json_u64(&j, f->value);
-				else
-					json_null(&j);
-				json_obj_end(&j);
+				advice__json_begin(&j, &it->f[k], &sock);
+				advice__json_end(&j, &it->f[k], true);
 			}
 		free(v);
 	}
