@@ -324,6 +324,13 @@ test_record_netns_close() {
 	expect_eq "COUNTS: B's 25 closed-queue drops only" \
 		"$(tq '[.[] | select(.type == "COUNTS")][-1].counts | map(.datagrams) | add // 0')" 25
 	expect_eq "EVENTs: B's only" "$(tq '[.[] | select(.type == "EVENT")] | length')" 25
+	# the advice for it: read before close(), with the count
+	local f=$("$UDPDROP" report --json "$T/n.data" | jq -r '[.advice[] | select(.cause == "socket_close")] |
+		if length == 1 then .[0] | "\(.evidence) | \(.change)" else "\(length) findings" end')
+	local want
+	for want in "25 datagrams" "still queued, never read" "Read the socket until EAGAIN before close()"; do
+		[[ $f == *"$want"* ]] || fail "socket_close advice lacks '$want': $f"
+	done
 }
 
 # Advice from a recording, for causes beyond rcvbuf, with the numbers of
@@ -362,6 +369,17 @@ test_record_advice_causes() {
 	for want in "nothing listens on port 5008" "20 datagrams" "UdpNoPorts +20"; do
 		[[ $nosock == *"$want"* ]] || fail "no_socket advice lacks '$want': $nosock"
 	done
+
+	# the advice followed: the same 30 datagrams at 1472 B, the size it
+	# named, are not fragmented, and the same rule drops none of them
+	start_recv "$B" "$V4B:5009" --read || return
+	rpid=$RECV_PID rout=$RECV_OUT
+	start_record "$T/b.data" -N "$B" -d 3 -i 0.5 || return
+	send "$A" "$V4B:5009" -c 30 -s 1472 >/dev/null
+	wait "$REC"
+	expect_eq "after the advice: read by the app" "$(stop_recv "$rpid" "$rout")" 30
+	expect_eq "after the advice: drops recorded" \
+		"$("$UDPDROP" report --json "$T/b.data" | jq '.totals.drops')" 0
 }
 
 # More causes' advice, each with the scenario's numbers: a bad checksum,
