@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mib.h"
+#include "util.h"
 
 static const char *names[MIB_MAX] = {
 #define X(n) #n,
@@ -141,4 +142,28 @@ static int read_cb(void *arg)
 int mib__read(const struct netns_table *t, uint32_t inode, struct mib *m)
 {
 	return netns__run_in(t, inode, read_cb, m);
+}
+
+int cause__mibs(enum cause c, enum mib_id *ids, int n)
+{
+	static const struct {
+		enum cause c;
+		enum mib_id ids[3];
+		int n;
+	} map[] = {
+		{ CAUSE_RCVBUF, { MIB_UdpRcvbufErrors, MIB_Udp6RcvbufErrors, MIB_UdpLiteRcvbufErrors }, 3 },
+		{ CAUSE_UDP_MEM, { MIB_UdpMemErrors, MIB_Udp6MemErrors }, 2 },
+		{ CAUSE_NO_SOCKET, { MIB_UdpNoPorts, MIB_Udp6NoPorts }, 2 },
+		{ CAUSE_CHECKSUM, { MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors, MIB_UdpLiteInCsumErrors }, 3 },
+		{ CAUSE_FRAG_TIMEOUT, { MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout }, 2 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (map[i].c == c) {
+			int k = map[i].n < n ? map[i].n : n;
+
+			memcpy(ids, map[i].ids, k * sizeof(*ids));
+			return k;
+		}
+	return 0;
 }

@@ -230,10 +230,5 @@ enum cause row__main_cause(const struct row *r);
 /* The netns name if it has one, else its inode as text. */
 const char *model__netns_label(struct model *m, uint32_t netns, char *buf,
 			       int len);
-/*
- * Which kernel counters a cause reconciles with: fills up to n ids,
- * returns how many. Several ids are summed (IPv4 + IPv6).
- */
-int cause__mibs(enum cause c, enum mib_id *ids, int n);
 
 #endif

@@ -47,36 +47,10 @@ static volatile uint64_t sink;
 #include "advice.c"
 
 /*
- * What the report needs from src/model.c and src/netns.c, which pull in
- * the whole live side (BPF, /proc): weak, so the real ones win when they
- * are linked. cause__mibs is model.c's table (the reconciliation's
- * counters); keep the two in step.
+ * What the report needs from src/netns.c (mib__read's), which pulls in
+ * the live side: weak, so the real one wins when it is linked. The
+ * report never reads /proc.
  */
-__attribute__((weak)) int cause__mibs(enum cause c, enum mib_id *ids, int n)
-{
-	static const struct {
-		enum cause c;
-		enum mib_id ids[3];
-		int n;
-	} map[] = {
-		{ CAUSE_RCVBUF, { MIB_UdpRcvbufErrors, MIB_Udp6RcvbufErrors, MIB_UdpLiteRcvbufErrors }, 3 },
-		{ CAUSE_UDP_MEM, { MIB_UdpMemErrors, MIB_Udp6MemErrors }, 2 },
-		{ CAUSE_NO_SOCKET, { MIB_UdpNoPorts, MIB_Udp6NoPorts }, 2 },
-		{ CAUSE_CHECKSUM, { MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors, MIB_UdpLiteInCsumErrors }, 3 },
-		{ CAUSE_FRAG_TIMEOUT, { MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout }, 2 },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
-		if (map[i].c == c) {
-			int k = map[i].n < n ? map[i].n : n;
-
-			memcpy(ids, map[i].ids, k * sizeof(*ids));
-			return k;
-		}
-	return 0;
-}
-
-/* mib__read's; the report never reads /proc */
 __attribute__((weak)) int netns__run_in(const struct netns_table *t, uint32_t inode,
 					  int (*fn)(void *arg), void *arg)
 {
