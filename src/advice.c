@@ -222,6 +222,13 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
+/* What the input's intervals are: doctor's sample intervals (its bursts
+ * are runs of them), top's refreshes, or a recording's snapshots. */
+static const char *interval_kind(const struct advice_input *in)
+{
+	return in->burst_episode ? "sample" : in->live ? "refresh" : "snapshot";
+}
+
 /* "297 datagrams dropped over 3.00 s (99.0/s on average)" and the burst. */
 static void drops_line(const struct advice_input *in, char *e, size_t len)
 {
@@ -326,6 +333,11 @@ static double arrival_bits(const struct advice_input *in, double payload, bool *
  * What the rcvbuf rule decides, shared by the finding (rcvbuf) and the
  * hint (hint_rcvbuf): the truesize, the buffer for the worst burst, and
  * whether to pace the sender instead of growing the buffer.
+ *
+ * The buffer has room for twice the worst burst seen (ADVICE_BURST_MARGIN):
+ * a buffer sized for exactly that burst drops again at the next, slightly
+ * longer one (a 100 ms stall at 1000/s drops 88 to 91 datagrams, run to
+ * run), so following the advice would not reliably remove the drops.
  */
 struct rcvbuf_plan {
 	double payload;   /* bytes per datagram, 0 unknown */
@@ -334,14 +346,17 @@ struct rcvbuf_plan {
 	uint64_t rb;      /* rcvbuf, 0 unknown */
 	bool large;       /* rb is already very large */
 	bool have_burst;  /* a burst to size a buffer for */
-	double need_d;    /* rcvbuf + burst x truesize, in double */
+	double need_d;    /* rcvbuf + margin x burst x truesize, in double */
 	bool sustained;   /* drops in most intervals: a steady overload */
 	bool too_big;     /* the buffer for the burst would pass the cap */
 	bool pace;        /* pace the sender: a bigger buffer will not help */
 	int set;          /* the app set SO_RCVBUF: 1, did not: 0, unknown: -1 */
 	bool not_reading; /* nothing read the socket while it dropped */
-	uint64_t need;    /* have_burst && !pace: the buffer for the worst burst,
-			     rounded up to 4 KiB (else 0) */
+	uint64_t need;    /* have_burst && !pace: the buffer for the worst burst
+			     with its margin, rounded up to 4 KiB (else 0) */
+	uint64_t fallback; /* !have_burst && !pace: the buffer to raise to, no
+			      burst known to size it by: 8 MiB (the seed
+			      papers' starting point), 16 MiB from 8 MiB on */
 };
 
 static struct rcvbuf_plan rcvbuf_plan(const struct advice_input *in)
@@ -359,9 +374,10 @@ static struct rcvbuf_plan rcvbuf_plan(const struct advice_input *in)
 	p.rb = in->rcvbuf.known ? in->rcvbuf.v : 0;
 	p.large = p.rb >= ADVICE_LARGE_RCVBUF;
 	p.have_burst = in->burst.known && in->burst.v && p.ts > 0 && p.rb;
-	/* what a buffer that absorbs the worst burst must hold, in double:
-	 * a hostile burst x truesize does not fit an integer */
-	p.need_d = p.have_burst ? (double)p.rb + (double)in->burst.v * p.ts : 0;
+	/* what a buffer that absorbs twice the worst burst must hold, in
+	 * double: a hostile burst x truesize does not fit an integer */
+	_Static_assert(ADVICE_BURST_MARGIN == 2, "the advice's text says twice");
+	p.need_d = p.have_burst ? (double)p.rb + ADVICE_BURST_MARGIN * (double)in->burst.v * p.ts : 0;
 	/* drops in most intervals: a steady overload, not a burst */
 	p.sustained = in->intervals.known && in->intervals_dropping.known &&
 		      in->intervals.v >= 4 && in->intervals_dropping.v <= in->intervals.v &&
@@ -373,8 +389,56 @@ static struct rcvbuf_plan rcvbuf_plan(const struct advice_input *in)
 	p.not_reading = in->reads.known && !in->reads.v && in->drops;
 	/* need_d <= ADVICE_RCVBUF_CAP here: the conversion is exact */
 	p.need = !p.pace && p.have_burst
-			 ? advice__round_up(p.rb + (uint64_t)ceil(in->burst.v * p.ts), 4096) : 0;
+			 ? advice__round_up(p.rb + (uint64_t)ceil(ADVICE_BURST_MARGIN * (double)in->burst.v * p.ts),
+					    4096) : 0;
+	p.fallback = !p.pace && !p.have_burst
+			     ? (p.rb >= ADVICE_FALLBACK_RCVBUF ? 2 * ADVICE_FALLBACK_RCVBUF : ADVICE_FALLBACK_RCVBUF)
+			     : 0;
 	return p;
+}
+
+/*
+ * The rcvbuf change that grows the buffer to `need` (as the kernel keeps
+ * it): the setsockopt request (half: the kernel doubles it) when the
+ * application sets SO_RCVBUF or may, net.core.rmem_default (not doubled:
+ * the same size) when it sets none or may; `why` says what the size is for.
+ */
+static void rcvbuf_change(const struct advice_input *in, struct advice_finding *f, uint64_t need,
+			  int set, bool not_reading, const char *why)
+{
+	char *c = f->change;
+	size_t cl = sizeof(f->change);
+	uint64_t req = need / 2;
+
+	if (not_reading)
+		add(c, cl, "First make the application read it (below); then ");
+	if (set != 0)
+		set_value(f, "SO_RCVBUF", req);
+	else
+		set_value(f, "net.core.rmem_default", need);
+	if (set != 0) {
+		add(c, cl, "%s", not_reading ? "have" : "Have");
+		add(c, cl, " the application call setsockopt(fd, SOL_SOCKET, SO_RCVBUF, %llu): the kernel "
+		    "doubles it to %s, %s", (unsigned long long)req, B(need), why);
+		if (in->rmem_max.known && req > in->rmem_max.v)
+			add(c, cl, "; allow it first: sysctl -w net.core.rmem_max=%llu (now %s: a larger "
+			    "request is silently cut to it)", (unsigned long long)req, B(in->rmem_max.v));
+		else if (in->rmem_max.known)
+			add(c, cl, "; net.core.rmem_max (%s) already allows it", B(in->rmem_max.v));
+		else
+			add(c, cl, "; net.core.rmem_max must be at least %llu", (unsigned long long)req);
+		add(c, cl, ". ");
+	}
+	if (set == 0)
+		add(c, cl, "%s sysctl -w net.core.rmem_default=%llu: every new socket that sets no "
+		    "SO_RCVBUF gets %s, %s. ", not_reading ? "run" : "Run", (unsigned long long)need,
+		    B(need), why);
+	else if (set == -1)
+		add(c, cl, "Or, if it sets none: sysctl -w net.core.rmem_default=%llu: every new socket "
+		    "that sets no SO_RCVBUF gets %s (the same size: rmem_default is not doubled). ",
+		    (unsigned long long)need, B(need));
+	add(c, cl, "Existing sockets keep their size: restart the application; make a sysctl "
+	    "permanent in /etc/sysctl.d/.");
 }
 
 static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int max)
@@ -398,19 +462,23 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 	else if (sustained)
 		snprintf(f->what, sizeof(f->what), "the socket dropped in %llu of %llu %s intervals: "
 			 "the sender is faster than the reader, steadily", (unsigned long long)in->intervals_dropping.v,
-			 (unsigned long long)in->intervals.v, in->live ? "refresh" : "snapshot");
+			 (unsigned long long)in->intervals.v, interval_kind(in));
 	else if (too_big)
-		snprintf(f->what, sizeof(f->what), "the socket's receive buffer was full, and one for its "
-			 "worst burst would exceed %s: the sender is faster than the reader",
+		snprintf(f->what, sizeof(f->what), "the socket's receive buffer was full, and one for twice "
+			 "its worst burst would exceed %s: the sender is faster than the reader",
 			 B(ADVICE_RCVBUF_CAP));
 	else
 		snprintf(f->what, sizeof(f->what), "the socket's receive buffer was full: the reader fell "
 			 "behind the arrivals");
 	drops_line(in, e, el);
 	burst_note(in, e, el);
+	if (in->mib_rcvbuf_errors.known)
+		add(e, el, "The kernel counted UdpRcvbufErrors +%s in the namespace. ",
+		    N(in->mib_rcvbuf_errors.v));
 	if (in->intervals.known && in->intervals_dropping.known && in->intervals.v > 1)
-		add(e, el, "It dropped in %s of the %s intervals between %s%s. ",
-		    N(in->intervals_dropping.v), N(in->intervals.v), in->live ? "refreshes" : "snapshots",
+		add(e, el, "It dropped in %s of the %s %s%s. ", N(in->intervals_dropping.v),
+		    N(in->intervals.v), in->burst_episode ? "sample intervals"
+		    : in->live ? "intervals between refreshes" : "intervals between snapshots",
 		    sustained ? ": a steady overload, which any buffer only postpones" : "");
 
 	if (in->rcvbuf.known) {
@@ -446,9 +514,10 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		add(e, el, "The kernel charges the buffer each datagram's truesize, more than its payload. ");
 	}
 	if (too_big)
-		add(e, el, "A buffer for the worst burst would hold rcvbuf + burst x truesize = %s + %s x "
-		    "%s%.0f B = about %s, above the %s this advice goes to: at that size the reader is not "
-		    "briefly behind, the sender is faster. ", B(rb), N(in->burst.v), ts_est ? "~" : "", ts,
+		add(e, el, "A buffer with room for twice the worst burst (bursts vary) would hold rcvbuf + "
+		    "%u x burst x truesize = %s + %u x %s x %s%.0f B = about %s, above the %s this advice "
+		    "goes to: at that size the reader is not briefly behind, the sender is faster. ",
+		    ADVICE_BURST_MARGIN, B(rb), ADVICE_BURST_MARGIN, N(in->burst.v), ts_est ? "~" : "", ts,
 		    B(d2u(p.need_d, UINT64_MAX)), B(ADVICE_RCVBUF_CAP));
 	if (rb && bits > 0) {
 		double ms = advice__time_to_fill_ms(rb, bits);
@@ -478,43 +547,20 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		add(c, cl, "Pace the sender below the rate the reader sustains (udpdrop gen --rate finds "
 		    "it), add flow control between them, or read faster: more reader threads on "
 		    "SO_REUSEPORT sockets, recvmmsg() batches, a reader pinned to its own CPU.");
-	} else if (have_burst) {
-		uint64_t need = p.need, req = need / 2;
-
-		if (not_reading)
-			add(c, cl, "First make the application read it (below); then ");
-		if (set != 0)
-			set_value(f, "SO_RCVBUF", req);
-		else
-			set_value(f, "net.core.rmem_default", need);
-		if (set != 0) {
-			add(c, cl, "%s", not_reading ? "have" : "Have");
-			add(c, cl, " the application call setsockopt(fd, SOL_SOCKET, SO_RCVBUF, %llu): the "
-			    "kernel doubles it to %s, room for the worst %s's %s datagrams at %s%.0f B "
-			    "each on top of today's %s (even if it read nothing meanwhile)",
-			    (unsigned long long)req, B(need),
-			    in->burst_window ? "window" : in->burst_episode ? "burst" : "interval",
-			    N(in->burst.v), ts_est ? "~" : "", ts, B(rb));
-			if (in->rmem_max.known && req > in->rmem_max.v)
-				add(c, cl, "; allow it first: sysctl -w net.core.rmem_max=%llu (now %s: a larger "
-				    "request is silently cut to it)", (unsigned long long)req, B(in->rmem_max.v));
-			else if (in->rmem_max.known)
-				add(c, cl, "; net.core.rmem_max (%s) already allows it", B(in->rmem_max.v));
-			else
-				add(c, cl, "; net.core.rmem_max must be at least %llu", (unsigned long long)req);
-			add(c, cl, ". ");
-		}
-		if (set != 1)
-			add(c, cl, "%s sysctl -w net.core.rmem_default=%llu: every new socket that sets no "
-			    "SO_RCVBUF gets %s. ", set == 0 ? (not_reading ? "run" : "Run") : "Or, if it sets none:",
-			    (unsigned long long)need, B(need));
-		add(c, cl, "Existing sockets keep their size: restart the application; make a sysctl "
-		    "permanent in /etc/sysctl.d/.");
 	} else {
-		set_value(f, "SO_RCVBUF", 8388608);
-		add(c, cl, "Raise the buffer (8 MiB is the seed papers' starting point): sysctl -w "
-		    "net.core.rmem_max=8388608, then setsockopt(fd, SOL_SOCKET, SO_RCVBUF, 8388608) in the "
-		    "application, or sysctl -w net.core.rmem_default=8388608 if it sets none; restart it.");
+		char why[256];
+
+		if (have_burst)
+			snprintf(why, sizeof(why), "room for twice the worst %s's %s datagrams (bursts vary) at "
+				 "%s%.0f B each on top of today's %s, even if it read nothing meanwhile",
+				 in->burst_window ? "window" : in->burst_episode ? "burst" : "interval",
+				 N(in->burst.v), ts_est ? "~" : "", ts, B(rb));
+		else
+			snprintf(why, sizeof(why), "%s (%s is not known, so the advice cannot size it)",
+				 p.fallback > ADVICE_FALLBACK_RCVBUF ? "a step up from today's"
+				 : "the seed papers' starting point",
+				 rb ? "the worst burst's size in bytes" : "today's buffer");
+		rcvbuf_change(in, f, have_burst ? p.need : p.fallback, set, not_reading, why);
 	}
 	if (in->port.known)
 		snprintf(flt, sizeof(flt), " 'sport = :%llu'", (unsigned long long)in->port.v);
@@ -678,9 +724,11 @@ static int sender(const struct advice_input *in, struct advice_finding *out, int
 		add(c, cl, "; the sender then blocks (or sees EAGAIN) instead of losing datagrams. Existing "
 		    "sockets keep their size: restart the application.");
 	} else {
-		add(c, cl, "The queue that overflows is smaller than the send buffer%s: the qdisc's own limit "
-		    "or a shaper slower than the sender. tc -s qdisc show dev %s shows its limit, rate and "
-		    "drops; pace the sender below that rate (udpdrop gen --rate to try one), or raise the "
+		/* the qdisc's limit and rate are not known here: say what
+		 * to check, not what it is */
+		add(c, cl, "Likely the qdisc's own limit holds less than the send buffer%s, or a shaper is "
+		    "slower than the sender: tc -s qdisc show dev %s shows which (its limit, rate and "
+		    "drops). Pace the sender below that rate (udpdrop gen --rate to try one), or raise the "
 		    "qdisc's limit", limit && sb_from ? " allows" : "", ifn);
 		/* which limit depends on the qdisc: pfifo_fast and pfifo hold
 		 * txqueuelen packets; fq_codel and fq ignore it (their own
@@ -817,7 +865,7 @@ static int simple(const struct advice_input *in, struct advice_finding *out, int
 	struct advice_finding *f = next(out, max, &n, in->cause);
 	char *e = f->evidence;
 	size_t el = sizeof(f->evidence);
-	char port[16] = "PORT";
+	char port[16] = "";
 
 	if (in->port.known)
 		snprintf(port, sizeof(port), "%llu", (unsigned long long)in->port.v);
@@ -838,10 +886,26 @@ static int simple(const struct advice_input *in, struct advice_finding *out, int
 
 	switch (in->cause) {
 	case CAUSE_NO_SOCKET:
-		snprintf(f->what, sizeof(f->what), "nothing listens on port %s", port);
 		if (in->mib_no_ports.known)
 			add(e, el, "The kernel counted UdpNoPorts +%s in the namespace. ",
 			    N(in->mib_no_ports.v));
+		if (!in->port.known) {
+			/* doctor's counters-only mode: the kernel counts, but not where */
+			snprintf(f->what, sizeof(f->what), "datagrams to ports nobody listens on");
+			add(e, el, "No socket was bound to their destination ports%s%s (the counters do not "
+			    "say which); the kernel answers each with an ICMP port unreachable (rate-limited).",
+			    in->who ? " for " : "", in->who ? in->who : "");
+			snprintf(f->change, sizeof(f->change), "Find the port first: sudo udpdrop top lists "
+				 "the flows no socket took, by destination; or tcpdump -ni any 'icmp[icmptype] "
+				 "== 3 and icmp[icmpcode] == 3' (IPv6: 'icmp6 and ip6[40] == 1') shows the port "
+				 "unreachable replies, each naming the port. Then start the service meant to "
+				 "receive them (ss -ulpn lists the UDP listeners), or stop the sender or fix its "
+				 "destination port.");
+			snprintf(f->verify, sizeof(f->verify), "nstat -az UdpNoPorts Udp6NoPorts stays put, "
+				 "and udpdrop shows 0 no_socket drops.");
+			break;
+		}
+		snprintf(f->what, sizeof(f->what), "nothing listens on port %s", port);
 		add(e, el, "No socket was bound to port %s%s%s; the kernel answers each with an ICMP port "
 		    "unreachable (rate-limited).", port, in->who ? " for " : "", in->who ? in->who : "");
 		snprintf(f->change, sizeof(f->change), "Start the service meant to receive them (or bind it to "
@@ -974,6 +1038,50 @@ int advice__build(const struct advice_input *in, struct advice_finding *out, int
  * text; tests/unit/test_advice.c checks the hint's numbers appear in the
  * built change.
  */
+/*
+ * v in binary units as fmt_bytes writes them ("118 KiB", "1.3 MiB"), but
+ * rounded up, never down: a hint "at least X" must not show less than the
+ * size the advice computed.
+ */
+static void bytes_up(char *buf, size_t len, uint64_t v)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	uint64_t div = 1;
+	unsigned u = 0;
+
+	while (u < ARRAY_SIZE(units) - 1 && v / div >= 1024) {
+		div *= 1024;
+		u++;
+	}
+	if (!u) {
+		snprintf(buf, len, "%llu B", (unsigned long long)v);
+		return;
+	}
+	for (;;) {
+		uint64_t whole = v / div, rem = v % div, up;
+
+		if (whole < 10) {
+			/* tenths, rounded up: rem x 10 < div x 10 fits */
+			uint64_t tenths = whole * 10 + (rem * 10 + div - 1) / div;
+
+			if (tenths < 100) {
+				snprintf(buf, len, "%llu.%llu %s", (unsigned long long)(tenths / 10),
+					 (unsigned long long)(tenths % 10), units[u]);
+				return;
+			}
+			up = 10;
+		} else {
+			up = whole + !!rem;
+		}
+		if (up < 1024 || u == ARRAY_SIZE(units) - 1) {
+			snprintf(buf, len, "%llu %s", (unsigned long long)up, units[u]);
+			return;
+		}
+		div *= 1024; /* 1023.x rounds up to 1024: "1.0" of the next unit */
+		u++;
+	}
+}
+
 static void hint_rcvbuf(const struct advice_input *in, char *buf, size_t len)
 {
 	const struct rcvbuf_plan p = rcvbuf_plan(in);
@@ -985,14 +1093,14 @@ static void hint_rcvbuf(const struct advice_input *in, char *buf, size_t len)
 		snprintf(buf, len, "pace the sender");
 	} else if (p.have_burst) {
 		if (p.set == 1) {
-			fmt_bytes(h, sizeof(h), p.need / 2);
+			bytes_up(h, sizeof(h), p.need / 2);
 			snprintf(buf, len, "SO_RCVBUF >= %s", h);
 		} else {
-			fmt_bytes(h, sizeof(h), p.need);
+			bytes_up(h, sizeof(h), p.need);
 			snprintf(buf, len, "%s >= %s", p.set == 0 ? "rmem_default" : "rcvbuf", h);
 		}
 	} else {
-		snprintf(buf, len, "raise rcvbuf (8 MiB)");
+		snprintf(buf, len, "raise rcvbuf (%u MiB)", (unsigned)(p.fallback >> 20));
 	}
 }
 

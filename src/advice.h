@@ -41,6 +41,12 @@ struct advice_dbl {
 /* The largest receive buffer the advice recommends: a burst that needs
  * more is a sender faster than the reader, which pacing fixes, not memory. */
 #define ADVICE_RCVBUF_CAP (64u << 20)
+/* The rcvbuf advice sizes the buffer for this many times the worst burst
+ * seen (bursts vary: one a little longer than the one seen must fit). */
+#define ADVICE_BURST_MARGIN 2
+/* The buffer (as the kernel keeps it) the rcvbuf advice raises to when no
+ * burst is known to size it by: the seed papers' starting point. */
+#define ADVICE_FALLBACK_RCVBUF (8u << 20)
 /* The largest UDP payload (the 16-bit length field): sizes are clamped to
  * it, so a hostile or corrupt input cannot overflow the arithmetic. */
 #define ADVICE_PAYLOAD_MAX 65535u
@@ -65,12 +71,15 @@ struct advice_input {
 				     per snapshot interval (burst_s: that one) */
 	bool burst_episode;       /* (doctor) the burst is the most in one run of
 				     consecutive sample intervals with drops
-				     (burst_s: that run's length) */
+				     (burst_s: that run's length); intervals
+				     and intervals_dropping are then sample
+				     intervals, and the text says so */
 	bool live;                /* a live sample (top, doctor), not a recording:
-				     intervals are refreshes, not snapshots */
+				     intervals are refreshes (sample intervals
+				     with burst_episode), not snapshots */
 	struct advice_u64 event_drops; /* of drops, those with per-drop events
 					  (known when the trace has events) */
-	struct advice_u64 intervals;   /* snapshot intervals in span_s */
+	struct advice_u64 intervals;   /* snapshot (refresh, sample) intervals in span_s */
 	struct advice_u64 intervals_dropping; /* ... of them with drops of this cause */
 
 	/* arrivals: delivered + dropped, when known; else the drops bound them */
@@ -138,9 +147,10 @@ int advice__build(const struct advice_input *in, struct advice_finding *out, int
 
 /*
  * The first change advice__build proposes for the input, in a few words
- * (top's HINT column, about 22 characters): "SO_RCVBUF >= 680 KiB",
- * "rmem_default >= 1.3 MiB", "pace the sender", "not reading", "nothing
- * on :53", "send <= 1472 B", ...; "" for an input with no drops.
+ * (top's HINT column, about 22 characters): "SO_RCVBUF >= 674 KiB",
+ * "rmem_default >= 1.4 MiB", "pace the sender", "not reading", "nothing
+ * on :53", "send <= 1472 B", ...; "" for an input with no drops. Sizes
+ * are rounded up, never below the size the change computes.
  */
 #define ADVICE_HINT 32
 void advice__hint(const struct advice_input *in, char *buf, size_t len);

@@ -40,7 +40,31 @@ uint64_t check__rcvbuf_for(const struct check_rx *rx, double s)
 	return advice__round_up((uint64_t)b, 4096);
 }
 
+int check__drop_owner(const uint64_t *grew, int n, uint64_t mib_delta, bool *exact)
+{
+	int found = -1;
+
+	*exact = false;
+	for (int i = 0; i < n; i++) {
+		if (!grew[i])
+			continue;
+		if (found >= 0)
+			return -1; /* several: which is which is not known */
+		found = i;
+	}
+	if (found < 0 || grew[found] > mib_delta)
+		return -1;
+	*exact = grew[found] == mib_delta;
+	return found;
+}
+
 #define B(v) advice__bytes((char[64]){ 0 }, 64, (v))
+
+/* " at its busiest 200 ms", " on average over the sample" */
+static const char *rate_note(bool peak)
+{
+	return peak ? " at its busiest 200 ms" : " on average over the sample";
+}
 
 /* "the size is not known: ~2304 B, a full-MTU datagram's" */
 static const char *ts_note(const struct check_rx *rx)
@@ -74,6 +98,19 @@ static void rmem_default(const struct check_input *in, struct check_item *it)
 		snprintf(it->why, sizeof(it->why), "net.core.rmem_default could not be read.");
 		return;
 	}
+	if (in->counters_only && !in->nsockets_default) {
+		snprintf(it->why, sizeof(it->why), "No UDP socket seen uses the default buffer (%s); arrival "
+			 "rates are not observable without tracing (counters only).", B(in->rmem_default.v));
+		return;
+	}
+	if (in->counters_only) {
+		snprintf(it->why, sizeof(it->why), "%llu UDP socket%s use%s the default buffer (%s); their "
+			 "arrival rates are not observable without tracing (counters only): as root, without "
+			 "--counters-only, doctor traces them.", (unsigned long long)in->nsockets_default,
+			 in->nsockets_default == 1 ? "" : "s", in->nsockets_default == 1 ? "s" : "",
+			 B(in->rmem_default.v));
+		return;
+	}
 	if (!rx->known || !(rx->dgps > 0)) {
 		snprintf(it->why, sizeof(it->why), "No socket with the default buffer (%s) received during "
 			 "the sample.", B(in->rmem_default.v));
@@ -84,10 +121,10 @@ static void rmem_default(const struct check_input *in, struct check_item *it)
 	ms = floor(in->rmem_default.v / (double)ts) / rx->dgps * 1e3;
 	need = check__rcvbuf_for(rx, CHECK_STALL_S);
 	it->risky = ms < CHECK_STALL_S * 1e3 && need > in->rmem_default.v;
-	snprintf(it->why, sizeof(it->why), "%s receives %.0f datagrams/s with the default buffer (%s, "
+	snprintf(it->why, sizeof(it->why), "%s receives %.0f datagrams/s%s with the default buffer (%s, "
 		 "no SO_RCVBUF): at ~%llu B truesize each%s it holds %.0f of them, %.1f ms of arrivals; a "
 		 "reader stalled longer drops.", rx->who ? rx->who : "a socket", rx->dgps,
-		 B(in->rmem_default.v), (unsigned long long)ts, ts_note(rx),
+		 rate_note(rx->peak), B(in->rmem_default.v), (unsigned long long)ts, ts_note(rx),
 		 floor(in->rmem_default.v / (double)ts), ms);
 	if (it->risky) {
 		it->has_value = true;
@@ -107,6 +144,11 @@ static void rmem_max(const struct check_input *in, struct check_item *it)
 		snprintf(it->why, sizeof(it->why), "net.core.rmem_max could not be read.");
 		return;
 	}
+	if (in->counters_only) {
+		snprintf(it->why, sizeof(it->why), "The sockets' arrival rates are not observable without "
+			 "tracing (counters only): as root, without --counters-only, doctor traces them.");
+		return;
+	}
 	if (!rx->known || !(rx->dgps > 0)) {
 		snprintf(it->why, sizeof(it->why), "No UDP socket received during the sample.");
 		return;
@@ -115,10 +157,10 @@ static void rmem_max(const struct check_input *in, struct check_item *it)
 	need = check__rcvbuf_for(rx, CHECK_STALL_S);
 	req = need / 2; /* the kernel doubles a request */
 	it->risky = req > in->rmem_max.v;
-	snprintf(it->why, sizeof(it->why), "The busiest socket, %s, receives %.0f datagrams/s (rcvbuf "
+	snprintf(it->why, sizeof(it->why), "The busiest socket, %s, receives %.0f datagrams/s%s (rcvbuf "
 		 "%s): a buffer for %.0f ms of them is %s (~%llu B truesize each%s), asked for as "
 		 "SO_RCVBUF %llu, which rmem_max (%s) %s.", rx->who ? rx->who : "?", rx->dgps,
-		 B(rx->rcvbuf), CHECK_STALL_S * 1e3, B(need), (unsigned long long)check__truesize(rx),
+		 rate_note(rx->peak), B(rx->rcvbuf), CHECK_STALL_S * 1e3, B(need), (unsigned long long)check__truesize(rx),
 		 ts_note(rx), (unsigned long long)req, B(in->rmem_max.v),
 		 it->risky ? "silently cuts" : "allows");
 	if (it->risky) {
@@ -153,9 +195,10 @@ static void backlog(const struct check_input *in, struct check_item *it)
 	it->evaluated = true;
 	ms = in->netdev_max_backlog.v / rate * 1e3;
 	it->risky = ms < CHECK_BACKLOG_S * 1e3;
-	snprintf(it->why, sizeof(it->why), "%.0f UDP datagrams/s arrived: if one CPU takes them all (one "
+	snprintf(it->why, sizeof(it->why), "%.0f UDP datagrams/s arrived%s: if one CPU takes them all (one "
 		 "receive queue, veth, loopback), its backlog of %llu packets absorbs %.2f ms of softirq "
-		 "delay.", rate, (unsigned long long)in->netdev_max_backlog.v, ms);
+		 "delay.", rate, in->pkt_rate_peak ? " in the busiest 200 ms" : " on average over the "
+		 "sample", (unsigned long long)in->netdev_max_backlog.v, ms);
 	if (it->risky) {
 		it->has_value = true;
 		it->value = pow2_at_least((uint64_t)ceil(rate * CHECK_BACKLOG_S));
@@ -170,10 +213,22 @@ static void ipfrag(const struct check_input *in, struct check_item *it)
 	double rate = in->frag_dgps.known ? in->frag_dgps.v : 0;
 	uint32_t mtu = in->frag_mtu ? in->frag_mtu : 1500;
 	uint64_t per, t = in->ipfrag_time.known ? in->ipfrag_time.v : 30;
+	int fam = in->frag_family == AF_INET6 ? AF_INET6 : AF_INET;
 	double lost, held, need;
 
 	if (!in->ipfrag_high_thresh.known) {
 		snprintf(it->why, sizeof(it->why), "net.ipv4.ipfrag_high_thresh could not be read.");
+		return;
+	}
+	if ((!(rate > 0) || in->frag_k < 2) && in->counters_only) {
+		snprintf(it->why, sizeof(it->why), "Datagram sizes are not observable without tracing "
+			 "(counters only): whether any are fragmented is not known.");
+		return;
+	}
+	if ((!(rate > 0) || in->frag_k < 2) && in->sizes_unknown) {
+		snprintf(it->why, sizeof(it->why), "No fragmented datagrams seen among the sockets with "
+			 "drops; sizes unknown for sockets without drops (%llu receiving).",
+			 (unsigned long long)in->sizes_unknown);
 		return;
 	}
 	if (!(rate > 0) || in->frag_k < 2) {
@@ -181,17 +236,20 @@ static void ipfrag(const struct check_input *in, struct check_item *it)
 		return;
 	}
 	it->evaluated = true;
-	per = advice__truesize_estimate(advice__max_unfragmented(mtu, AF_INET), mtu, AF_INET);
+	per = advice__truesize_estimate(advice__max_unfragmented(mtu, fam), mtu, fam);
 	lost = rate * advice__message_loss(0.01, in->frag_k);
 	held = lost * t;
 	need = held * (in->frag_k - 1) * per;
 	it->risky = need > in->ipfrag_high_thresh.v;
-	snprintf(it->why, sizeof(it->why), "%.0f fragmented datagrams/s of %u fragments: at 1%% fragment "
+	snprintf(it->why, sizeof(it->why), "%.0f fragmented datagrams/s%s of %u fragments: at 1%% fragment "
 		 "loss %.0f/s stay incomplete for ipfrag_time (%llu s), %.0f at once holding ~%.0f B "
 		 "(~%llu B per fragment), against ipfrag_high_thresh %s; past it every fragment is "
-		 "dropped.", rate, in->frag_k, lost, (unsigned long long)t, held, need,
+		 "dropped.", rate, rate_note(in->frag_peak), in->frag_k, lost, (unsigned long long)t, held, need,
 		 (unsigned long long)per, B(in->ipfrag_high_thresh.v));
 	if (it->risky) {
+		/* clamped as check__rcvbuf_for: a huge rate must not overflow */
+		if (!(need < (double)(UINT64_C(1) << 40)))
+			need = (double)(UINT64_C(1) << 40);
 		it->has_value = true;
 		it->value = advice__round_up((uint64_t)need, 1 << 20);
 		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why),

@@ -15,11 +15,15 @@
 #define CHECK_STALL_S 0.1
 /* The softirq delay the per-CPU backlog should absorb. */
 #define CHECK_BACKLOG_S 0.01
+/* doctor's sample ticks: a peak rate is the busiest tick's. */
+#define CHECK_TICK_S 0.2
 
 struct check_rx {
 	bool known;
 	const char *who;          /* "10.0.0.2:5001" */
 	double dgps;              /* datagrams/s arriving (delivered + dropped) */
+	bool peak;                /* dgps is the busiest tick's (CHECK_TICK_S);
+				     false: on average over the sample */
 	struct advice_dbl size;   /* payload bytes per datagram, when known */
 	uint64_t rcvbuf;          /* SO_RCVBUF as the kernel keeps it */
 	uint32_t mtu;             /* of its interface, 0 unknown */
@@ -31,12 +35,24 @@ struct check_input {
 	struct advice_u64 ipfrag_high_thresh, ipfrag_time;
 	struct advice_u64 udp_mem[3];          /* pages */
 	struct advice_u64 page_size;
+	/* counters only: no socket's arrivals are observable (no tracing), so
+	 * busiest* are unknown for that reason, not for lack of traffic, and
+	 * so are datagram sizes (fragments) */
+	bool counters_only;
+	uint64_t nsockets_default;             /* counters only: sockets at rmem_default */
 	struct check_rx busiest;               /* the busiest receiving socket */
 	struct check_rx busiest_default;       /* ... of those at rmem_default */
-	struct advice_dbl pkt_rate;            /* UDP datagrams/s into the netns */
+	struct advice_dbl pkt_rate;            /* UDP datagrams/s into the netns, */
+	bool pkt_rate_peak;                    /* ... the busiest tick's; false: on
+						  average over the sample */
 	struct advice_dbl frag_dgps;           /* fragmented datagrams/s seen */
 	unsigned frag_k;                       /* fragments each */
 	uint32_t frag_mtu;
+	bool frag_peak;                        /* frag_dgps is a busiest tick's */
+	int frag_family;                       /* AF_INET (0) or AF_INET6 */
+	uint64_t sizes_unknown;                /* receiving sockets whose datagram
+						  size is unknown (sizes come from
+						  drops: those without any) */
 	struct advice_u64 rcvbuf_sum;          /* bytes: all UDP sockets' rcvbuf */
 	uint64_t nsockets;                     /* ... of that many sockets */
 };
@@ -61,5 +77,15 @@ uint64_t check__truesize(const struct check_rx *rx);
 /* Bytes of receive buffer that absorb a stall of `s` at rx's rate,
  * rounded up to 4 KiB. */
 uint64_t check__rcvbuf_for(const struct check_rx *rx, double s);
+
+/*
+ * Counters only: the socket a count of receive-buffer drops (the kernel's,
+ * mib_delta) belongs to, from how much each socket's own drop counter grew
+ * (grew[i], 0: did not). The one socket that grew, by at most mib_delta
+ * (the socket table is read inside the counters' span, so its count can
+ * only be smaller); -1 when none or several grew, or it grew by more.
+ * *exact: it grew by exactly mib_delta.
+ */
+int check__drop_owner(const uint64_t *grew, int n, uint64_t mib_delta, bool *exact);
 
 #endif

@@ -49,7 +49,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: udpdrop doctor [-d SECS] [-N NETNS] [--json]\n"
+"Usage: udpdrop doctor [-d SECS] [-N NETNS] [--json] [--counters-only]\n"
 "Look at this host for a few seconds and say what to change: the UDP/IP\n"
 "sysctls, each interface's MTU and txqueuelen, and the drops of a short\n"
 "sample, per socket and cause. Prints the findings, most drops first (what,\n"
@@ -149,10 +149,12 @@ struct doctor {
 	uint32_t ctx_netns;        /* -N's, else ours: the checklist's */
 	struct ns_cfg ns[NS_MAX];
 	int nns;
+	struct ns_cfg unknown;     /* past NS_MAX netns: nothing read (not known) */
 	bool bpf;
 	const char *mode_note;     /* why counters only */
 	double span_s;
 	uint64_t ticks;
+	uint64_t tick_ns;          /* the previous tick's model time */
 	/* bpf */
 	struct watch *w;
 	struct htab eps;           /* struct ep_key -> struct ep */
@@ -167,8 +169,13 @@ static struct ns_cfg *ns_cfg(struct doctor *d, uint32_t netns)
 	for (int i = 0; i < d->nns; i++)
 		if (d->ns[i].netns == netns)
 			return &d->ns[i];
-	if (d->nns == NS_MAX)
-		return &d->ns[0]; /* more netns than that: the first's (a guess, rare) */
+	if (d->nns == NS_MAX) {
+		/* more netns than that: their settings are not known (no
+		 * sysctls, no interfaces), never another netns's */
+		memset(&d->unknown, 0, sizeof(d->unknown));
+		d->unknown.netns = netns;
+		return &d->unknown;
+	}
 	struct ns_cfg *c = &d->ns[d->nns++];
 
 	c->netns = netns;
@@ -234,25 +241,6 @@ static void ns_env(struct doctor *d, uint32_t netns, bool iface, uint32_t ifinde
 	}
 }
 
-static void addr_str(char *buf, size_t len, int family, const uint8_t *a, uint16_t port)
-{
-	char s[INET6_ADDRSTRLEN] = "?";
-	static const uint8_t any[16];
-
-	if (family == AF_INET6 && memcmp(a, any, 16))
-		inet_ntop(AF_INET6, a, s, sizeof(s));
-	else if (family == AF_INET6)
-		snprintf(s, sizeof(s), "*");
-	else if (family == AF_INET && memcmp(a, any, 4))
-		inet_ntop(AF_INET, a, s, sizeof(s));
-	else
-		snprintf(s, sizeof(s), "*");
-	if (family == AF_INET6 && strcmp(s, "*"))
-		snprintf(buf, len, "[%s]:%u", s, port);
-	else
-		snprintf(buf, len, "%s:%u", s, port);
-}
-
 /* The kernel counters a cause reconciles with, summed: delta base -> cur. */
 static struct advice_u64 mib_sum(const struct mib *a, const struct mib *b, const enum mib_id *ids,
 				 int n)
@@ -286,23 +274,72 @@ static double mib_arrivals(const struct mib *a, const struct mib *b)
  */
 struct ep_key {
 	struct row_key rk;
-	uint32_t cause, pad;
+	uint32_t cause, pad;       /* CAUSE_MAX: the socket's arrivals (ARRIVALS) */
 };
+#define ARRIVALS CAUSE_MAX
 
 struct ep {
 	uint64_t prev, cur, best;
 	uint64_t cur_ticks, best_ticks, dropping;
+	double peak_dgps;          /* ARRIVALS: the most datagrams (delivered +
+				      dropped) in one tick, per second */
 };
+
+/*
+ * A socket's arrivals (rx + drops) in the tick just read, as a rate: the
+ * peak tick's is "the observed rate" (an average over the sample would
+ * count its idle time). A tick shorter than TICK_NS (the last one) counts
+ * as TICK_NS long, so its rate is never overstated.
+ */
+static int track_arrivals(struct doctor *d, const struct row *r, double tick_s)
+{
+	struct ep_key key;
+	struct ep *e;
+	uint64_t total = r->rx + r->drops, delta;
+
+	memset(&key, 0, sizeof(key));
+	key.rk = r->key;
+	key.cause = ARRIVALS;
+	e = htab__find(&d->eps, &key);
+	if (!e && !total)
+		return 0;
+	if (!e && !(e = htab__upsert(&d->eps, &key, NULL)))
+		return -ENOMEM;
+	delta = total >= e->prev ? total - e->prev : 0;
+	e->prev = total;
+	if (delta && delta / tick_s > e->peak_dgps)
+		e->peak_dgps = delta / tick_s;
+	return 0;
+}
+
+/* The socket row's peak tick rate (track_arrivals); 0 when not known. */
+static double peak_dgps(struct doctor *d, const struct row *r)
+{
+	struct ep_key key;
+	const struct ep *e;
+
+	memset(&key, 0, sizeof(key));
+	key.rk = r->key;
+	key.cause = ARRIVALS;
+	e = htab__find(&d->eps, &key);
+	return e ? e->peak_dgps : 0;
+}
 
 static int track_bursts(struct doctor *d)
 {
 	struct model *m = &d->w->m;
 	const void *k;
 	void *v;
+	uint64_t dt = m->last_ns - (d->tick_ns ? d->tick_ns : m->start_ns);
+	double tick_s = (dt > TICK_NS ? dt : TICK_NS) / 1e9;
 
 	d->ticks++;
+	d->tick_ns = m->last_ns;
 	for (size_t it = 0; htab__next(&m->rows, &it, &k, &v);) {
 		const struct row *r = v;
+
+		if (r->key.kind == ROW_SOCKET && m->have_rx && track_arrivals(d, r, tick_s))
+			return -ENOMEM;
 
 		for (int c = 0; c < CAUSE_MAX; c++) {
 			struct ep_key key;
@@ -384,14 +421,15 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 	output__advice_input(&in, m, r, c, NULL, &env, who, sizeof(who));
 	/* and what doctor knows differently: the sample's span; bytes are
 	 * per row, not per cause, so an average only for a row of one cause;
-	 * the arrivals averaged over the span (not the last interval's) */
+	 * the arrivals of the sample's busiest tick (not the last interval's,
+	 * nor an average over the span, which counts its idle time) */
 	in.span_s = d->span_s;
 	if (r->cause[c] != r->drops)
 		in.avg_size = (struct advice_dbl){ false, 0 };
 	in.rate_dgps = in.rate_Bps = (struct advice_dbl){ false, 0 };
 	in.queue_peak = (struct advice_u64){ false, 0 };
-	if (sock && m->have_rx && d->span_s > 0) {
-		double rate = (r->rx + r->drops) / d->span_s;
+	if (sock && m->have_rx && peak_dgps(d, r) > 0) {
+		double rate = peak_dgps(d, r);
 
 		in.rate_dgps = ADVICE_DBL(rate);
 		if (in.avg_size.known)
@@ -411,24 +449,23 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 		it->socket = r->key.cookie;
 		it->by_inode = !!(r->flags & UD_KEY_INODE);
 		if (r->have_sock)
-			addr_str(it->local, sizeof(it->local), r->sock.family, r->sock.saddr,
-				 r->sock.sport);
+			fmt_endpoint(it->local, sizeof(it->local), r->sock.family, r->sock.saddr,
+				     r->sock.sport);
 		else
 			snprintf(it->local, sizeof(it->local), "socket %llu",
 				 (unsigned long long)r->key.cookie);
-		snprintf(it->who, sizeof(it->who), "%s  netns %s  %s%s%s", it->local, ns,
-			 r->have_sock && r->sock.npids ? "" : "(no owner found)",
-			 r->have_sock && r->sock.npids ? r->sock.comm : "",
-			 r->have_sock && r->sock.npids > 1 ? " and others" : "");
 		if (r->have_sock && r->sock.npids)
-			snprintf(it->who, sizeof(it->who), "%s  netns %s  %d/%s", it->local, ns,
-				 r->sock.pids[0], r->sock.comm);
+			snprintf(it->who, sizeof(it->who), "%s  netns %s  %d/%s%s", it->local, ns,
+				 r->sock.pids[0], r->sock.comm,
+				 r->sock.npids > 1 ? " and others" : "");
+		else
+			snprintf(it->who, sizeof(it->who), "%s  netns %s  (no owner found)", it->local,
+				 ns);
 	} else {
 		char src[64], dst[64];
 
-		addr_str(src, sizeof(src), r->key.family, r->key.saddr, 0);
-		src[strlen(src) - 2] = 0; /* no port */
-		addr_str(dst, sizeof(dst), r->key.family, r->key.daddr, r->key.dport);
+		fmt_addr(src, sizeof(src), r->key.family, r->key.saddr);
+		fmt_endpoint(dst, sizeof(dst), r->key.family, r->key.daddr, r->key.dport);
 		snprintf(it->local, sizeof(it->local), "%s", dst);
 		snprintf(it->who, sizeof(it->who), "no socket: %s -> %s  netns %s", src, dst, ns);
 	}
@@ -496,7 +533,7 @@ static int counter_items(struct doctor *d, struct item **out)
 		struct live_env env;
 		struct item *it = &v[n];
 		const struct sock_info *only = NULL;
-		int growing = 0;
+		bool exact = false;
 
 		if (!k)
 			continue;
@@ -512,22 +549,33 @@ static int counter_items(struct doctor *d, struct item **out)
 		in.drops = in.skbs = delta.v;
 		in.sender_side = c == CAUSE_QDISC;
 		snprintf(it->who, sizeof(it->who), "netns %s (the kernel's counters: no socket or flow)", ns);
-		if (c == CAUSE_RCVBUF) {
-			/* the sockets whose own drop counter grew: one, by exactly
-			 * the kernel's count, is the socket */
-			for (int i = 0; i < d->st1.n; i++) {
+		if (c == CAUSE_RCVBUF && d->st1.n > 0) {
+			/* the sockets whose own drop counter grew (from 0 for one
+			 * born during the sample): the one that grew, by at most
+			 * the kernel's count (sample_counters reads the sockets
+			 * inside the counters' span), is the socket */
+			uint64_t *grew = calloc(d->st1.n, sizeof(*grew));
+			int k1;
+
+			for (int i = 0; grew && i < d->st1.n; i++) {
 				const struct sock_info *s1 = &d->st1.v[i];
 				struct sock_info *s0 = socktab__by_cookie(&d->st0, s1->cookie);
+				uint32_t before = s0 ? s0->drops : 0;
 
-				if (s0 && s1->drops > s0->drops) {
-					growing++;
-					if (s1->drops - s0->drops == delta.v)
-						only = s1;
-				}
+				grew[i] = s1->drops > before ? s1->drops - before : 0;
 			}
+			k1 = grew ? check__drop_owner(grew, d->st1.n, delta.v, &exact) : -1;
+			if (k1 >= 0)
+				only = &d->st1.v[k1];
+			free(grew);
 		}
-		if (growing == 1 && only) {
-			addr_str(it->local, sizeof(it->local), only->family, only->saddr, only->sport);
+		if (only) {
+			uint32_t before = 0;
+			const struct sock_info *s0 = socktab__by_cookie(&d->st0, only->cookie);
+
+			if (s0)
+				before = s0->drops;
+			fmt_endpoint(it->local, sizeof(it->local), only->family, only->saddr, only->sport);
 			it->has_socket = in.has_socket = true;
 			it->socket = only->cookie;
 			it->port = only->sport;
@@ -543,8 +591,14 @@ static int counter_items(struct doctor *d, struct item **out)
 			ns_env(d, d->ctx_netns, true, only->ifindex,
 			       output__addr_loopback(only->family, only->saddr), &env);
 			in.who = it->local;
-			snprintf(it->who, sizeof(it->who), "%s  netns %s  (its drop counter, ss -uam d: +%llu)",
-				 it->local, ns, (unsigned long long)delta.v);
+			if (exact)
+				snprintf(it->who, sizeof(it->who), "%s  netns %s  (its drop counter, ss -uam d: "
+					 "+%llu)", it->local, ns, (unsigned long long)delta.v);
+			else /* read a moment apart: about the kernel's count */
+				snprintf(it->who, sizeof(it->who), "%s  netns %s  (its drop counter, ss -uam d: "
+					 "+%llu, about the kernel's %llu)", it->local, ns,
+					 (unsigned long long)(only->drops - before),
+					 (unsigned long long)delta.v);
 		} else {
 			ns_env(d, d->ctx_netns, true, 0, false, &env);
 		}
@@ -575,6 +629,9 @@ static void check_input(struct doctor *d, struct check_input *ci)
 	memcpy(ci->udp_mem, env.udp_mem, sizeof(ci->udp_mem));
 	ci->page_size = env.page_size;
 	if (!d->bpf) {
+		/* no socket's arrivals or datagram sizes: the checklist says
+		 * so rather than "none received" */
+		ci->counters_only = true;
 		if (d->have_mib && d->span_s > 0)
 			ci->pkt_rate = ADVICE_DBL(mib_arrivals(&d->mib0, &d->mib1) / d->span_s);
 		for (int i = 0; i < d->st1.n; i++)
@@ -582,6 +639,8 @@ static void check_input(struct doctor *d, struct check_input *ci)
 				ci->rcvbuf_sum.known = true;
 				ci->rcvbuf_sum.v += d->st1.v[i].rcvbuf;
 				ci->nsockets++;
+				ci->nsockets_default += ci->rmem_default.known &&
+							d->st1.v[i].rcvbuf == ci->rmem_default.v;
 			}
 		return;
 	}
@@ -614,31 +673,36 @@ static void check_input(struct doctor *d, struct check_input *ci)
 		return;
 	for (int i = 0; i < m->nview_sockets; i++) {
 		const struct row *r = m->view_sockets[i];
-		double rate = (r->rx + r->drops) / d->span_s;
+		double peak = peak_dgps(d, r), rate = peak > 0 ? peak : (r->rx + r->drops) / d->span_s;
 		struct ns_cfg *rc;
 		const struct trace_iface *f;
 		struct check_rx rx = {};
 
-		if (!r->have_sock || !r->sock.have_mem || !(rate > 0))
+		if (!r->have_sock || !r->sock.have_mem || !(rate > 0) ||
+		    (d->o->model.netns && r->key.netns != d->o->model.netns))
 			continue;
 		rc = ns_cfg(d, r->key.netns);
 		f = pick_iface(rc, r->sock.ifindex,
 			       output__addr_loopback(r->sock.family, r->sock.saddr));
 		rx.known = true;
 		rx.dgps = rate;
+		rx.peak = peak > 0;
 		rx.rcvbuf = r->sock.rcvbuf;
 		rx.family = r->sock.family;
 		rx.mtu = f ? f->mtu : 0;
+		/* bytes are counted per drop: sizes only for sockets with drops */
 		if (r->drops && r->bytes)
 			rx.size = ADVICE_DBL((double)r->bytes / r->drops);
+		else
+			ci->sizes_unknown++;
 		if (!ci->busiest.known || rate > ci->busiest.dgps) {
-			addr_str(who[0], sizeof(who[0]), r->sock.family, r->sock.saddr, r->sock.sport);
+			fmt_endpoint(who[0], sizeof(who[0]), r->sock.family, r->sock.saddr, r->sock.sport);
 			rx.who = who[0];
 			ci->busiest = rx;
 		}
 		if (ci->rmem_default.known && r->sock.rcvbuf == ci->rmem_default.v &&
 		    (!ci->busiest_default.known || rate > ci->busiest_default.dgps)) {
-			addr_str(who[1], sizeof(who[1]), r->sock.family, r->sock.saddr, r->sock.sport);
+			fmt_endpoint(who[1], sizeof(who[1]), r->sock.family, r->sock.saddr, r->sock.sport);
 			rx.who = who[1];
 			ci->busiest_default = rx;
 		}
@@ -646,40 +710,27 @@ static void check_input(struct doctor *d, struct check_input *ci)
 		    rx.size.v > advice__max_unfragmented(rx.mtu, rx.family) &&
 		    (!ci->frag_dgps.known || rate > ci->frag_dgps.v)) {
 			ci->frag_dgps = ADVICE_DBL(rate);
+			ci->frag_peak = rx.peak;
 			ci->frag_k = advice__fragments((uint64_t)rx.size.v, rx.mtu, rx.family);
 			ci->frag_mtu = rx.mtu;
+			ci->frag_family = rx.family;
 		}
 	}
 }
 
 /* ---- printing ---------------------------------------------------------- */
 
+/* Text under a label column, wrapped as report's advice (sb_wrapped:
+ * a number keeps its unit, a command its flags). */
 #define WRAP 100
 static void wrapped(FILE *out, const char *label, const char *text)
 {
-	const int indent = 14, w = WRAP - indent;
-	const char *p = text;
-	bool first = true;
+	struct strbuf sb = {};
 
-	while (*p) {
-		int len = (int)strlen(p), cut = len;
-
-		if (len > w) {
-			cut = w;
-			while (cut > 0 && p[cut] != ' ')
-				cut--;
-			if (!cut)
-				cut = w;
-		}
-		if (first)
-			fprintf(out, "    %-9s %.*s\n", label, cut, p);
-		else
-			fprintf(out, "%*s%.*s\n", indent, "", cut, p);
-		first = false;
-		p += cut;
-		while (*p == ' ')
-			p++;
-	}
+	sb_wrapped(&sb, label, text, WRAP);
+	if (sb.len)
+		fwrite(sb.buf, 1, sb.len, out);
+	sb_free(&sb);
 }
 
 static const char *ns_name(struct doctor *d, uint32_t netns, char *buf, size_t len)
@@ -941,19 +992,22 @@ static int sample_counters(struct doctor *d)
 			strerror(-err));
 		return EXIT_FAIL;
 	}
+	/* the counters, then the sockets; at the end the sockets, then the
+	 * counters: the sockets' span lies inside the counters', so a socket's
+	 * drops are at most the kernel's (counter_items) */
 	socktab__dump(&d->st0, d->nt, d->ctx_netns, IPPROTO_UDP);
 	start = now_ns();
 	end = start + (uint64_t)(d->o->duration * 1e9);
 	fprintf(stderr, WHO ": sampling for %.1f s (counters only)\n", d->o->duration);
 	while (!stop && now_ns() < end)
 		sleep_ns(end - now_ns());
+	socktab__dump(&d->st1, d->nt, d->ctx_netns, IPPROTO_UDP);
 	err = mib__read(d->nt, d->ctx_netns, &d->mib1);
 	if (err) {
 		fprintf(stderr, WHO ": cannot read the counters of netns %u: %s\n", d->ctx_netns,
 			strerror(-err));
 		return EXIT_FAIL;
 	}
-	socktab__dump(&d->st1, d->nt, d->ctx_netns, IPPROTO_UDP);
 	d->span_s = (now_ns() - start) / 1e9;
 	d->have_mib = true;
 	return 0;

@@ -476,13 +476,13 @@ static void json_advice(struct model *m, const struct output_ctx *o, struct env_
 	struct advice_finding *f = calloc(ROW_ADVICE_MAX, sizeof(*f));
 	int n = f ? row_advice(m, o, ec, r, f, ROW_ADVICE_MAX) : 0;
 
-	/* report's keys, but the socket's (the row has them) and the
-	 * setting's (README, man page and tests list these five) */
+	/* report's keys but the socket's (the row has them), with the
+	 * setting's and its value, as report and doctor emit them */
 	json_key(j, "advice");
 	json_arr_begin(j);
 	for (int k = 0; k < n; k++) {
 		advice__json_begin(j, &f[k], NULL);
-		advice__json_end(j, &f[k], false);
+		advice__json_end(j, &f[k], true);
 	}
 	json_arr_end(j);
 	free(f);

@@ -2216,47 +2216,8 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 	return n;
 }
 
-/* A word that stays on its number's line: a unit ("8192 B", "13.9 ms"). */
-static bool glued(const char *w)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "ms", "us", "s",
-					     "Mbit/s", "kbit/s", "Gbit/s", "bit/s", "pages" };
-	size_t n = strcspn(w, " ,.;:)");
-
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
-		if (strlen(units[i]) == n && !strncmp(w, units[i], n))
-			return true;
-	return false;
-}
-
-/* text wrapped at REPORT_WRAP columns, under a label column */
+/* the advice's text wraps at REPORT_WRAP columns (sb_wrapped, util.h) */
 #define REPORT_WRAP 100
-static void wrapped(struct strbuf *out, const char *label, const char *text)
-{
-	const int indent = 14, w = REPORT_WRAP - indent;
-	const char *p = text;
-	bool first = true;
-
-	while (*p) {
-		int len = (int)strlen(p), cut = len;
-
-		if (len > w) {
-			cut = w;
-			while (cut > 0 && (p[cut] != ' ' || glued(p + cut + 1)))
-				cut--;
-			if (!cut) /* one word longer than the line: cut it */
-				cut = w;
-		}
-		if (first)
-			sb_printf(out, "    %-9s %.*s\n", label, cut, p);
-		else
-			sb_printf(out, "%*s%.*s\n", indent, "", cut, p);
-		first = false;
-		p += cut;
-		while (*p == ' ')
-			p++;
-	}
-}
 
 static void text_advice(const struct report *rp, const struct agg *a, uint64_t top,
 			struct strbuf *out)
@@ -2278,10 +2239,10 @@ static void text_advice(const struct report *rp, const struct agg *a, uint64_t t
 
 			if (j)
 				sb_printf(out, "\n");
-			wrapped(out, "what", f->what);
-			wrapped(out, "evidence", f->evidence);
-			wrapped(out, "change", f->change);
-			wrapped(out, "verify", f->verify);
+			sb_wrapped(out, "what", f->what, REPORT_WRAP);
+			sb_wrapped(out, "evidence", f->evidence, REPORT_WRAP);
+			sb_wrapped(out, "change", f->change, REPORT_WRAP);
+			sb_wrapped(out, "verify", f->verify, REPORT_WRAP);
 		}
 	}
 	free(v);

@@ -182,7 +182,6 @@ static void sleep_until(uint64_t deadline)
 		;
 }
 
-/* Print one interval or the summary. -EPIPE: the reader has gone. */
 /* Each row's worst interval per cause, for the summary's advice. */
 static struct htab bursts;
 static uint64_t ticks;
@@ -192,6 +191,7 @@ static void track(struct model *m)
 	output__bursts_record(&bursts, m, ++ticks);
 }
 
+/* Print one interval or the summary. -EPIPE: the reader has gone. */
 static int emit(struct model *m, struct top_opts *o, const char *attach,
 		bool final)
 {

@@ -730,9 +730,11 @@ static void rcvbuf_pattern(struct dctx *d, const struct row *r, const float *his
 			     "drops: arrivals outpace the reader, so a bigger buffer only delays the drops");
 		break;
 	case RCVBUF_BURSTS:
-		dput(d, A_NORMAL, "pattern", "the queue drains between drops: bursts overflow it, so a "
-		     "buffer that holds the worst burst (below) stops them");
+		/* what was seen, not a fix: the advice below weighs the span */
+		dput(d, A_NORMAL, "pattern", "the queue drained between the refreshes that saw drops: "
+		     "bursts overflow it (see the advice below)");
 		break;
+	case RCVBUF_UNKNOWN: /* too few looks at the queue: say nothing */
 	default:
 		break;
 	}
@@ -1281,9 +1283,9 @@ static bool handle_key(struct tui *t, int ch)
 		if (ch == 'q' || ch == KEY_F(10))
 			return false;
 		if (ch == KEY_UP || ch == 'k' || ch == KEY_PPAGE)
-			t->help_scroll -= ch == KEY_PPAGE ? LINES - 2 : 1;
+			t->help_scroll -= ch == KEY_PPAGE && LINES > 3 ? LINES - 2 : 1;
 		else if (ch == KEY_DOWN || ch == 'j' || ch == KEY_NPAGE)
-			t->help_scroll += ch == KEY_NPAGE ? LINES - 2 : 1; /* draw_help clamps */
+			t->help_scroll += ch == KEY_NPAGE && LINES > 3 ? LINES - 2 : 1; /* draw_help clamps */
 		else
 			t->mode = MODE_TABLE;
 		if (t->help_scroll < 0)
@@ -1312,8 +1314,9 @@ static bool handle_key(struct tui *t, int ch)
 			t->detail_scroll++;
 		else if (ch == KEY_NPAGE)
 			t->detail_scroll += LINES > 6 ? LINES - 4 : 1;
-		else if (ch == KEY_PPAGE)
-			t->detail_scroll = t->detail_scroll > LINES - 4 ? t->detail_scroll - (LINES - 4) : 0;
+		else if (ch == KEY_PPAGE) /* a page of at least one line: never down */
+			t->detail_scroll = t->detail_scroll > (LINES > 6 ? LINES - 4 : 1)
+						   ? t->detail_scroll - (LINES > 6 ? LINES - 4 : 1) : 0;
 		else if (ch == KEY_HOME || ch == 'g')
 			t->detail_scroll = 0;
 		else if (ch == KEY_END || ch == 'G')

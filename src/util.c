@@ -199,3 +199,46 @@ void str_printable(char *s)
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			*s = '?';
 }
+
+bool wrap_glued(const char *w)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "ms", "us", "s",
+					     "Mbit/s", "kbit/s", "Gbit/s", "bit/s", "pages" };
+	size_t n = strcspn(w, " ,.;:)");
+
+	/* a flag: "-w", "--json" (not a minus number) */
+	if (w[0] == '-' && (isalpha((unsigned char)w[1]) ||
+			    (w[1] == '-' && isalpha((unsigned char)w[2]))))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (strlen(units[i]) == n && !strncmp(w, units[i], n))
+			return true;
+	return false;
+}
+
+void sb_wrapped(struct strbuf *out, const char *label, const char *text, int width)
+{
+	const int indent = 14, w = width - indent;
+	const char *p = text;
+	bool first = true;
+
+	while (*p) {
+		int len = (int)strlen(p), cut = len;
+
+		if (len > w) {
+			cut = w;
+			while (cut > 0 && (p[cut] != ' ' || wrap_glued(p + cut + 1)))
+				cut--;
+			if (!cut) /* one word longer than the line: cut it */
+				cut = w;
+		}
+		if (first)
+			sb_printf(out, "    %-9s %.*s\n", label, cut, p);
+		else
+			sb_printf(out, "%*s%.*s\n", indent, "", cut, p);
+		first = false;
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+}

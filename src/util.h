@@ -39,4 +39,15 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 void sb_append(struct strbuf *sb, const char *s, size_t n);
 void sb_free(struct strbuf *sb);
 
+/*
+ * Text wrapped at `width` columns under a label column (report's advice,
+ * doctor's findings and checklist): the first line "    LABEL     text",
+ * the rest indented 14. Lines break at spaces, never before a word that
+ * belongs to the one before it (wrap_glued).
+ */
+void sb_wrapped(struct strbuf *out, const char *label, const char *text, int width);
+/* A word that stays on the previous word's line: a unit after its number
+ * ("8192 B", "13.9 ms"), a flag after its command ("sysctl -w"). */
+bool wrap_glued(const char *w);
+
 #endif

@@ -105,7 +105,10 @@ enum rcvbuf_pattern view__rcvbuf_pattern(const float *rate, const int8_t *queue,
 	/* a full queue with room made for nothing: no read happened */
 	if (have_rx && rx_rate <= 0 && n && rate[n - 1] > 0)
 		return RCVBUF_NOT_READING;
-	if (known >= 3 && full * 10 >= known * 8)
+	/* fewer than 3 looks at the queue while dropping: no pattern */
+	if (known < 3)
+		return RCVBUF_UNKNOWN;
+	if (full * 10 >= known * 8)
 		return RCVBUF_SUSTAINED;
 	return RCVBUF_BURSTS;
 }

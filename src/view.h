@@ -208,6 +208,8 @@ enum rcvbuf_pattern {
 	RCVBUF_NOT_READING, /* drops, and nothing delivered: the app takes nothing out */
 	RCVBUF_SUSTAINED,   /* the queue stays full: arrivals outpace the reader */
 	RCVBUF_BURSTS,      /* the queue drains between drops: bursts overflow it */
+	RCVBUF_UNKNOWN,     /* drops, but too few refreshes with a known queue
+			       fill (fewer than 3) to tell sustained from bursts */
 };
 /*
  * From the newest `n` samples (oldest first) of drop rate and queue fill,

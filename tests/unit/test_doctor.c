@@ -18,6 +18,7 @@
 #include "advice.h"
 #include "checklist.h"
 #include "text_assert.h"
+#include "util.h"
 
 static struct check_input defaults(void)
 {
@@ -216,6 +217,159 @@ static void test_udp_mem(void **state)
 	ASSERT_HAS(it->why, "(520 pages of 4096 B), under");
 }
 
+/* Counters only: no socket's arrivals or sizes are observable, which the
+ * items say (not evaluated) instead of "nothing received". */
+static void test_counters_only(void **state)
+{
+	struct check_input in = defaults();
+	struct check_item v[CHECK_MAX];
+	const struct check_item *it;
+	int n;
+
+	in.counters_only = true;
+	in.nsockets_default = 3;
+	in.pkt_rate = ADVICE_DBL(50000);
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.core.rmem_default");
+	assert_false(it->evaluated);
+	ASSERT_HAS(it->why, "3 UDP sockets use the default buffer");
+	ASSERT_HAS(it->why, "not observable without tracing (counters only)");
+	ASSERT_LACKS(it->why, "No socket");
+	it = find(v, n, "net.core.rmem_max");
+	assert_false(it->evaluated);
+	ASSERT_HAS(it->why, "not observable without tracing (counters only)");
+	ASSERT_LACKS(it->why, "No UDP socket received");
+	/* no socket at the default: said so, still not evaluated */
+	in.nsockets_default = 0;
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.core.rmem_default");
+	assert_false(it->evaluated);
+	ASSERT_HAS(it->why, "No UDP socket seen uses the default buffer");
+	in.nsockets_default = 3;
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.ipv4.ipfrag_high_thresh");
+	assert_false(it->evaluated);
+	ASSERT_HAS(it->why, "not observable without tracing (counters only)");
+	ASSERT_LACKS(it->why, "No fragmented");
+	/* the netns's rate is an average: said so */
+	it = find(v, n, "net.core.netdev_max_backlog");
+	assert_true(it->evaluated);
+	ASSERT_HAS(it->why, "50000 UDP datagrams/s arrived on average over the sample");
+}
+
+/* A rate says what it is: the busiest tick's, or an average. */
+static void test_rate_labels(void **state)
+{
+	struct check_input in = defaults();
+	struct check_item v[CHECK_MAX];
+	int n;
+
+	in.busiest = rx(10000, 1000, 8192);
+	in.busiest.peak = true;
+	in.busiest_default = rx(500, 1000, 212992);
+	in.pkt_rate = ADVICE_DBL(50000);
+	in.pkt_rate_peak = true;
+	n = check__build(&in, v, CHECK_MAX);
+	assert_int_equal(n, 5); /* the fixed order: rmem_default, rmem_max, backlog */
+	assert_string_equal(v[1].setting, "net.core.rmem_max");
+	ASSERT_HAS(v[1].why, "receives 10000 datagrams/s at its busiest 200 ms (rcvbuf");
+	assert_string_equal(v[0].setting, "net.core.rmem_default");
+	ASSERT_HAS(v[0].why, "receives 500 datagrams/s on average over the sample with the default");
+	assert_string_equal(v[2].setting, "net.core.netdev_max_backlog");
+	ASSERT_HAS(v[2].why, "50000 UDP datagrams/s arrived in the busiest 200 ms:");
+}
+
+/* Sizes are known only for sockets with drops; the family sizes the
+ * fragments; a huge rate is clamped, not overflowed. */
+static void test_ipfrag_unknown_family(void **state)
+{
+	struct check_input in = defaults();
+	struct check_item v[CHECK_MAX];
+	const struct check_item *it;
+	char v4[CHECK_TEXT];
+	int n;
+
+	in.sizes_unknown = 2;
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.ipv4.ipfrag_high_thresh");
+	assert_false(it->evaluated);
+	ASSERT_HAS(it->why, "sizes unknown for sockets without drops (2 receiving)");
+	ASSERT_LACKS(it->why, "No fragmented datagrams seen during");
+
+	in.frag_dgps = ADVICE_DBL(10000);
+	in.frag_k = 3;
+	in.frag_mtu = 1500;
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.ipv4.ipfrag_high_thresh");
+	assert_true(it->evaluated);
+	snprintf(v4, sizeof(v4), "%s", it->why);
+	ASSERT_HAS(v4, "(~2304 B per fragment)");
+	/* IPv6: 1452 B of payload per full fragment (40 B of header, not
+	 * 20), the same skb at the same MTU: the same truesize */
+	in.frag_family = AF_INET6;
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.ipv4.ipfrag_high_thresh");
+	assert_true(it->evaluated);
+	assert_string_equal(it->why, v4);
+
+	in.frag_family = AF_INET;
+	in.frag_dgps = ADVICE_DBL(1e300);
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.ipv4.ipfrag_high_thresh");
+	assert_true(it->risky);
+	assert_int_equal(it->value, UINT64_C(1) << 40);
+}
+
+/* Counters only: the socket a count of drops belongs to. */
+static void test_drop_owner(void **state)
+{
+	bool exact;
+
+	/* one socket grew, by exactly the kernel's count */
+	assert_int_equal(check__drop_owner((uint64_t[]){ 0, 40, 0 }, 3, 40, &exact), 1);
+	assert_true(exact);
+	/* by less: read a moment apart, still it ("about") */
+	assert_int_equal(check__drop_owner((uint64_t[]){ 0, 37, 0 }, 3, 40, &exact), 1);
+	assert_false(exact);
+	/* by more than the kernel counted: not this cause's */
+	assert_int_equal(check__drop_owner((uint64_t[]){ 41, 0 }, 2, 40, &exact), -1);
+	/* several grew, or none */
+	assert_int_equal(check__drop_owner((uint64_t[]){ 20, 20 }, 2, 40, &exact), -1);
+	assert_int_equal(check__drop_owner((uint64_t[]){ 0, 0 }, 2, 40, &exact), -1);
+	assert_int_equal(check__drop_owner(NULL, 0, 40, &exact), -1);
+}
+
+/* doctor's and report's wrapping (sb_wrapped): a number keeps its unit and
+ * a command its flag on one line. */
+static void test_wrapped(void **state)
+{
+	struct strbuf sb = {};
+	char text[256];
+	const char *nl;
+
+	/* "8192" ends at column 85: "B" would start the next line */
+	snprintf(text, sizeof(text), "%.*s 8192 B more words here to wrap", 80,
+		 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	sb_wrapped(&sb, "what", text, 100);
+	ASSERT_HAS(sb.buf, "8192 B");
+	nl = strchr(sb.buf, '\n');
+	assert_non_null(nl);
+	assert_true(nl - sb.buf <= 100);
+	sb_free(&sb);
+
+	snprintf(text, sizeof(text), "%.*s sysctl -w net.core.rmem_max=1", 78,
+		 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	sb_wrapped(&sb, "change", text, 100);
+	ASSERT_HAS(sb.buf, "sysctl -w");
+	sb_free(&sb);
+
+	assert_true(wrap_glued("ms."));
+	assert_true(wrap_glued("-w net"));
+	assert_true(wrap_glued("--json"));
+	assert_false(wrap_glued("-5"));
+	assert_false(wrap_glued("sysctl"));
+}
+
 /* ---- advice_finding.setting / value ---- */
 
 static struct advice_input base(enum cause c)
@@ -244,7 +398,8 @@ static void test_setting_value(void **state)
 	int n;
 
 	/* report's fixture: SO_RCVBUF 4096 asked, 297 x 1000 B dropped in one
-	 * burst: 8192 + 297 x 2304 = 692480 -> 696320, asked as 348160 */
+	 * burst, room for twice it: 8192 + 2 x 297 x 2304 = 1376768 -> 1380352
+	 * (4 KiB), asked as 690176 */
 	in.drops = in.skbs = 297;
 	in.rcvbuf = ADVICE_U64(8192);
 	in.avg_size = ADVICE_DBL(1000);
@@ -258,18 +413,22 @@ static void test_setting_value(void **state)
 	assert_int_equal(n, 1);
 	assert_string_equal(f[0].setting, "SO_RCVBUF");
 	assert_true(f[0].has_value);
-	assert_int_equal(f[0].value, 348160);
-	ASSERT_HAS(f[0].change, "SO_RCVBUF, 348160)");
+	assert_int_equal(f[0].value, 690176);
+	ASSERT_HAS(f[0].change, "SO_RCVBUF, 690176)");
 	ASSERT_HAS(f[0].evidence, "all of them in one 400 ms run of sample intervals with drops");
-	ASSERT_HAS(f[0].change, "room for the worst burst's 297 datagrams");
+	/* doctor's intervals are its sample intervals, not refreshes */
+	ASSERT_HAS(f[0].evidence, "It dropped in 2 of the 25 sample intervals. ");
+	ASSERT_LACKS(f[0].evidence, "refresh");
+	ASSERT_HAS(f[0].change, "room for twice the worst burst's 297 datagrams (bursts vary)");
 	ASSERT_LACKS(f[0].evidence, "record -i");
 
-	/* the default buffer: rmem_default, 212992 + 297 x 2304 -> 901120 */
+	/* the default buffer: rmem_default, 212992 + 2 x 297 x 2304 = 1581568
+	 * -> 1585152 (387 x 4 KiB) */
 	in.rcvbuf = ADVICE_U64(212992);
 	n = advice__build(&in, f, ADVICE_MAX);
 	assert_string_equal(f[0].setting, "net.core.rmem_default");
-	assert_int_equal(f[0].value, 901120);
-	ASSERT_HAS(f[0].change, "net.core.rmem_default=901120");
+	assert_int_equal(f[0].value, 1585152);
+	ASSERT_HAS(f[0].change, "net.core.rmem_default=1585152");
 
 	/* steadily overloaded: pace, no setting */
 	in.intervals_dropping = ADVICE_U64(25);
@@ -315,6 +474,11 @@ int main(void)
 		cmocka_unit_test(test_backlog),
 		cmocka_unit_test(test_ipfrag),
 		cmocka_unit_test(test_udp_mem),
+		cmocka_unit_test(test_counters_only),
+		cmocka_unit_test(test_rate_labels),
+		cmocka_unit_test(test_ipfrag_unknown_family),
+		cmocka_unit_test(test_drop_owner),
+		cmocka_unit_test(test_wrapped),
 		cmocka_unit_test(test_setting_value),
 	};
 

@@ -925,12 +925,14 @@ static void test_summary_advice(void **state)
 	j = f->x.sb.buf;
 	assert_int_equal(jq_status(j, "."), 0);
 	ASSERT_JQ(j, ".sockets[0].advice | length >= 1");
-	ASSERT_JQ(j, ".sockets[0].advice[0] | keys == [\"cause\",\"change\",\"evidence\",\"verify\",\"what\"]");
+	ASSERT_JQ(j, ".sockets[0].advice[0] | keys == [\"cause\",\"change\",\"evidence\",\"setting\",\"value\",\"verify\",\"what\"]");
 	ASSERT_JQ(j, ".sockets[0].advice[0].cause == \"rcvbuf\"");
 	/* the worst interval: 40 of the 45, in 1 s */
 	ASSERT_JQ(j, ".sockets[0].advice[0].evidence | contains(\"at most 40 in one 1.00 s refresh interval\")");
 	ASSERT_JQ(j, ".unattributed[0].advice[0].cause == \"no_socket\"");
 	ASSERT_JQ(j, ".unattributed[0].advice[0].what == \"nothing listens on port 9999\"");
+	/* with the setting and its value, as report and doctor (none here) */
+	ASSERT_JQ(j, ".unattributed[0].advice[0].setting == null and .unattributed[0].advice[0].value == null");
 	/* the keys before it stay as they were */
 	ASSERT_JQ(j, ".sockets[0].queue_peak == null and .sockets[0].drops == 45");
 

@@ -611,10 +611,15 @@ static void test_rcvbuf_pattern(void **state)
 	assert_int_equal(view__rcvbuf_pattern(drops, full, 5, false, 0), RCVBUF_SUSTAINED);
 	assert_int_equal(view__rcvbuf_pattern(drops, full, 5, true, 300), RCVBUF_SUSTAINED);
 	assert_int_equal(view__rcvbuf_pattern(drops, drained, 5, true, 300), RCVBUF_BURSTS);
-	/* too few queue samples to call it sustained */
-	assert_int_equal(view__rcvbuf_pattern(drops, unknown, 5, true, 300), RCVBUF_BURSTS);
-	assert_int_equal(view__rcvbuf_pattern(drops, full, 2, true, 300), RCVBUF_BURSTS);
-	assert_int_equal(view__rcvbuf_pattern(drops, NULL, 5, true, 300), RCVBUF_BURSTS);
+	/* too few queue samples to tell sustained from bursts: no pattern
+	 * (not "bursts", which would contradict a reader that never reads) */
+	assert_int_equal(view__rcvbuf_pattern(drops, unknown, 5, true, 300), RCVBUF_UNKNOWN);
+	assert_int_equal(view__rcvbuf_pattern(drops, full, 2, true, 300), RCVBUF_UNKNOWN);
+	assert_int_equal(view__rcvbuf_pattern(drops, NULL, 5, true, 300), RCVBUF_UNKNOWN);
+	assert_int_equal(view__rcvbuf_pattern(drops, unknown, 5, false, 0), RCVBUF_UNKNOWN);
+	assert_int_equal(view__rcvbuf_pattern(drops, drained, 2, true, 300), RCVBUF_UNKNOWN);
+	/* three known looks are enough */
+	assert_int_equal(view__rcvbuf_pattern(drops, drained, 3, true, 300), RCVBUF_BURSTS);
 }
 
 /* ---- layout --------------------------------------------------------------- */
@@ -849,25 +854,26 @@ static void test_hint(void **state)
 	fx_tick(f, 1, 1);
 	/*
 	 * rcvbuf 8192 is not rmem_default: the app set SO_RCVBUF. Truesize
-	 * ~2304 B (estimated): 8192 + 100 x 2304 = 238592, to pages 241664,
-	 * asked as 120832 B = 118 KiB (the kernel doubles it).
+	 * ~2304 B (estimated), room for twice the burst: 8192 + 2 x 100 x
+	 * 2304 = 468992, to pages 471040, asked as 235520 B = 230 KiB (the
+	 * kernel doubles it).
 	 */
-	assert_string_equal(f->v.rows[0].text[COL_HINT], "SO_RCVBUF >= 118 KiB");
+	assert_string_equal(f->v.rows[0].text[COL_HINT], "SO_RCVBUF >= 230 KiB");
 	/* the hint is the advice's change, shortened */
 	view__advice_input(&f->v, &f->m, &f->rows[0], CAUSE_RCVBUF, &in, who, sizeof(who));
 	assert_true(advice__build(&in, fd, ADVICE_MAX) >= 1);
-	assert_non_null(strstr(fd[0].change, "setsockopt(fd, SOL_SOCKET, SO_RCVBUF, 120832)"));
+	assert_non_null(strstr(fd[0].change, "setsockopt(fd, SOL_SOCKET, SO_RCVBUF, 235520)"));
 	/* the default buffer: rmem_default is the change, at the full size */
 	test_env.rmem_default = ADVICE_U64(8192);
 	fx_view(f, 1, 1);
-	assert_string_equal(f->v.rows[0].text[COL_HINT], "rmem_default >= 236 KiB");
+	assert_string_equal(f->v.rows[0].text[COL_HINT], "rmem_default >= 460 KiB");
 	view__advice_input(&f->v, &f->m, &f->rows[0], CAUSE_RCVBUF, &in, who, sizeof(who));
 	assert_true(advice__build(&in, fd, ADVICE_MAX) >= 1);
-	assert_non_null(strstr(fd[0].change, "sysctl -w net.core.rmem_default=241664"));
+	assert_non_null(strstr(fd[0].change, "sysctl -w net.core.rmem_default=471040"));
 	/* sysctls unknown: the buffer, as the RCVBUF column shows it */
 	f->v.env = NULL;
 	fx_view(f, 1, 1);
-	assert_string_equal(f->v.rows[0].text[COL_HINT], "rcvbuf >= 236 KiB");
+	assert_string_equal(f->v.rows[0].text[COL_HINT], "rcvbuf >= 460 KiB");
 	/* the flows' panel says why no socket took them (its WHY column) */
 	assert_string_equal(f->v.flows[0].text[COL_HINT], "no socket bound to the port");
 	view__advice_input(&f->v, &f->m, &f->rows[1], CAUSE_NO_SOCKET, &in, who, sizeof(who));
