@@ -59,6 +59,21 @@ cleanup() {
 	return 0
 }
 
+# lose_last_fragments NS: NS's nft drops every IPv4 datagram's last
+# fragment before reassembly, and its ipfrag_time is 1 s: each fragmented
+# datagram times out once (frag_timeout), its other fragments freed then.
+lose_last_fragments() {
+	ip netns exec "$1" sysctl -qw net.ipv4.ipfrag_time=1 || return
+	ip netns exec "$1" nft -f - <<-EOF
+	table ip udt {
+		chain pre {
+			type filter hook prerouting priority -450;
+			ip frag-off & 0x1fff != 0 ip frag-off & 0x2000 == 0 counter drop
+		}
+	}
+	EOF
+}
+
 # Two hosts: $A (sender, $V4A/$V6A) and $B (receiver, $V4B/$V6B).
 setup_hosts() {
 	local id=$((RANDOM % 200 + 20))

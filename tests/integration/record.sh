@@ -340,15 +340,7 @@ test_record_netns_close() {
 test_record_advice_causes() {
 	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
 	setup_hosts || return
-	ip netns exec "$B" sysctl -qw net.ipv4.ipfrag_time=1
-	ip netns exec "$B" nft -f - <<-EOF || { fail "nft"; return; }
-	table ip udt {
-		chain pre {
-			type filter hook prerouting priority -450;
-			ip frag-off & 0x1fff != 0 ip frag-off & 0x2000 == 0 counter drop
-		}
-	}
-	EOF
+	lose_last_fragments "$B" || { fail "nft"; return; }
 	start_recv "$B" "$V4B:5007" --read || return
 	local rpid=$RECV_PID rout=$RECV_OUT
 	start_record "$T/a.data" -N "$B" -d 4 -i 0.5 || return
