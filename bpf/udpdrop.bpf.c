@@ -169,6 +169,7 @@ struct handover {
 	__u64 fast_sk;
 	__u64 fast_cookie;
 	__u64 fast_location;
+	__u64 fast_state; /* the slot's state word when armed */
 };
 
 struct {
@@ -496,10 +497,11 @@ static __always_inline __u32 slot_hash(const struct ud_key *k)
 /* The hot path: this CPU's slot for the key, if the key owns it. */
 static __always_inline struct ud_val *slot_val(struct handover *ho,
 					       const struct ud_key *k,
-					       __u32 *slot)
+					       __u32 *slot, __u64 *slot_state)
 {
 	__u32 idx;
 	struct ud_slot *s;
+	__u64 state;
 
 	if (!ho->cpu_known) {
 		ho->cpu = bpf_get_smp_processor_id();
@@ -512,21 +514,25 @@ static __always_inline struct ud_val *slot_val(struct handover *ho,
 
 	if (!s)
 		return NULL;
-	if (s->state == UD_SLOT_READY)
+	state = s->state;
+	*slot_state = state;
+	if (UD_SLOT_PHASE(state) == UD_SLOT_READY)
 		return key_eq(&s->key, k) ? &s->val : NULL;
 	/*
 	 * A free slot: claim it. Kernels before 6.1 may nest this program
 	 * on one CPU (no recursion guard on raw tracepoints then), so the
 	 * claim is a compare-and-swap; it runs once per slot, not per drop.
 	 * READY is stored last, with a full barrier, so user space reading
-	 * the mmap never sees a half-written key.
+	 * the mmap never sees a half-written key. The generation (the bits
+	 * above the phase) is kept: user space bumps it when it frees a slot.
 	 */
-	if (s->state != UD_SLOT_FREE ||
-	    __sync_val_compare_and_swap(&s->state, UD_SLOT_FREE, UD_SLOT_CLAIMED) !=
-		    UD_SLOT_FREE)
+	if (UD_SLOT_PHASE(state) != UD_SLOT_FREE ||
+	    __sync_val_compare_and_swap(&s->state, state, state | UD_SLOT_CLAIMED) !=
+		    state)
 		return NULL;
 	s->key = *k;
-	__sync_lock_test_and_set(&s->state, UD_SLOT_READY);
+	__sync_lock_test_and_set(&s->state, state | UD_SLOT_READY);
+	*slot_state = state | UD_SLOT_READY;
 	return &s->val;
 }
 
@@ -537,9 +543,12 @@ static __always_inline void add(struct ud_val *v, __u64 datagrams, __u64 len)
 	v->bytes += len;
 }
 
-/* Count one event; returns the slot it went to, or -1 (hash map). */
+/*
+ * Count one event; returns the slot it went to, or -1 (hash map), and
+ * the slot's state word then (for the fast path).
+ */
 static __always_inline long account(struct handover *ho, struct ud_key *k,
-				    __u64 datagrams, __u64 len)
+				    __u64 datagrams, __u64 len, __u64 *slot_state)
 {
 	bool sock = k->flags & UD_KEY_SOCK;
 	void *map = sock ? (void *)&drops : (void *)&flows;
@@ -548,7 +557,7 @@ static __always_inline long account(struct handover *ho, struct ud_key *k,
 
 	/* the slot table is the sockets' fast lane: flows go by the map */
 	if (sock) {
-		v = slot_val(ho, k, &slot);
+		v = slot_val(ho, k, &slot, slot_state);
 		if (v) {
 			add(v, datagrams, len);
 			return slot;
@@ -731,7 +740,7 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 	struct sock *sk = rx_sk, *fsk = NULL;
 	bool have_sk = false;
 	__u16 lport = 0;
-	__u64 datagrams, frag_list;
+	__u64 datagrams, frag_list, slot_state = 0;
 	long slot;
 	__u32 len;
 
@@ -744,7 +753,7 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 	/* A frag_list member of the skb just counted: same bucket, 0 datagrams */
 	if (ho->next_child && ho->next_child == (__u64)skb) {
 		ho->next_child = (__u64)RD(direct, skb->next, skb, next);
-		account(ho, &ho->key, 0, len);
+		account(ho, &ho->key, 0, len, &slot_state);
 		if (events_on)
 			emit_event(skb, &ho->key, 0, len);
 		return 0;
@@ -759,7 +768,8 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 		__u32 idx = ho->fast_slot;
 		struct ud_slot *sl = bpf_map_lookup_elem(&slots, &idx);
 
-		if (sl) {
+		/* still this key's: not retired or handed on since (see udpdrop.h) */
+		if (sl && sl->state == ho->fast_state) {
 			datagrams = skb_segments(direct, skb, &frag_list);
 			add(&sl->val, datagrams, len);
 			if (frag_list)
@@ -862,7 +872,7 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 			__builtin_memset(k.daddr, 0, sizeof(k.daddr));
 		}
 	}
-	slot = account(ho, &k, datagrams, len);
+	slot = account(ho, &k, datagrams, len, &slot_state);
 	if (events_on)
 		emit_event(skb, &k, datagrams, len);
 	if (frag_list || slot >= 0)
@@ -878,6 +888,7 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 		ho->fast_cookie = k.cookie;
 		ho->fast_reason = reason;
 		ho->fast_location = (__u64)location;
+		ho->fast_state = slot_state;
 	}
 	return 0;
 }
@@ -1002,8 +1013,17 @@ static __always_inline int count_rx(bool direct, struct sock *sk)
 	__u32 slot = ((id * 0x9e3779b97f4a7c15ull) >> 32) & (UD_RX_SLOTS - 1);
 	struct ud_rx_slot *s = bpf_map_lookup_elem(&rx_slots, &slot);
 
-	if (s && id && (s->id == id || !s->id)) {
+	if (s && id && s->id == id) {
+		v = &s->val;
+		goto count;
+	}
+	if (s && id && !s->id) {
 		s->id = id;
+		s->val.netns = sk_netns(direct, sk);
+		s->val.lport = RD(direct, sk->__sk_common.skc_num, sk,
+				  __sk_common.skc_num);
+		s->val.family = family;
+		s->val.proto = proto;
 		v = &s->val;
 		goto count;
 	}
@@ -1011,7 +1031,15 @@ static __always_inline int count_rx(bool direct, struct sock *sk)
 	v = bpf_map_lookup_elem(&rx, &id);
 	if (!v) {
 		/* a new socket: this CPU's value set, the others' zeroed */
-		struct ud_rx first = { .datagrams = 1, .peak = rmem };
+		struct ud_rx first = {
+			.datagrams = 1,
+			.peak = rmem,
+			.netns = sk_netns(direct, sk),
+			.lport = RD(direct, sk->__sk_common.skc_num, sk,
+				    __sk_common.skc_num),
+			.family = family,
+			.proto = proto,
+		};
 		__u32 zero = 0;
 		struct handover *ho;
 

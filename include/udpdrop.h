@@ -24,6 +24,10 @@
 				      never read; netns unknown (0) in BPF */
 #define UD_KEY_OVERFLOW  (1u << 9) /* user space (trace COUNTS): the overflow
 				      bucket of key.reason; no socket, no flow */
+#define UD_KEY_FLOW_MATCHED (1u << 10) /* user space (trace COUNTS): a
+				      socketless bucket's share that its flow
+				      matched to a socket (record's live model):
+				      cookie and netns are that socket's */
 
 /*
  * One aggregation bucket. Socket-attributed drops leave the flow fields
@@ -54,15 +58,25 @@ struct ud_val {
 /*
  * The hot path's counters: a direct-mapped table per CPU in one mmap-able
  * array (slot = cpu * UD_SLOTS_PER_CPU + hash). The first key to land in a
- * slot owns it for the whole run and is counted there with plain adds;
- * a key that finds its slot owned by another goes to the drops hash map.
- * Counts never move between the two, so user space sums both and stays
- * exact without any hand-off race.
+ * slot owns it and is counted there with plain adds; a key that finds its
+ * slot owned by another goes to the drops hash map. Counts never move
+ * between the two, so user space sums both.
+ *
+ * A closed socket's slot is given back by user space (tracer__retire):
+ * it marks the slot RETIRED, waits out every program that may still be
+ * adding to it (an RCU grace period: the programs run with preemption
+ * off), takes the final count, then frees the slot with the generation
+ * bumped. The low two bits of `state` are the phase, the rest the
+ * generation: the programs' per-CPU fast path remembers the whole word,
+ * so a slot that changed hands since never matches it.
  */
 #define UD_SLOTS_PER_CPU 256
 #define UD_SLOT_FREE 0
 #define UD_SLOT_CLAIMED 1 /* key being written */
 #define UD_SLOT_READY 2
+#define UD_SLOT_RETIRED 3 /* user space is taking its last count */
+#define UD_SLOT_PHASE(state) ((state) & 3)
+#define UD_SLOT_GEN_ONE 4 /* one generation, in `state` units */
 
 struct ud_slot {
 	__u64 state;
@@ -115,6 +129,17 @@ struct ud_rx {
 	__u64 datagrams; /* queued to the socket's receive queue */
 	__u32 peak;      /* most bytes queued (sk_rmem_alloc) seen right
 			    after an enqueue, this datagram included */
+	/*
+	 * Where the socket lives, written once when its entry is made: a
+	 * socket that queues datagrams and closes between two socket-table
+	 * dumps is still known by netns and port, so the purge of its queue
+	 * at close (which the kernel reports with no socket and no netns)
+	 * can be given to it.
+	 */
+	__u32 netns;
+	__u16 lport;     /* host order */
+	__u8 family;
+	__u8 proto;
 	__u32 pad;
 };
 

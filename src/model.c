@@ -360,7 +360,9 @@ static void remember_sock(struct model *m, struct sock_info *si, bool baseline,
 	memcpy(si->pids, k->pids, sizeof(si->pids));
 	memcpy(si->fds, k->fds, sizeof(si->fds));
 	memcpy(si->comm, k->comm, sizeof(si->comm));
-	if (si->inode && (c = htab__upsert(&m->inode2cookie, &si->inode, NULL)))
+	/* inode2cookie maps to real cookies only (a partial one may be the inode) */
+	if (si->inode && !si->partial &&
+	    (c = htab__upsert(&m->inode2cookie, &si->inode, NULL)))
 		*c = si->cookie;
 	if (created)
 		index_port(m, si);
@@ -500,14 +502,70 @@ static int cmp_last_seen(const void *a, const void *b)
 	return x->last_seen_ns > y->last_seen_ns ? -1 : x->last_seen_ns < y->last_seen_ns;
 }
 
+/* A socket known by its inode from deliveries that a dump named since. */
+static bool superseded(struct model *m, const struct sock_info *si)
+{
+	uint32_t ino = (uint32_t)si->cookie;
+
+	return si->partial && (si->cookie & UD_RX_INODE) &&
+	       htab__find(&m->inode2cookie, &ino);
+}
+
 static void candidates(struct model *m, const struct port_socks *ps,
 		       bool alive, struct socktab *one)
 {
 	for (int i = 0; i < ps->n && one->n < one->cap; i++) {
 		struct sock_info *ks = htab__find(&m->known, &ps->cookies[i]);
 
-		if (ks && !!socktab__by_cookie(&m->st, ps->cookies[i]) == alive)
+		if (ks && !superseded(m, ks) &&
+		    !!socktab__by_cookie(&m->st, ps->cookies[i]) == alive)
 			one->v[one->n++] = *ks;
+	}
+}
+
+/*
+ * Sockets known from their deliveries alone (struct ud_rx says where each
+ * lives): one that queues datagrams and closes between two dumps is still
+ * known by netns and port, so the purge of its queue at close, which the
+ * kernel reports with no socket and no netns, is given to it. (A dump
+ * that finds it replaces this with the whole story.)
+ */
+static void learn_from_rx(struct model *m, uint64_t now)
+{
+	size_t it = 0;
+	const void *key;
+	void *val;
+
+	while (htab__next(&m->rx, &it, &key, &val)) {
+		uint64_t id = *(const uint64_t *)key;
+		const struct ud_rx *v = val;
+		struct sock_info si = {};
+
+		if (!id || !v->netns || !v->lport)
+			continue;
+		if (m->opts.netns && v->netns != m->opts.netns)
+			continue;
+		if (id & UD_RX_INODE) {
+			uint32_t ino = (uint32_t)id;
+
+			if (htab__find(&m->inode2cookie, &ino))
+				continue; /* dumped: known by its cookie */
+		}
+		/*
+		 * Seen once: its last_seen stays when it was learnt, so of
+		 * two sockets that had the same port in turn, the later one
+		 * is the likelier owner of a purge (candidates' order).
+		 */
+		if (htab__find(&m->known, &id))
+			continue;
+		si.cookie = id;
+		si.inode = id & UD_RX_INODE ? (uint32_t)id : 0;
+		si.netns = v->netns;
+		si.family = v->family;
+		si.proto = v->proto;
+		si.sport = v->lport;
+		si.partial = true;
+		remember_sock(m, &si, false, now);
 	}
 }
 
@@ -613,7 +671,7 @@ static void forget_sockets(struct model *m, uint64_t now,
 		 * Closed (a dump of its netns did not have it) and last seen
 		 * a minute ago; a netns out of view now tells nothing.
 		 */
-		bool stale = netns_in_list(dumped, ndumped, si->netns) &&
+		bool stale = (si->partial || netns_in_list(dumped, ndumped, si->netns)) &&
 			     !socktab__by_cookie(&m->st, si->cookie) &&
 			     now > si->last_seen_ns &&
 			     now - si->last_seen_ns > FORGET_AFTER_NS;
@@ -624,7 +682,7 @@ static void forget_sockets(struct model *m, uint64_t now,
 		if (!ns)
 			goto fail;
 		*ns = *si;
-		if (si->inode && (c = htab__upsert(&inodes, &si->inode, NULL)))
+		if (si->inode && !si->partial && (c = htab__upsert(&inodes, &si->inode, NULL)))
 			*c = si->cookie;
 	}
 	/* the port index and the inode map now name only kept sockets */
@@ -942,20 +1000,37 @@ static int add_flow(struct model *m, const struct ud_key *k,
 		}
 		fa->last = *v;
 	}
-	for (int i = 0; i < fa->n; i++) {
+	struct flow_part parts[FLOW_SEGS];
+	int n = model__flow_parts(m, k, v, parts, FLOW_SEGS);
+
+	for (int i = 0; i < n; i++) {
+		int err = add_to_row(m, k, &parts[i].val, c, parts[i].cookie,
+				     parts[i].netns, parts[i].cookie ? ROW_VIA_FLOW : 0);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int model__flow_parts(struct model *m, const struct ud_key *k,
+		      const struct ud_val *v, struct flow_part *out, int max)
+{
+	const struct flow_attr *fa = htab__find(&m->flow_attr, k);
+	int n = 0;
+
+	for (int i = 0; fa && i < fa->n && n < max; i++) {
 		struct ud_val part;
-		int err;
 
 		val_sub(&part, i + 1 < fa->n ? &fa->seg[i + 1].start : v,
 			&fa->seg[i].start);
 		if (!part.skbs)
 			continue;
-		err = add_to_row(m, k, &part, c, fa->seg[i].cookie, fa->seg[i].netns,
-				 fa->seg[i].cookie ? ROW_VIA_FLOW : 0);
-		if (err)
-			return err;
+		out[n].cookie = fa->seg[i].cookie;
+		out[n].netns = fa->seg[i].netns;
+		out[n++].val = part;
 	}
-	return 0;
+	return n;
 }
 
 /* ---- keeping the socket table ------------------------------------- */
@@ -1340,6 +1415,7 @@ int model__update(struct model *m, struct htab *drops,
 		return -ENOMEM;
 	plan_dumps(m, drops, plans, netns_list, nnetns, now);
 	sync_sockets(m, plans, nnetns, true, now);
+	learn_from_rx(m, now);
 	forget_sockets(m, now, netns_list, nnetns);
 	model__refresh_pid_inodes(m);
 
@@ -1419,6 +1495,7 @@ int model__update(struct model *m, struct htab *drops,
 	}
 	memset(&m->totals.cause, 0, sizeof(m->totals.cause));
 	m->totals.drops = m->totals.skbs = m->totals.attributed = 0;
+	m->totals.netns_unknown = 0;
 	for (it = 0; htab__next(&m->rows, &it, &key, &val);) {
 		struct row *r = val;
 
@@ -1428,8 +1505,13 @@ int model__update(struct model *m, struct htab *drops,
 				row_rx(m, r);
 		}
 		r->rate = m->interval > 0 ? (r->drops - r->prev_drops) / m->interval : 0;
+		r->moved = r->drops != r->prev_drops || r->skbs != r->prev_skbs;
 		r->prev_drops = r->drops;
 		r->prev_skbs = r->skbs;
+		/* -N: an unexplained purge addressed to one of this netns's addresses */
+		if (m->opts.netns && !r->key.netns && (r->flags & UD_KEY_CLOSE) &&
+		    addr_is_local(m, m->opts.netns, r->key.family, r->key.daddr))
+			m->totals.netns_unknown += r->drops;
 		if (!row_visible(m, r))
 			continue;
 		m->totals.drops += r->drops;

@@ -62,6 +62,7 @@ struct row {
 	/* the previous interval's cumulative drops, for rates */
 	uint64_t prev_drops, prev_skbs;
 	double rate;          /* drops/s over the last interval */
+	bool moved;           /* drops or skb events came in the last interval */
 	bool dirty;           /* has counts this snapshot */
 	/* ROW_SOCKET: what the socket table says (last seen) */
 	bool have_sock;
@@ -119,6 +120,13 @@ struct netns_counters {
 
 struct model_totals {
 	uint64_t drops, skbs, attributed, overflow, overflow_skbs;
+	/*
+	 * With -N: a closing socket's purged queue, addressed to one of this
+	 * netns's addresses, that no socket known explains (the kernel gives
+	 * it no netns): maybe this netns's, maybe another's with the same
+	 * address. Counted here, in no row and no total.
+	 */
+	uint64_t netns_unknown;
 	uint64_t cause[CAUSE_MAX];
 	double rate;
 	uint64_t prev_drops;
@@ -214,6 +222,19 @@ int model__update(struct model *m, struct htab *drops,
 		  const struct ud_val *overflow, const uint64_t *stats,
 		  uint64_t now);
 enum cause model__cause(struct model *m, uint32_t reason, uint32_t flags);
+/*
+ * How a socketless bucket's counts (k, v: as last passed to model__update)
+ * split between the sockets its flow matched over time (cookie 0: none
+ * matched then): the rows' own split, so that a recording can carry it.
+ * Returns the number of parts (0 if the flow was never attributed).
+ */
+struct flow_part {
+	uint64_t cookie; /* the socket's (UD_RX_INODE | inode if it had none) */
+	uint32_t netns;
+	struct ud_val val;
+};
+int model__flow_parts(struct model *m, const struct ud_key *k,
+		      const struct ud_val *v, struct flow_part *out, int max);
 /* The summary's order: most drops first (not the last interval's rate). */
 void model__sort_by_total(struct model *m);
 /*

@@ -490,6 +490,27 @@ static void json_advice(struct model *m, const struct output_ctx *o, struct env_
 
 /* ---- plain ---------------------------------------------------------- */
 
+/*
+ * An interval lists what happened in it: rows whose drops or deliveries
+ * moved (all of them with --all, and in the summary), so its size follows
+ * the interval's activity, not every socket the run has seen.
+ */
+static bool row_listed(const struct model *m, const struct row *r, bool final)
+{
+	return final || m->opts.all || r->moved || r->rx_rate > 0;
+}
+
+static int rows_unlisted(const struct model *m, bool final)
+{
+	int n = 0;
+
+	for (int i = 0; i < m->nview_sockets; i++)
+		n += !row_listed(m, m->view_sockets[i], final);
+	for (int i = 0; i < m->nview_flows; i++)
+		n += !row_listed(m, m->view_flows[i], final);
+	return n;
+}
+
 static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 {
 	char local[64], remote[64], ns[32], nsbuf[16], owner[40], rate[24],
@@ -504,6 +525,8 @@ static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 	for (int i = 0; i < m->nview_sockets; i++) {
 		struct row *r = m->view_sockets[i];
 
+		if (!row_listed(m, r, final))
+			continue;
 		sock_local(r, local, sizeof(local));
 		sock_remote(r, remote, sizeof(remote));
 		snprintf(ns, sizeof(ns), "%s",
@@ -550,6 +573,8 @@ static void plain_flows(struct model *m, struct strbuf *sb, bool final)
 	for (int i = 0; i < m->nview_flows; i++) {
 		struct row *r = m->view_flows[i];
 
+		if (!row_listed(m, r, final))
+			continue;
 		row_flow(r, flow, sizeof(flow));
 		snprintf(ns, sizeof(ns), "%s",
 			 model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf)));
@@ -622,6 +647,23 @@ static void plain_reconcile(struct model *m, struct strbuf *sb)
 	}
 }
 
+/*
+ * The kernel's tables: said only when one is half full (a full one loses
+ * which socket a drop was, not the drop: see the overflow bucket).
+ */
+static void plain_tables(const struct output_ctx *o, struct strbuf *sb)
+{
+	const struct tracer_fill *f = o->fill;
+
+	if (!f)
+		return;
+	if ((f->drops_max && f->drops >= f->drops_max / 2) ||
+	    (f->flows_max && f->flows >= f->flows_max / 2) ||
+	    (f->rx_max && f->rx >= f->rx_max / 2))
+		sb_printf(sb, "kernel tables: sockets %u/%u, flows %u/%u, deliveries %u/%u entries in use (closed sockets' entries are given back; raise --map-entries if this stays high)\n",
+			  f->drops, f->drops_max, f->flows, f->flows_max, f->rx, f->rx_max);
+}
+
 void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *sb)
 {
 	char tbuf[32], drops[24], skbs[24], att[24];
@@ -647,8 +689,16 @@ void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *s
 	if (m->totals.overflow_skbs)
 		sb_printf(sb, ", %" PRIu64 " in the overflow bucket (map full: raise --map-entries)",
 			  m->totals.overflow);
+	if (m->totals.netns_unknown)
+		sb_printf(sb, ", %" PRIu64 " socket_close of a socket in an unknown netns (not counted above)",
+			  m->totals.netns_unknown);
 	sb_printf(sb, "\n");
 	plain_causes(m, sb);
+	plain_tables(o, sb);
+	int quiet = rows_unlisted(m, o->final);
+
+	if (quiet)
+		sb_printf(sb, "(%d rows with no new drops this interval not listed)\n", quiet);
 	if (m->nview_sockets)
 		plain_sockets(m, sb, o->final);
 	if (m->nview_flows)
@@ -858,6 +908,35 @@ static void json_flow(struct model *m, const struct output_ctx *o, struct env_ca
 	json_obj_end(j);
 }
 
+static void json_table(struct json *j, const char *name, uint32_t used, uint32_t max)
+{
+	json_key(j, name);
+	json_obj_begin(j);
+	json_key(j, "entries");
+	json_u64(j, used);
+	json_key(j, "max");
+	json_u64(j, max);
+	json_obj_end(j);
+}
+
+/* The kernel's tables, after the last read (null when not known). */
+static void json_tables(struct json *j, const struct tracer_fill *f)
+{
+	json_key(j, "tables");
+	if (!f) {
+		json_null(j);
+		return;
+	}
+	json_obj_begin(j);
+	json_table(j, "sockets", f->drops, f->drops_max);
+	json_table(j, "flows", f->flows, f->flows_max);
+	json_table(j, "slots", f->slots, f->slots_max);
+	json_table(j, "deliveries", f->rx, f->rx_max);
+	json_key(j, "given_back");
+	json_u64(j, f->retired);
+	json_obj_end(j);
+}
+
 void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb)
 {
 	double elapsed = (m->last_ns - m->start_ns) / 1e9;
@@ -893,13 +972,19 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	json_key(&j, "sockets");
 	json_arr_begin(&j);
 	for (int i = 0; i < m->nview_sockets; i++)
-		json_socket(m, o, ec, &j, m->view_sockets[i]);
+		if (row_listed(m, m->view_sockets[i], o->final))
+			json_socket(m, o, ec, &j, m->view_sockets[i]);
 	json_arr_end(&j);
 	json_key(&j, "unattributed");
 	json_arr_begin(&j);
 	for (int i = 0; i < m->nview_flows; i++)
-		json_flow(m, o, ec, &j, m->view_flows[i]);
+		if (row_listed(m, m->view_flows[i], o->final))
+			json_flow(m, o, ec, &j, m->view_flows[i]);
 	json_arr_end(&j);
+	/* rows with counts but nothing new this interval (the summary lists all) */
+	json_key(&j, "unchanged_rows");
+	json_u64(&j, rows_unlisted(m, o->final));
+	json_tables(&j, o->fill);
 
 	json_key(&j, "totals");
 	json_obj_begin(&j);
@@ -930,6 +1015,8 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 		json_u64(&j, m->stats[UD_STAT_RX_OVERFLOW]);
 	else
 		json_null(&j);
+	json_key(&j, "netns_unknown");
+	json_u64(&j, m->totals.netns_unknown);
 	json_obj_end(&j);
 
 	json_key(&j, "counters");

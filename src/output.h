@@ -8,6 +8,7 @@
 #include "advice.h"
 #include "htab.h"
 #include "model.h"
+#include "tracer.h"
 #include "util.h"
 
 struct output_ctx {
@@ -16,6 +17,8 @@ struct output_ctx {
 	/* the summary's advice: each row's worst interval (output__bursts_*),
 	 * NULL if not tracked (the advice then has no burst to size for) */
 	const struct htab *bursts;
+	/* how full the kernel's tables are (JSON "tables"), NULL: not shown */
+	const struct tracer_fill *fill;
 };
 
 /*

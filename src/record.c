@@ -501,10 +501,43 @@ out:
 	return err;
 }
 
+/*
+ * A socketless bucket's share that the live model gave to a socket (its
+ * flow matched it then): written as that socket's, flagged, so the report
+ * shows each drop where top showed it. A share matched to no socket stays
+ * a flow; cookie 0 keeps the key as it was.
+ */
+static void flow_part_key(const struct ud_key *k, const struct flow_part *p,
+			  struct ud_key *out)
+{
+	*out = *k;
+	if (!p->cookie)
+		return;
+	out->flags |= UD_KEY_SOCK | UD_KEY_FLOW_MATCHED;
+	if (p->cookie & UD_RX_INODE) {
+		/* a socket known by its inode (it had no cookie yet) */
+		out->cookie = (uint32_t)p->cookie;
+		out->flags |= UD_KEY_INODE;
+	} else {
+		out->cookie = p->cookie;
+	}
+	out->netns = p->netns;
+}
+
+/* -N: a closing queue's share goes in only if it was a socket's there. */
+static bool flow_part_in_scope(const struct recorder *rc, const struct ud_key *k,
+			       const struct flow_part *p)
+{
+	uint32_t ns = rc->w->m.opts.netns;
+
+	return !ns || !(k->flags & UD_KEY_CLOSE) || (p->cookie && p->netns == ns);
+}
+
 static int write_counts(struct recorder *rc, uint64_t t)
 {
 	struct htab *d = &rc->w->drops;
-	struct trace_count *v = calloc(d->n + UD_OVERFLOW_SLOTS, sizeof(*v));
+	size_t cap = d->n + UD_OVERFLOW_SLOTS;
+	struct trace_count *v = calloc(cap, sizeof(*v));
 	struct trace_counts c = { .time_ns = t, .v = v };
 	size_t it = 0;
 	const void *key;
@@ -516,9 +549,34 @@ static int write_counts(struct recorder *rc, uint64_t t)
 		return -ENOMEM;
 	while (htab__next(d, &it, &key, &val)) {
 		const struct ud_key *k = key;
+		struct flow_part parts[FLOW_SEGS];
+		int np = 0;
 
 		if (owner__judge(&rc->own, k, true) != OWNER_YES)
 			continue;
+		if (!(k->flags & UD_KEY_SOCK))
+			np = model__flow_parts(&rc->w->m, k, val, parts, FLOW_SEGS);
+		if (np) {
+			/* a flow may split in up to FLOW_SEGS: room for them */
+			struct trace_count *nv;
+
+			cap += np - 1;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			c.v = v = nv;
+			for (int i = 0; i < np; i++) {
+				if (!flow_part_in_scope(rc, k, &parts[i]))
+					continue;
+				flow_part_key(k, &parts[i], &v[c.n].key);
+				v[c.n].val = parts[i].val;
+				sum += v[c.n].val.datagrams;
+				c.n++;
+			}
+			continue;
+		}
 		memcpy(&v[c.n].key, key, sizeof(struct ud_key));
 		memcpy(&v[c.n].val, val, sizeof(struct ud_val));
 		sum += v[c.n].val.datagrams;

@@ -38,6 +38,13 @@ struct sock_info {
 	char comm[16];         /* of pids[0] */
 	bool owner_tried;      /* looked for owners at least once */
 	uint64_t last_seen_ns; /* alive in a dump or an exact request (model's clock) */
+	/*
+	 * Known from its deliveries alone (the tracer's struct ud_rx: netns,
+	 * family, protocol, local port), never dumped: no address (taken as
+	 * the wildcard), no owner. cookie is UD_RX_INODE | inode when the
+	 * socket had no cookie yet.
+	 */
+	bool partial;
 };
 
 struct socktab {

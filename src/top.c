@@ -192,10 +192,13 @@ static void track(struct model *m)
 }
 
 /* Print one interval or the summary. -EPIPE: the reader has gone. */
+static const struct tracer_fill *fill;
+
 static int emit(struct model *m, struct top_opts *o, const char *attach,
 		bool final)
 {
-	struct output_ctx oc = { .attach = attach, .final = final, .bursts = &bursts };
+	struct output_ctx oc = { .attach = attach, .final = final, .bursts = &bursts,
+				 .fill = fill };
 	struct strbuf sb = {};
 
 	if (o->json)
@@ -273,6 +276,7 @@ int do_top(int argc, char **argv)
 		htab__free(&bursts);
 		return ret;
 	}
+	fill = &w.t.fill;
 	ret = EXIT_FAIL;
 
 	struct tracer *t = &w.t;

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -178,7 +180,8 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	t->nslots = bpf_map__max_entries(skel->maps.slots);
 	t->slots_len = (size_t)t->nslots * sizeof(struct ud_slot);
 	t->slots_len = (t->slots_len + getpagesize() - 1) & ~((size_t)getpagesize() - 1);
-	t->slots = mmap(NULL, t->slots_len, PROT_READ, MAP_SHARED,
+	/* writable: slots of closed sockets are given back (tracer__retire) */
+	t->slots = mmap(NULL, t->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			bpf_map__fd(skel->maps.slots), 0);
 	if (t->slots == MAP_FAILED) {
 		err = -errno;
@@ -218,6 +221,24 @@ static int try_mode_rx(struct tracer *t, const struct tracer_opts *o,
 			pr_info("deliveries not counted: %s\n", rx_err.msg);
 	}
 	return err;
+}
+
+/*
+ * Giving a slot back needs every program that may still be adding to it
+ * to have finished: the programs run with preemption disabled (inside
+ * the tracepoint), so an RCU grace period, which membarrier's GLOBAL
+ * command waits for (synchronize_rcu), covers them.
+ */
+static bool slots_can_retire(void)
+{
+	long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	return cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL);
+}
+
+static int rcu_grace_period(void)
+{
+	return syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) ? -errno : 0;
 }
 
 int tracer__open(struct tracer *t, const struct tracer_opts *o,
@@ -268,10 +289,20 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 				 used ? "; " : "", probe_err.msg);
 		}
 	}
+	if (!err && (htab__init(&t->retired, sizeof(struct ud_key), sizeof(struct ud_val)) ||
+		     htab__init(&t->rx_retired, sizeof(uint64_t), sizeof(struct ud_rx)) ||
+		     htab__init(&t->flows_seen, sizeof(struct ud_key), sizeof(struct ud_val)))) {
+		tracer__close(t);
+		err = -ENOMEM;
+		snprintf(e->msg, sizeof(e->msg), "out of memory");
+	}
 	if (err) {
 		e->code = err;
 		return err;
 	}
+	t->slots_retire = slots_can_retire();
+	if (!t->slots_retire)
+		pr_info("membarrier(MEMBARRIER_CMD_GLOBAL) unavailable (nohz_full?): slots of closed sockets stay taken, their drops go by the hash map\n");
 	pr_info("attached to skb:kfree_skb via %s; receiving socket from %s; deliveries %s\n",
 		attach_mode__name(t->mode),
 		t->rx_sk ? "rx_sk"
@@ -335,6 +366,9 @@ void tracer__close(struct tracer *t)
 	udpdrop_bpf__destroy(t->skel);
 	free(t->keys);
 	free(t->vals);
+	htab__free(&t->retired);
+	htab__free(&t->rx_retired);
+	htab__free(&t->flows_seen);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -368,6 +402,23 @@ static void add_val(struct ud_val *sum, const struct ud_val *v)
 	sum->datagrams += v->datagrams;
 	sum->skbs += v->skbs;
 	sum->bytes += v->bytes;
+}
+
+/*
+ * Deliveries add up, the peak is the most any CPU saw; where the socket
+ * lives is on the copy of the CPU that made the entry (the others' zero).
+ */
+static void add_rx(struct ud_rx *sum, const struct ud_rx *v)
+{
+	sum->datagrams += v->datagrams;
+	if (v->peak > sum->peak)
+		sum->peak = v->peak;
+	if (v->netns && !sum->netns) {
+		sum->netns = v->netns;
+		sum->lport = v->lport;
+		sum->family = v->family;
+		sum->proto = v->proto;
+	}
 }
 
 /*
@@ -449,11 +500,8 @@ static int fold_rx(struct tracer *t, struct htab *out, const void *key,
 
 	if (!sum)
 		return -ENOMEM;
-	for (int c = 0; c < t->ncpus; c++) {
-		sum->datagrams += pc[c].datagrams;
-		if (pc[c].peak > sum->peak)
-			sum->peak = pc[c].peak;
-	}
+	for (int c = 0; c < t->ncpus; c++)
+		add_rx(sum, &pc[c]);
 	return 0;
 }
 
@@ -471,9 +519,7 @@ static int fold_rx_slot(struct tracer *t, struct htab *out, const void *key,
 		sum = htab__upsert(out, &pc[c].id, NULL);
 		if (!sum)
 			return -ENOMEM;
-		sum->datagrams += pc[c].val.datagrams;
-		if (pc[c].val.peak > sum->peak)
-			sum->peak = pc[c].val.peak;
+		add_rx(sum, &pc[c].val);
 	}
 	return 0;
 }
@@ -514,6 +560,9 @@ static int read_batch(struct tracer *t, struct bpf_map *map, struct htab *out,
 	}
 }
 
+static int add_retired(const struct htab *src, struct htab *dst, size_t vsize,
+		       bool rx);
+
 int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 		 uint64_t *stats)
 {
@@ -523,23 +572,35 @@ int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 
 	htab__clear(drops);
 	err = read_batch(t, t->skel->maps.drops, drops, fold_drops);
+	t->fill.drops = drops->n;
+	t->fill.drops_max = bpf_map__max_entries(t->skel->maps.drops);
 	if (!err)
 		err = read_batch(t, t->skel->maps.flows, drops, fold_drops);
+	t->fill.flows = drops->n - t->fill.drops;
+	t->fill.flows_max = bpf_map__max_entries(t->skel->maps.flows);
 	if (err)
 		return err;
 
 	/* the slot table: owned slots only, their counts only ever grow */
+	t->fill.slots = 0;
+	t->fill.slots_max = t->nslots;
 	for (uint32_t i = 0; i < t->nslots; i++) {
 		const struct ud_slot *sl = &t->slots[i];
 		struct ud_val *sum;
 
-		if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != UD_SLOT_READY)
+		if (UD_SLOT_PHASE(__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE)) !=
+		    UD_SLOT_READY)
 			continue;
+		t->fill.slots++;
 		sum = htab__upsert(drops, &sl->key, NULL);
 		if (!sum)
 			return -ENOMEM;
 		add_val(sum, &sl->val);
 	}
+	/* and what was given back: the counts stay cumulative */
+	err = add_retired(&t->retired, drops, sizeof(struct ud_val), false);
+	if (err)
+		return err;
 
 	/* overflow slots and stats: per-CPU arrays, one syscall each */
 	err = read_percpu(t, overflow, stats);
@@ -561,8 +622,200 @@ int tracer__read_rx(struct tracer *t, struct htab *rx)
 	htab__clear(rx);
 	if (!t->rx)
 		return 0;
-	err = read_batch(t, t->skel->maps.rx_slots, rx, fold_rx_slot);
-	return err ?: read_batch(t, t->skel->maps.rx, rx, fold_rx);
+	err = read_batch(t, t->skel->maps.rx, rx, fold_rx);
+	t->fill.rx = rx->n;
+	t->fill.rx_max = bpf_map__max_entries(t->skel->maps.rx);
+	err = err ?: read_batch(t, t->skel->maps.rx_slots, rx, fold_rx_slot);
+	return err ?: add_retired(&t->rx_retired, rx, sizeof(struct ud_rx), true);
+}
+
+/* Add the given-back counts (src) into a snapshot just read (dst). */
+static int add_retired(const struct htab *src, struct htab *dst, size_t vsize,
+		       bool rx)
+{
+	size_t it = 0;
+	const void *key;
+	void *val;
+
+	while (htab__next(src, &it, &key, &val)) {
+		void *sum = htab__upsert(dst, key, NULL);
+
+		if (!sum)
+			return -ENOMEM;
+		if (rx)
+			add_rx(sum, val);
+		else
+			add_val(sum, val);
+	}
+	(void)vsize;
+	return 0;
+}
+
+/* A bucket's socket identity as struct ud_rx keys name it, 0 if none. */
+static uint64_t key_id(const struct ud_key *k)
+{
+	if (!(k->flags & UD_KEY_SOCK) || !k->cookie)
+		return 0;
+	return k->flags & UD_KEY_INODE ? UD_RX_INODE | (uint32_t)k->cookie : k->cookie;
+}
+
+/* One per-CPU hash entry's last counts, deleted in the same call. */
+static int take_entry(struct tracer *t, struct bpf_map *map, const void *key)
+{
+	int fd = bpf_map__fd(map);
+
+	if (!bpf_map_lookup_and_delete_elem(fd, key, t->vals))
+		return 0;
+	/* before 5.14 hash maps cannot do both at once: read, then delete */
+	if (errno != EINVAL && errno != 524 /* ENOTSUPP */ && errno != EOPNOTSUPP)
+		return -errno;
+	if (bpf_map_lookup_elem(fd, key, t->vals))
+		return -errno;
+	return bpf_map_delete_elem(fd, key) ? -errno : 0;
+}
+
+int tracer__retire(struct tracer *t, const struct htab *drops,
+		   const uint64_t *ids, const bool *keep_rx, size_t n)
+{
+	uint32_t *slots = NULL;
+	size_t nslots = 0, it = 0;
+	struct htab want;
+	const void *key;
+	void *val;
+	int err = 0, given = 0;
+
+	if (!n)
+		return 0;
+	if (htab__init(&want, sizeof(uint64_t), 1))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] && !htab__upsert(&want, &ids[i], NULL)) {
+			err = -ENOMEM;
+			goto out;
+		}
+	if (ensure_bufs(t, t->skel->maps.drops) || ensure_bufs(t, t->skel->maps.rx)) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	/* the socket buckets in the hash map: take and delete each */
+	while (htab__next(drops, &it, &key, &val)) {
+		const struct ud_key *k = key;
+		uint64_t id = key_id(k);
+		struct ud_val *sum;
+		int terr;
+
+		if (!id || !htab__find(&want, &id))
+			continue;
+		/* all of it given back before: nothing in the kernel to take */
+		const struct ud_val *gone = htab__find(&t->retired, k);
+
+		if (gone && !memcmp(gone, val, sizeof(*gone)))
+			continue;
+		terr = take_entry(t, t->skel->maps.drops, k);
+		if (terr == -ENOENT)
+			continue; /* in a slot, or given back before */
+		if (terr) {
+			err = terr;
+			goto out;
+		}
+		sum = htab__upsert(&t->retired, k, NULL);
+		if (!sum) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (int c = 0; c < t->ncpus; c++)
+			add_val(sum, &((const struct ud_val *)t->vals)[c]);
+		given++;
+	}
+
+	/* deliveries: the hash map's entries (the per-CPU slots stay taken) */
+	for (size_t i = 0; t->rx && i < n; i++) {
+		struct ud_rx *sum;
+		int terr;
+
+		if (!ids[i])
+			continue;
+		terr = take_entry(t, t->skel->maps.rx, &ids[i]);
+		if (terr == -ENOENT)
+			continue;
+		if (terr) {
+			err = terr;
+			goto out;
+		}
+		given++;
+		if (!keep_rx[i])
+			continue;
+		sum = htab__upsert(&t->rx_retired, &ids[i], NULL);
+		if (!sum) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (int c = 0; c < t->ncpus; c++)
+			add_rx(sum, &((const struct ud_rx *)t->vals)[c]);
+	}
+
+	/*
+	 * The slots: marked RETIRED (no program starting from now adds to
+	 * them), a grace period for those already adding, then the last
+	 * count, and the slot is free again with its generation bumped.
+	 */
+	if (!t->slots_retire)
+		goto out;
+	slots = malloc(t->nslots * sizeof(*slots));
+	if (!slots) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < t->nslots; i++) {
+		struct ud_slot *sl = &t->slots[i];
+		uint64_t state = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
+		uint64_t id;
+
+		if (UD_SLOT_PHASE(state) != UD_SLOT_READY)
+			continue;
+		id = key_id(&sl->key);
+		if (!id || !htab__find(&want, &id))
+			continue;
+		if (__atomic_compare_exchange_n(&sl->state, &state,
+						(state & ~3ull) | UD_SLOT_RETIRED, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			slots[nslots++] = i;
+	}
+	if (nslots && rcu_grace_period()) {
+		/* no grace period, no safe hand-back: keep them taken */
+		for (size_t j = 0; j < nslots; j++) {
+			struct ud_slot *sl = &t->slots[slots[j]];
+
+			__atomic_store_n(&sl->state, (sl->state & ~3ull) | UD_SLOT_READY,
+					 __ATOMIC_RELEASE);
+		}
+		t->slots_retire = false;
+		goto out;
+	}
+	for (size_t j = 0; j < nslots; j++) {
+		struct ud_slot *sl = &t->slots[slots[j]];
+		struct ud_val *sum = htab__upsert(&t->retired, &sl->key, NULL);
+		uint64_t next = (sl->state & ~3ull) + UD_SLOT_GEN_ONE;
+
+		if (!sum) {
+			/* keep it: its count stays in the slot */
+			__atomic_store_n(&sl->state, (sl->state & ~3ull) | UD_SLOT_READY,
+					 __ATOMIC_RELEASE);
+			err = -ENOMEM;
+			continue;
+		}
+		add_val(sum, &sl->val);
+		memset(&sl->key, 0, sizeof(sl->key));
+		memset(&sl->val, 0, sizeof(sl->val));
+		__atomic_store_n(&sl->state, next | UD_SLOT_FREE, __ATOMIC_RELEASE);
+		given++;
+	}
+out:
+	free(slots);
+	htab__free(&want);
+	t->fill.retired += given;
+	return err ?: given;
 }
 
 uint64_t tracer__missed(struct tracer *t)
@@ -601,4 +854,74 @@ int tracer__prog_ids(struct tracer *t, uint32_t *ids, int n)
 			ids[got++] = info.prog_id;
 	}
 	return got;
+}
+
+bool tracer__filling(const struct tracer *t)
+{
+	const struct tracer_fill *f = &t->fill;
+
+	return (f->drops_max && f->drops >= f->drops_max / 4) ||
+	       (f->flows_max && f->flows >= f->flows_max / 4) ||
+	       (f->rx_max && f->rx >= f->rx_max / 4);
+}
+
+int tracer__retire_idle_flows(struct tracer *t, const struct htab *drops)
+{
+	struct htab seen;
+	size_t it = 0;
+	const void *key;
+	void *val;
+	int given = 0, err = 0;
+
+	/* half full: only then is it worth the syscalls */
+	if (!t->fill.flows_max || t->fill.flows < t->fill.flows_max / 2) {
+		htab__clear(&t->flows_seen);
+		return 0;
+	}
+	if (ensure_bufs(t, t->skel->maps.flows))
+		return -ENOMEM;
+	if (htab__init(&seen, sizeof(struct ud_key), sizeof(struct ud_val)))
+		return -ENOMEM;
+	while (htab__next(drops, &it, &key, &val)) {
+		const struct ud_key *k = key;
+		const struct ud_val *v = val, *before, *gone;
+		struct ud_val *sum;
+		int terr;
+
+		if (k->flags & UD_KEY_SOCK)
+			continue;
+		gone = htab__find(&t->retired, k);
+		if (gone && !memcmp(gone, v, sizeof(*v)))
+			continue; /* nothing of it left in the kernel */
+		before = htab__find(&t->flows_seen, k);
+		if (!before || memcmp(before, v, sizeof(*v))) {
+			struct ud_val *s = htab__upsert(&seen, k, NULL);
+
+			if (!s) {
+				err = -ENOMEM;
+				break;
+			}
+			*s = *v; /* moved since the last call (or new): wait */
+			continue;
+		}
+		terr = take_entry(t, t->skel->maps.flows, k);
+		if (terr == -ENOENT)
+			continue;
+		if (terr) {
+			err = terr;
+			break;
+		}
+		sum = htab__upsert(&t->retired, k, NULL);
+		if (!sum) {
+			err = -ENOMEM;
+			break;
+		}
+		for (int c = 0; c < t->ncpus; c++)
+			add_val(sum, &((const struct ud_val *)t->vals)[c]);
+		given++;
+	}
+	htab__free(&t->flows_seen);
+	t->flows_seen = seen;
+	t->fill.retired += given;
+	return err ?: given;
 }

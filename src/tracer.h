@@ -30,6 +30,19 @@ struct tracer_opts {
 	uint64_t range_start[UD_RANGE_MAX], range_end[UD_RANGE_MAX];
 };
 
+/*
+ * How full the kernel's tables are, after the last read: entries in use
+ * and room. A full table does not lose counts (they go to the overflow
+ * bucket by cause) but loses which socket they were.
+ */
+struct tracer_fill {
+	uint32_t drops, drops_max; /* socket buckets (hash map) */
+	uint32_t flows, flows_max; /* socketless buckets */
+	uint32_t slots, slots_max; /* the per-CPU fast lane's owned slots */
+	uint32_t rx, rx_max;       /* deliveries (hash map) */
+	uint64_t retired;          /* entries given back so far (tracer__retire) */
+};
+
 struct tracer {
 	struct udpdrop_bpf *skel;
 	struct bpf_link *kfree_link, *fail_link, *rx_link;
@@ -37,13 +50,23 @@ struct tracer {
 	bool rx_sk;              /* kfree_skb carries rx_sk and we use it */
 	bool rx;                 /* deliveries are counted (sk_data_ready attached) */
 	int ncpus;
-	/* the per-CPU slot table, mapped read-only */
-	const struct ud_slot *slots;
+	/* the per-CPU slot table, mapped (written only to give slots back) */
+	struct ud_slot *slots;
 	size_t slots_len;
 	uint32_t nslots;
 	/* batch read buffers, bytes */
 	void *keys, *vals;
 	size_t keys_size, vals_size;
+	/*
+	 * The last counts of entries given back (tracer__retire), added to
+	 * every read: what user space sees stays cumulative, as if the
+	 * entries were still in the kernel.
+	 */
+	struct htab retired;    /* struct ud_key -> struct ud_val */
+	struct htab rx_retired; /* socket identity -> struct ud_rx */
+	struct htab flows_seen; /* struct ud_key -> struct ud_val: idle flows */
+	bool slots_retire;      /* membarrier(GLOBAL) works: slots can be given back */
+	struct tracer_fill fill;
 };
 
 /* Exit-worthy failures: what failed, in one line for the user. */
@@ -72,6 +95,28 @@ int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
  * the stats' UD_STAT_RX_OVERFLOW (tracer__read).
  */
 int tracer__read_rx(struct tracer *t, struct htab *rx);
+/*
+ * Give back the kernel's entries of sockets that have closed, so a long
+ * run with short-lived sockets never fills the tables: ids are socket
+ * identities (the cookie, or UD_RX_INODE | inode, as struct ud_rx keys
+ * name them); `drops` is the snapshot just read (its keys say where the
+ * sockets' entries are). Their counts are kept in user space and added to
+ * every later read, so nothing any view shows changes; deliveries are kept
+ * only where keep_rx[i] (a socket with a row), else forgotten (a closed
+ * socket that never dropped is in no view). A drop that comes for such a
+ * socket later makes a new entry, counted as usual.
+ * Returns the number of entries given back, or a negative errno.
+ */
+int tracer__retire(struct tracer *t, const struct htab *drops,
+		   const uint64_t *ids, const bool *keep_rx, size_t n);
+/*
+ * Socketless buckets (flows: a port scan, datagrams to nobody) have no
+ * socket to close: when their table is filling, give back those whose
+ * counts have not moved since the last call. Same contract as above.
+ */
+int tracer__retire_idle_flows(struct tracer *t, const struct htab *drops);
+/* Is any table a quarter full? (Then sockets are checked every interval.) */
+bool tracer__filling(const struct tracer *t);
 /*
  * Events the kernel did not run the programs for: a kfree_skb while the
  * program was already running on that CPU (recursion_misses).

@@ -43,7 +43,7 @@ int watch__open(struct watch *w, struct tracer_opts *to,
 			pr_info("%s not in kallsyms: drops there may show the wrong netns\n",
 				range_syms[r]);
 	w->overflow = calloc(UD_OVERFLOW_SLOTS, sizeof(*w->overflow));
-	if (!w->overflow ||
+	if (!w->overflow || lifetimes__init(&w->life, now_ns()) ||
 	    htab__init(&w->drops, sizeof(struct ud_key), sizeof(struct ud_val)) ||
 	    htab__init(&w->rx, sizeof(uint64_t), sizeof(struct ud_rx))) {
 		fprintf(stderr, "%s: out of memory\n", who);
@@ -91,9 +91,73 @@ fail:
 		model__free(&w->m);
 	htab__free(&w->drops);
 	htab__free(&w->rx);
+	lifetimes__free(&w->life);
 	free(w->overflow);
 	w->overflow = NULL;
 	return ret;
+}
+
+/*
+ * The socket rows' identities: a closed socket with a row keeps its
+ * deliveries when its entries are given back (rx and the queue peak stay
+ * in every view); one with none had nothing shown.
+ */
+static int row_ids(struct model *m, struct htab *out)
+{
+	size_t it = 0;
+	const void *key;
+	void *val;
+
+	while (htab__next(&m->rows, &it, &key, &val)) {
+		const struct row *r = val;
+
+		if (r->key.kind == ROW_SOCKET && r->key.cookie &&
+		    !htab__upsert(out, &r->key.cookie, NULL))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Give the kernel's entries of closed sockets (and, when that table fills,
+ * of idle socketless flows) back, so that a long run with short-lived
+ * sockets keeps every drop's socket: the counts stay in the tracer, so no
+ * view changes. What was seen this interval is checked against a dump of
+ * its netns, every LIFETIMES_CHECK_NS, or every interval while a table
+ * is a quarter full.
+ */
+static int give_back_closed(struct watch *w, uint64_t now)
+{
+	uint64_t *ids = NULL;
+	bool *had = NULL, *keep = NULL;
+	struct htab rows = {};
+	int n, err;
+
+	err = lifetimes__note(&w->life, &w->drops, w->t.rx ? &w->rx : NULL, now);
+	if (err)
+		return err;
+	n = lifetimes__closed(&w->life, &w->m.nt, tracer__filling(&w->t), now,
+			      &ids, &had);
+	if (n <= 0) {
+		err = n;
+		goto flows;
+	}
+	keep = calloc(n, sizeof(*keep));
+	err = keep ? htab__init(&rows, sizeof(uint64_t), 1) : -ENOMEM;
+	if (!err)
+		err = row_ids(&w->m, &rows);
+	for (int i = 0; !err && i < n; i++)
+		keep[i] = had[i] || htab__find(&rows, &ids[i]);
+	if (!err)
+		err = tracer__retire(&w->t, &w->drops, ids, keep, n);
+	htab__free(&rows);
+flows:
+	if (err >= 0)
+		err = tracer__retire_idle_flows(&w->t, &w->drops);
+	free(ids);
+	free(had);
+	free(keep);
+	return err < 0 ? err : 0;
 }
 
 /*
@@ -102,6 +166,7 @@ fail:
  */
 int watch__refresh(struct watch *w)
 {
+	uint64_t now;
 	int err;
 
 	model__read_counters(&w->m);
@@ -111,8 +176,11 @@ int watch__refresh(struct watch *w)
 		err = tracer__read_rx(&w->t, &w->rx);
 	if (!err)
 		err = model__update_rx(&w->m, w->t.rx ? &w->rx : NULL);
+	now = now_ns();
 	if (!err)
-		err = model__update(&w->m, &w->drops, w->overflow, w->stats, now_ns());
+		err = model__update(&w->m, &w->drops, w->overflow, w->stats, now);
+	if (!err)
+		err = give_back_closed(w, now);
 	return err;
 }
 
@@ -124,6 +192,7 @@ void watch__close(struct watch *w)
 	model__free(&w->m);
 	htab__free(&w->drops);
 	htab__free(&w->rx);
+	lifetimes__free(&w->life);
 	free(w->overflow);
 	w->open = false;
 }

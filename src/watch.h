@@ -8,6 +8,7 @@
 #define UD_WATCH_H
 
 #include "htab.h"
+#include "lifetimes.h"
 #include "model.h"
 #include "tracer.h"
 
@@ -19,6 +20,7 @@ struct watch {
 	struct htab rx;          /* socket identity -> struct ud_rx */
 	struct ud_val *overflow; /* UD_OVERFLOW_SLOTS */
 	uint64_t stats[UD_STAT_MAX];
+	struct lifetimes life;   /* which sockets with entries have closed */
 	bool open;
 };
 
@@ -31,7 +33,10 @@ struct watch {
  */
 int watch__open(struct watch *w, struct tracer_opts *to,
 		const struct model_opts *mo, const char *who);
-/* One interval: counters, maps, join. 0 or a negative errno. */
+/*
+ * One interval: counters, maps, join; then the kernel entries of sockets
+ * found closed are given back (their counts stay). 0 or a negative errno.
+ */
 int watch__refresh(struct watch *w);
 void watch__close(struct watch *w);
 

@@ -30,6 +30,15 @@
  *
  * --ports N: the sends go round the N ports from PORT. --sockets N: N - 1
  * more sockets on the ports after PORT, held but never read (not counted).
+ *
+ *   udptest churn ADDR [-n SOCKETS] [--rate PER_S] [--drops K] [--queued Q]
+ *
+ * Short-lived sockets, one after another, as a DNS client makes them: each
+ * binds ADDR:0, gets Q datagrams queued, then a drop-everything socket
+ * filter and K more datagrams (K socket_filter drops), and closes (its Q
+ * queued datagrams: socket_close drops). Prints "churned N" (sockets),
+ * "dropped D" (N * K filter drops) and "closed C" (N * Q queued at close)
+ * once every socket has closed.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -42,6 +51,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
+#include <linux/sock_diag.h>
+#include <linux/sockios.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -390,9 +402,91 @@ static int do_recv(int argc, char **argv)
 	return 0;
 }
 
+static int do_churn(int argc, char **argv)
+{
+	struct sockaddr_storage a;
+	socklen_t alen;
+	int n = 100, rate = 60, drops = 4, queued = 0, made = 0;
+	struct sock_filter drop_all = BPF_STMT(BPF_RET | BPF_K, 0);
+	struct sock_fprog prog = { .len = 1, .filter = &drop_all };
+	char buf[64] = "churn";
+	int tx;
+
+	if (argc < 2 || parse_ep(argv[1], &a, &alen)) {
+		fprintf(stderr, "churn: need ADDR:0\n");
+		return 2;
+	}
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			n = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--rate") && i + 1 < argc)
+			rate = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--drops") && i + 1 < argc)
+			drops = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--queued") && i + 1 < argc)
+			queued = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "churn: unknown option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	tx = socket(a.ss_family, SOCK_DGRAM, 0);
+	if (tx < 0) {
+		perror("socket");
+		return 1;
+	}
+	signal(SIGTERM, on_sig);
+	for (; made < n && !done; made++) {
+		struct sockaddr_storage bound;
+		socklen_t blen = sizeof(bound);
+		int fd = socket(a.ss_family, SOCK_DGRAM, 0);
+
+		if (fd < 0 || bind(fd, (void *)&a, alen) ||
+		    getsockname(fd, (void *)&bound, &blen)) {
+			perror("churn socket");
+			return 1;
+		}
+		for (int j = 0; j < queued; j++)
+			if (sendto(tx, buf, sizeof(buf), 0, (void *)&bound, blen) < 0) {
+				perror("sendto");
+				return 1;
+			}
+		/* all Q queued (SO_MEMINFO's rmem counts them) before the filter */
+		for (int tries = 0; queued && tries < 1000; tries++) {
+			uint32_t mi[SK_MEMINFO_VARS];
+			socklen_t mlen = sizeof(mi);
+			int q = 0;
+
+			if (!getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mi, &mlen) &&
+			    ioctl(fd, SIOCINQ, &q) == 0 && q > 0 &&
+			    mi[SK_MEMINFO_RMEM_ALLOC] >= (uint32_t)queued * 256)
+				break;
+			usleep(100);
+		}
+		if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog))) {
+			perror("SO_ATTACH_FILTER");
+			return 1;
+		}
+		for (int j = 0; j < drops; j++)
+			if (sendto(tx, buf, sizeof(buf), 0, (void *)&bound, blen) < 0) {
+				perror("sendto");
+				return 1;
+			}
+		close(fd);
+		if (rate > 0)
+			usleep(1000000 / rate);
+	}
+	/* the queues of closed sockets are freed after an RCU grace period */
+	usleep(200000);
+	printf("churned %d\ndropped %d\nclosed %d\n", made, made * drops, made * queued);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 2 && !strcmp(argv[1], "churn"))
+		return do_churn(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "send"))
 		return do_send(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "recv"))

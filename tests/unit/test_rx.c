@@ -267,7 +267,7 @@ static void test_json(void **state)
 	assert_false(f->x.m.have_rx);
 	j = json(f, false);
 	ASSERT_HAS(j, "\"rx\":null,\"rx_per_s\":null,\"queue_peak\":null}");
-	ASSERT_HAS(j, "\"filtered\":0,\"rx_overflow\":null}");
+	ASSERT_HAS(j, "\"filtered\":0,\"rx_overflow\":null,\"netns_unknown\":0}");
 
 	put_rx(f, UNKNOWN_COOKIE, 30, 6912);
 	f->x.stats[UD_STAT_RX_OVERFLOW] = 4;
@@ -275,7 +275,7 @@ static void test_json(void **state)
 	j = json(f, false);
 	ASSERT_HAS(j, "\"locations\":{");
 	ASSERT_HAS(j, "},\"rx\":30,\"rx_per_s\":30.0,\"queue_peak\":6912}");
-	ASSERT_HAS(j, "\"filtered\":0,\"rx_overflow\":4}");
+	ASSERT_HAS(j, "\"filtered\":0,\"rx_overflow\":4,\"netns_unknown\":0}");
 	/* the summary: 30 over the 2 s since start */
 	f->x.m.last_ns = f->x.m.start_ns + 2000000000ull;
 	j = json(f, true);
