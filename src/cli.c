@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Option errors, worded the same way by every subcommand (see cli.h). */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "cli.h"
+#include "tracer.h"
+#include "util.h"
 #include "netns.h"
 
 int cli__bad_value(const char *cmd, const char *opt, const char *val, const char *want)
@@ -122,5 +127,146 @@ int cli__resolve_scope(const char *cmd, const char *netns_spec, int pid,
 	if (!privileged)
 		return EXIT_PRIV;
 	*filter_netns = *netns ? *netns : pid_ns;
+	return 0;
+}
+
+/* MemAvailable from /proc/meminfo, bytes; 0 if unknown. */
+static uint64_t mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
+/* A cgroup file's number ("max": none), or UINT64_MAX. */
+static uint64_t cg_number(const char *dir, const char *name)
+{
+	char path[4200];
+	unsigned long long v;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "re");
+	if (!f)
+		return UINT64_MAX;
+	ok = fscanf(f, "%llu", &v) == 1;
+	fclose(f);
+	return ok ? v : UINT64_MAX;
+}
+
+/* Where the cgroup v2 hierarchy, or v1's memory controller, is mounted. */
+static bool cg_mount(bool v2, char *out, size_t len)
+{
+	char line[4096], mnt[2048], fstype[64], opts[1024];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %2047s", mnt) != 1 ||
+		    sscanf(sep + 3, "%63s %*s %1023s", fstype, opts) != 2)
+			continue;
+		found = v2 ? !strcmp(fstype, "cgroup2")
+			   : !strcmp(fstype, "cgroup") && strstr(opts, "memory");
+		if (found)
+			snprintf(out, len, "%s", mnt);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * Room left under this process's cgroup memory limits (the kernel charges
+ * BPF maps to the cgroup): the least limit - usage over the cgroup and its
+ * ancestors, v2 or v1's memory controller; UINT64_MAX where none is set.
+ */
+static uint64_t cgroup_mem_room(void)
+{
+	char line[2048], base[2048], dir[4200];
+	uint64_t room = UINT64_MAX;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *path = strchr(line, ':'), *ctrl;
+		bool v2;
+
+		if (!path)
+			continue;
+		ctrl = path + 1;
+		path = strchr(ctrl, ':');
+		if (!path)
+			continue;
+		*path++ = 0;
+		path[strcspn(path, "\n")] = 0;
+		v2 = !*ctrl;
+		if (!v2 && !strstr(ctrl, "memory"))
+			continue;
+		if (!cg_mount(v2, base, sizeof(base)))
+			continue;
+		/* this cgroup, then each parent up to the root */
+		for (;;) {
+			uint64_t lim, use;
+
+			snprintf(dir, sizeof(dir), "%s%s", base, path);
+			lim = cg_number(dir, v2 ? "memory.max" : "memory.limit_in_bytes");
+			use = cg_number(dir, v2 ? "memory.current" : "memory.usage_in_bytes");
+			if (lim != UINT64_MAX && use != UINT64_MAX)
+				room = lim > use && lim - use < room ? lim - use : lim > use ? room : 0;
+			char *slash = strrchr(path, '/');
+
+			if (!slash || slash == path)
+				break;
+			*slash = 0;
+		}
+	}
+	if (f)
+		fclose(f);
+	return room;
+}
+
+int cli__map_entries(const char *cmd, const char *val, uint32_t *out)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t v, bytes, avail = mem_available(), room = cgroup_mem_room();
+	char cost[24], have[24], msg[256];
+
+	if (parse_u64(val, 64, 1u << 24, &v))
+		return cli__bad_value(cmd, "--map-entries", val, "a number from 64 to 16777216");
+	bytes = tracer__map_bytes(v, ncpus > 0 ? ncpus : 1);
+	fmt_bytes(cost, sizeof(cost), bytes);
+	/*
+	 * At most half of what the machine has available, and no more than
+	 * the cgroup's memory limit leaves (the maps are charged to it).
+	 */
+	uint64_t limit = avail ? avail / 2 : UINT64_MAX;
+	bool by_cgroup = room < limit;
+
+	if (by_cgroup)
+		limit = room;
+	if (bytes > limit) {
+		uint64_t fit = (uint64_t)((double)v * limit / bytes);
+
+		fmt_bytes(have, sizeof(have), by_cgroup ? room : avail);
+		snprintf(msg, sizeof(msg),
+			 "its tables would take ~%s of kernel memory on %d CPUs, more than %s%s %s: give at most %llu",
+			 cost, ncpus, by_cgroup ? "the " : "half of the ", have,
+			 by_cgroup ? "this cgroup's memory limit leaves" : "available",
+			 (unsigned long long)(fit < 64 ? 64 : fit));
+		return cli__bad_value(cmd, "--map-entries", val, msg);
+	}
+	if (bytes > (256ull << 20))
+		fprintf(stderr, "udpdrop %s: --map-entries %llu: the tables take ~%s of kernel memory (%d CPUs), allocated at start\n",
+			cmd, (unsigned long long)v, cost, ncpus);
+	*out = v;
 	return 0;
 }

@@ -36,6 +36,12 @@ int cli__resolve_scope(const char *cmd, const char *netns_spec, int pid,
 		       bool privileged, uint32_t *netns, uint32_t *filter_netns);
 /* A word after the options the command takes none of. */
 int cli__bad_arg(const char *cmd, const char *arg);
+/*
+ * --map-entries N into *out: 64 to 2^24, and the tables' kernel memory
+ * no more than half of what the machine has available (MemAvailable);
+ * over 256 MiB it says what it costs. 0, or -EXIT_USAGE after the line.
+ */
+int cli__map_entries(const char *cmd, const char *val, uint32_t *out);
 
 int do_top(int argc, char **argv);
 int do_sink(int argc, char **argv);

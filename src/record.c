@@ -211,9 +211,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_NO_EVENTS: o->tracer.events = false; break;
 		case OPT_MAP_ENTRIES:
-			if (parse_u64(optarg, 64, 1u << 24, &v))
-				return bad_value("--map-entries", optarg, "a number from 64 to 16777216");
-			o->tracer.map_entries = v;
+			if (cli__map_entries("record", optarg, &o->tracer.map_entries))
+				return -EXIT_USAGE;
 			break;
 		case 'p':
 			if (parse_u64(optarg, 1, INT32_MAX, &v))

@@ -143,9 +143,8 @@ int top__parse_args(int argc, char **argv, struct top_opts *o)
 		}
 		case OPT_NO_COLOR: o->no_color = true; break;
 		case OPT_MAP_ENTRIES:
-			if (parse_u64(optarg, 64, 1u << 24, &v))
-				return bad_value("--map-entries", optarg, "a number from 64 to 16777216");
-			o->tracer.map_entries = v;
+			if (cli__map_entries("top", optarg, &o->tracer.map_entries))
+				return -EXIT_USAGE;
 			break;
 		case OPT_ATTACH:
 			if (attach_mode__parse(optarg, &o->tracer.mode))

@@ -19,6 +19,17 @@
  * while the writer compresses a block */
 #define DEFAULT_RING_BYTES (16u << 20)
 
+uint64_t tracer__map_bytes(uint32_t entries, int ncpus)
+{
+	/* per entry: key + ~72 B of element head, the value 8-aligned per CPU */
+	uint64_t bucket = 72 + sizeof(struct ud_key) +
+			  (uint64_t)ncpus * ((sizeof(struct ud_val) + 7) & ~7ul);
+	uint64_t rx = 72 + sizeof(uint64_t) +
+		      (uint64_t)ncpus * ((sizeof(struct ud_rx) + 7) & ~7ul);
+
+	return (uint64_t)entries * (2 * bucket + rx);
+}
+
 const char *attach_mode__name(enum attach_mode m)
 {
 	switch (m) {

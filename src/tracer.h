@@ -75,6 +75,13 @@ struct tracer_error {
 	char msg[256];
 };
 
+/*
+ * Kernel memory the tables take for --map-entries N (the three hash maps
+ * are preallocated, a value per possible CPU): an estimate from their
+ * key, value and per-entry overhead, as bpftool's memlock shows it.
+ */
+uint64_t tracer__map_bytes(uint32_t entries, int ncpus);
+
 const char *attach_mode__name(enum attach_mode m);
 int attach_mode__parse(const char *s, enum attach_mode *m);
 

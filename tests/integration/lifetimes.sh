@@ -103,3 +103,43 @@ test_churn_keeps_attribution() {
 		fail "an interval line listed $biggest sockets (want those of the interval)"
 	fi
 }
+
+# --map-entries costs kernel memory, charged to udpdrop's cgroup: in a
+# cgroup limited to 64 MiB, a table that would take ~496 MiB is refused
+# (exit 2, one line saying what fits) and nothing is loaded; a large one
+# that fits says what it costs.
+test_map_entries_memory() {
+	local cg v2=0 rc
+	if [[ -f /sys/fs/cgroup/cgroup.controllers ]] &&
+		grep -qw memory /sys/fs/cgroup/cgroup.controllers; then
+		cg=/sys/fs/cgroup/udt-$$ v2=1
+	elif [[ -d /sys/fs/cgroup/memory ]]; then
+		cg=/sys/fs/cgroup/memory/udt-$$
+	else
+		fail "no cgroup memory controller (v2 or v1) to limit udpdrop with"
+		return
+	fi
+	mkdir "$cg" || { fail "mkdir $cg"; return; }
+	if ((v2)); then
+		echo $((64 << 20)) >"$cg/memory.max"
+	else
+		echo $((64 << 20)) >"$cg/memory.limit_in_bytes"
+	fi
+	local before=$(bpftool prog show 2>/dev/null | grep -c udpdrop_kfree)
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" top --map-entries 1048576 -n 1' \
+		sh "$cg" "$UDPDROP" >"$T/out" 2>"$T/err"
+	rc=$?
+	rmdir "$cg"
+	expect_eq "exit code" "$rc" 2
+	expect_eq "one line and the hint" "$(wc -l <"$T/err")" 2
+	grep -q "cgroup's memory limit leaves: give at most" "$T/err" ||
+		fail "no word of the limit: $(cat "$T/err")"
+	expect_eq "nothing printed" "$(wc -c <"$T/out")" 0
+	expect_eq "no program left" "$(bpftool prog show 2>/dev/null | grep -c udpdrop_kfree)" "$before"
+	# a table of 1,048,576 entries (~496 MiB on 2 CPUs) where it fits:
+	# one line with the cost
+	"$UDPDROP" top --map-entries 1048576 --port 9 -b -i 0.2 -n 1 >"$T/out" 2>"$T/err"
+	expect_eq "large table: exit code" $? 0
+	grep -q 'the tables take ~.* of kernel memory' "$T/err" ||
+		fail "the cost not said: $(cat "$T/err")"
+}
