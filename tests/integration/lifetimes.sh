@@ -86,14 +86,19 @@ test_churn_keeps_attribution() {
 	local close=$(final '.totals.causes.socket_close // 0')
 	# ground truth: each socket's filter rejected exactly 4
 	expect_eq "socket_filter drops" "$filt" $((n * 4))
-	# every close purge the kernel reported, on a socket (the kernel's
-	# own report is the truth for these: it keeps no counter of them)
-	local seen=$(final '.totals.kernel_events - .totals.not_udp - .totals.filtered')
-	expect_eq "drops = what the kernel reported" "$(final .totals.drops)" "$seen"
 	expect_eq "attributed = drops" "$(final .totals.attributed)" "$(final .totals.drops)"
+	expect_eq "drops = socket_filter + socket_close" "$(final .totals.drops)" $((filt + close))
 	expect_eq "overflow" "$(final .totals.overflow)" 0
 	expect_eq "deliveries lost to a full table" "$(final .totals.rx_overflow)" 0
+	# the queued datagram of each (churn saw it queued before closing):
+	# the kernel keeps no counter of these, and has been seen to free a
+	# few of thousands without a kfree_skb event: at least 99 %. (Two
+	# sockets that had the same ephemeral port within one interval can
+	# swap theirs: the purge names only the port.)
 	expect_gt "socket_close (at least 99 % of $n)" "$close" $((n * 99 / 100 - 1))
+	if ((close > n)); then
+		fail "more socket_close drops ($close) than sockets ($n)"
+	fi
 	expect_eq "every socket a row of its own" \
 		"$(final '[.sockets[] | select(.causes.socket_filter == 4)] | length')" $n
 	expect_gt "entries given back" "$(final '.tables.given_back')" $n
