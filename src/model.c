@@ -265,6 +265,40 @@ void model__read_counters(struct model *m)
 	}
 }
 
+void model__read_counters_after(struct model *m, bool baseline)
+{
+	for (int i = 0; i < m->ncounters; i++) {
+		struct netns_counters *nc = &m->counters[i];
+
+		if (!nc->in_view || !nc->have_base)
+			continue;
+		if (baseline || nc->base_fresh) {
+			/* the base taken now: its second reading */
+			nc->have_base_after = !mib__read(&m->nt, nc->netns, &nc->base_after);
+			nc->cur_after = nc->base_after;
+			nc->have_cur_after = nc->have_base_after;
+			continue;
+		}
+		nc->have_cur_after = !mib__read(&m->nt, nc->netns, &nc->cur_after);
+	}
+}
+
+static uint64_t moved(const struct mib *a, const struct mib *b, int id)
+{
+	return b->v[id] > a->v[id] ? b->v[id] - a->v[id] : 0;
+}
+
+uint64_t model__counter_spread(const struct netns_counters *nc, int id)
+{
+	uint64_t s = 0;
+
+	if (nc->have_base_after)
+		s += moved(&nc->base, &nc->base_after, id);
+	if (nc->have_cur_after)
+		s += moved(&nc->cur, &nc->cur_after, id);
+	return s;
+}
+
 /* A cause's datagrams in one netns, over every row (shown or not). */
 static uint64_t netns_cause_all(struct model *m, uint32_t netns, enum cause c)
 {

@@ -116,6 +116,14 @@ struct netns_counters {
 	uint64_t cause_base[CAUSE_MAX]; /* udpdrop's counts at the baseline */
 	bool in_view;                   /* read each interval */
 	bool base_fresh;                /* base just read: take udpdrop's next */
+	/*
+	 * The counters read again right after the tracer's maps: the maps
+	 * were read at an instant between the two readings, so while drops
+	 * come in (a storm) the kernel's side of the reconciliation is known
+	 * only to within how far the counters moved meanwhile.
+	 */
+	struct mib base_after, cur_after;
+	bool have_base_after, have_cur_after;
 };
 
 struct model_totals {
@@ -202,6 +210,16 @@ void model__baseline_counts(struct model *m, struct htab *drops);
  * tracer read, as the baseline is, so both sides cover the same span.
  */
 void model__read_counters(struct model *m);
+/*
+ * Read them again right after the tracer (the baseline's, then each
+ * interval's): the reconciliation's uncertainty (model__counter_spread).
+ */
+void model__read_counters_after(struct model *m, bool baseline);
+/*
+ * How far counter `id` of nc moved while the maps were read, at the
+ * baseline and now together: the kernel's side is exact to within it.
+ */
+uint64_t model__counter_spread(const struct netns_counters *nc, int id);
 /* A cause's datagrams in one netns since the baseline, shown or not. */
 uint64_t model__netns_cause(struct model *m, uint32_t netns, enum cause c);
 /* Why the reconciliation cannot be exact now, or NULL. */

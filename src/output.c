@@ -605,46 +605,51 @@ static void plain_causes(struct model *m, struct strbuf *sb)
 static void plain_reconcile(struct model *m, struct strbuf *sb)
 {
 	const char *caveat = model__reconcile_caveat(m);
+	struct reconcile_line rl[64];
+	int n = output__reconcile(m, rl, ARRAY_SIZE(rl));
 
 	if (caveat)
 		sb_printf(sb, "kernel counters: %s\n", caveat);
-	for (int i = 0; i < m->ncounters; i++) {
-		struct netns_counters *nc = &m->counters[i];
-		char nsbuf[16];
-		bool header = false;
+	for (int i = 0; i < n; i++) {
+		char nsbuf[16], a[24], b[24], verdict[96];
 
-		if (!netns_reconciled(nc))
-			continue;
-		for (size_t j = 0; j < ARRAY_SIZE(reconciled); j++) {
-			enum mib_id ids[3];
-			int n = cause__mibs(reconciled[j], ids, 3);
-			uint64_t kern = 0, ours = model__netns_cause(m, nc->netns, reconciled[j]);
-			char a[24], b[24];
-
-			for (int k = 0; k < n; k++)
-				kern += mib_delta(nc, ids[k]);
-			if (!kern && !ours)
-				continue;
-			if (!header) {
-				sb_printf(sb, "kernel counters, netns %s (%u):\n",
-					  model__netns_label(m, nc->netns, nsbuf, sizeof(nsbuf)),
-					  nc->netns);
-				header = true;
-			}
-			fmt_count(a, sizeof(a), kern);
-			fmt_count(b, sizeof(b), ours);
-			char verdict[64];
-
-			if (kern == ours)
-				snprintf(verdict, sizeof(verdict), "match");
-			else
-				snprintf(verdict, sizeof(verdict), "differ by %lld",
-					 (long long)(ours - kern));
-			sb_printf(sb, "  %-18s +%-10s udpdrop %-13s %-10s %s\n",
-				  mib__name(ids[0]), a, cause__name(reconciled[j]), b,
-				  verdict);
-		}
+		if (!i || rl[i].netns != rl[i - 1].netns)
+			sb_printf(sb, "kernel counters, netns %s (%u):\n",
+				  model__netns_label(m, rl[i].netns, nsbuf, sizeof(nsbuf)),
+				  rl[i].netns);
+		fmt_count(a, sizeof(a), rl[i].kernel);
+		fmt_count(b, sizeof(b), rl[i].ours);
+		output__reconcile_verdict(&rl[i], verdict, sizeof(verdict));
+		sb_printf(sb, "  %-18s +%-10s udpdrop %-13s %-10s %s\n",
+			  mib__name(rl[i].counter), a, cause__name(rl[i].cause), b,
+			  verdict);
 	}
+}
+
+bool output__reconcile_ok(const struct reconcile_line *l)
+{
+	uint64_t d = l->ours > l->kernel ? l->ours - l->kernel : l->kernel - l->ours;
+
+	return d <= l->spread;
+}
+
+void output__reconcile_verdict(const struct reconcile_line *l, char *buf, size_t len)
+{
+	long long d = l->ours >= l->kernel ? (long long)(l->ours - l->kernel)
+					   : -(long long)(l->kernel - l->ours);
+	char s[24];
+
+	fmt_count(s, sizeof(s), l->spread);
+	if (!d)
+		snprintf(buf, len, "match");
+	else if (output__reconcile_ok(l))
+		snprintf(buf, len, "match within +-%s (the counters moved by %s while udpdrop read)",
+			 s, s);
+	else if (l->spread)
+		snprintf(buf, len, "differ by %lld (beyond the +-%s the counters moved while udpdrop read)",
+			 d, s);
+	else
+		snprintf(buf, len, "differ by %lld", d);
 }
 
 /*
@@ -1044,33 +1049,27 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	json_str(&j, model__reconcile_caveat(m));
 	json_key(&j, "reconcile");
 	json_arr_begin(&j);
-	for (int i = 0; i < m->ncounters; i++) {
-		struct netns_counters *nc = &m->counters[i];
+	struct reconcile_line rl[64];
+	int nrl = output__reconcile(m, rl, ARRAY_SIZE(rl));
 
-		if (!netns_reconciled(nc))
-			continue;
-		for (size_t c = 0; c < ARRAY_SIZE(reconciled); c++) {
-			enum mib_id ids[3];
-			int n = cause__mibs(reconciled[c], ids, 3);
-			uint64_t kern = 0, ours = model__netns_cause(m, nc->netns, reconciled[c]);
-
-			for (int k = 0; k < n; k++)
-				kern += mib_delta(nc, ids[k]);
-			if (!kern && !ours)
-				continue;
-			json_obj_begin(&j);
-			json_key(&j, "netns");
-			json_u64(&j, nc->netns);
-			json_key(&j, "cause");
-			json_str(&j, cause__name(reconciled[c]));
-			json_key(&j, "counter");
-			json_str(&j, mib__name(ids[0]));
-			json_key(&j, "kernel");
-			json_u64(&j, kern);
-			json_key(&j, "udpdrop");
-			json_u64(&j, ours);
-			json_obj_end(&j);
-		}
+	for (int i = 0; i < nrl; i++) {
+		json_obj_begin(&j);
+		json_key(&j, "netns");
+		json_u64(&j, rl[i].netns);
+		json_key(&j, "cause");
+		json_str(&j, cause__name(rl[i].cause));
+		json_key(&j, "counter");
+		json_str(&j, mib__name(rl[i].counter));
+		json_key(&j, "kernel");
+		json_u64(&j, rl[i].kernel);
+		json_key(&j, "udpdrop");
+		json_u64(&j, rl[i].ours);
+		/* the kernel's side is exact to within this (see reconcile_line) */
+		json_key(&j, "kernel_spread");
+		json_u64(&j, rl[i].spread);
+		json_key(&j, "match");
+		json_bool(&j, output__reconcile_ok(&rl[i]));
+		json_obj_end(&j);
 	}
 	json_arr_end(&j);
 	json_obj_end(&j);
@@ -1092,15 +1091,20 @@ int output__reconcile(struct model *m, struct reconcile_line *out, int max)
 			int k, nids = cause__mibs(reconciled[j], ids, 3);
 			uint64_t kern = 0, ours = model__netns_cause(m, nc->netns, reconciled[j]);
 
-			for (k = 0; k < nids; k++)
+			uint64_t spread = 0;
+
+			for (k = 0; k < nids; k++) {
 				kern += mib_delta(nc, ids[k]);
+				spread += model__counter_spread(nc, ids[k]);
+			}
 			if (!kern && !ours)
 				continue;
 			out[n++] = (struct reconcile_line){ .netns = nc->netns,
 							    .cause = reconciled[j],
 							    .counter = ids[0],
 							    .kernel = kern,
-							    .ours = ours };
+							    .ours = ours,
+							    .spread = spread };
 		}
 	}
 	return n;

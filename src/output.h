@@ -102,7 +102,17 @@ struct reconcile_line {
 	enum cause cause;
 	enum mib_id counter;   /* the first of the counters summed */
 	uint64_t kernel, ours; /* both since udpdrop started (or first saw the netns) */
+	/*
+	 * How far the kernel's counters moved while udpdrop read its maps
+	 * (the baseline's and the latest reading): kernel is exact to within
+	 * it, so a difference no larger is no disagreement.
+	 */
+	uint64_t spread;
 };
+/* "match", "match within +-N (...)" or "differ by N[ (+-M ...)]". */
+void output__reconcile_verdict(const struct reconcile_line *l, char *buf, size_t len);
+/* Does the line agree, to within the spread? */
+bool output__reconcile_ok(const struct reconcile_line *l);
 
 /*
  * The reconciliation for the netns in view: up to max lines, in netns

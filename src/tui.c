@@ -340,7 +340,7 @@ static int draw_header(struct tui *t)
 
 	for (int i = 0; i < n; i++) {
 		char nsbuf[16], a[24], b[24];
-		bool ok = rl[i].kernel == rl[i].ours;
+		bool ok = output__reconcile_ok(&rl[i]);
 
 		if (rl[i].netns != last_ns)
 			x = putf(y, x, A_NORMAL, " %s:",
@@ -350,8 +350,12 @@ static int draw_header(struct tui *t)
 		fmt_count(b, sizeof(b), rl[i].ours);
 		x = putf(y, x, A_NORMAL, " %s +%s / attributed %s", mib__name(rl[i].counter), a, b);
 		/* never round a disagreement to "100%" */
-		if (ok)
+		if (ok && rl[i].kernel == rl[i].ours)
 			x = putf(y, x, pair(t, PAIR_GOOD, A_NORMAL), " = 100%%");
+		else if (ok)
+			/* the counters moved while read: equal to within that */
+			x = putf(y, x, pair(t, PAIR_GOOD, A_NORMAL), " = 100%% +-%llu",
+				 (unsigned long long)rl[i].spread);
 		else if (rl[i].kernel) {
 			/* a disagreement never prints as 100.0% */
 			double pct = 100.0 * rl[i].ours / rl[i].kernel;

@@ -72,6 +72,8 @@ int watch__open(struct watch *w, struct tracer_opts *to,
 	if (!err)
 		err = tracer__read(&w->t, &w->drops, w->overflow, w->stats);
 	if (!err)
+		model__read_counters_after(&w->m, true);
+	if (!err)
 		model__baseline_counts(&w->m, &w->drops);
 	if (!err)
 		err = tracer__read_rx(&w->t, &w->rx);
@@ -172,6 +174,8 @@ int watch__refresh(struct watch *w)
 	model__read_counters(&w->m);
 	w->m.missed = tracer__missed(&w->t);
 	err = tracer__read(&w->t, &w->drops, w->overflow, w->stats);
+	if (!err)
+		model__read_counters_after(&w->m, false);
 	if (!err)
 		err = tracer__read_rx(&w->t, &w->rx);
 	if (!err)

@@ -288,7 +288,8 @@ static void test_socketless_flow(void **state)
 	j = json(f, false);
 	ASSERT_JQ(j, ".counters[\"%u\"] | length > 0 and all(.[]; . == 0)", f->x.netns);
 	ASSERT_JQ(j, ".reconcile == [{\"netns\":%u,\"cause\":\"no_socket\","
-		  "\"counter\":\"UdpNoPorts\",\"kernel\":0,\"udpdrop\":2}]", f->x.netns);
+		  "\"counter\":\"UdpNoPorts\",\"kernel\":0,\"udpdrop\":2,"
+		  "\"kernel_spread\":0,\"match\":false}]", f->x.netns);
 }
 
 static void test_socket_row_unknown_socket(void **state)

@@ -199,7 +199,7 @@ static void test_match(void **state)
 	ASSERT_JQ(j, ".reconcile_caveat == null");
 	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == [{\"netns\":%u,"
 		  "\"cause\":\"rcvbuf\",\"counter\":\"UdpRcvbufErrors\","
-		  "\"kernel\":5,\"udpdrop\":5}]", f->x.netns, f->x.netns);
+		  "\"kernel\":5,\"udpdrop\":5,\"kernel_spread\":0,\"match\":true}]", f->x.netns, f->x.netns);
 	ASSERT_JQ(j, ".counters[\"%u\"] | .UdpRcvbufErrors == 3 and "
 		  ".Udp6RcvbufErrors == 2 and .UdpNoPorts == 0", f->x.netns);
 	p = plain(f);
@@ -293,7 +293,7 @@ static void test_kernel_only(void **state)
 		ASSERT_JQ(j, ".counters[\"%u\"].UdpRcvbufErrors == 4", f->x.netns);
 		ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == [{\"netns\":%u,"
 			  "\"cause\":\"rcvbuf\",\"counter\":\"UdpRcvbufErrors\","
-			  "\"kernel\":4,\"udpdrop\":0}]", f->x.netns, f->x.netns);
+			  "\"kernel\":4,\"udpdrop\":0,\"kernel_spread\":0,\"match\":false}]", f->x.netns, f->x.netns);
 		p = plain(f);
 		snprintf(hdr, sizeof(hdr), "kernel counters, netns %s (%u):\n",
 			 model__netns_label(&f->x.m, f->x.netns, nsbuf, sizeof(nsbuf)),
@@ -356,7 +356,7 @@ static void test_every_netns_in_view(void **state)
 	ASSERT_JQ(j, ".counters[\"%u\"] | length > 0 and all(.[]; . == 0)", OTHER_NETNS);
 	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u)] == [{\"netns\":%u,"
 		  "\"cause\":\"no_socket\",\"counter\":\"UdpNoPorts\","
-		  "\"kernel\":0,\"udpdrop\":5}]", OTHER_NETNS, OTHER_NETNS);
+		  "\"kernel\":0,\"udpdrop\":5,\"kernel_spread\":0,\"match\":false}]", OTHER_NETNS, OTHER_NETNS);
 }
 
 /* --port and --pid count part of what the netns counters count. */
@@ -490,6 +490,32 @@ static void test_mib_no_wrap(void **state)
 	assert_int_equal(rl[k].ours, 6);
 }
 
+/*
+ * The counters are read just before and just after udpdrop's maps: a
+ * difference within how far they moved meanwhile (a storm) is no
+ * disagreement, and is said with its bound; beyond it, it is.
+ */
+static void test_verdict_spread(void **state)
+{
+	struct reconcile_line l = { .kernel = 45400000, .ours = 45399797 };
+	char v[128];
+
+	output__reconcile_verdict(&l, v, sizeof(v));
+	assert_string_equal(v, "differ by -203");
+	assert_false(output__reconcile_ok(&l));
+	l.spread = 1024;
+	output__reconcile_verdict(&l, v, sizeof(v));
+	assert_string_equal(v, "match within +-1,024 (the counters moved by 1,024 while udpdrop read)");
+	assert_true(output__reconcile_ok(&l));
+	l.spread = 100;
+	output__reconcile_verdict(&l, v, sizeof(v));
+	assert_string_equal(v, "differ by -203 (beyond the +-100 the counters moved while udpdrop read)");
+	assert_false(output__reconcile_ok(&l));
+	l.ours = l.kernel;
+	output__reconcile_verdict(&l, v, sizeof(v));
+	assert_string_equal(v, "match");
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -501,6 +527,7 @@ int main(void)
 		T(test_caveat),
 		T(test_cause_base),
 		T(test_mib_no_wrap),
+		cmocka_unit_test(test_verdict_spread),
 	};
 #undef T
 
