@@ -24,6 +24,12 @@
 				      never read; netns unknown (0) in BPF */
 #define UD_KEY_OVERFLOW  (1u << 9) /* user space (trace COUNTS): the overflow
 				      bucket of key.reason; no socket, no flow */
+#define UD_KEY_FOLDED    (1u << 11) /* user space: sockets of key.netns
+				      closed long ago, folded into one bucket
+				      per reason and place so a long run's
+				      memory stays bounded; cookie is
+				      UD_COOKIE_FOLDED | netns */
+#define UD_COOKIE_FOLDED (1ull << 62)
 #define UD_KEY_FLOW_MATCHED (1u << 10) /* user space (trace COUNTS): a
 				      socketless bucket's share that its flow
 				      matched to a socket (record's live model):

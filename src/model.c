@@ -65,6 +65,12 @@ int model__init(struct model *m, const struct model_opts *o)
 		return -ENOMEM;
 	/* nothing to forget for a while */
 	m->start_ns = m->last_ns = m->nt_ns = m->forget_ns = now_ns();
+	/* how long a closed socket keeps a row of its own (tests shorten it) */
+	const char *fa = getenv("UDPDROP_FOLD_AFTER_S");
+	uint64_t secs;
+
+	m->fold_after_ns = fa && !parse_u64(fa, 1, 86400, &secs)
+				   ? secs * 1000000000ull : MODEL_FOLD_AFTER_NS;
 	m->nst_netns = -1;
 	m->start_wall = wall_time();
 	return 0;
@@ -734,6 +740,214 @@ fail:
 	htab__free(&known);
 	htab__free(&inodes);
 	htab__free(&ports);
+}
+
+/* A fold candidate: its netns, and the row's cookie (for an inode alias). */
+struct fold_cand {
+	uint32_t netns;
+	uint64_t row;
+};
+
+int model__foldable(struct model *m, uint64_t now, struct htab *ids,
+		    struct htab *flows)
+{
+	struct htab cand, blocked;
+	size_t it = 0;
+	const void *key;
+	void *val;
+	int err = -ENOMEM;
+
+	if (htab__init(&cand, sizeof(uint64_t), sizeof(struct fold_cand)))
+		return -ENOMEM;
+	if (htab__init(&blocked, sizeof(uint64_t), 1)) {
+		htab__free(&cand);
+		return -ENOMEM;
+	}
+	while (htab__next(&m->rows, &it, &key, &val)) {
+		const struct row *r = val;
+		const struct sock_info *k;
+		struct fold_cand *c;
+
+		if (r->key.kind != ROW_SOCKET || !r->key.cookie ||
+		    (r->key.cookie & UD_COOKIE_FOLDED) || r->sock_alive ||
+		    !r->skbs || now - r->moved_ns < m->fold_after_ns)
+			continue;
+		c = htab__upsert(&cand, &r->key.cookie, NULL);
+		if (!c)
+			goto out;
+		*c = (struct fold_cand){ r->key.netns, r->key.cookie };
+		/* counted by its inode before a dump named it: that too */
+		k = htab__find(&m->known, &r->key.cookie);
+		if (k && k->inode && !k->partial) {
+			uint64_t id = UD_RX_INODE | k->inode;
+
+			c = htab__upsert(&cand, &id, NULL);
+			if (!c)
+				goto out;
+			*c = (struct fold_cand){ r->key.netns, r->key.cookie };
+		}
+	}
+	/*
+	 * A flow that went to several sockets in turn cannot go to one
+	 * folded row: its sockets stay as they are (their rows keep it).
+	 */
+	for (it = 0; htab__next(&m->flow_attr, &it, &key, &val);) {
+		const struct flow_attr *fa = val;
+
+		if (fa->n == 1)
+			continue;
+		for (int i = 0; i < fa->n; i++) {
+			const struct fold_cand *c = htab__find(&cand, &fa->seg[i].cookie);
+
+			if (c && !htab__upsert(&blocked, &c->row, NULL))
+				goto out;
+		}
+	}
+	for (it = 0; htab__next(&cand, &it, &key, &val);) {
+		const struct fold_cand *c = val;
+		uint32_t *ns;
+
+		if (htab__find(&blocked, &c->row))
+			continue;
+		ns = htab__upsert(ids, key, NULL);
+		if (!ns)
+			goto out;
+		*ns = c->netns;
+	}
+	/* flows that went to one such socket alone */
+	for (it = 0; htab__next(&m->flow_attr, &it, &key, &val);) {
+		const struct flow_attr *fa = val;
+		const uint32_t *ns;
+		struct tracer_fold_flow *ff;
+
+		if (fa->n != 1 || !fa->seg[0].cookie ||
+		    !(ns = htab__find(ids, &fa->seg[0].cookie)))
+			continue;
+		ff = htab__upsert(flows, key, NULL);
+		if (!ff)
+			goto out;
+		ff->id = fa->seg[0].cookie;
+		ff->netns = *ns;
+	}
+	err = 0;
+out:
+	htab__free(&cand);
+	htab__free(&blocked);
+	return err;
+}
+
+/*
+ * Rows, flow attributions and socket ids no count names any more (their
+ * sockets were folded, tracer__fold) are dropped, so memory follows what
+ * the counts hold. Rebuilds each table when a quarter of it is stale.
+ */
+static int prune_stale(struct model *m, const struct htab *drops)
+{
+	size_t it = 0, stale = 0;
+	const void *key;
+	void *val;
+
+	for (it = 0; htab__next(&m->rows, &it, &key, &val);) {
+		const struct row *r = val;
+
+		stale += !r->skbs && !(m->opts.all && r->key.kind == ROW_SOCKET);
+	}
+	if (stale > 64 && stale > m->rows.n / 4) {
+		struct htab rows;
+
+		if (htab__init(&rows, sizeof(struct row_key), sizeof(struct row)))
+			return -ENOMEM;
+		for (it = 0; htab__next(&m->rows, &it, &key, &val);) {
+			const struct row *r = val;
+			struct row *nr;
+
+			if (!r->skbs && !(m->opts.all && r->key.kind == ROW_SOCKET))
+				continue;
+			nr = htab__upsert(&rows, key, NULL);
+			if (!nr) {
+				htab__free(&rows);
+				return -ENOMEM;
+			}
+			*nr = *r;
+		}
+		htab__free(&m->rows);
+		m->rows = rows;
+	}
+	stale = 0;
+	for (it = 0; htab__next(&m->flow_attr, &it, &key, &val);)
+		stale += !htab__find(drops, key);
+	if (stale > 64 && stale > m->flow_attr.n / 4) {
+		struct htab fa;
+
+		if (htab__init(&fa, sizeof(struct ud_key), sizeof(struct flow_attr)))
+			return -ENOMEM;
+		for (it = 0; htab__next(&m->flow_attr, &it, &key, &val);) {
+			struct flow_attr *n;
+
+			if (!htab__find(drops, key))
+				continue;
+			n = htab__upsert(&fa, key, NULL);
+			if (!n) {
+				htab__free(&fa);
+				return -ENOMEM;
+			}
+			*n = *(const struct flow_attr *)val;
+		}
+		htab__free(&m->flow_attr);
+		m->flow_attr = fa;
+	}
+	/* ids a dump did not find: kept while a count names them */
+	if (m->unknown.n > 256) {
+		struct htab named, unknown;
+
+		if (htab__init(&named, sizeof(uint64_t), 1))
+			return -ENOMEM;
+		for (it = 0; htab__next(drops, &it, &key, &val);) {
+			const struct ud_key *k = key;
+			uint64_t id = k->flags & UD_KEY_INODE ? UD_RX_INODE | (uint32_t)k->cookie
+							      : k->cookie;
+
+			if ((k->flags & UD_KEY_SOCK) && !htab__upsert(&named, &id, NULL)) {
+				htab__free(&named);
+				return -ENOMEM;
+			}
+		}
+		if (htab__init(&unknown, sizeof(uint64_t), 1)) {
+			htab__free(&named);
+			return -ENOMEM;
+		}
+		for (it = 0; htab__next(&m->unknown, &it, &key, &val);)
+			if (htab__find(&named, key) && !htab__upsert(&unknown, key, NULL))
+				break;
+		htab__free(&named);
+		htab__free(&m->unknown);
+		m->unknown = unknown;
+	}
+	/* deliveries joined per row: only rows that are left */
+	if (m->rx_sock.n > 64 && m->rx_sock.n > 2 * m->rows.n) {
+		struct htab rs;
+
+		if (htab__init(&rs, sizeof(uint64_t), sizeof(struct rx_sock)))
+			return -ENOMEM;
+		for (it = 0; htab__next(&m->rows, &it, &key, &val);) {
+			const struct row *r = val;
+			const struct rx_sock *old;
+			struct rx_sock *n;
+
+			if (r->key.kind != ROW_SOCKET ||
+			    !(old = htab__find(&m->rx_sock, &r->key.cookie)))
+				continue;
+			n = htab__upsert(&rs, &r->key.cookie, NULL);
+			if (!n) {
+				htab__free(&rs);
+				return -ENOMEM;
+			}
+			*n = *old;
+		}
+		htab__free(&m->rx_sock);
+		m->rx_sock = rs;
+	}
+	return 0;
 }
 
 /* Causes whose drops are never a bound socket's, whatever is bound now. */
@@ -1488,6 +1702,11 @@ int model__update(struct model *m, struct htab *drops,
 		}
 	}
 
+	err = prune_stale(m, drops);
+	if (err) {
+		free(plans);
+		return err;
+	}
 	/* the sockets of the rows in view, fresh */
 	err = refresh_rows(m, plans, nnetns, now);
 	free(plans);
@@ -1540,6 +1759,8 @@ int model__update(struct model *m, struct htab *drops,
 		}
 		r->rate = m->interval > 0 ? (r->drops - r->prev_drops) / m->interval : 0;
 		r->moved = r->drops != r->prev_drops || r->skbs != r->prev_skbs;
+		if (r->moved || !r->moved_ns)
+			r->moved_ns = now;
 		r->prev_drops = r->drops;
 		r->prev_skbs = r->skbs;
 		/* -N: an unexplained purge addressed to one of this netns's addresses */

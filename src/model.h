@@ -17,6 +17,7 @@
 #include "netns.h"
 #include "reasons.h"
 #include "socktab.h"
+#include "tracer.h"
 #include "udpdrop.h"
 
 #define ROW_MAX_REASONS 8
@@ -63,6 +64,7 @@ struct row {
 	uint64_t prev_drops, prev_skbs;
 	double rate;          /* drops/s over the last interval */
 	bool moved;           /* drops or skb events came in the last interval */
+	uint64_t moved_ns;    /* when they last did (the model's clock) */
 	bool dirty;           /* has counts this snapshot */
 	/* ROW_SOCKET: what the socket table says (last seen) */
 	bool have_sock;
@@ -186,6 +188,7 @@ struct model {
 		uint64_t full, ports, exact, exact_missed; /* dumps, requests */
 	} sock_stats;            /* how the socket table was kept (-vv, tests) */
 	uint64_t forget_ns;      /* last pruning of long-closed sockets */
+	uint64_t fold_after_ns;  /* MODEL_FOLD_AFTER_NS, or the environment's */
 	double interval;         /* seconds covered by the last update */
 	bool have_rx;            /* rows carry rx, rx_rate, queue_peak */
 	double start_wall;
@@ -253,6 +256,16 @@ struct flow_part {
 };
 int model__flow_parts(struct model *m, const struct ud_key *k,
 		      const struct ud_val *v, struct flow_part *out, int max);
+/*
+ * Sockets to fold (tracer__fold): closed, quiet for MODEL_FOLD_AFTER_NS,
+ * into ids (socket identity -> uint32_t netns; a socket first counted by
+ * inode has that identity too) and the flows that went to them alone into
+ * flows (struct ud_key -> struct tracer_fold_flow). Their rows go once
+ * no count names them. 0 or -ENOMEM.
+ */
+#define MODEL_FOLD_AFTER_NS (120 * 1000000000ull) /* UDPDROP_FOLD_AFTER_S overrides */
+int model__foldable(struct model *m, uint64_t now, struct htab *ids,
+		    struct htab *flows);
 /* The summary's order: most drops first (not the last interval's rate). */
 void model__sort_by_total(struct model *m);
 /*

@@ -38,9 +38,17 @@ void row_flow(const struct row *r, char *buf, int len)
 	snprintf(buf, len, "%s -> %s", src, dst);
 }
 
+/* Sockets closed long ago, folded into one row per netns (UD_KEY_FOLDED). */
+static bool row_folded(const struct row *r)
+{
+	return r->key.kind == ROW_SOCKET && (r->key.cookie & UD_COOKIE_FOLDED);
+}
+
 static void sock_local(const struct row *r, char *buf, int len)
 {
-	if (!r->have_sock)
+	if (row_folded(r))
+		snprintf(buf, len, "(closed sockets)");
+	else if (!r->have_sock)
 		snprintf(buf, len, "?");
 	else
 		fmt_endpoint(buf, len, r->sock.family, r->sock.saddr, r->sock.sport);
@@ -170,6 +178,27 @@ static void burst_add(struct htab *h, const struct row *r, uint64_t tick, double
 
 void output__bursts_record(struct htab *h, struct model *m, uint64_t tick)
 {
+	/* rows the model has dropped (folded sockets): theirs go too */
+	if (h->n > 64 && h->n > 2 * m->rows.n) {
+		struct htab keep;
+		size_t it = 0;
+		const void *key;
+		void *val;
+
+		if (!output__bursts_init(&keep)) {
+			while (htab__next(h, &it, &key, &val)) {
+				struct live_burst *b;
+
+				if (!htab__find(&m->rows, key))
+					continue;
+				b = htab__upsert(&keep, key, NULL);
+				if (b)
+					*b = *(const struct live_burst *)val;
+			}
+			htab__free(h);
+			*h = keep;
+		}
+	}
 	for (int i = 0; i < m->nview_sockets; i++)
 		burst_add(h, m->view_sockets[i], tick, m->interval);
 	for (int i = 0; i < m->nview_flows; i++)
@@ -781,7 +810,7 @@ static void json_socket(struct model *m, const struct output_ctx *o, struct env_
 	json_str(j, !r->have_sock ? NULL : r->sock.family == AF_INET6 ? "inet6" : "inet");
 	json_key(j, "local");
 	sock_local(r, buf, sizeof(buf));
-	json_str(j, r->have_sock ? buf : NULL);
+	json_str(j, r->have_sock || row_folded(r) ? buf : NULL);
 	json_key(j, "remote");
 	sock_remote(r, buf, sizeof(buf));
 	json_str(j, r->have_sock ? buf : NULL);

@@ -14,6 +14,12 @@
 #include "tracer.h"
 #include "udpdrop.skel.h"
 
+/* A flow's counts when they last moved, and when that was. */
+struct flow_seen {
+	struct ud_val v;
+	uint64_t since_ns;
+};
+
 #define DEFAULT_MAP_ENTRIES 16384
 /* 16 MiB: ~130,000 events of 128 B, a fraction of a second of a storm
  * while the writer compresses a block */
@@ -302,7 +308,7 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	}
 	if (!err && (htab__init(&t->retired, sizeof(struct ud_key), sizeof(struct ud_val)) ||
 		     htab__init(&t->rx_retired, sizeof(uint64_t), sizeof(struct ud_rx)) ||
-		     htab__init(&t->flows_seen, sizeof(struct ud_key), sizeof(struct ud_val)))) {
+		     htab__init(&t->flows_seen, sizeof(struct ud_key), sizeof(struct flow_seen)))) {
 		tracer__close(t);
 		err = -ENOMEM;
 		snprintf(e->msg, sizeof(e->msg), "out of memory");
@@ -876,26 +882,25 @@ bool tracer__filling(const struct tracer *t)
 	       (f->rx_max && f->rx >= f->rx_max / 4);
 }
 
-int tracer__retire_idle_flows(struct tracer *t, const struct htab *drops)
+int tracer__retire_idle_flows(struct tracer *t, const struct htab *drops,
+			      uint64_t now)
 {
 	struct htab seen;
 	size_t it = 0;
 	const void *key;
 	void *val;
 	int given = 0, err = 0;
+	/* half full: every flow quiet for an interval; else those quiet for long */
+	bool filling = t->fill.flows_max && t->fill.flows >= t->fill.flows_max / 2;
 
-	/* half full: only then is it worth the syscalls */
-	if (!t->fill.flows_max || t->fill.flows < t->fill.flows_max / 2) {
-		htab__clear(&t->flows_seen);
-		return 0;
-	}
 	if (ensure_bufs(t, t->skel->maps.flows))
 		return -ENOMEM;
-	if (htab__init(&seen, sizeof(struct ud_key), sizeof(struct ud_val)))
+	if (htab__init(&seen, sizeof(struct ud_key), sizeof(struct flow_seen)))
 		return -ENOMEM;
 	while (htab__next(drops, &it, &key, &val)) {
 		const struct ud_key *k = key;
-		const struct ud_val *v = val, *before, *gone;
+		const struct ud_val *v = val, *gone;
+		const struct flow_seen *before;
 		struct ud_val *sum;
 		int terr;
 
@@ -905,14 +910,18 @@ int tracer__retire_idle_flows(struct tracer *t, const struct htab *drops)
 		if (gone && !memcmp(gone, v, sizeof(*v)))
 			continue; /* nothing of it left in the kernel */
 		before = htab__find(&t->flows_seen, k);
-		if (!before || memcmp(before, v, sizeof(*v))) {
-			struct ud_val *s = htab__upsert(&seen, k, NULL);
+		if (!before || memcmp(&before->v, v, sizeof(*v)) ||
+		    (!filling && now - before->since_ns < TRACER_FLOW_IDLE_NS)) {
+			struct flow_seen *s = htab__upsert(&seen, k, NULL);
 
 			if (!s) {
 				err = -ENOMEM;
 				break;
 			}
-			*s = *v; /* moved since the last call (or new): wait */
+			/* moved since the last call (or new), or not quiet for long: wait */
+			s->since_ns = before && !memcmp(&before->v, v, sizeof(*v))
+					      ? before->since_ns : now;
+			s->v = *v;
 			continue;
 		}
 		terr = take_entry(t, t->skel->maps.flows, k);
@@ -935,4 +944,109 @@ int tracer__retire_idle_flows(struct tracer *t, const struct htab *drops)
 	t->flows_seen = seen;
 	t->fill.retired += given;
 	return err ?: given;
+}
+
+/* Has the snapshot key more than was given back (a part in the kernel)? */
+static bool live_part(const struct tracer *t, const struct ud_key *k,
+		      const struct ud_val *v)
+{
+	const struct ud_val *gone = htab__find(&t->retired, k);
+
+	return !gone || memcmp(gone, v, sizeof(*v));
+}
+
+/* The socket a key of the fold belongs to, and its netns; 0 if none. */
+static uint64_t fold_target(const struct ud_key *k, const struct htab *ids,
+			    const struct htab *flows, uint32_t *netns)
+{
+	if (k->flags & UD_KEY_SOCK) {
+		uint64_t id = key_id(k);
+		const uint32_t *ns = id ? htab__find(ids, &id) : NULL;
+
+		if (!ns)
+			return 0;
+		*netns = *ns;
+		return id;
+	}
+	const struct tracer_fold_flow *ff = htab__find(flows, k);
+
+	if (!ff)
+		return 0;
+	*netns = ff->netns;
+	return ff->id;
+}
+
+int tracer__fold(struct tracer *t, const struct htab *drops,
+		 const struct htab *ids, const struct htab *flows)
+{
+	struct htab busy, keep, rx_keep;
+	size_t it = 0;
+	const void *key;
+	void *val;
+	int folded = 0, err = -ENOMEM;
+	uint32_t ns;
+
+	if (!ids->n)
+		return 0;
+	if (htab__init(&busy, sizeof(uint64_t), 1))
+		return -ENOMEM;
+	/* a socket with counts still in the kernel is not folded yet */
+	while (htab__next(drops, &it, &key, &val)) {
+		uint64_t id = fold_target(key, ids, flows, &ns);
+
+		if (id && live_part(t, key, val) && !htab__upsert(&busy, &id, NULL))
+			goto out_busy;
+	}
+	if (htab__init(&keep, sizeof(struct ud_key), sizeof(struct ud_val)))
+		goto out_busy;
+	if (htab__init(&rx_keep, sizeof(uint64_t), sizeof(struct ud_rx))) {
+		htab__free(&keep);
+		goto out_busy;
+	}
+	for (it = 0; htab__next(&t->retired, &it, &key, &val);) {
+		struct ud_key nk = *(const struct ud_key *)key;
+		uint64_t id = fold_target(&nk, ids, flows, &ns);
+		struct ud_val *sum;
+
+		if (id && !htab__find(&busy, &id)) {
+			if (!(nk.flags & UD_KEY_SOCK)) {
+				/* a socket bucket now: those keep no flow */
+				memset(nk.saddr, 0, sizeof(nk.saddr));
+				memset(nk.daddr, 0, sizeof(nk.daddr));
+				nk.dport = 0;
+				nk.flags |= UD_KEY_SOCK | UD_KEY_FLOW_MATCHED;
+			}
+			nk.cookie = UD_COOKIE_FOLDED | ns;
+			nk.netns = ns;
+			nk.flags = (nk.flags & ~UD_KEY_INODE) | UD_KEY_FOLDED;
+		}
+		sum = htab__upsert(&keep, &nk, NULL);
+		if (!sum)
+			goto out_all;
+		add_val(sum, val);
+	}
+	for (it = 0; htab__next(&t->rx_retired, &it, &key, &val);) {
+		struct ud_rx *r;
+
+		if (htab__find(ids, key) && !htab__find(&busy, key))
+			continue; /* a folded socket's deliveries: in no view now */
+		r = htab__upsert(&rx_keep, key, NULL);
+		if (!r)
+			goto out_all;
+		*r = *(const struct ud_rx *)val;
+	}
+	for (it = 0; htab__next(ids, &it, &key, &val);)
+		folded += !htab__find(&busy, key);
+	htab__free(&t->retired);
+	htab__free(&t->rx_retired);
+	t->retired = keep;
+	t->rx_retired = rx_keep;
+	err = folded;
+	goto out_busy;
+out_all:
+	htab__free(&keep);
+	htab__free(&rx_keep);
+out_busy:
+	htab__free(&busy);
+	return err;
 }

@@ -64,7 +64,7 @@ struct tracer {
 	 */
 	struct htab retired;    /* struct ud_key -> struct ud_val */
 	struct htab rx_retired; /* socket identity -> struct ud_rx */
-	struct htab flows_seen; /* struct ud_key -> struct ud_val: idle flows */
+	struct htab flows_seen; /* struct ud_key -> when its counts last moved */
 	bool slots_retire;      /* membarrier(GLOBAL) works: slots can be given back */
 	struct tracer_fill fill;
 };
@@ -117,11 +117,31 @@ int tracer__read_rx(struct tracer *t, struct htab *rx);
 int tracer__retire(struct tracer *t, const struct htab *drops,
 		   const uint64_t *ids, const bool *keep_rx, size_t n);
 /*
- * Socketless buckets (flows: a port scan, datagrams to nobody) have no
- * socket to close: when their table is filling, give back those whose
- * counts have not moved since the last call. Same contract as above.
+ * Socketless buckets (flows: a port scan, datagrams to nobody, a closed
+ * socket's purged queue) have no socket to close: give back those whose
+ * counts have not moved for TRACER_FLOW_IDLE_NS, or since the last call
+ * while their table is half full. Same contract as above; now in ns.
  */
-int tracer__retire_idle_flows(struct tracer *t, const struct htab *drops);
+#define TRACER_FLOW_IDLE_NS (10 * 1000000000ull)
+int tracer__retire_idle_flows(struct tracer *t, const struct htab *drops,
+			      uint64_t now);
+/*
+ * Fold the given-back counts of sockets closed long ago into one bucket
+ * per netns, reason and place (UD_KEY_FOLDED), so that memory follows
+ * what runs now, not every socket the run has seen. ids: socket identity
+ * (uint64_t, as tracer__retire's) -> uint32_t netns; flows: a socketless
+ * bucket (struct ud_key) -> struct tracer_fold_flow, the folded socket its
+ * flow went to. A socket with counts still in the kernel (per the
+ * snapshot `drops`), in its buckets or its flows', is left as it is.
+ * Deliveries of folded sockets are forgotten. Returns how many sockets
+ * were folded.
+ */
+struct tracer_fold_flow {
+	uint64_t id;    /* as in ids */
+	uint32_t netns;
+};
+int tracer__fold(struct tracer *t, const struct htab *drops,
+		 const struct htab *ids, const struct htab *flows);
 /* Is any table a quarter full? (Then sockets are checked every interval.) */
 bool tracer__filling(const struct tracer *t);
 /*

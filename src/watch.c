@@ -121,6 +121,39 @@ static int row_ids(struct model *m, struct htab *out)
 }
 
 /*
+ * Sockets closed and quiet for MODEL_FOLD_AFTER_NS: their counts are
+ * folded into one row per netns, "(closed sockets)", so that a run of
+ * days keeps memory for what runs now. Once every FOLD_EVERY_NS.
+ */
+#define FOLD_EVERY_NS (10 * 1000000000ull)
+#define FOLD_EVERY_MIN_NS (1000000000ull) /* with a short fold age (tests) */
+
+static int fold_long_closed(struct watch *w, uint64_t now)
+{
+	struct htab ids, flows;
+	int err;
+
+	uint64_t every = w->m.fold_after_ns < FOLD_EVERY_NS ? FOLD_EVERY_MIN_NS
+							     : FOLD_EVERY_NS;
+
+	if (now - w->fold_ns < every)
+		return 0;
+	w->fold_ns = now;
+	if (htab__init(&ids, sizeof(uint64_t), sizeof(uint32_t)))
+		return -ENOMEM;
+	if (htab__init(&flows, sizeof(struct ud_key), sizeof(struct tracer_fold_flow))) {
+		htab__free(&ids);
+		return -ENOMEM;
+	}
+	err = model__foldable(&w->m, now, &ids, &flows);
+	if (!err)
+		err = tracer__fold(&w->t, &w->drops, &ids, &flows);
+	htab__free(&ids);
+	htab__free(&flows);
+	return err < 0 ? err : 0;
+}
+
+/*
  * Give the kernel's entries of closed sockets (and, when that table fills,
  * of idle socketless flows) back, so that a long run with short-lived
  * sockets keeps every drop's socket: the counts stay in the tracer, so no
@@ -155,10 +188,12 @@ static int give_back_closed(struct watch *w, uint64_t now)
 	htab__free(&rows);
 flows:
 	if (err >= 0)
-		err = tracer__retire_idle_flows(&w->t, &w->drops);
+		err = tracer__retire_idle_flows(&w->t, &w->drops, now);
 	free(ids);
 	free(had);
 	free(keep);
+	if (err >= 0)
+		err = fold_long_closed(w, now);
 	return err < 0 ? err : 0;
 }
 
