@@ -553,7 +553,13 @@ static int write_counts(struct recorder *rc, uint64_t t)
 
 		if (owner__judge(&rc->own, k, true) != OWNER_YES)
 			continue;
-		if (!(k->flags & UD_KEY_SOCK))
+		/*
+		 * A closing socket's purged queue has no netns in the kernel's
+		 * record: only the live model knows whose it was, so its share
+		 * is written as that socket's. (Other flows the report matches
+		 * as before.)
+		 */
+		if (!(k->flags & UD_KEY_SOCK) && (k->flags & UD_KEY_CLOSE))
 			np = model__flow_parts(&rc->w->m, k, val, parts, FLOW_SEGS);
 		if (np) {
 			/* a flow may split in up to FLOW_SEGS: room for them */
