@@ -16,6 +16,8 @@ struct output_ctx {
 	/* the summary's advice: each row's worst interval (output__bursts_*),
 	 * NULL if not tracked (the advice then has no burst to size for) */
 	const struct htab *bursts;
+	/* the summary's JSON "stopped": "count", "signal", "netns_gone" (NULL: null) */
+	const char *stopped;
 };
 
 /*

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli.h"
 #include "log.h"
+#include "netns.h"
 #include "util.h"
 #include "watch.h"
 
@@ -113,6 +114,9 @@ int watch__refresh(struct watch *w)
 		err = model__update_rx(&w->m, w->t.rx ? &w->rx : NULL);
 	if (!err)
 		err = model__update(&w->m, &w->drops, w->overflow, w->stats, now_ns());
+	/* once per refresh (one stat while something still holds it) */
+	if (!err && !w->netns_gone)
+		w->netns_gone = netns__pin_gone();
 	return err;
 }
 
@@ -121,6 +125,8 @@ void watch__close(struct watch *w)
 	if (!w->open)
 		return;
 	tracer__close(&w->t);
+	/* only now: with the filter detached, the inode may go to a new netns */
+	netns__unpin();
 	model__free(&w->m);
 	htab__free(&w->drops);
 	htab__free(&w->rx);

@@ -20,6 +20,12 @@ struct watch {
 	struct ud_val *overflow; /* UD_OVERFLOW_SLOTS */
 	uint64_t stats[UD_STAT_MAX];
 	bool open;
+	/*
+	 * The traced netns (-N, -p's) has gone: only udpdrop's pin keeps it
+	 * (netns__pin_gone, looked at by each refresh). The caller says so
+	 * (cli__say_netns_gone) and ends as at a normal end.
+	 */
+	bool netns_gone;
 };
 
 /*
@@ -31,8 +37,10 @@ struct watch {
  */
 int watch__open(struct watch *w, struct tracer_opts *to,
 		const struct model_opts *mo, const char *who);
-/* One interval: counters, maps, join. 0 or a negative errno. */
+/* One interval: counters, maps, join, then whether the traced netns has
+ * gone (netns_gone). 0 or a negative errno. */
 int watch__refresh(struct watch *w);
+/* Detach and free; the netns pin is let go after the tracer. */
 void watch__close(struct watch *w);
 
 #endif
