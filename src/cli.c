@@ -13,6 +13,7 @@
 #include "tracer.h"
 #include "util.h"
 #include "netns.h"
+#include "util.h"
 
 int cli__bad_value(const char *cmd, const char *opt, const char *val, const char *want)
 {
@@ -57,56 +58,86 @@ int cli__bad_arg(const char *cmd, const char *arg)
 	return -EXIT_USAGE;
 }
 
+/* spec as it may reach a terminal: printable, and cut short. */
+static const char *printable(const char *spec, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", spec);
+	str_printable(buf);
+	return buf;
+}
+
 /*
- * -N NETNS: an `ip netns` name, nsfs path or inode into *netns (NULL spec:
- * left alone). 0, EXIT_USAGE after the error line, EXIT_FAIL, or EXIT_PRIV
- * (nothing printed) when only root could see that namespace.
+ * -N NETNS: an `ip netns` name, nsfs path or inode into *netns and an fd
+ * of it into *fd (NULL spec: left alone). 0, EXIT_USAGE after the error
+ * line, EXIT_FAIL, or EXIT_PRIV (nothing printed) when only root could
+ * see that namespace.
  */
 static int resolve_netns(const char *cmd, const char *spec, bool privileged,
-			 uint32_t *netns)
+			 uint32_t *netns, int *fd)
 {
 	struct netns_table nt;
+	char shown[128];
 	int err;
 
 	if (!spec)
 		return 0;
+	/* a script's unset variable ("-N $NS"): never "this netns" */
+	if (strspn(spec, " \t\n\v\f\r") == strlen(spec)) {
+		fprintf(stderr, "udpdrop %s: -N needs a netns name, path or inode (got %s)\n"
+			"Try 'udpdrop %s --help'.\n", cmd,
+			spec[0] ? "only white space" : "an empty string", cmd);
+		return EXIT_USAGE;
+	}
 	if (netns__scan(&nt)) {
 		fprintf(stderr, "udpdrop %s: out of memory\n", cmd);
 		return EXIT_FAIL;
 	}
-	err = netns__resolve(&nt, spec, netns);
+	err = netns__resolve(&nt, spec, netns, fd);
 	netns__free(&nt);
 	if (!err)
 		return 0;
+	printable(spec, shown, sizeof(shown));
+	if (err == -EINVAL) {
+		/* a FIFO, socket, device, directory, file: refused unopened */
+		fprintf(stderr, "udpdrop %s: unknown netns '%s': not a network namespace file (give an `ip netns` name, /proc/PID/ns/net, /run/netns/NAME or a netns inode)\n",
+			cmd, shown);
+		return EXIT_USAGE;
+	}
 	/* names under /run/netns are visible to all; inodes and paths of
 	 * other users' namespaces only to root */
-	if (!privileged && (strspn(spec, "0123456789") == strlen(spec) ||
+	if (!privileged && (strspn(spec, "0123456789") == strlen(spec) || err == -EACCES ||
 			    (strchr(spec, '/') && access(spec, F_OK) && errno == EACCES)))
 		return EXIT_PRIV;
 	fprintf(stderr, "udpdrop %s: unknown netns '%s': give an `ip netns` name, an nsfs path (/proc/PID/ns/net) or a netns inode\n"
-		"Try 'udpdrop %s --help'.\n", cmd, spec, cmd);
+		"Try 'udpdrop %s --help'.\n", cmd, shown, cmd);
 	return EXIT_USAGE;
 }
 
 /*
- * -p PID: the process's netns into *netns. 0, EXIT_USAGE after the error
- * line (no such process), EXIT_FAIL (its netns cannot be read), or
- * EXIT_PRIV (nothing printed) when it exists but only root could see it.
+ * -p PID: the process's netns into *netns, an fd of it into *fd. 0,
+ * EXIT_USAGE after the error line (no such process), EXIT_FAIL (its netns
+ * cannot be read), or EXIT_PRIV (nothing printed) when it exists but only
+ * root could see it.
  */
-static int resolve_pid(const char *cmd, int pid, bool privileged, uint32_t *netns)
+static int resolve_pid(const char *cmd, int pid, bool privileged, uint32_t *netns, int *fd)
 {
+	char path[64];
 	bool exists;
+	int err;
 
-	*netns = netns__of_pid(pid);
-	if (*netns)
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+	*fd = netns__open(path, netns);
+	if (*fd >= 0)
 		return 0;
+	err = *fd;
+	*fd = -1;
 	/* kill(pid, 0): ESRCH means no such process; EPERM, not ours */
 	exists = !kill(pid, 0) || errno == EPERM;
 	if (exists && !privileged)
 		return EXIT_PRIV;
 	if (exists) {
-		fprintf(stderr, "udpdrop %s: cannot read /proc/%d/ns/net: %s\n", cmd,
-			pid, strerror(errno));
+		fprintf(stderr, "udpdrop %s: cannot open /proc/%d/ns/net: %s\n", cmd,
+			pid, strerror(-err));
 		return EXIT_FAIL;
 	}
 	fprintf(stderr, "udpdrop %s: no process with pid %d\n"
@@ -118,16 +149,47 @@ int cli__resolve_scope(const char *cmd, const char *netns_spec, int pid,
 		       bool privileged, uint32_t *netns, uint32_t *filter_netns)
 {
 	uint32_t pid_ns = 0;
-	int err = resolve_netns(cmd, netns_spec, privileged, netns);
+	int ns_fd = -1, pid_fd = -1, err;
 
+	err = resolve_netns(cmd, netns_spec, privileged, netns, &ns_fd);
 	if (!err && pid)
-		err = resolve_pid(cmd, pid, privileged, &pid_ns);
-	if (err)
-		return err;
-	if (!privileged)
-		return EXIT_PRIV;
-	*filter_netns = *netns ? *netns : pid_ns;
-	return 0;
+		err = resolve_pid(cmd, pid, privileged, &pid_ns, &pid_fd);
+	if (!err && !privileged)
+		err = EXIT_PRIV;
+	if (!err) {
+		*filter_netns = *netns ? *netns : pid_ns;
+		/*
+		 * The traced netns is held open for the whole run: freed, its
+		 * inode would go to the next netns made, whose drops would
+		 * then count as its own (the kernel filters on the inode).
+		 */
+		if (*filter_netns) {
+			bool by_path = netns_spec && *netns && strchr(netns_spec, '/');
+
+			err = netns__pin(*netns ? ns_fd : pid_fd, *filter_netns,
+					 by_path ? netns_spec : NULL);
+			if (*netns)
+				ns_fd = -1;
+			else
+				pid_fd = -1;
+			if (err) {
+				fprintf(stderr, "udpdrop %s: cannot hold netns %u open: %s\n", cmd,
+					*filter_netns, strerror(-err));
+				err = EXIT_FAIL;
+			}
+		}
+	}
+	if (ns_fd >= 0)
+		close(ns_fd);
+	if (pid_fd >= 0)
+		close(pid_fd);
+	return err;
+}
+
+void cli__say_netns_gone(const char *who, const char *then)
+{
+	fprintf(stderr, "%s: netns %s is gone (no process is in it, nothing mounts it): %s\n",
+		who, netns__pin_label(), then);
 }
 
 /* MemAvailable from /proc/meminfo, bytes; 0 if unknown. */

@@ -153,6 +153,7 @@ struct doctor {
 	bool bpf;
 	const char *mode_note;     /* why counters only */
 	double span_s;
+	bool netns_gone;           /* -N's netns went: the sample ended early */
 	uint64_t ticks;
 	uint64_t tick_ns;          /* the previous tick's model time */
 	/* bpf */
@@ -750,7 +751,8 @@ static void print_text(struct doctor *d, const struct item *v, int n, const stru
 	char ns[64], dr[32];
 	struct ns_cfg *nc = ns_cfg(d, d->ctx_netns);
 
-	printf("udpdrop doctor: %.1f s sample of %s%s, %s\n", d->span_s,
+	printf("udpdrop doctor: %.1f s sample%s of %s%s, %s\n", d->span_s,
+	       d->netns_gone ? " (cut short: the netns is gone)" : "",
 	       d->o->model.netns || !d->bpf ? "netns " : "",
 	       d->o->model.netns || !d->bpf ? ns_name(d, d->ctx_netns, ns, sizeof(ns)) : "every netns",
 	       d->bpf ? "traced (BPF): drops per socket and cause, arrival rates"
@@ -816,6 +818,8 @@ static void print_json(struct doctor *d, const struct item *v, int n, const stru
 		json_null(&j);
 	json_key(&j, "duration_s");
 	json_double(&j, d->span_s, 3);
+	json_key(&j, "stopped");
+	json_str(&j, d->netns_gone ? "netns_gone" : NULL);
 	json_key(&j, "netns");
 	json_u64(&j, d->ctx_netns);
 	json_key(&j, "netns_name");
@@ -964,6 +968,10 @@ static int sample_bpf(struct doctor *d)
 			fprintf(stderr, WHO ": reading the drop counts failed: %s\n", strerror(-err));
 			return EXIT_FAIL;
 		}
+		if (d->w->netns_gone) {
+			d->netns_gone = true;
+			break;
+		}
 		if (now_ns() >= end)
 			break;
 		next += TICK_NS;
@@ -976,6 +984,8 @@ static int sample_bpf(struct doctor *d)
 			return EXIT_FAIL;
 	}
 	d->span_s = (d->w->m.last_ns - start) / 1e9;
+	if (d->netns_gone)
+		cli__say_netns_gone(WHO, "the sample ends early");
 	return 0;
 }
 
@@ -999,8 +1009,11 @@ static int sample_counters(struct doctor *d)
 	start = now_ns();
 	end = start + (uint64_t)(d->o->duration * 1e9);
 	fprintf(stderr, WHO ": sampling for %.1f s (counters only)\n", d->o->duration);
-	while (!stop && now_ns() < end)
-		sleep_ns(end - now_ns());
+	/* a tick at a time: a -N netns that goes ends the sample there */
+	while (!stop && now_ns() < end && !(d->netns_gone = netns__pin_gone()))
+		sleep_ns(end - now_ns() < TICK_NS ? end - now_ns() : TICK_NS);
+	if (d->netns_gone)
+		cli__say_netns_gone(WHO, "the sample ends early");
 	socktab__dump(&d->st1, d->nt, d->ctx_netns, IPPROTO_UDP);
 	err = mib__read(d->nt, d->ctx_netns, &d->mib1);
 	if (err) {

@@ -1101,6 +1101,10 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
+	if (o->final) {
+		json_key(&j, "stopped");
+		json_str(&j, o->stopped);
+	}
 	json_obj_end(&j);
 	sb_printf(sb, "\n");
 	free(ec);

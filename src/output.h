@@ -19,6 +19,8 @@ struct output_ctx {
 	const struct htab *bursts;
 	/* how full the kernel's tables are (JSON "tables"), NULL: not shown */
 	const struct tracer_fill *fill;
+	/* the summary's JSON "stopped": "count", "signal", "netns_gone" (NULL: null) */
+	const char *stopped;
 };
 
 /*

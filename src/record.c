@@ -1235,9 +1235,13 @@ int do_record(int argc, char **argv)
 		if (err)
 			goto write_fail;
 		running = true; /* from here a failure keeps the file, cut short */
+		if (w.netns_gone)
+			break; /* the last snapshot and END below, as at a normal end */
 	}
 	if (rc.pid_gone)
 		fprintf(stderr, WHO ": process %d exited\n", o.model.pid);
+	else if (w.netns_gone)
+		cli__say_netns_gone(WHO, "stopping");
 	/*
 	 * A UDP socket's unread queue is freed after an RCU grace period
 	 * once it is closed (SOCK_RCU_FREE), so the last socket_close drops

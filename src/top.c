@@ -184,6 +184,8 @@ static void sleep_until(uint64_t deadline)
 /* Each row's worst interval per cause, for the summary's advice. */
 static struct htab bursts;
 static uint64_t ticks;
+/* why the summary came: its JSON "stopped" (NULL: not said) */
+static const char *stopped;
 
 static void track(struct model *m)
 {
@@ -197,7 +199,7 @@ static int emit(struct model *m, struct top_opts *o, const char *attach,
 		bool final)
 {
 	struct output_ctx oc = { .attach = attach, .final = final, .bursts = &bursts,
-				 .fill = fill };
+				 .fill = fill, .stopped = stopped };
 	struct strbuf sb = {};
 
 	if (o->json)
@@ -234,6 +236,8 @@ static int tui_refresh(void *arg)
 
 	if (!err)
 		track(&w->m);
+	if (w->netns_gone)
+		stop_signal = -1; /* the view ends; said after it (do_top) */
 	return err;
 }
 
@@ -303,6 +307,8 @@ int do_top(int argc, char **argv)
 			fprintf(stderr, "udpdrop: the full-screen view failed: %s\n", strerror(-err));
 			goto out;
 		} else {
+			if (w.netns_gone)
+				cli__say_netns_gone("udpdrop", "stopping");
 			/* what the screen showed is gone with it: leave the summary */
 			if (refresh_or_say(&w))
 				goto out;
@@ -326,6 +332,8 @@ int do_top(int argc, char **argv)
 			next = now_ns() + step;
 		if (refresh_or_say(&w))
 			goto out;
+		if (w.netns_gone)
+			break;
 		if (o.count && i + 1 == o.count)
 			break; /* the last interval is the summary's */
 		err = emit(m, &o, attach_mode__name(t->mode), false);
@@ -334,6 +342,9 @@ int do_top(int argc, char **argv)
 		if (err)
 			goto out_write;
 	}
+	if (w.netns_gone)
+		cli__say_netns_gone("udpdrop", "stopping");
+	stopped = w.netns_gone ? "netns_gone" : stop_signal ? "signal" : "count";
 	/* the summary: one last read so nothing between ticks is lost */
 	if (refresh_or_say(&w))
 		goto out;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli.h"
 #include "log.h"
+#include "netns.h"
 #include "util.h"
 #include "watch.h"
 
@@ -220,6 +221,9 @@ int watch__refresh(struct watch *w)
 		err = model__update(&w->m, &w->drops, w->overflow, w->stats, now);
 	if (!err)
 		err = give_back_closed(w, now);
+	/* once per refresh (one stat while something still holds it) */
+	if (!err && !w->netns_gone)
+		w->netns_gone = netns__pin_gone();
 	return err;
 }
 
@@ -228,6 +232,8 @@ void watch__close(struct watch *w)
 	if (!w->open)
 		return;
 	tracer__close(&w->t);
+	/* only now: with the filter detached, the inode may go to a new netns */
+	netns__unpin();
 	model__free(&w->m);
 	htab__free(&w->drops);
 	htab__free(&w->rx);

@@ -23,6 +23,12 @@ struct watch {
 	struct lifetimes life;   /* which sockets with entries have closed */
 	uint64_t fold_ns;        /* last fold of long-closed sockets */
 	bool open;
+	/*
+	 * The traced netns (-N, -p's) has gone: only udpdrop's pin keeps it
+	 * (netns__pin_gone, looked at by each refresh). The caller says so
+	 * (cli__say_netns_gone) and ends as at a normal end.
+	 */
+	bool netns_gone;
 };
 
 /*
@@ -36,9 +42,11 @@ int watch__open(struct watch *w, struct tracer_opts *to,
 		const struct model_opts *mo, const char *who);
 /*
  * One interval: counters, maps, join; then the kernel entries of sockets
- * found closed are given back (their counts stay). 0 or a negative errno.
+ * found closed are given back (their counts stay), and whether the traced
+ * netns has gone (netns_gone). 0 or a negative errno.
  */
 int watch__refresh(struct watch *w);
+/* Detach and free; the netns pin is let go after the tracer. */
 void watch__close(struct watch *w);
 
 #endif

@@ -890,6 +890,7 @@ test_tui() {
 . tests/integration/report.sh
 . tests/integration/doctor.sh
 . tests/integration/lifetimes.sh
+. tests/integration/netns.sh
 
 ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 SELECTED=("$@")
