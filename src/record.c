@@ -347,6 +347,11 @@ static int write_meta(struct trace_writer *tw, struct model *m, int argc,
 		kv_add(&l, "shed_scope", "%s", "shed events are counted before the process filter: any process's");
 	kv_add(&l, "events", "%s", m_events ? "recorded" : "not recorded (--no-events)");
 	kv_add(&l, "headers", "%u", cap_len);
+	/* "part:needs,...": what this run's privileges left out (caps.h) */
+	char unavailable[256];
+
+	caps__list(unavailable, sizeof(unavailable));
+	kv_add(&l, "unavailable", "%s", unavailable);
 
 	/* the sysctls of the recorded netns; the ones a netns does not have
 	 * of its own (host-wide ones) from udpdrop's netns, and said so */
@@ -1087,6 +1092,13 @@ int do_record(int argc, char **argv)
 	if (ret)
 		goto fail;
 	ret = EXIT_FAIL;
+	/* what these privileges leave out: said once, and in META */
+	caps__survey(&(struct caps_scope){ .ks = &w.m.ksyms, .owners = true, .locations = true,
+		/* a COMMAND's sockets are in udpdrop's netns (it has no more
+		 * privileges to leave it than udpdrop has to follow) */
+		.other_netns = !o.command && o.tracer.filter_netns != w.m.nt.self,
+		.netns_spec = o.netns_spec });
+	caps__warn(WHO);
 	owner__init(&rc.own, &w.m);
 	rc.scan_every = o.command ? OWNER_SCAN_TREE_NS : OWNER_SCAN_NS;
 	rc.hold = o.model.pid && o.tracer.events;

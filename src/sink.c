@@ -1800,7 +1800,7 @@ static int open_tracer(struct sink *s, bool privileged)
 	if (!privileged) {
 		if (s->o->tracer == TRACER_ON)
 			return -EXIT_PRIV; /* said by the caller */
-		fprintf(stderr, "udpdrop sink: not root: the receiver's kernel drops are not traced (sudo udpdrop sink ... for the full ledger)\n");
+		fprintf(stderr, "udpdrop sink: not root (tracing needs CAP_BPF and CAP_PERFMON): the receiver's kernel drops are not traced (sudo udpdrop sink ... for the full ledger)\n");
 		return 0;
 	}
 	/*
@@ -1816,6 +1816,9 @@ static int open_tracer(struct sink *s, bool privileged)
 		return 0;
 	}
 	s->have_tracer = true;
+	/* only its own netns and socket: what could be missing is the close-time ranges */
+	caps__survey(&(struct caps_scope){ .ks = &s->w.m.ksyms });
+	caps__warn("udpdrop sink");
 	return 0;
 }
 
@@ -2037,12 +2040,17 @@ int do_sink(int argc, char **argv)
 			"Try 'udpdrop sink --help'.\n", o.xdp_if);
 		return EXIT_USAGE;
 	}
-	privileged = !caps__check_bpf(missing, sizeof(missing)) && !geteuid();
-	if (o.xdp_if && !privileged) {
-		fprintf(stderr, "udpdrop sink: permission denied: --xdp loads a BPF program on %s; run as root (sudo udpdrop sink ...)\n",
-			o.xdp_if);
+	/*
+	 * The capabilities each part needs, as top and record ask them: XDP
+	 * CAP_BPF + CAP_NET_ADMIN, the tracer CAP_BPF + CAP_PERFMON (or
+	 * CAP_SYS_ADMIN); root has them all.
+	 */
+	if (o.xdp_if && caps__check_xdp(missing, sizeof(missing))) {
+		fprintf(stderr, "udpdrop sink: permission denied: --xdp loads a BPF program on %s, which needs %s; run as root (sudo udpdrop sink ...)\n",
+			o.xdp_if, missing);
 		return EXIT_PRIV;
 	}
+	privileged = !caps__check_bpf(missing, sizeof(missing));
 	if (o.tracer == TRACER_ON && !privileged) {
 		fprintf(stderr, "udpdrop sink: permission denied: --tracer needs %s; run as root (sudo udpdrop sink ...)\n",
 			missing[0] ? missing : "root");

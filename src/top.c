@@ -282,6 +282,10 @@ int do_top(int argc, char **argv)
 
 	for (int i = 0; i < nids; i++)
 		pr_info("program id %u (bpftool prog show id %u)\n", ids[i], ids[i]);
+	/* what these privileges leave out: said once, and in JSON */
+	caps__survey(&(struct caps_scope){ .ks = &m->ksyms, .owners = true, .locations = true,
+		.other_netns = o.tracer.filter_netns != m->nt.self, .netns_spec = o.netns_spec });
+	caps__warn("udpdrop");
 	if (!interactive)
 		fprintf(stderr, "udpdrop: tracing UDP drops via %s (Ctrl-C to stop)\n",
 			attach_mode__name(t->mode));
