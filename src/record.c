@@ -1235,10 +1235,11 @@ int do_record(int argc, char **argv)
 	int code = EXIT_OK;
 
 	if (child.pid) {
-		/* it ended (or a second signal gave up on it: then it runs on) */
+		/* it ended (or a second signal gave up on it: then it is ended
+		 * as udpdrop exits, by its death signal, proc__prepare) */
 		if (proc__wait(child.pid, nsignals >= 2 && !child_ended, &code) != 1) {
-			fprintf(stderr, WHO ": %s (pid %d) still runs: not waiting for it\n",
-				o.command[0], child.pid);
+			fprintf(stderr, WHO ": %s (pid %d) still runs: not waiting for it; it gets %s as udpdrop exits\n",
+				o.command[0], child.pid, proc__death_signal() == SIGKILL ? "SIGKILL" : "SIGTERM");
 			code = 128 + (stop_signal ? stop_signal : SIGINT);
 		}
 		child_pid = 0;
@@ -1287,8 +1288,8 @@ fail:
 	if (child.pid && !child_pid)
 		proc__abort(&child);
 	else if (child_pid > 0)
-		fprintf(stderr, WHO ": %s (pid %d) runs on, no longer traced\n",
-			o.command[0], (int)child_pid);
+		fprintf(stderr, WHO ": %s (pid %d) is no longer traced; it gets %s as udpdrop exits\n",
+			o.command[0], (int)child_pid, proc__death_signal() == SIGKILL ? "SIGKILL" : "SIGTERM");
 	free(rc.shed_seen);
 	free(rc.shed_now);
 	free(rc.held);
