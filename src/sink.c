@@ -843,6 +843,17 @@ static int build_ledger(struct sink *s, struct ledger *l)
 		}
 	}
 	l->have_sent = r->control ? r->done : all_totals;
+	if (r->control && !r->done) {
+		static char why[160];
+
+		/* the channel still open: the sink ended the run, not the generator */
+		if (s->cfd >= 0)
+			snprintf(why, sizeof(why), "the run ended at the sink (%s) before the generator's DONE with its counts",
+				 r->end_reason ? r->end_reason : "stopped");
+		else
+			snprintf(why, sizeof(why), "the generator's DONE with its counts never came (it was killed, or its control channel broke)");
+		l->sent_unknown = why;
+	}
 	l->have_sender = r->control && r->done;
 	l->have_sender_tracer = l->have_sender && r->sender_tracer;
 	l->have_xdp = s->have_xdp;
