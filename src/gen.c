@@ -1367,6 +1367,9 @@ static void open_tracer(struct gen *g)
 		return;
 	}
 	g->tracer = true;
+	/* its own netns and sockets only: what could be missing is the close-time ranges */
+	caps__survey(&(struct caps_scope){ .ks = &g->w.m.ksyms });
+	caps__warn(WHO);
 }
 
 /* Start the reporter with SIGINT and SIGTERM blocked: they must reach
