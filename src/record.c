@@ -1031,7 +1031,7 @@ int do_record(int argc, char **argv)
 	privileged = !caps__check_bpf(missing, sizeof(missing));
 	err = cli__resolve_scope("record", o.netns_spec, o.model.pid, privileged,
 				 &o.model.netns, &o.tracer.filter_netns);
-	if (err == EXIT_PRIV)
+	if (err == EXIT_PRIV && !privileged) /* else said: a process only root may look at */
 		goto no_privilege;
 	if (err)
 		return err;

@@ -254,7 +254,7 @@ int do_top(int argc, char **argv)
 	bool privileged = !caps__check_bpf(missing, sizeof(missing));
 	err = cli__resolve_scope("top", o.netns_spec, o.model.pid, privileged,
 				 &o.model.netns, &o.tracer.filter_netns);
-	if (err == EXIT_PRIV)
+	if (err == EXIT_PRIV && !privileged) /* else said: a process only root may look at */
 		goto no_privilege;
 	if (err)
 		return err;

@@ -164,3 +164,27 @@ test_caps_sink_xdp() {
 	expect_eq "xdp left on veth0" \
 		"$(ip -n "$B" -j link show veth0 | jq -r 'if .[0].xdp then "yes" else "no" end')" no
 }
+
+# -p a process of root's (full capabilities) with only the tracing ones:
+# a privilege problem (exit 3, naming CAP_SYS_PTRACE), not a failure, and
+# no file left by record.
+test_caps_pid() {
+	T=$(mktemp -d /tmp/udpdrop-test.XXXXXX)
+	trap cleanup EXIT
+	chmod 0777 "$T"
+	sleep 300 &
+	local p=$! mode out rc
+	BG_PIDS+=("$p")
+	for mode in root nobody; do
+		out=$($(caps_wrap "$mode") "$UDPDROP" top -b -n 1 -p "$p" 2>&1)
+		rc=$?
+		expect_eq "$mode: top -p: exit" "$rc" 3
+		[[ $out == "udpdrop top: permission denied: process $p is another user's or has more capabilities: reading its netns needs CAP_SYS_PTRACE; run as root" ]] ||
+			fail "$mode: top -p: '$out'"
+		out=$(cd "$T" && $(caps_wrap "$mode") "$UDPDROP" record -o "$T/p.data" -p "$p" 2>&1)
+		rc=$?
+		expect_eq "$mode: record -p: exit" "$rc" 3
+		[[ $out == *"needs CAP_SYS_PTRACE"* ]] || fail "$mode: record -p: '$out'"
+		[[ -e $T/p.data ]] && fail "$mode: record -p left a file"
+	done
+}
