@@ -94,7 +94,6 @@ static const char *const part_names[CAPS_NPARTS] = {
 };
 
 static struct {
-	bool done;
 	bool off[CAPS_NPARTS];
 	char needs[CAPS_NPARTS][64];
 	char lost[CAPS_NPARTS][160];
@@ -176,7 +175,6 @@ void caps__survey(const struct caps_scope *s)
 	uint64_t e = effective(&ok);
 
 	memset(&survey, 0, sizeof(survey));
-	survey.done = true;
 	if (!ok)
 		return; /* nothing known: nothing claimed */
 	if (s->ks)
