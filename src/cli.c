@@ -116,8 +116,10 @@ static int resolve_netns(const char *cmd, const char *spec, bool privileged,
 /*
  * -p PID: the process's netns into *netns, an fd of it into *fd. 0,
  * EXIT_USAGE after the error line (no such process), EXIT_FAIL (its netns
- * cannot be read), or EXIT_PRIV (nothing printed) when it exists but only
- * root could see it.
+ * cannot be read), or EXIT_PRIV when it exists but only root could see it:
+ * nothing printed when not privileged (the caller says what tracing
+ * needs), the line that names CAP_SYS_PTRACE when privileged enough to
+ * trace.
  */
 static int resolve_pid(const char *cmd, int pid, bool privileged, uint32_t *netns, int *fd)
 {
@@ -129,15 +131,21 @@ static int resolve_pid(const char *cmd, int pid, bool privileged, uint32_t *netn
 	*fd = netns__open(path, netns);
 	if (*fd >= 0)
 		return 0;
-	err = *fd;
+	err = -*fd; /* a positive errno from here on */
 	*fd = -1;
 	/* kill(pid, 0): ESRCH means no such process; EPERM, not ours */
 	exists = !kill(pid, 0) || errno == EPERM;
 	if (exists && !privileged)
 		return EXIT_PRIV;
+	/* tracing allowed, but not a look at this process (caps.h: owners) */
+	if (exists && (err == EACCES || err == EPERM)) {
+		fprintf(stderr, "udpdrop %s: permission denied: process %d is another user's or has more capabilities: reading its netns needs CAP_SYS_PTRACE; run as root\n",
+			cmd, pid);
+		return EXIT_PRIV;
+	}
 	if (exists) {
 		fprintf(stderr, "udpdrop %s: cannot open /proc/%d/ns/net: %s\n", cmd,
-			pid, strerror(-err));
+			pid, strerror(err));
 		return EXIT_FAIL;
 	}
 	fprintf(stderr, "udpdrop %s: no process with pid %d\n"

@@ -30,11 +30,13 @@ int cli__bad_option(const char *cmd, int c, char **argv, const struct option *lo
  * pid's netns (the cheap exact superset of its sockets). 0, EXIT_USAGE or
  * EXIT_FAIL after the error line, or EXIT_PRIV (nothing printed: the
  * caller names what is missing) when not privileged, or when the netns
- * or process exists but only root could see it. -N "" (or white space)
- * is refused, never "this netns"; a path that is no network namespace
- * file is refused without being opened (a FIFO would hang open(2)).
- * On success *filter_netns is pinned for the run (netns__pin): a caller
- * stops when netns__pin_gone says so (watch__refresh looks).
+ * or process exists but only root could see it; privileged to trace but
+ * not to look at that process (CAP_SYS_PTRACE), EXIT_PRIV after the line.
+ * -N "" (or white space) is refused, never "this netns"; a path that is
+ * no network namespace file is refused without being opened (a FIFO
+ * would hang open(2)). On success *filter_netns is pinned for the run
+ * (netns__pin): a caller stops when netns__pin_gone says so
+ * (watch__refresh looks).
  */
 int cli__resolve_scope(const char *cmd, const char *netns_spec, int pid,
 		       bool privileged, uint32_t *netns, uint32_t *filter_netns);

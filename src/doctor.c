@@ -931,6 +931,7 @@ static void print_json(struct doctor *d, const struct item *v, int n, const stru
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
+	caps__json(&j); /* the parts these privileges left out */
 	json_obj_end(&j);
 	fwrite(sb.buf, 1, sb.len, stdout);
 	printf("\n");
@@ -1090,6 +1091,11 @@ int do_doctor(int argc, char **argv)
 		d.nt = &own_nt;
 	}
 	d.ctx_netns = o.model.netns ? o.model.netns : d.nt->self;
+	/* what these privileges leave out: said once, and in JSON */
+	caps__survey(&(struct caps_scope){ .ks = d.bpf ? &w.m.ksyms : NULL, .owners = d.bpf, .locations = false,
+		.other_netns = d.bpf ? o.tracer.filter_netns != d.nt->self : d.ctx_netns != d.nt->self,
+		.netns_spec = o.netns_spec });
+	caps__warn(WHO);
 	ns_cfg(&d, d.ctx_netns); /* the settings before the sample */
 
 	err = d.bpf ? sample_bpf(&d) : sample_counters(&d);

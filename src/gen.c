@@ -62,6 +62,8 @@
 #define CONNECT_MS 3000
 #define READY_MS 5000
 #define LEDGER_MS 10000
+#define CTL_WATCH_NS (200 * 1000000ull) /* how often the reporter looks for a sink gone */
+#define CTL_MIDRUN_MS 1000      /* the rest of a message the sink sends mid-run */
 #define LAST_TRIES 5            /* a refused LAST datagram is numbered anew, this often */
 #define LAST_COPIES 2           /* --no-control: each closing datagram goes 1 + this many times */
 #define GEN_STALL_NS 500000ull  /* lateness beyond this (and a period) is a stall: slots skipped */
@@ -1072,7 +1074,52 @@ static void report_interval(struct gen *g, uint64_t now)
 	g->prev_ns = now;
 }
 
-/* The reporter thread: an interval report at t0 + k * interval until done. */
+/*
+ * Has the sink gone mid-run? Between READY and the LEDGER it sends
+ * nothing unless it ends the run (an ERROR saying why, then it closes);
+ * killed, its kernel closes the connection (EOF) or resets it. true, with
+ * why in g->sink_gone; false while it is there (or without the channel).
+ */
+static bool sink_gone(struct gen *g)
+{
+	struct ctl_msg m;
+	ssize_t n;
+	char c;
+	int err;
+
+	if (g->ctl < 0 || g->sink_gone[0])
+		return g->sink_gone[0];
+	n = recv(g->ctl, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return false;
+	if (n < 0) {
+		snprintf(g->sink_gone, sizeof(g->sink_gone), "the control channel failed (%s)",
+			 strerror(errno));
+		return true;
+	}
+	if (n == 0) {
+		snprintf(g->sink_gone, sizeof(g->sink_gone),
+			 "closed the control channel (it stopped or was killed)");
+		return true;
+	}
+	err = ctl_recv(g->ctl, &m, CTL_MIDRUN_MS);
+	if (!err && !strcmp(m.type, "ERROR"))
+		snprintf(g->sink_gone, sizeof(g->sink_gone), "ended the run: %s",
+			 ctl_msg__get(&m, "msg") ?: "(no reason given)");
+	else if (!err)
+		snprintf(g->sink_gone, sizeof(g->sink_gone), "sent %s mid-run", m.type);
+	else
+		snprintf(g->sink_gone, sizeof(g->sink_gone), "the control channel failed (%s)",
+			 err == -ECONNRESET ? "closed mid-message" : strerror(-err));
+	ctl_msg__free(&m);
+	return true;
+}
+
+/*
+ * The reporter thread: an interval report at t0 + k * interval until
+ * done; between them, every CTL_WATCH_NS, a look at the control channel:
+ * a sink gone stops the sender (as a write error does).
+ */
 static void *reporter(void *arg)
 {
 	struct gen *g = arg;
@@ -1080,13 +1127,26 @@ static void *reporter(void *arg)
 
 	pthread_mutex_lock(&g->lock);
 	while (!g->done) {
-		struct timespec ts = { .tv_sec = tick / 1000000000ull,
-				       .tv_nsec = tick % 1000000000ull };
-		uint64_t now;
+		uint64_t wake = tick, now = now_ns();
+
+		if (g->ctl >= 0 && !g->sink_gone[0] && now + CTL_WATCH_NS < wake)
+			wake = now + CTL_WATCH_NS;
+		struct timespec ts = { .tv_sec = wake / 1000000000ull,
+				       .tv_nsec = wake % 1000000000ull };
 
 		pthread_cond_timedwait(&g->cond, &g->lock, &ts);
 		if (g->done)
 			break;
+		if (g->ctl >= 0 && !g->sink_gone[0]) {
+			bool gone;
+
+			/* not under the lock: the sender commits its slots meanwhile */
+			pthread_mutex_unlock(&g->lock);
+			gone = sink_gone(g);
+			if (gone)
+				pthread_kill(g->sender_thread, SIGTERM);
+			pthread_mutex_lock(&g->lock);
+		}
 		now = now_ns();
 		if (now < tick)
 			continue;
@@ -1307,6 +1367,9 @@ static void open_tracer(struct gen *g)
 		return;
 	}
 	g->tracer = true;
+	/* its own netns and sockets only: what could be missing is the close-time ranges */
+	caps__survey(&(struct caps_scope){ .ks = &g->w.m.ksyms });
+	caps__warn(WHO);
 }
 
 /* Start the reporter with SIGINT and SIGTERM blocked: they must reach
@@ -1464,7 +1527,9 @@ static void finish(struct gen *g)
 		g->elapsed = (slot_end - g->t0) / 1e9;
 	else
 		g->elapsed = (g->t_end - g->t0) / 1e9;
-	send_last(g);
+	/* to a sink gone the closing datagrams only come back refused */
+	if (!g->sink_gone[0])
+		send_last(g);
 	wait_outq(g, 1000000000ull);
 	usleep(20000); /* ICMP errors from the other end: a round trip */
 	/* the last partial interval, if it is more than a tenth of one */
@@ -1546,7 +1611,12 @@ int do_gen(int argc, char **argv)
 	reporter_up = false;
 	finish(g);
 	ret = EXIT_OK;
-	if (g->ctl >= 0) {
+	if (g->sink_gone[0]) {
+		/* no one to send DONE to: the control channel failed mid-run */
+		fprintf(stderr, WHO ": the sink at %s %s: stopped sending %.1f s into the run; no ledger (the sender's side follows)\n",
+			g->dst_str, g->sink_gone, g->elapsed);
+		ret = EXIT_FAIL;
+	} else if (g->ctl >= 0) {
 		err = ctl_done(g, &ledger);
 		have_ledger = !err;
 		if (err < 0)

@@ -437,6 +437,9 @@ static void json_summary(struct gen *g, const struct report *r, const struct led
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
+	/* why the sink went mid-run (gen stopped then), or null */
+	json_key(&j, "sink_gone");
+	json_str(&j, g->sink_gone[0] ? g->sink_gone : NULL);
 	json_key(&j, "ledger");
 	if (l) {
 		json_obj_begin(&j);

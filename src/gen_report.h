@@ -118,6 +118,8 @@ struct gen {
 	uint64_t snd_cause[CAUSE_MAX];
 	bool header_printed;
 	bool write_failed;
+	/* the sink went mid-run (closed, reset, or ended the run): why; "" while it is there */
+	char sink_gone[200];
 
 	struct watch w;
 	bool tracer;

@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include "ksyms.h"
 
 static int cmp_ksym(const void *a, const void *b)
@@ -106,6 +110,7 @@ static int load(struct ksyms *ks)
 	size_t len = 0;
 	int cap = 0, err;
 	bool sorted = true;
+	uint64_t zeros = 0;
 
 	ks->loaded = true; /* once, whatever happens */
 	err = slurp(ks->path ?: "/proc/kallsyms", &ks->text, &len);
@@ -119,7 +124,11 @@ static int load(struct ksyms *ks)
 			nl = end;
 		*nl = '\0';
 		/* kptr_restrict hides addresses: 0, useless */
-		if (parse_line(p, nl, &addr, &name) && addr) {
+		if (!parse_line(p, nl, &addr, &name)) {
+			/* not a text symbol */
+		} else if (!addr) {
+			zeros++;
+		} else {
 			if (ks->n == cap) {
 				int ncap = cap ? cap * 2 : 4096;
 				struct ksym *nv = realloc(ks->v, ncap * sizeof(*nv));
@@ -146,6 +155,7 @@ static int load(struct ksyms *ks)
 	/* the kernel's own symbols come sorted; modules and BPF may not */
 	if (!sorted)
 		qsort(ks->v, ks->n, sizeof(*ks->v), cmp_ksym);
+	ks->hidden = !ks->n && zeros;
 	return 0;
 }
 
@@ -166,7 +176,7 @@ static int prefetch_scan(struct ksyms *ks, int fd, bool *ok)
 {
 	static char buf[1 << 18];
 	size_t have = 0;
-	uint64_t last = 0;
+	uint64_t last = 0, shown = 0, zeros = 0;
 	int open_ranges = 0, left = ks->npre;
 
 	*ok = true;
@@ -187,8 +197,13 @@ static int prefetch_scan(struct ksyms *ks, int fd, bool *ok)
 			char *name;
 
 			*nl = '\0';
-			if (!parse_line(p, nl, &addr, &name) || !addr)
+			if (!parse_line(p, nl, &addr, &name))
 				continue;
+			if (!addr) {
+				zeros++;
+				continue;
+			}
+			shown++;
 			if (addr < last) {
 				*ok = false; /* out of order: only the table can tell */
 				return 0;
@@ -209,13 +224,163 @@ static int prefetch_scan(struct ksyms *ks, int fd, bool *ok)
 			if (!left && !open_ranges)
 				return 0; /* the rest is not needed */
 		}
-		if (r == 0)
+		if (r == 0) {
+			/* read to the end without one address: all hidden */
+			ks->hidden = !shown && zeros;
 			return 0;
+		}
 		have = end - p;
 		memmove(buf, p, have);
 		if (have == sizeof(buf) - 1)
 			have = 0; /* a line longer than the buffer: not a symbol */
 	}
+}
+
+/* ---- hidden addresses: the ranges from the kernel, by BTF ------------- */
+
+/*
+ * Symbols that only precede a function (its padding, its CFI hash), with
+ * no code of their own that could call kfree_skb: skipped when looking
+ * for the function that follows another.
+ */
+static bool is_prefix_sym(const char *name)
+{
+	return !strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6);
+}
+
+/*
+ * The address of vmlinux function `name`, from the kernel: a socket filter
+ * program loads it as a BTF-typed 64-bit immediate, which the verifier
+ * fills in with kallsyms_lookup_name whatever kptr_restrict hides from
+ * /proc/kallsyms, and stores it to an array map; one test run, one read.
+ * Needs CAP_BPF (the load) and CAP_PERFMON (a pointer stored to a map);
+ * kernels that do not resolve functions this way (5.x) refuse the load.
+ * 0 or a negative errno.
+ */
+static int kernel_addr(const struct btf *vmlinux, int map_fd, const char *name,
+		       uint64_t *addr)
+{
+	int id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC), fd, err, key = 0;
+	char pkt[64] = {}; /* a socket filter's test run wants an Ethernet header */
+	LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = pkt, .data_size_in = sizeof(pkt));
+	struct bpf_insn insns[] = {
+		/* r6 = &map[0] */
+		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = 6,
+		  .src_reg = BPF_PSEUDO_MAP_VALUE, .imm = map_fd },
+		{ .imm = 0 },
+		/* r1 = the function (vmlinux's BTF: fd 0) */
+		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = 1,
+		  .src_reg = BPF_PSEUDO_BTF_ID, .imm = id },
+		{ .imm = 0 },
+		/* *(u64 *)(r6 + 0) = r1 */
+		{ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = 6, .src_reg = 1 },
+		/* return 0 */
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	if (id < 0)
+		return id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "udpdrop_ksym", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), NULL);
+	if (fd < 0)
+		return -errno;
+	*addr = 0;
+	err = bpf_prog_test_run_opts(fd, &run) ? -errno : 0;
+	if (!err && bpf_map_lookup_elem(map_fd, &key, addr))
+		err = -errno;
+	close(fd);
+	return err ? err : *addr ? 0 : -ENOENT;
+}
+
+/*
+ * The ranges of ks->pre when every address in the file reads 0. The names
+ * still come in address order (the kernel's own symbols), so a function
+ * ends where the next one listed starts (padding and CFI symbols skipped):
+ * both addresses from the kernel (kernel_addr). A name the file lists more
+ * than once (static functions of several files), or a next one listed more
+ * than once, could resolve to another of them: that range is lost, as is
+ * one the kernel cannot resolve (not in BTF: .cold, .isra and other
+ * compiler clones, assembly).
+ */
+static void hidden_ranges(struct ksyms *ks)
+{
+	char next[KSYMS_PREFETCH_MAX][sizeof(ks->pre[0].name)] = {};
+	int count[KSYMS_PREFETCH_MAX] = {}, ncount[KSYMS_PREFETCH_MAX] = {};
+	unsigned want_next = 0;
+	char *text = NULL, *p, *end;
+	char **names = NULL;
+	size_t len = 0, n = 0, cap = 0;
+	struct btf *vmlinux = NULL;
+	int map_fd = -1;
+
+	if (!ks->npre || slurp(ks->path ?: "/proc/kallsyms", &text, &len))
+		goto out;
+	/* the text symbols' names, in the file's order */
+	for (p = text, end = text + len; p < end;) {
+		char *nl = memchr(p, '\n', end - p), *name;
+		uint64_t addr;
+
+		if (!nl)
+			nl = end;
+		*nl = '\0';
+		if (parse_line(p, nl, &addr, &name)) {
+			if (n == cap) {
+				size_t ncap = cap ? 2 * cap : 1 << 16;
+				char **nv = realloc(names, ncap * sizeof(*nv));
+
+				if (!nv)
+					goto out;
+				names = nv;
+				cap = ncap;
+			}
+			names[n++] = name;
+		}
+		p = nl + 1;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (want_next && !is_prefix_sym(names[k])) {
+			for (int i = 0; i < ks->npre; i++)
+				if (want_next & 1u << i && strlen(names[k]) < sizeof(next[i]))
+					strcpy(next[i], names[k]);
+			want_next = 0;
+		}
+		for (int i = 0; i < ks->npre; i++)
+			if (!strcmp(names[k], ks->pre[i].name) && ++count[i] == 1)
+				want_next |= 1u << i;
+	}
+	for (size_t k = 0; k < n; k++)
+		for (int i = 0; i < ks->npre; i++)
+			if (next[i][0] && !strcmp(names[k], next[i]))
+				ncount[i]++;
+	for (int i = 0; i < ks->npre; i++)
+		ks->pre[i].lost = count[i] > 0; /* until found below */
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux)
+		goto out;
+	map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "udpdrop_ksym", sizeof(int),
+				sizeof(uint64_t), 1, NULL);
+	if (map_fd < 0)
+		goto out;
+	for (int i = 0; i < ks->npre; i++) {
+		struct ksyms_range *r = &ks->pre[i];
+		uint64_t start, stop;
+
+		if (count[i] != 1 || ncount[i] != 1 ||
+		    kernel_addr(vmlinux, map_fd, r->name, &start) ||
+		    kernel_addr(vmlinux, map_fd, next[i], &stop) || stop <= start)
+			continue;
+		r->found = true;
+		r->lost = false;
+		r->start = start;
+		r->end = stop;
+	}
+out:
+	if (map_fd >= 0)
+		close(map_fd);
+	btf__free(vmlinux);
+	free(names);
+	free(text);
 }
 
 int ksyms__prefetch(struct ksyms *ks, const char *path,
@@ -238,7 +403,18 @@ int ksyms__prefetch(struct ksyms *ks, const char *path,
 		ks->npre = 0; /* ask the table */
 		return err ? err : load(ks);
 	}
+	if (ks->hidden)
+		hidden_ranges(ks);
 	return 0;
+}
+
+int ksyms__lost(const struct ksyms *ks)
+{
+	int n = 0;
+
+	for (int i = 0; i < ks->npre; i++)
+		n += ks->pre[i].lost;
+	return n;
 }
 
 void ksyms__free(struct ksyms *ks)

@@ -28,8 +28,17 @@ struct ksyms {
 		char name[64];
 		uint64_t start, end;
 		bool found;
+		/* in the file, but its range could not be had (hidden addresses) */
+		bool lost;
 	} pre[KSYMS_PREFETCH_MAX];
 	int npre;
+	/*
+	 * Every address read as 0: kernel.kptr_restrict hides them (from
+	 * readers without CAP_SYSLOG; at 2 from everyone). The prefetched
+	 * ranges then come from the kernel itself by BTF (ksyms__prefetch),
+	 * and locations print as addresses.
+	 */
+	bool hidden;
 };
 
 /* The whole table, now. path NULL: /proc/kallsyms. */
@@ -42,6 +51,13 @@ int ksyms__load(struct ksyms *ks, const char *path);
  */
 int ksyms__prefetch(struct ksyms *ks, const char *path,
 		    const char *const *names, int n);
+/*
+ * How many of the prefetched names are functions of this kernel (in the
+ * file) whose range is unknown all the same: the addresses are hidden and
+ * the kernel could not give them (no CAP_BPF + CAP_PERFMON, or a kernel
+ * that does not resolve BTF functions for BPF, 5.x and older).
+ */
+int ksyms__lost(const struct ksyms *ks);
 void ksyms__free(struct ksyms *ks);
 /* [start, end) of a function's text; -ENOENT if unknown. */
 int ksyms__range(struct ksyms *ks, const char *name, uint64_t *start,

@@ -78,6 +78,12 @@ int64_t ledger__unexplained(const struct ledger *l)
 	return 0;
 }
 
+const char *ledger__sent_unknown(const struct ledger *l)
+{
+	return l->sent_unknown ? l->sent_unknown :
+	       "no control channel, and no flow's last datagram arrived";
+}
+
 const char *ledger__caveat(const struct ledger *l)
 {
 	if (l->fragmented && l->have_xdp && l->have_sender && l->total.sender_drops)
@@ -147,12 +153,15 @@ void ledger__print(FILE *f, const struct ledger *l)
 	int64_t unexpl = ledger__unexplained(l);
 	char a[32], b[32], c[32];
 
+	char why[200];
+
 	fprintf(f, "ledger: %d flow%s, %.2f s at the sink, datagrams\n",
 		l->nflows, l->nflows == 1 ? "" : "s", l->seconds);
-	line(f, "sent", l->have_sent, (int64_t)t->sent, of,
-	     l->have_sent ? NULL : "unknown: no control channel, and no flow's last datagram arrived");
+	snprintf(why, sizeof(why), "unknown: %s", ledger__sent_unknown(l));
+	line(f, "sent", l->have_sent, (int64_t)t->sent, of, l->have_sent ? NULL : why);
 	line(f, "sender drops", l->have_sender, (int64_t)t->sender_drops, of,
-	     !l->have_sender ? "unknown without the control channel" :
+	     !l->have_sender ? (l->sent_unknown ? "unknown: the generator's counts never came"
+					       : "unknown without the control channel") :
 	     l->have_sender_tracer ? NULL : "refused sends only: the sender ran without its tracer");
 	for (int i = 0; i < CAUSE_MAX; i++)
 		if (l->snd_cause[i]) {
@@ -184,7 +193,12 @@ void ledger__print(FILE *f, const struct ledger *l)
 	} else {
 		const char *note;
 
-		if (!unexpl)
+		if (!l->have_sent)
+			/* XDP's side balances, but what was sent is not known */
+			note = unexpl ? "seen by XDP - receiver drops - unread - read - duplicates; sent is unknown: the ledger cannot be checked" :
+			       l->have_tracer ? "of the datagrams XDP saw; sent is unknown: the ledger cannot be checked" :
+			       "(receiver drops not measured); sent is unknown: the ledger cannot be checked";
+		else if (!unexpl)
 			note = l->have_tracer ? "every datagram accounted for" :
 			       "(receiver drops not measured)";
 		else if (l->have_xdp)
@@ -324,6 +338,11 @@ void ledger__json(struct json *j, const struct ledger *l)
 	}
 	json_key(j, "caveat");
 	json_str(j, ledger__caveat(l));
+	/* sent known: the identity was checked (unexplained holds all of it) */
+	json_key(j, "identity_checked");
+	json_bool(j, l->have_sent);
+	json_key(j, "sent_unknown");
+	json_str(j, l->have_sent ? NULL : ledger__sent_unknown(l));
 	json_key(j, "measured");
 	json_obj_begin(j);
 	json_key(j, "sent");

@@ -44,6 +44,12 @@ struct ledger {
 	bool have_tracer;      /* the sink's tracer counted receiver drops */
 	bool have_sender_tracer; /* gen's tracer counted sender drops */
 	bool fragmented;       /* the run's datagrams were IP fragments (XDP saw later ones) */
+	/*
+	 * Why sent is unknown (!have_sent) when it is not the usual reason (no
+	 * control channel, and no flow's last datagram arrived): e.g. the
+	 * generator was killed before it sent its counts. NULL otherwise.
+	 */
+	const char *sent_unknown;
 	int nflows;
 	struct ledger_flow *flows;   /* nflows entries */
 	struct ledger_flow total;    /* ledger__sum fills it */
@@ -83,6 +89,8 @@ int64_t ledger__flow_unexplained(const struct ledger_flow *f);
  * when reassembly times out, after the run.
  */
 const char *ledger__caveat(const struct ledger *l);
+/* Why sent is unknown (meaningful when !have_sent). */
+const char *ledger__sent_unknown(const struct ledger *l);
 /* The table people read; `interval` prints no per-flow lines. */
 void ledger__print(FILE *f, const struct ledger *l);
 /* "ledger": {...} members into an open object. */

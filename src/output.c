@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "caps.h"
 #include "json.h"
 #include "netcfg.h"
 #include "output.h"
@@ -1105,6 +1106,8 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 		json_key(&j, "stopped");
 		json_str(&j, o->stopped);
 	}
+	/* the parts these privileges left out (caps__survey) */
+	caps__json(&j);
 	json_obj_end(&j);
 	sb_printf(sb, "\n");
 	free(ec);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -315,10 +316,20 @@ static void __attribute__((noreturn)) child_fail(int fd, int stage, int err)
 	_exit(127);
 }
 
+/*
+ * The signal the command gets when udpdrop dies first: SIGTERM, to let it
+ * clean up; SIGKILL when udpdrop was started with SIGTERM ignored (the
+ * command has it ignored too, so SIGTERM would not end it).
+ */
+int proc__death_signal(void)
+{
+	return sigismember(&ignored_at_start, SIGTERM) ? SIGKILL : SIGTERM;
+}
+
 /* In the child, after fork: only async-signal-safe calls. */
 static void __attribute__((noreturn))
 child_run(char *const argv[], char *const envp[], const struct proc_user *as,
-	  int go_fd, int err_fd)
+	  pid_t parent, int go_fd, int err_fd)
 {
 	sigset_t none;
 	char go;
@@ -351,6 +362,16 @@ child_run(char *const argv[], char *const envp[], const struct proc_user *as,
 		if (getegid() != as->gid || getgid() != as->gid)
 			child_fail(err_fd, PROC_STAGE_USER, EPERM);
 	}
+	/*
+	 * The command lives no longer than udpdrop: killed (even with
+	 * SIGKILL), udpdrop takes it along. Set after the switch to the user,
+	 * which clears it; it fires when the thread that forked us ends (the
+	 * main thread: udpdrop forks from nowhere else) and survives exec,
+	 * but not an exec of a set-user-ID program. If udpdrop died before
+	 * it was set, the parent is another already: go now.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, proc__death_signal()) || getppid() != parent)
+		_exit(127);
 
 	do
 		n = read(go_fd, &go, 1);
@@ -432,7 +453,7 @@ int proc__prepare(struct proc_child *c, char *const argv[], const struct proc_us
 	int go[2], errp[2], err = 0;
 	sigset_t all, old;
 	struct sigaction sa;
-	pid_t pid;
+	pid_t pid, self;
 
 	memset(c, 0, sizeof(*c));
 	c->go_fd = c->err_fd = -1;
@@ -459,11 +480,12 @@ int proc__prepare(struct proc_child *c, char *const argv[], const struct proc_us
 	/* no handler of udpdrop's runs in the child */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
+	self = getpid();
 	pid = fork();
 	if (pid == 0) {
 		close(go[0]);
 		close(errp[0]);
-		child_run(argv, envp, as, go[1], errp[1]);
+		child_run(argv, envp, as, self, go[1], errp[1]);
 	}
 	if (pid < 0)
 		err = -errno;

@@ -71,13 +71,21 @@ struct proc_child {
 };
 
 /*
+ * The signal a prepared command gets when udpdrop dies before it
+ * (PR_SET_PDEATHSIG): SIGTERM, or SIGKILL when udpdrop was started with
+ * SIGTERM ignored.
+ */
+int proc__death_signal(void);
+
+/*
  * Fork the child for argv (argv[0] looked up in PATH as execvp does).
  * The child stays in udpdrop's process group (Ctrl-C at the terminal
  * reaches it, as without udpdrop), gets an empty signal mask and default
  * dispositions (a signal udpdrop itself was started with ignored, as
  * under nohup, stays ignored), switches to `as` (when set: groups, gid,
  * uid, and checks it cannot become root again; HOME, USER and LOGNAME
- * from its passwd entry), then waits for proc__start. udpdrop's fds
+ * from its passwd entry), is set to get proc__death_signal() when udpdrop
+ * dies, then waits for proc__start. udpdrop's fds
  * without FD_CLOEXEC are inherited. A SIGCHLD udpdrop ignores is set back
  * to its default, or the command's end could not be waited for. 0, or a
  * negative errno (-EINVAL: no argv[0]; nothing forked).

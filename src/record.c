@@ -346,6 +346,11 @@ static int write_meta(struct trace_writer *tw, struct model *m, int argc,
 		kv_add(&l, "shed_scope", "%s", "shed events are counted before the process filter: any process's");
 	kv_add(&l, "events", "%s", m_events ? "recorded" : "not recorded (--no-events)");
 	kv_add(&l, "headers", "%u", cap_len);
+	/* "part:needs,...": what this run's privileges left out (caps.h) */
+	char unavailable[256];
+
+	caps__list(unavailable, sizeof(unavailable));
+	kv_add(&l, "unavailable", "%s", unavailable);
 
 	/* the sysctls of the recorded netns; the ones a netns does not have
 	 * of its own (host-wide ones) from udpdrop's netns, and said so */
@@ -1089,7 +1094,7 @@ int do_record(int argc, char **argv)
 	privileged = !caps__check_bpf(missing, sizeof(missing));
 	err = cli__resolve_scope("record", o.netns_spec, o.model.pid, privileged,
 				 &o.model.netns, &o.tracer.filter_netns);
-	if (err == EXIT_PRIV)
+	if (err == EXIT_PRIV && !privileged) /* else said: a process only root may look at */
 		goto no_privilege;
 	if (err)
 		return err;
@@ -1150,6 +1155,13 @@ int do_record(int argc, char **argv)
 	if (ret)
 		goto fail;
 	ret = EXIT_FAIL;
+	/* what these privileges leave out: said once, and in META */
+	caps__survey(&(struct caps_scope){ .ks = &w.m.ksyms, .owners = true, .locations = true,
+		/* a COMMAND's sockets are in udpdrop's netns (it has no more
+		 * privileges to leave it than udpdrop has to follow) */
+		.other_netns = !o.command && o.tracer.filter_netns != w.m.nt.self,
+		.netns_spec = o.netns_spec });
+	caps__warn(WHO);
 	owner__init(&rc.own, &w.m);
 	rc.scan_every = o.command ? OWNER_SCAN_TREE_NS : OWNER_SCAN_NS;
 	rc.hold = o.model.pid && o.tracer.events;
@@ -1290,10 +1302,11 @@ int do_record(int argc, char **argv)
 	int code = EXIT_OK;
 
 	if (child.pid) {
-		/* it ended (or a second signal gave up on it: then it runs on) */
+		/* it ended (or a second signal gave up on it: then it is ended
+		 * as udpdrop exits, by its death signal, proc__prepare) */
 		if (proc__wait(child.pid, nsignals >= 2 && !child_ended, &code) != 1) {
-			fprintf(stderr, WHO ": %s (pid %d) still runs: not waiting for it\n",
-				o.command[0], child.pid);
+			fprintf(stderr, WHO ": %s (pid %d) still runs: not waiting for it; it gets %s as udpdrop exits\n",
+				o.command[0], child.pid, proc__death_signal() == SIGKILL ? "SIGKILL" : "SIGTERM");
 			code = 128 + (stop_signal ? stop_signal : SIGINT);
 		}
 		child_pid = 0;
@@ -1342,8 +1355,8 @@ fail:
 	if (child.pid && !child_pid)
 		proc__abort(&child);
 	else if (child_pid > 0)
-		fprintf(stderr, WHO ": %s (pid %d) runs on, no longer traced\n",
-			o.command[0], (int)child_pid);
+		fprintf(stderr, WHO ": %s (pid %d) is no longer traced; it gets %s as udpdrop exits\n",
+			o.command[0], (int)child_pid, proc__death_signal() == SIGKILL ? "SIGKILL" : "SIGTERM");
 	free(rc.shed_seen);
 	free(rc.shed_now);
 	free(rc.held);

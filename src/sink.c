@@ -843,6 +843,17 @@ static int build_ledger(struct sink *s, struct ledger *l)
 		}
 	}
 	l->have_sent = r->control ? r->done : all_totals;
+	if (r->control && !r->done) {
+		static char why[160];
+
+		/* the channel still open: the sink ended the run, not the generator */
+		if (s->cfd >= 0)
+			snprintf(why, sizeof(why), "the run ended at the sink (%s) before the generator's DONE with its counts",
+				 r->end_reason ? r->end_reason : "stopped");
+		else
+			snprintf(why, sizeof(why), "the generator's DONE with its counts never came (it was killed, or its control channel broke)");
+		l->sent_unknown = why;
+	}
 	l->have_sender = r->control && r->done;
 	l->have_sender_tracer = l->have_sender && r->sender_tracer;
 	l->have_xdp = s->have_xdp;
@@ -1800,7 +1811,7 @@ static int open_tracer(struct sink *s, bool privileged)
 	if (!privileged) {
 		if (s->o->tracer == TRACER_ON)
 			return -EXIT_PRIV; /* said by the caller */
-		fprintf(stderr, "udpdrop sink: not root: the receiver's kernel drops are not traced (sudo udpdrop sink ... for the full ledger)\n");
+		fprintf(stderr, "udpdrop sink: not root (tracing needs CAP_BPF and CAP_PERFMON): the receiver's kernel drops are not traced (sudo udpdrop sink ... for the full ledger)\n");
 		return 0;
 	}
 	/*
@@ -1816,6 +1827,9 @@ static int open_tracer(struct sink *s, bool privileged)
 		return 0;
 	}
 	s->have_tracer = true;
+	/* only its own netns and socket: what could be missing is the close-time ranges */
+	caps__survey(&(struct caps_scope){ .ks = &s->w.m.ksyms });
+	caps__warn("udpdrop sink");
 	return 0;
 }
 
@@ -2037,12 +2051,17 @@ int do_sink(int argc, char **argv)
 			"Try 'udpdrop sink --help'.\n", o.xdp_if);
 		return EXIT_USAGE;
 	}
-	privileged = !caps__check_bpf(missing, sizeof(missing)) && !geteuid();
-	if (o.xdp_if && !privileged) {
-		fprintf(stderr, "udpdrop sink: permission denied: --xdp loads a BPF program on %s; run as root (sudo udpdrop sink ...)\n",
-			o.xdp_if);
+	/*
+	 * The capabilities each part needs, as top and record ask them: XDP
+	 * CAP_BPF + CAP_NET_ADMIN, the tracer CAP_BPF + CAP_PERFMON (or
+	 * CAP_SYS_ADMIN); root has them all.
+	 */
+	if (o.xdp_if && caps__check_xdp(missing, sizeof(missing))) {
+		fprintf(stderr, "udpdrop sink: permission denied: --xdp loads a BPF program on %s, which needs %s; run as root (sudo udpdrop sink ...)\n",
+			o.xdp_if, missing);
 		return EXIT_PRIV;
 	}
+	privileged = !caps__check_bpf(missing, sizeof(missing));
 	if (o.tracer == TRACER_ON && !privileged) {
 		fprintf(stderr, "udpdrop sink: permission denied: --tracer needs %s; run as root (sudo udpdrop sink ...)\n",
 			missing[0] ? missing : "root");

@@ -260,7 +260,7 @@ int do_top(int argc, char **argv)
 	bool privileged = !caps__check_bpf(missing, sizeof(missing));
 	err = cli__resolve_scope("top", o.netns_spec, o.model.pid, privileged,
 				 &o.model.netns, &o.tracer.filter_netns);
-	if (err == EXIT_PRIV)
+	if (err == EXIT_PRIV && !privileged) /* else said: a process only root may look at */
 		goto no_privilege;
 	if (err)
 		return err;
@@ -289,6 +289,10 @@ int do_top(int argc, char **argv)
 
 	for (int i = 0; i < nids; i++)
 		pr_info("program id %u (bpftool prog show id %u)\n", ids[i], ids[i]);
+	/* what these privileges leave out: said once, and in JSON */
+	caps__survey(&(struct caps_scope){ .ks = &m->ksyms, .owners = true, .locations = true,
+		.other_netns = o.tracer.filter_netns != m->nt.self, .netns_spec = o.netns_spec });
+	caps__warn("udpdrop");
 	if (!interactive)
 		fprintf(stderr, "udpdrop: tracing UDP drops via %s (Ctrl-C to stop)\n",
 			attach_mode__name(t->mode));

@@ -350,3 +350,108 @@ test_sink_control_robust() {
 	expect_eq "read" "$(led .read)" 2000
 	expect_ledger_exact
 }
+
+# gen_bg PORT ARGS...: udpdrop gen --json in $A in the background
+# ($GEN_PID), returning once it has reported its first interval (-i 0.5).
+gen_bg() {
+	local port=$1 i
+	shift
+	: >"$T/gen.json"
+	ip netns exec "$A" "$UDPDROP" gen "$V4B:$port" "$@" -i 0.5 --json >"$T/gen.json" 2>"$T/gen.err" &
+	GEN_PID=$!
+	BG_PIDS+=("$GEN_PID")
+	for ((i = 0; i < 100; i++)); do
+		[[ -s $T/gen.json ]] && return 0
+		kill -0 "$GEN_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "gen did not start sending: $(cat "$T/gen.err" "$SINK_ERR")"
+	return 1
+}
+
+# gen killed (SIGKILL) mid-run: its counts never come. The sink's ledger
+# balances what XDP saw, but sent is unknown: it must say the ledger cannot
+# be checked, never "every datagram accounted for" (JSON: sent null,
+# identity_checked false, sent_unknown why).
+test_gen_sink_gen_killed() {
+	setup_hosts || return
+	start_sink "$V4B:5022" --xdp veth0 || return
+	gen_bg 5022 --rate 5M --duration 60 || return
+	kill -KILL "$GEN_PID"
+	wait "$GEN_PID" 2>/dev/null
+	wait_sink || return
+	expect_eq "end" "$(jq -r .end "$T/sink.final")" "the generator left without DONE"
+	expect_eq "sent" "$(led .sent)" null
+	expect_eq "sender drops" "$(led .sender_drops)" null
+	expect_eq "identity checked" "$(led .identity_checked)" false
+	[[ $(led .sent_unknown) == *"DONE with its counts never came"* ]] ||
+		fail "sent_unknown: $(led .sent_unknown)"
+	expect_gt "xdp seen" "$(led .xdp_seen)" 0
+	# what XDP saw is still accounted for, by XDP's side
+	expect_eq "unexplained (of what XDP saw)" "$(led .unexplained)" 0
+
+	# the same run in text: the ledger says sent is unknown, and no more
+	SINK_ERR=$T/sink-text.err
+	: >"$SINK_ERR"
+	ip netns exec "$B" "$UDPDROP" sink "$V4B:5023" --xdp veth0 --one-off >"$T/sink.txt" 2>"$SINK_ERR" &
+	SINK_PID=$!
+	BG_PIDS+=("$SINK_PID")
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'listening on' "$SINK_ERR" && break
+		sleep 0.1
+	done
+	gen_bg 5023 --rate 5M --duration 60 || return
+	kill -KILL "$GEN_PID"
+	wait "$GEN_PID" 2>/dev/null
+	wait "$SINK_PID"
+	expect_eq "text: sink exit code" "$?" 0
+	grep -q 'every datagram accounted for' "$T/sink.txt" &&
+		fail "text: the ledger claims every datagram accounted for: $(cat "$T/sink.txt")"
+	grep -qE "^  sent +- +unknown: the generator's DONE with its counts never came" "$T/sink.txt" ||
+		fail "text: no 'sent unknown' line: $(cat "$T/sink.txt")"
+	grep -qE '^  unexplained +0 +of the datagrams XDP saw; sent is unknown: the ledger cannot be checked$' "$T/sink.txt" ||
+		fail "text: no 'cannot be checked' line: $(cat "$T/sink.txt")"
+}
+
+# The sink killed (SIGKILL) or stopped (SIGINT) mid-run: gen notices on the
+# control channel, stops sending, says why and exits 1; it was to send for
+# 60 s, and must be done long before.
+test_gen_sink_sink_gone() {
+	setup_hosts || return
+	local sig i want
+	for sig in KILL INT; do
+		start_sink "$V4B:5024" --xdp veth0 || return
+		gen_bg 5024 --rate 5M --duration 60 || return
+		kill -"$sig" "$SINK_PID"
+		wait "$SINK_PID" 2>/dev/null
+		for ((i = 0; i < 200; i++)); do
+			kill -0 "$GEN_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$GEN_PID" 2>/dev/null; then
+			fail "SIG$sig: gen still sends 20 s after the sink went"
+			kill -KILL "$GEN_PID"
+		fi
+		wait "$GEN_PID"
+		expect_eq "SIG$sig: gen exit code" "$?" 1
+		if [[ $sig == KILL ]]; then
+			want="closed the control channel (it stopped or was killed)"
+		else
+			want="ended the run: the sink stopped before the run's DONE"
+		fi
+		grep -qF "udpdrop gen: the sink at $V4B:5024 $want: stopped sending" "$T/gen.err" ||
+			fail "SIG$sig: gen's line: $(cat "$T/gen.err")"
+		tail -n 1 "$T/gen.json" >"$T/gen.final"
+		expect_eq "SIG$sig: gen's summary, no ledger" "$(jq -r '"\(.final) \(.ledger)"' "$T/gen.final")" "true null"
+		expect_eq "SIG$sig: JSON sink_gone" "$(jq -r .sink_gone "$T/gen.final")" "$want"
+		# --duration 60: stopped well before (the loop above waited 20 s at most)
+		awk -v s="$(jq -r .end "$T/gen.final")" 'BEGIN { exit !(s > 0 && s < 30) }' ||
+			fail "SIG$sig: gen sent for $(jq -r .end "$T/gen.final") s"
+		if [[ $sig == INT ]]; then
+			wait_sink || return
+			[[ $(led .sent_unknown) == *"the run ended at the sink (the sink was stopped) before the generator's DONE"* ]] ||
+				fail "SIGINT: sent_unknown: $(led .sent_unknown)"
+		fi
+	done
+}

@@ -502,3 +502,52 @@ test_record_bad_input() {
 	fi
 	return 0
 }
+
+# gone PID: has the process ended (no such pid, or a zombie not reaped yet)?
+proc_gone() {
+	local st
+	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 0
+	[[ -z $st || $st == Z || $st == X ]]
+}
+
+# record -- COMMAND, and udpdrop killed with SIGKILL: the command goes
+# with it (its death signal, SIGTERM; SIGKILL when udpdrop was started
+# with SIGTERM ignored, which the command inherits), as root and as the
+# user behind sudo (the switch clears a death signal set before it).
+test_record_command_killed() {
+	setup_hosts || return
+	local as child i ign
+	chmod 0777 "$T"
+	for as in root nobody ignored; do
+		local env=(env -u SUDO_UID -u SUDO_GID) pre=()
+		[[ $as == nobody ]] && env=(env SUDO_UID="$(id -u nobody)" SUDO_GID="$(id -g nobody)")
+		# a shell that ignores SIGTERM, then becomes udpdrop
+		[[ $as == ignored ]] && pre=(bash -c 'trap "" TERM; exec "$@"' ignterm)
+		"${env[@]}" "${pre[@]}" "$UDPDROP" record -o "$T/k-$as.data" -- sleep 300 2>"$T/k.err" &
+		local rec=$!
+		BG_PIDS+=("$rec")
+		child=
+		for ((i = 0; i < 100; i++)); do
+			child=$(pgrep -P "$rec" -x sleep)
+			[[ -n $child ]] && grep -q 'recording UDP drops' "$T/k.err" && break
+			sleep 0.1
+		done
+		[[ -n $child ]] || { fail "$as: no command under udpdrop record: $(cat "$T/k.err")"; continue; }
+		[[ $as == nobody ]] && expect_eq "$as: the command's user" "$(stat -c %U "/proc/$child")" nobody
+		# SIGTERM (15) ignored by the command as by udpdrop: SigIgn bit 14
+		[[ $as == ignored ]] && expect_eq "$as: the command ignores SIGTERM" \
+			"$(( 0x$(awk '$1 == "SigIgn:" { print $2 }' "/proc/$child/status") >> 14 & 1 ))" 1
+		kill -KILL "$rec"
+		wait "$rec" 2>/dev/null
+		for ((i = 0; i < 50; i++)); do
+			proc_gone "$child" && break
+			sleep 0.1
+		done
+		if proc_gone "$child"; then
+			echo "    ok: $as: the command ended with udpdrop"
+		else
+			fail "$as: the command (pid $child) still runs 5 s after udpdrop was killed"
+			kill -KILL "$child"
+		fi
+	done
+}

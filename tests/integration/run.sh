@@ -891,6 +891,7 @@ test_tui() {
 . tests/integration/doctor.sh
 . tests/integration/lifetimes.sh
 . tests/integration/netns.sh
+. tests/integration/caps.sh
 
 ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 SELECTED=("$@")

@@ -239,6 +239,109 @@ static void test_proc_kallsyms(void **state)
 	ksyms__free(&ks);
 }
 
+/*
+ * kptr_restrict: every address 0. Hidden is said; nothing is named; a
+ * range asked for that the file lists but the kernel cannot resolve (not
+ * in BTF, or listed twice) is lost, and one not listed is just absent.
+ */
+static void test_hidden(void **state)
+{
+	const char *names[] = { "fake_fn_a", "dup_fn", "nowhere" };
+	struct ksyms ks;
+	uint64_t s, e;
+	char buf[64];
+
+	assert_int_equal(write_file("0000000000000000 T _text\n"
+				    "0000000000000000 t fake_fn_a\n"
+				    "0000000000000000 t __pfx_fake_fn_b\n"
+				    "0000000000000000 t fake_fn_b\n"
+				    "0000000000000000 t dup_fn\n"
+				    "0000000000000000 t fake_fn_c\n"
+				    "0000000000000000 D some_data\n"
+				    "0000000000000000 t dup_fn\n"), 0);
+	assert_int_equal(ksyms__prefetch(&ks, path, names, 3), 0);
+	assert_true(ks.hidden);
+	assert_int_equal(ksyms__range(&ks, "fake_fn_a", &s, &e), -ENOENT);
+	assert_int_equal(ksyms__range(&ks, "dup_fn", &s, &e), -ENOENT);
+	assert_int_equal(ksyms__range(&ks, "nowhere", &s, &e), -ENOENT);
+	assert_int_equal(ksyms__lost(&ks), 2); /* nowhere is not this kernel's */
+	ksyms__free(&ks);
+	assert_int_equal(ksyms__load(&ks, path), 0);
+	assert_true(ks.hidden);
+	assert_int_equal(ks.n, 0);
+	assert_string_equal(ksyms__format(&ks, 0xffffffff81000010ull, buf, sizeof(buf)),
+			    "0xffffffff81000010");
+	ksyms__free(&ks);
+	/* one address shown: not hidden */
+	assert_int_equal(write_file("0000000000000000 T _text\nffffffff81000100 t alpha\n"), 0);
+	assert_int_equal(ksyms__load(&ks, path), 0);
+	assert_false(ks.hidden);
+	ksyms__free(&ks);
+}
+
+/*
+ * The running kernel's /proc/kallsyms with every address zeroed, as a
+ * reader without CAP_SYSLOG sees it: the classifier's ranges come from the
+ * kernel by BTF, start where kallsyms says, and end at the next function
+ * (past its padding and CFI symbols only). Needs root: the addresses to
+ * compare with, and CAP_BPF + CAP_PERFMON to ask the kernel.
+ */
+static void test_hidden_real(void **state)
+{
+	const char *names[] = { "inet_frag_rbtree_purge", "udp_destruct_common",
+				"inet_sock_destruct" };
+	struct ksyms ks, pre;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err = ksyms__load(&ks, NULL), checked = 0;
+
+	if (err || !ks.n || geteuid()) {
+		print_message("needs root and a readable /proc/kallsyms\n");
+		ksyms__free(&ks);
+		skip();
+	}
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	{
+		FILE *in = fopen("/proc/kallsyms", "re");
+		char line[512];
+
+		assert_non_null(in);
+		while (fgets(line, sizeof(line), in)) {
+			char *sp = strchr(line, ' ');
+
+			if (sp)
+				fprintf(f, "0000000000000000%s", sp);
+		}
+		fclose(in);
+	}
+	fclose(f);
+	assert_int_equal(write_file(text), 0);
+	free(text);
+	assert_int_equal(ksyms__prefetch(&pre, path, names, 3), 0);
+	assert_true(pre.hidden);
+	for (int i = 0; i < 3; i++) {
+		uint64_t s, e, hs, he;
+
+		if (ksyms__range(&ks, names[i], &s, &e))
+			continue; /* not this kernel's */
+		assert_int_equal(ksyms__range(&pre, names[i], &hs, &he), 0);
+		assert_int_equal(hs, s);
+		assert_true(he >= e);
+		/* between the two ends: padding and CFI symbols only */
+		for (int k = 0; k < ks.n; k++)
+			if (ks.v[k].addr >= e && ks.v[k].addr < he)
+				assert_true(!strncmp(ks.v[k].name, "__pfx_", 6) ||
+					    !strncmp(ks.v[k].name, "__cfi_", 6));
+		checked++;
+	}
+	assert_true(checked > 0);
+	assert_int_equal(ksyms__lost(&pre), 0);
+	ksyms__free(&pre);
+	ksyms__free(&ks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +351,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_prefetch, teardown),
 		cmocka_unit_test_teardown(test_prefetch_unsorted, teardown),
 		cmocka_unit_test(test_proc_kallsyms),
+		cmocka_unit_test_teardown(test_hidden, teardown),
+		cmocka_unit_test_teardown(test_hidden_real, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

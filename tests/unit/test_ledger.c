@@ -156,6 +156,53 @@ static void test_json(void **state)
 	ledger__free(&l);
 }
 
+/*
+ * The generator killed mid-run: XDP's side balances, but sent is unknown,
+ * so the ledger must say it cannot be checked, not that every datagram is
+ * accounted for; JSON: sent null, identity_checked false, and why.
+ */
+static void test_sent_unknown(void **state)
+{
+	struct strbuf sb = {};
+	struct json j;
+	struct ledger l;
+	char *out;
+
+	fill(&l);
+	l.have_sent = l.have_sender = false;
+	l.sent_unknown = "the generator's DONE with its counts never came (it was killed, or its control channel broke)";
+	assert_int_equal(ledger__unexplained(&l), 0);
+	out = print(&l);
+	ASSERT_LACKS(out, "every datagram accounted for");
+	ASSERT_HAS(out, "  sent                                    -            unknown: the generator's DONE with its counts never came");
+	ASSERT_HAS(out, "  sender drops                            -            unknown: the generator's counts never came");
+	ASSERT_HAS(out, "  unexplained                             0            of the datagrams XDP saw; sent is unknown: the ledger cannot be checked");
+	free(out);
+	json_init(&j, &sb);
+	json_obj_begin(&j);
+	ledger__json(&j, &l);
+	json_obj_end(&j);
+	ASSERT_JQ(sb.buf, ".sent == null and .identity_checked == false and .unexplained == 0");
+	ASSERT_JQ(sb.buf, ".sent_unknown | startswith(\"the generator\") and contains(\"DONE\")");
+	sb_free(&sb);
+	/* no control channel, no closing datagram: the usual reason */
+	l.sent_unknown = NULL;
+	out = print(&l);
+	ASSERT_HAS(out, "unknown: no control channel, and no flow's last datagram arrived");
+	ASSERT_HAS(out, "unknown without the control channel");
+	ASSERT_LACKS(out, "every datagram accounted for");
+	free(out);
+	/* known: checked, and said so */
+	l.have_sent = true;
+	json_init(&j, &sb);
+	json_obj_begin(&j);
+	ledger__json(&j, &l);
+	json_obj_end(&j);
+	ASSERT_JQ(sb.buf, ".identity_checked == true and .sent_unknown == null");
+	sb_free(&sb);
+	ledger__free(&l);
+}
+
 static void test_msg_round_trip(void **state)
 {
 	struct ledger l, back;
@@ -229,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_without_xdp),
 		cmocka_unit_test(test_print),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_sent_unknown),
 		cmocka_unit_test(test_msg_round_trip),
 		cmocka_unit_test(test_msg_many_flows),
 	};

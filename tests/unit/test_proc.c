@@ -427,6 +427,64 @@ static void test_prepare_start_abort(void **state)
 	assert_int_equal(code, 128 + SIGKILL);
 }
 
+/* Ended, or a zombie its new parent has not reaped yet. */
+static bool ended(pid_t pid)
+{
+	char p[64], st[512];
+	FILE *f;
+	char *rp;
+	bool gone;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+	f = fopen(p, "r");
+	if (!f)
+		return true;
+	gone = !fgets(st, sizeof(st), f) || !(rp = strrchr(st, ')')) || rp[2] == 'Z' || rp[2] == 'X';
+	fclose(f);
+	return gone;
+}
+
+/*
+ * The command lives no longer than udpdrop: a process that started one
+ * and died (here: exits at once, as if killed) takes it along, by the
+ * death signal set in the child.
+ */
+static void test_death_signal(void **state)
+{
+	char *argv[] = { "sleep", "30", NULL };
+	int fds[2], status;
+	pid_t mid, cmd = 0;
+
+	(void)state;
+	assert_true(proc__death_signal() == SIGTERM || proc__death_signal() == SIGKILL);
+	assert_int_equal(pipe(fds), 0);
+	mid = fork();
+	assert_true(mid >= 0);
+	if (mid == 0) {
+		enum proc_stage stage;
+		pid_t pid = 0;
+
+		close(fds[0]);
+		if (proc__spawn(argv, NULL, &pid, &stage))
+			_exit(1);
+		if (write(fds[1], &pid, sizeof(pid)) != sizeof(pid))
+			_exit(1);
+		_exit(0); /* udpdrop gone, its command running */
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &cmd, sizeof(cmd)), sizeof(cmd));
+	close(fds[0]);
+	assert_int_equal(waitpid(mid, &status, 0), mid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(cmd > 0);
+	for (int i = 0; i < 500 && !ended(cmd); i++)
+		usleep(10000);
+	if (!ended(cmd)) {
+		kill(cmd, SIGKILL);
+		fail_msg("the command (pid %d) outlived the process that started it", cmd);
+	}
+}
+
 static volatile sig_atomic_t alarms;
 static volatile pid_t sleeper;
 
@@ -686,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_exec_fails),
 		cmocka_unit_test(test_signals_reset),
 		cmocka_unit_test(test_prepare_start_abort),
+		cmocka_unit_test(test_death_signal),
 		cmocka_unit_test(test_wait),
 		cmocka_unit_test(test_user_parse),
 		cmocka_unit_test(test_spawn_as_sudo_user),
