@@ -456,7 +456,7 @@ static int export(const char *trace, const char *out, bool force,
 	struct ctx c = {};
 	struct stat in_st, out_st;
 	struct out_file of = { .fd = -1 };
-	char msg[PATH_MAX + 128];
+	char msg[512], open_msg[PATH_MAX + 128];
 	int err, ret = EXIT_FAIL;
 
 	if (!stat(trace, &in_st) && !stat(out, &out_st) &&
@@ -467,9 +467,9 @@ static int export(const char *trace, const char *out, bool force,
 	}
 	/* an existing file without -f, a directory, a block device...:
 	 * refused before the trace is read */
-	err = out_file__check(out, force, msg, sizeof(msg));
+	err = out_file__check(out, force, open_msg, sizeof(open_msg));
 	if (err) {
-		fprintf(msgs, "%s: %s\n", who, msg);
+		fprintf(msgs, "%s: %s\n", who, open_msg);
 		return EXIT_USAGE;
 	}
 
@@ -505,9 +505,10 @@ static int export(const char *trace, const char *out, bool force,
 	 * `>` would; a FIFO or device written through); a failure from here
 	 * removes a file made here and empties one given with -f.
 	 */
-	err = out_file__open(&of, out, force, msg, sizeof(msg));
+	/* its own line: msg keeps the first pass's word on a trace cut short */
+	err = out_file__open(&of, out, force, open_msg, sizeof(open_msg));
 	if (err) {
-		fprintf(msgs, "%s: %s\n", who, msg);
+		fprintf(msgs, "%s: %s\n", who, open_msg);
 		ret = err == -EEXIST || err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 		goto out;
 	}

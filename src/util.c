@@ -267,8 +267,8 @@ static int say(char *msg, size_t msglen, int err, const char *fmt, ...)
 
 /*
  * What path names, symlinks followed: 0 with *st for something written to
- * (a regular file only with force), -ENOENT for nothing there (create it),
- * a refusal (-EEXIST, -EINVAL) or stat's error, each with msg.
+ * (a regular file only with force), -ENOENT for nothing there (create it;
+ * msg untouched), a refusal (-EEXIST, -EINVAL) or stat's error with msg.
  */
 static int look(const char *path, bool force, struct stat *st, char *msg, size_t msglen)
 {
@@ -283,6 +283,8 @@ static int look(const char *path, bool force, struct stat *st, char *msg, size_t
 			return say(msg, msglen, -EINVAL,
 				   "%s is a symlink to a file that does not exist: name the file itself",
 				   path);
+		if (err == -ENOENT)
+			return err; /* not an error yet: the caller creates it */
 		return say(msg, msglen, err, "cannot create %s: %s", path, strerror(-err));
 	}
 	switch (st->st_mode & S_IFMT) {
