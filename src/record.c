@@ -1300,9 +1300,13 @@ fail:
 	htab__free(&rc.syms);
 	if (running) {
 		/* what reached the file reads back: kept, and said to be cut */
+		if (trace_writer__to_stream(rc.tw))
+			fprintf(stderr, WHO ": %s's reader has what was written before the failure (report says it was cut short)\n",
+				o.output);
+		else
+			fprintf(stderr, WHO ": %s keeps what was written before the failure (report says it was cut short)\n",
+				o.output);
 		trace_writer__abandon(rc.tw);
-		fprintf(stderr, WHO ": %s keeps what was written before the failure (report says it was cut short)\n",
-			o.output);
 		return ret;
 	}
 	/* a failure before the recording ran leaves nothing behind: a file

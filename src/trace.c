@@ -788,6 +788,11 @@ void trace_writer__set_fsync(struct trace_writer *w, bool on)
 	w->fsync = on;
 }
 
+bool trace_writer__to_stream(const struct trace_writer *w)
+{
+	return w->of.kind == OUT_FILE_STREAM;
+}
+
 uint64_t trace_writer__offset(const struct trace_writer *w)
 {
 	return w->offset;

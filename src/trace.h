@@ -235,6 +235,9 @@ int trace_writer__raw(struct trace_writer *w, uint16_t type,
 		      const void *payload, uint32_t len);
 /* Write the current block now (a no-op if it is empty). */
 int trace_writer__flush(struct trace_writer *w);
+/* Whether it writes to a FIFO or character device (out_file's stream):
+ * nothing there to keep or remove. */
+bool trace_writer__to_stream(const struct trace_writer *w);
 /* Bytes written to the file so far (header and whole blocks). */
 uint64_t trace_writer__offset(const struct trace_writer *w);
 /*

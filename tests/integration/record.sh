@@ -586,6 +586,23 @@ test_record_output_targets() {
 			fail "FIFO: the summary's size is not the bytes written: $(cat "$T/err")"
 	done
 
+	# a reader that goes away: said, exit 1 (not a silent SIGPIPE death),
+	# the FIFO left as it was
+	timeout 60 head -c 100 "$T/fifo" >/dev/null &
+	reader=$!
+	BG_PIDS+=("$reader")
+	for ((i = 0; i < 100; i++)); do
+		"$UDPDROP" record -f -d 2 -i 0.2 -o "$T/fifo" 2>"$T/err"
+		rc=$?
+		((rc == 1)) && grep -q 'with no reader' "$T/err" || break
+		sleep 0.1
+	done
+	expect_eq "FIFO whose reader left: exit" "$rc" 1
+	grep -qx "udpdrop record: cannot write $T/fifo: Broken pipe" "$T/err" ||
+		fail "FIFO whose reader left: no 'Broken pipe' line: $(cat "$T/err")"
+	expect_eq "FIFO whose reader left: FIFO unchanged" "$(node "$T/fifo")" "$before"
+	wait "$reader"
+
 	# refused, -f or not, exit 2, one line naming what to do; never opened
 	mkdir "$T/dir"
 	mknod -m 600 "$T/blk" b 240 0 # a major for local use: no driver behind it
