@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* udpdrop: the subcommand table, as bpftool's main.c has it. */
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
 
 static const struct cmd {
@@ -26,7 +30,46 @@ static void usage(FILE *f)
 	fprintf(f, "\n'udpdrop COMMAND --help' for a command's options; -V for the version.\n");
 }
 
-int main(int argc, char **argv)
+/* A pipe or socket on stdout whose reader has gone (`| head`). */
+static bool reader_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	struct stat st;
+
+	return !fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) &&
+	       poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+/*
+ * Whether stdout got everything, for every subcommand in one place (as
+ * coreutils' close_stdout): `report x >/dev/full` must not exit 0. A
+ * subcommand that failed already said why, and top says it for stdout
+ * too: one line, never two. A reader that went away is no error (`| head`:
+ * where SIGPIPE is not ignored it ended the process before here).
+ */
+static int close_stdout(int ret)
+{
+	int saved = errno, err = 0;
+	bool failed_before = ferror(stdout);
+
+	errno = 0;
+	if (fflush(stdout))
+		err = errno;
+	if (fclose(stdout) && !err)
+		err = errno;
+	if (!failed_before && !err)
+		return ret;
+	/* a failed write's errno is gone with the buffer stdio dropped: the
+	 * one in effect when the subcommand returned is the best left */
+	if (!err)
+		err = saved ? saved : EIO;
+	if (ret != EXIT_OK || err == EPIPE || reader_gone())
+		return ret;
+	fprintf(stderr, "udpdrop: write error on standard output: %s\n", strerror(err));
+	return EXIT_FAIL;
+}
+
+static int run(int argc, char **argv)
 {
 	const struct cmd *match = NULL;
 	size_t len;
@@ -60,4 +103,9 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	return match->fn(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+	return close_stdout(run(argc, argv));
 }

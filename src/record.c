@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <bpf/libbpf.h>
 #include <getopt.h>
+#include <limits.h>
 #include <net/if.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -683,6 +684,13 @@ static int write_sockets(struct recorder *rc, uint64_t t)
 	return err;
 }
 
+static int exists(const char *path)
+{
+	fprintf(stderr, WHO ": %s exists: give -f to overwrite it, or another name with -o\n",
+		path);
+	return EXIT_USAGE;
+}
+
 /*
  * Create the trace file. Through sudo, as the user behind it (the file
  * system identity only: setfsuid), so that the file is theirs and
@@ -692,7 +700,7 @@ static int write_sockets(struct recorder *rc, uint64_t t)
  * it is created as root, as perf record does.
  */
 static int open_output(const char *path, bool force, const struct proc_user *u,
-		       struct trace_writer **tw)
+		       struct trace_writer **tw, char *msg, size_t msglen)
 {
 	int err;
 
@@ -702,7 +710,7 @@ static int open_output(const char *path, bool force, const struct proc_user *u,
 
 		/* setfsuid answers with the old id either way: check it took */
 		if ((uid_t)setfsuid(-1) == u->uid && (gid_t)setfsgid(-1) == u->gid) {
-			err = trace_writer__open(path, force, tw);
+			err = trace_writer__create(path, force, tw, msg, msglen);
 			setfsuid(ou);
 			setfsgid(og);
 			if (err != -EACCES && err != -EPERM)
@@ -714,7 +722,7 @@ static int open_output(const char *path, bool force, const struct proc_user *u,
 			setfsgid(og);
 		}
 	}
-	return trace_writer__open(path, force, tw);
+	return trace_writer__create(path, force, tw, msg, msglen);
 }
 
 /* ---- events ------------------------------------------------------------ */
@@ -1077,18 +1085,21 @@ int do_record(int argc, char **argv)
 	struct recorder rc = { .w = &w };
 	struct proc_user user = {};
 	struct proc_child child = {};
-	struct stat st;
-	char missing[128];
-	bool privileged, created = false, running = false;
+	char missing[128], msg[PATH_MAX + 128];
+	bool privileged, running = false;
+	uint64_t bytes;
 	int err, ret;
 
 	err = parse_args(argc, argv, &o);
 	if (err)
 		return err > 0 ? EXIT_OK : -err;
-	/* bad values first (exit 2), then privileges (exit 3), as top does */
-	if (!o.force && !lstat(o.output, &st)) {
-		fprintf(stderr, WHO ": %s exists: give -f to overwrite it, or another name with -o\n",
-			o.output);
+	/* bad values first (exit 2), then privileges (exit 3), as top does:
+	 * an existing file without -f, a directory, a block device... */
+	err = out_file__check(o.output, o.force, msg, sizeof(msg));
+	if (err == -EEXIST)
+		return exists(o.output);
+	if (err) {
+		fprintf(stderr, WHO ": %s\n", msg);
 		return EXIT_USAGE;
 	}
 	privileged = !caps__check_bpf(missing, sizeof(missing));
@@ -1108,19 +1119,14 @@ int do_record(int argc, char **argv)
 		memset(&user, 0, sizeof(user));
 
 	/* the file before BPF: a path that cannot be written fails at once */
-	err = open_output(o.output, o.force, &user, &rc.tw);
-	if (err == -EEXIST) {
-		fprintf(stderr, WHO ": %s exists: give -f to overwrite it, or another name with -o\n",
-			o.output);
-		proc__user_free(&user);
-		return EXIT_USAGE;
-	}
+	err = open_output(o.output, o.force, &user, &rc.tw, msg, sizeof(msg));
 	if (err) {
-		fprintf(stderr, WHO ": cannot create %s: %s\n", o.output, strerror(-err));
 		proc__user_free(&user);
-		return EXIT_FAIL;
+		if (err == -EEXIST) /* made since the check */
+			return exists(o.output);
+		fprintf(stderr, WHO ": %s\n", msg);
+		return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
-	created = true;
 	if (htab__init(&rc.syms, sizeof(uint64_t), 1)) {
 		fprintf(stderr, WHO ": out of memory\n");
 		ret = EXIT_FAIL;
@@ -1151,6 +1157,12 @@ int do_record(int argc, char **argv)
 		o.model.pid = child.pid;
 		o.model.pid_tree = true;
 	}
+	/*
+	 * A FIFO whose reader went away: EPIPE, said, and the command told
+	 * it runs on untraced, rather than a silent death by SIGPIPE. Set
+	 * after the command's fork: an ignored signal outlives exec.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	ret = watch__open(&w, &o.tracer, &o.model, WHO);
 	if (ret)
 		goto fail;
@@ -1317,7 +1329,10 @@ int do_record(int argc, char **argv)
 	rc.rb = NULL;
 	watch__close(&w);
 	htab__free(&rc.syms);
-	err = trace_writer__close(rc.tw);
+	/* the size from the writer: a FIFO's or a device's stat has none */
+	err = trace_writer__end(rc.tw);
+	bytes = trace_writer__offset(rc.tw);
+	err = trace_writer__close(rc.tw) ?: err;
 	rc.tw = NULL;
 	if (err)
 		goto write_fail;
@@ -1325,7 +1340,7 @@ int do_record(int argc, char **argv)
 	char drops[32], size[32], events[32], shed[32];
 
 	fmt_count(drops, sizeof(drops), rc.drops);
-	fmt_bytes(size, sizeof(size), stat(o.output, &st) ? 0 : (uint64_t)st.st_size);
+	fmt_bytes(size, sizeof(size), bytes);
 	fmt_count(events, sizeof(events), rc.events);
 	fmt_count(shed, sizeof(shed), rc.shed);
 	if (o.tracer.events)
@@ -1365,15 +1380,19 @@ fail:
 	htab__free(&rc.syms);
 	if (running) {
 		/* what reached the file reads back: kept, and said to be cut */
+		if (trace_writer__to_stream(rc.tw))
+			fprintf(stderr, WHO ": %s's reader has what was written before the failure (report says it was cut short)\n",
+				o.output);
+		else
+			fprintf(stderr, WHO ": %s keeps what was written before the failure (report says it was cut short)\n",
+				o.output);
 		trace_writer__abandon(rc.tw);
-		fprintf(stderr, WHO ": %s keeps what was written before the failure (report says it was cut short)\n",
-			o.output);
 		return ret;
 	}
-	trace_writer__abandon(rc.tw);
-	/* a failure before the recording ran leaves nothing behind */
-	if (created && unlink(o.output) && errno != ENOENT)
-		fprintf(stderr, WHO ": cannot remove %s: %s\n", o.output, strerror(errno));
+	/* a failure before the recording ran leaves nothing behind: a file
+	 * it created is removed (never one that was there, a device or a
+	 * FIFO: a file given with -f is left empty) */
+	trace_writer__discard(rc.tw);
 	return ret;
 
 no_privilege:

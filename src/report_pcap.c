@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,7 +380,7 @@ static int write_packet(struct pcapng_buf *b, const struct ctx *c,
 }
 
 /* Second pass: every EVENT with headers into fd. */
-static int write_packets(const char *trace, const struct ctx *c, int fd,
+static int write_packets(const char *trace, const struct ctx *c, struct out_file *of,
 			 struct report_pcap_stats *st, char *msg, size_t msglen)
 {
 	struct pcapng_buf b = {};
@@ -407,7 +408,7 @@ static int write_packets(const char *trace, const struct ctx *c, int fd,
 		}
 		err = write_packet(&b, c, &rec.event);
 		if (!err && b.len >= WRITE_CHUNK)
-			err = flush(fd, &b);
+			err = flush(of->fd, &b);
 		if (err) {
 			snprintf(msg, msglen, "%s", strerror(-err));
 			goto out_reader;
@@ -425,9 +426,8 @@ static int write_packets(const char *trace, const struct ctx *c, int fd,
 		snprintf(msg, msglen, "interrupted");
 		goto out_reader;
 	}
-	err = flush(fd, &b);
-	if (!err && fsync(fd))
-		err = -errno;
+	err = flush(of->fd, &b);
+	err = err ?: out_file__sync(of);
 	if (err)
 		snprintf(msg, msglen, "%s", strerror(-err));
 out_reader:
@@ -437,23 +437,17 @@ out_buf:
 	return err;
 }
 
-/*
- * Move the finished file to its name. Without force an OUT that appeared
- * since the check at the start must not be replaced: RENAME_NOREPLACE,
- * or on a file system without it, link (which also never replaces).
- */
-static int publish(const char *tmp, const char *out, bool force)
+/* What a failed export leaves at OUT, for its message. */
+static const char *left_as(const struct out_file *of)
 {
-	if (force)
-		return rename(tmp, out) ? -errno : 0;
-	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_NOREPLACE))
-		return 0;
-	if (errno != EINVAL && errno != ENOSYS)
-		return -errno;
-	if (link(tmp, out))
-		return -errno;
-	unlink(tmp);
-	return 0;
+	switch (of->kind) {
+	case OUT_FILE_NEW:
+		return "no pcapng written";
+	case OUT_FILE_EXISTING:
+		return "the file is left empty";
+	default:
+		return "the reader has what was written before";
+	}
 }
 
 static int export(const char *trace, const char *out, bool force,
@@ -461,8 +455,9 @@ static int export(const char *trace, const char *out, bool force,
 {
 	struct ctx c = {};
 	struct stat in_st, out_st;
-	char msg[512], *tmp = NULL;
-	int fd = -1, err, ret = EXIT_FAIL;
+	struct out_file of = { .fd = -1 };
+	char msg[512], open_msg[PATH_MAX + 128];
+	int err, ret = EXIT_FAIL;
 
 	if (!stat(trace, &in_st) && !stat(out, &out_st) &&
 	    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
@@ -470,9 +465,11 @@ static int export(const char *trace, const char *out, bool force,
 			who, out);
 		return EXIT_USAGE;
 	}
-	if (!force && !lstat(out, &out_st)) {
-		fprintf(msgs, "%s: %s exists: give -f to overwrite it, or another name\n",
-			who, out);
+	/* an existing file without -f, a directory, a block device...:
+	 * refused before the trace is read */
+	err = out_file__check(out, force, open_msg, sizeof(open_msg));
+	if (err) {
+		fprintf(msgs, "%s: %s\n", who, open_msg);
 		return EXIT_USAGE;
 	}
 
@@ -501,46 +498,32 @@ static int export(const char *trace, const char *out, bool force,
 		goto out;
 	}
 
-	/* next to out, so the rename stays on one file system */
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", out) < 0) {
-		tmp = NULL;
-		fprintf(msgs, "%s: out of memory\n", who);
-		goto out;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC); /* 0600: packet headers are private */
-	if (fd < 0) {
-		fprintf(msgs, "%s: cannot create %s: %s\n", who, out, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	err = write_packets(trace, &c, fd, st, msg, sizeof(msg));
-	if (err == -EINTR) {
-		fprintf(msgs, "%s: interrupted: no pcapng written\n", who);
-		goto out;
-	}
+	/*
+	 * OUT only now that the whole trace has read back: a corrupt one
+	 * never touches it. Written in place (a new file 0600: packet headers
+	 * are private; one given with -f keeps its mode, owner and links, as
+	 * `>` would; a FIFO or device written through); a failure from here
+	 * removes a file made here and empties one given with -f.
+	 */
+	/* its own line: msg keeps the first pass's word on a trace cut short */
+	err = out_file__open(&of, out, force, open_msg, sizeof(open_msg));
 	if (err) {
-		fprintf(msgs, "%s: cannot write %s: %s\n", who, out, msg);
+		fprintf(msgs, "%s: %s\n", who, open_msg);
+		ret = err == -EEXIST || err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 		goto out;
 	}
-	if (close(fd)) {
-		fd = -1;
-		fprintf(msgs, "%s: cannot write %s: %s\n", who, out, strerror(errno));
+	err = write_packets(trace, &c, &of, st, msg, sizeof(msg));
+	if (err == -EINTR)
+		fprintf(msgs, "%s: interrupted: %s\n", who, left_as(&of));
+	else if (err)
+		fprintf(msgs, "%s: cannot write %s: %s: %s\n", who, out, msg, left_as(&of));
+	if (err)
 		goto out;
-	}
-	fd = -1;
-	err = publish(tmp, out, force);
+	err = out_file__close(&of);
 	if (err) {
-		if (err == -EEXIST)
-			fprintf(msgs, "%s: %s exists: give -f to overwrite it, or another name\n",
-				who, out);
-		else
-			fprintf(msgs, "%s: cannot create %s: %s\n", who, out, strerror(-err));
-		ret = err == -EEXIST ? EXIT_USAGE : EXIT_FAIL;
+		fprintf(msgs, "%s: cannot write %s: %s\n", who, out, strerror(-err));
 		goto out;
 	}
-	free(tmp);
-	tmp = NULL;
 	ret = EXIT_OK;
 
 	if (st->status == TRACE_CUT)
@@ -552,12 +535,8 @@ static int export(const char *trace, const char *out, bool force,
 		who, st->packets, st->packets == 1 ? "" : "s", out,
 		st->skipped, st->skipped == 1 ? "" : "s");
 out:
-	if (fd >= 0)
-		close(fd);
 	/* no half-written file left behind */
-	if (tmp && unlink(tmp) && errno != ENOENT)
-		fprintf(msgs, "%s: cannot remove %s: %s\n", who, tmp, strerror(errno));
-	free(tmp);
+	out_file__discard(&of);
 	ctx_free(&c);
 	return ret;
 }
@@ -570,8 +549,8 @@ int report_pcap__export(const char *trace, const char *out, bool force,
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term, old_hup;
 	int ret;
 
-	/* a large trace takes a while: Ctrl-C must still clean up the
-	 * temporary file rather than leave it next to out */
+	/* a large trace takes a while: Ctrl-C must still remove the
+	 * half-written file rather than leave it under its name */
 	interrupted = 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);

@@ -24,14 +24,19 @@ struct report_pcap_stats {
  * Write the EVENT records of the trace at `trace` to the pcapng file
  * `out` (mode 0600: packet headers). The trace is read twice, never held
  * in memory: once for its context (META, REASONS, SYMBOLS, which may come
- * after the events they name), once for the packets. The file appears
- * under its name only when whole; on any error nothing is left. An
- * existing `out` is refused unless force. Errors, and the one-line
- * summary on success, go to msgs as "who: ...".
+ * after the events they name), once for the packets; `out` is opened
+ * (out_file__open) only after the first pass read the whole trace, so a
+ * corrupt one never touches it. An existing regular `out` is refused
+ * unless force, then written in place (its mode and owner kept); a FIFO or
+ * character device is written through; other types are refused. On an
+ * error after the open, a file made here is removed and one given with
+ * force is left empty. Errors, and the one-line summary on success, go to
+ * msgs as "who: ...".
  *
  * Returns an exit code: EXIT_OK (also for a trace cut short: what is
  * there is written, and msgs says so), EXIT_FAIL, or EXIT_USAGE (out
- * exists). stats (may be NULL) is filled as far as the export got.
+ * exists, or is a directory, block device or socket). stats (may be NULL)
+ * is filled as far as the export got.
  */
 int report_pcap__export(const char *trace, const char *out, bool force,
 			const char *who, FILE *msgs,

@@ -702,8 +702,9 @@ const char *trace_type__name(uint16_t type)
 /* ---- writer ---- */
 
 struct trace_writer {
-	int fd;
+	struct out_file of;
 	bool fsync;
+	bool ended;         /* END written (trace_writer__end) */
 	int err;            /* sticky: the first write error */
 	uint32_t seq;       /* the next block's number */
 	uint64_t offset;    /* bytes in the file */
@@ -720,7 +721,7 @@ static int write_all(struct trace_writer *w, const void *p, size_t n)
 	const char *s = p;
 
 	while (n) {
-		ssize_t k = write(w->fd, s, n);
+		ssize_t k = write(w->of.fd, s, n);
 
 		if (k < 0) {
 			if (errno == EINTR)
@@ -734,28 +735,26 @@ static int write_all(struct trace_writer *w, const void *p, size_t n)
 	return 0;
 }
 
-int trace_writer__open(const char *path, bool force, struct trace_writer **out)
+int trace_writer__create(const char *path, bool force, struct trace_writer **out,
+			 char *msg, size_t msglen)
 {
 	struct trace_writer *w;
 	uint8_t hdr[TRACE_HDR_LEN];
-	int err, flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+	int err;
 
 	*out = NULL;
 	w = calloc(1, sizeof(*w));
-	if (!w)
+	if (!w) {
+		snprintf(msg, msglen, "out of memory");
 		return -ENOMEM;
-	flags |= force ? O_TRUNC : O_EXCL;
-	w->fd = open(path, flags, 0600);
-	if (w->fd < 0) {
-		err = -errno;
+	}
+	/* a new file is created 0600 (a trace names hosts, processes and
+	 * addresses); an existing one given with -f keeps its mode and
+	 * owner, a device or FIFO is written through, untouched */
+	err = out_file__open(&w->of, path, force, msg, msglen);
+	if (err) {
 		free(w);
 		return err;
-	}
-	/* an existing file keeps its mode through O_TRUNC: a trace names
-	 * hosts, processes and addresses, so it is never group-readable */
-	if (force && fchmod(w->fd, 0600) < 0) {
-		err = -errno;
-		goto fail;
 	}
 	w->start_ns = now_ns();
 	memcpy(hdr, TRACE_MAGIC, 8);
@@ -766,19 +765,32 @@ int trace_writer__open(const char *path, bool force, struct trace_writer **out)
 	le32(hdr + 12, 0); /* flags: none defined */
 	le32(hdr + 16, crc32(0, hdr, 16));
 	err = write_all(w, hdr, sizeof(hdr));
-	if (err)
-		goto fail;
+	if (err) {
+		/* a full disk at the start: no empty or header-only file left */
+		snprintf(msg, msglen, "cannot write %s: %s", path, strerror(-err));
+		out_file__discard(&w->of);
+		free(w);
+		return err;
+	}
 	*out = w;
 	return 0;
-fail:
-	close(w->fd);
-	free(w);
-	return err;
+}
+
+int trace_writer__open(const char *path, bool force, struct trace_writer **out)
+{
+	char msg[64];
+
+	return trace_writer__create(path, force, out, msg, sizeof(msg));
 }
 
 void trace_writer__set_fsync(struct trace_writer *w, bool on)
 {
 	w->fsync = on;
+}
+
+bool trace_writer__to_stream(const struct trace_writer *w)
+{
+	return w->of.kind == OUT_FILE_STREAM;
 }
 
 uint64_t trace_writer__offset(const struct trace_writer *w)
@@ -818,7 +830,8 @@ int trace_writer__flush(struct trace_writer *w)
 	 * as a block running past the end of the file (cut short) */
 	le32(h + 20, crc32(0, h, 20));
 	err = write_all(w, h, TRACE_BLK_HDR_LEN + clen);
-	if (!err && w->fsync && fdatasync(w->fd) < 0)
+	/* a device or FIFO has no storage to sync (and fails with EINVAL) */
+	if (!err && w->fsync && w->of.kind != OUT_FILE_STREAM && fdatasync(w->of.fd) < 0)
 		err = -errno;
 	if (err) {
 		w->err = err;
@@ -928,25 +941,39 @@ int trace_writer__raw(struct trace_writer *w, uint16_t type,
 	return append_rec(w, type);
 }
 
-void trace_writer__abandon(struct trace_writer *w)
+static void writer_free(struct trace_writer *w)
 {
-	if (!w)
-		return;
-	close(w->fd);
 	free(w->blk.p);
 	free(w->rec.p);
 	free(w->out.p);
 	free(w);
 }
 
-int trace_writer__close(struct trace_writer *w)
+void trace_writer__abandon(struct trace_writer *w)
+{
+	if (!w)
+		return;
+	out_file__close(&w->of);
+	writer_free(w);
+}
+
+void trace_writer__discard(struct trace_writer *w)
+{
+	if (!w)
+		return;
+	out_file__discard(&w->of);
+	writer_free(w);
+}
+
+int trace_writer__end(struct trace_writer *w)
 {
 	struct trace_cause_count v[TRACE_CAUSES_MAX];
 	struct trace_end end = { .events = w->events, .v = v };
 	int err;
 
-	if (!w)
-		return 0;
+	if (w->ended)
+		return w->err;
+	w->ended = true;
 	for (int c = 0; c < TRACE_CAUSES_MAX; c++)
 		if (w->shed[c])
 			v[end.n++] = (struct trace_cause_count){ c, w->shed[c] };
@@ -956,15 +983,23 @@ int trace_writer__close(struct trace_writer *w)
 	err = err ?: append_rec(w, TRACE_END);
 	/* END closes its block: the reader checks nothing follows it */
 	err = err ?: trace_writer__flush(w);
-	if (!err && w->fsync && fsync(w->fd) < 0)
-		err = -errno;
-	if (close(w->fd) < 0 && !err)
-		err = -errno;
-	free(w->blk.p);
-	free(w->rec.p);
-	free(w->out.p);
-	free(w);
+	if (!err && w->fsync)
+		err = out_file__sync(&w->of);
+	if (err && !w->err)
+		w->err = err;
 	return err;
+}
+
+int trace_writer__close(struct trace_writer *w)
+{
+	int err, cerr;
+
+	if (!w)
+		return 0;
+	err = trace_writer__end(w);
+	cerr = out_file__close(&w->of);
+	writer_free(w);
+	return err ?: cerr;
 }
 
 /* ---- reader ---- */

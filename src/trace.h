@@ -198,11 +198,17 @@ struct trace_record {
 struct trace_writer;
 
 /*
- * Create path (mode 0600; O_EXCL unless force, so an existing file is
- * never overwritten by mistake: -EEXIST) and write the file header. The
- * file is written in place, block by block, so whatever reached the disk
- * reads back after a crash.
+ * Open path as out_file__open does (created mode 0600; an existing regular
+ * file only with force, else -EEXIST, then truncated with its mode and
+ * owner kept; a character device or FIFO written through; other types
+ * -EINVAL) and write the file header. A header that cannot be written (a
+ * full disk) removes the file it created. On error msg holds one line
+ * naming path. The file is written in place, block by block, so whatever
+ * reached the disk reads back after a crash.
  */
+int trace_writer__create(const char *path, bool force, struct trace_writer **out,
+			 char *msg, size_t msglen);
+/* trace_writer__create without the line. */
 int trace_writer__open(const char *path, bool force, struct trace_writer **out);
 /* fsync after every block (off by default: a kill -9 loses nothing
  * written anyway; only a power loss does). */
@@ -229,11 +235,20 @@ int trace_writer__raw(struct trace_writer *w, uint16_t type,
 		      const void *payload, uint32_t len);
 /* Write the current block now (a no-op if it is empty). */
 int trace_writer__flush(struct trace_writer *w);
+/* Whether it writes to a FIFO or character device (out_file's stream):
+ * nothing there to keep or remove. */
+bool trace_writer__to_stream(const struct trace_writer *w);
 /* Bytes written to the file so far (header and whole blocks). */
 uint64_t trace_writer__offset(const struct trace_writer *w);
 /*
- * Append END (events written, the shed tallies, the time since open),
- * flush, close and free w, even on error. Returns the first error met.
+ * Append END (events written, the shed tallies, the time since open) and
+ * flush: after it trace_writer__offset is the file's final size (a FIFO's
+ * or a device's has no other). Nothing is written after it.
+ */
+int trace_writer__end(struct trace_writer *w);
+/*
+ * trace_writer__end (unless done), close and free w, even on error.
+ * Returns the first error met.
  */
 int trace_writer__close(struct trace_writer *w);
 /*
@@ -242,6 +257,12 @@ int trace_writer__close(struct trace_writer *w);
  * keeps what it wrote, and never claims to be whole).
  */
 void trace_writer__abandon(struct trace_writer *w);
+/*
+ * Close after a failure before anything worth keeping was written: a file
+ * trace_writer__open created is removed, an existing one given with force
+ * is left empty, a device or FIFO is left as it is (out_file__discard).
+ */
+void trace_writer__discard(struct trace_writer *w);
 
 /* ---- reader ---- */
 

@@ -2,12 +2,15 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "util.h"
 
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -241,4 +244,224 @@ void sb_wrapped(struct strbuf *out, const char *label, const char *text, int wid
 		while (*p == ' ')
 			p++;
 	}
+}
+
+/* ---- output files ---- */
+
+/* a name that keeps changing type between the look and the open */
+#define OPEN_TRIES 3
+
+/* err, with msg set to the line that says it */
+__attribute__((format(printf, 4, 5)))
+static int say(char *msg, size_t msglen, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (msg && msglen) {
+		va_start(ap, fmt);
+		vsnprintf(msg, msglen, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+/*
+ * What path names, symlinks followed: 0 with *st for something written to
+ * (a regular file only with force), -ENOENT for nothing there (create it;
+ * msg untouched), a refusal (-EEXIST, -EINVAL) or stat's error with msg.
+ */
+static int look(const char *path, bool force, struct stat *st, char *msg, size_t msglen)
+{
+	struct stat lst;
+
+	if (stat(path, st)) {
+		int err = -errno;
+
+		/* O_CREAT would make the missing target of a symlink, which
+		 * discard could then not remove: the link is all it knows */
+		if (err == -ENOENT && !lstat(path, &lst) && S_ISLNK(lst.st_mode))
+			return say(msg, msglen, -EINVAL,
+				   "%s is a symlink to a file that does not exist: name the file itself",
+				   path);
+		if (err == -ENOENT)
+			return err; /* not an error yet: the caller creates it */
+		return say(msg, msglen, err, "cannot create %s: %s", path, strerror(-err));
+	}
+	switch (st->st_mode & S_IFMT) {
+	case S_IFREG:
+		if (!force)
+			return say(msg, msglen, -EEXIST,
+				   "%s exists: give -f to overwrite it, or another name", path);
+		return 0;
+	case S_IFCHR:
+	case S_IFIFO:
+		return 0;
+	case S_IFDIR:
+		return say(msg, msglen, -EINVAL,
+			   "%s is a directory: name a file in it", path);
+	case S_IFBLK:
+		return say(msg, msglen, -EINVAL,
+			   "%s is a block device, which udpdrop never writes to: name a regular file",
+			   path);
+	case S_IFSOCK:
+		return say(msg, msglen, -EINVAL,
+			   "%s is a socket: name a regular file, a FIFO or a character device",
+			   path);
+	default:
+		return say(msg, msglen, -EINVAL,
+			   "%s is not a regular file, FIFO or character device: name one of those",
+			   path);
+	}
+}
+
+int out_file__check(const char *path, bool force, char *msg, size_t msglen)
+{
+	struct stat st;
+	int err = look(path, force, &st, msg, msglen);
+
+	return err == -EEXIST || err == -EINVAL ? err : 0;
+}
+
+static int create(struct out_file *of, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	/* O_EXCL: never through a symlink, never over a file that appeared
+	 * since the look; 0600 as a trace and packet headers are private */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		int err = -errno;
+
+		close(fd);
+		unlink(path);
+		return err;
+	}
+	of->fd = fd;
+	of->kind = OUT_FILE_NEW;
+	of->dev = st.st_dev;
+	of->ino = st.st_ino;
+	return 0;
+}
+
+/* Open what look found. 1: it changed in between, look again. */
+static int open_existing(struct out_file *of, const char *path, const struct stat *st,
+			 char *msg, size_t msglen)
+{
+	struct stat now;
+	int fd, fl;
+
+	/* no O_TRUNC before fstat confirms the regular file looked at;
+	 * O_NONBLOCK: a FIFO without a reader fails (ENXIO) rather than
+	 * waits for one, a serial line does not wait for carrier */
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = -errno;
+
+		if (err == -ENOENT)
+			return 1;
+		if (err == -ENXIO && S_ISFIFO(st->st_mode))
+			return say(msg, msglen, err,
+				   "%s is a FIFO with no reader: start the reader first", path);
+		return say(msg, msglen, err, "cannot open %s: %s", path, strerror(-err));
+	}
+	if (fstat(fd, &now) || now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
+	    (now.st_mode & S_IFMT) != (st->st_mode & S_IFMT)) {
+		close(fd);
+		return 1;
+	}
+	/* writes wait for a slow reader, as any writer to a pipe does */
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		goto fail;
+	if (S_ISREG(now.st_mode)) {
+		if (ftruncate(fd, 0))
+			goto fail;
+		of->kind = OUT_FILE_EXISTING;
+	} else {
+		of->kind = OUT_FILE_STREAM;
+	}
+	of->fd = fd;
+	of->dev = now.st_dev;
+	of->ino = now.st_ino;
+	return 0;
+fail:
+	fl = -errno;
+	close(fd);
+	return say(msg, msglen, fl, "cannot open %s: %s", path, strerror(-fl));
+}
+
+int out_file__open(struct out_file *of, const char *path, bool force,
+		   char *msg, size_t msglen)
+{
+	struct stat st;
+	int err;
+
+	memset(of, 0, sizeof(*of));
+	of->fd = -1;
+	/* first: discard needs the name to remove what it created */
+	of->path = strdup(path);
+	if (!of->path)
+		return say(msg, msglen, -ENOMEM, "cannot open %s: %s", path, strerror(ENOMEM));
+	for (int i = 0; i < OPEN_TRIES; i++) {
+		err = look(path, force, &st, msg, msglen);
+		if (err == -ENOENT) {
+			err = create(of, path);
+			if (err == -EEXIST)
+				continue; /* made since the look: look at that */
+			if (err)
+				say(msg, msglen, err, "cannot create %s: %s", path, strerror(-err));
+		} else if (!err) {
+			err = open_existing(of, path, &st, msg, msglen);
+			if (err == 1)
+				continue; /* replaced since the look */
+		}
+		if (err)
+			goto fail;
+		return 0;
+	}
+	err = say(msg, msglen, -EAGAIN, "cannot open %s: it keeps being replaced", path);
+fail:
+	free(of->path);
+	of->path = NULL;
+	return err;
+}
+
+int out_file__sync(struct out_file *of)
+{
+	if (of->kind == OUT_FILE_STREAM)
+		return 0;
+	return fsync(of->fd) ? -errno : 0;
+}
+
+int out_file__close(struct out_file *of)
+{
+	int err = 0;
+
+	if (of->fd >= 0 && close(of->fd))
+		err = -errno;
+	of->fd = -1;
+	free(of->path);
+	of->path = NULL;
+	return err;
+}
+
+void out_file__discard(struct out_file *of)
+{
+	struct stat st;
+
+	if (of->fd < 0)
+		return;
+	if (of->kind == OUT_FILE_EXISTING)
+		(void)!ftruncate(of->fd, 0);
+	close(of->fd);
+	of->fd = -1;
+	/* by name, so only while the name still is the file made here */
+	if (of->kind == OUT_FILE_NEW && of->path && !lstat(of->path, &st) &&
+	    st.st_dev == of->dev && st.st_ino == of->ino)
+		unlink(of->path);
+	free(of->path);
+	of->path = NULL;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Small pure helpers: option parsing, units, address formatting. */
+/* Small helpers: option parsing, units, address formatting, output files. */
 #ifndef UD_UTIL_H
 #define UD_UTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -49,5 +50,73 @@ void sb_wrapped(struct strbuf *out, const char *label, const char *text, int wid
 /* A word that stays on the previous word's line: a unit after its number
  * ("8192 B", "13.9 ms"), a flag after its command ("sysctl -w"). */
 bool wrap_glued(const char *w);
+
+/* ---- output files ---- */
+
+/*
+ * A file the user named for udpdrop to write (record -o, report --pcap),
+ * opened so that running as root never damages what the name points at:
+ *
+ *   - symlinks are followed, never replaced or removed: -o /dev/stdout
+ *     writes to standard output;
+ *   - nothing there: created mode 0600 (O_EXCL), and removed again by
+ *     out_file__discard;
+ *   - a regular file: refused without force; with it, truncated and
+ *     written in place, its mode, owner and links kept (never chmod'ed);
+ *   - a character device or FIFO: written through, force or not (there is
+ *     nothing to overwrite); never truncated, chmod'ed or removed. A FIFO
+ *     is opened non-blocking first, so that open() never waits for a
+ *     reader: without one, -ENXIO and "start the reader first";
+ *   - a directory, block device, socket or a symlink to nothing: refused
+ *     (-EINVAL), never opened for writing.
+ *
+ * The type is looked at with stat() before the open and checked again with
+ * fstat() on what was opened: a name swapped in between is looked at anew.
+ * ints are 0 or -errno; on error msg holds one line without a prefix (the
+ * caller adds "udpdrop record: ").
+ */
+enum out_file_kind {
+	OUT_FILE_NEW,      /* created here: removed by out_file__discard */
+	OUT_FILE_EXISTING, /* a regular file that was there: emptied, kept */
+	OUT_FILE_STREAM,   /* a character device or FIFO: left as it is */
+};
+
+struct out_file {
+	int fd;
+	enum out_file_kind kind;
+	dev_t dev;  /* what was opened: discard removes only the file */
+	ino_t ino;  /* created here, not one put under its name since */
+	char *path;
+};
+
+/*
+ * The refusals out_file__open would make, without opening anything (for a
+ * usage check before other work): -EEXIST (a regular file, no force: "PATH
+ * exists: give -f to overwrite it, or another name"), -EINVAL (a type never
+ * written), else 0 (what open says then is a runtime error).
+ */
+int out_file__check(const char *path, bool force, char *msg, size_t msglen);
+
+/*
+ * Open path for writing as above. Errors: -EEXIST and -EINVAL as
+ * out_file__check (bad usage), -ENXIO for a FIFO without a reader, any
+ * other -errno of stat/open/ftruncate (runtime). of->fd is blocking.
+ */
+int out_file__open(struct out_file *of, const char *path, bool force,
+		   char *msg, size_t msglen);
+
+/* fsync a regular file; 0 for a device or FIFO (nothing to sync). */
+int out_file__sync(struct out_file *of);
+
+/* Close, keeping what was written: the first error of close, or 0. */
+int out_file__close(struct out_file *of);
+
+/*
+ * Close after a failure, leaving nothing half-written: a file created here
+ * is removed, an existing regular file is emptied (its old content is gone
+ * already; a part of the new one would pass for whole), a device or FIFO
+ * is left alone (what reached it cannot be taken back).
+ */
+void out_file__discard(struct out_file *of);
 
 #endif

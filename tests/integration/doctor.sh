@@ -154,3 +154,42 @@ test_doctor_bad_input() {
 	expect_eq "unknown option: exit" "$?" 2
 	"$UDPDROP" doctor --help | grep -q 'Usage: udpdrop doctor' || fail "--help"
 }
+
+# Standard output that cannot be written (/dev/full): exit 1 and one line,
+# for every subcommand (main.c checks stdout once, after it ran); top, which
+# says so itself, says it once. A reader that goes away (`| head`) stays
+# quiet.
+test_stdout_write_errors() {
+	T=$(mktemp -d /tmp/udpdrop-test.XXXXXX)
+	trap cleanup EXIT
+	local F=$ROOT/tests/fixtures/rcvbuf.data rc line="udpdrop: write error on standard output: No space left on device"
+	"$UDPDROP" doctor -d 0.5 >/dev/full 2>"$T/err"
+	expect_eq "doctor >/dev/full: exit" "$?" 1
+	expect_eq "doctor >/dev/full: the line" "$(grep -v 'sampling for' "$T/err")" "$line"
+	"$UDPDROP" doctor --json -d 0.5 >/dev/full 2>"$T/err"
+	expect_eq "doctor --json >/dev/full: exit" "$?" 1
+	expect_eq "doctor --json >/dev/full: the line" "$(grep -v 'sampling for' "$T/err")" "$line"
+	"$UDPDROP" report "$F" >/dev/full 2>"$T/err"
+	expect_eq "report >/dev/full: exit" "$?" 1
+	expect_eq "report >/dev/full: the line" "$(cat "$T/err")" "$line"
+	"$UDPDROP" report --json "$F" >/dev/full 2>"$T/err"
+	expect_eq "report --json >/dev/full: exit" "$?" 1
+	expect_eq "report --json >/dev/full: the line" "$(cat "$T/err")" "$line"
+	"$UDPDROP" --help >/dev/full 2>"$T/err"
+	expect_eq "--help >/dev/full: exit" "$?" 1
+	expect_eq "--help >/dev/full: the line" "$(cat "$T/err")" "$line"
+	# top says it itself: once
+	"$UDPDROP" top -b -n 1 -i 0.1 >/dev/full 2>"$T/err"
+	expect_eq "top >/dev/full: exit" "$?" 1
+	expect_eq "top >/dev/full: one line on the write" "$(grep -c 'write' "$T/err")" 1
+	# a reader that went away: no line (SIGPIPE ends report, as usual;
+	# top stops quietly with exit 0)
+	"$UDPDROP" report --json "$F" 2>"$T/err" | true
+	rc=${PIPESTATUS[0]}
+	[[ $rc == 0 || $rc == 141 ]] || fail "report | true: exit $rc"
+	grep -q 'write error' "$T/err" && fail "report | true: $(cat "$T/err")"
+	"$UDPDROP" top -b -n 5 -i 0.1 2>"$T/err" | head -c 1 >/dev/null
+	expect_eq "top | head -c 1: exit" "${PIPESTATUS[0]}" 0
+	grep -q 'write' "$T/err" && fail "top | head -c 1: $(cat "$T/err")"
+	return 0
+}

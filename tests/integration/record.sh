@@ -481,10 +481,12 @@ test_record_bad_input() {
 		[[ -e $T/ro/t.data ]] && fail "immutable directory left a file"
 	}
 
-	# -f overwrites, and the result is a whole trace
+	# -f overwrites in place, keeping the file's mode, and the result is
+	# a whole trace
+	chmod 0640 "$T/exists.data"
 	"$UDPDROP" record -f -o "$T/exists.data" -d 0.5 2>"$T/err"
 	expect_eq "-f: exit" "$?" 0
-	expect_eq "-f: file mode" "$(stat -c %a "$T/exists.data")" 600
+	expect_eq "-f: file mode kept" "$(stat -c %a "$T/exists.data")" 640
 	if [[ -x $TRACECAT ]]; then
 		tc_records "$T/exists.data"
 		expect_eq "-f: overwritten with a complete trace" "$(tq '.[-1].status')" complete
@@ -550,4 +552,147 @@ test_record_command_killed() {
 			kill -KILL "$child"
 		fi
 	done
+}
+
+# node FILE: what a name is, for "unchanged" checks: type, mode, major:minor
+# (hex, as stat prints them) and, for a symlink, its target.
+node() { stat -c '%F %a %t:%T %N' "$1"; }
+
+# record's output named as a character device (a stand-in for /dev/null
+# made here), a symlink to /proc/self/fd/1, a FIFO with and without a
+# reader, a directory and a block device: written through or refused,
+# never chmod'ed, replaced or removed, and never a hang.
+test_record_output_targets() {
+	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
+	T=$(mktemp -d /tmp/udpdrop-test.XXXXXX)
+	trap cleanup EXIT
+	local n=$T/null rc before
+
+	# a character device: written through with or without -f, mode kept
+	mknod -m 666 "$n" c 1 3 || { fail "mknod"; return; }
+	before=$(node "$n")
+	"$UDPDROP" record -f -d 0.5 -o "$n" 2>"$T/err"
+	expect_eq "-f to a char device: exit" "$?" 0
+	expect_eq "-f to a char device: node unchanged (mode 666)" "$(node "$n")" "$before"
+	"$UDPDROP" record -d 0.5 -o "$n" 2>"$T/err"
+	expect_eq "char device without -f: exit" "$?" 0
+	expect_eq "char device without -f: node unchanged" "$(node "$n")" "$before"
+	# a recording that fails before it ran removes what it created, never
+	# the device it wrote to (as root: -o /dev/null)
+	"$UDPDROP" record -f -o "$n" -- "$T/no-such-command" 2>"$T/err"
+	expect_eq "failed command: exit" "$?" 127
+	expect_eq "failed command: char device still there, unchanged" "$(node "$n" 2>&1)" "$before"
+
+	# a symlink to standard output: written through, the link kept, no -f
+	# needed for a pipe; the reader gets a whole trace
+	ln -s /proc/self/fd/1 "$T/stdout"
+	"$UDPDROP" record -d 0.5 -o "$T/stdout" 2>"$T/err" | cat >"$T/piped.data"
+	expect_eq "symlink to a pipe: exit" "${PIPESTATUS[0]}" 0
+	expect_eq "symlink kept" "$(stat -c %N "$T/stdout")" "'$T/stdout' -> '/proc/self/fd/1'"
+	tc_records "$T/piped.data"
+	expect_eq "through the symlink: a complete trace" "$(tq '.[-1].status')" complete
+	# stdout a regular file: that is overwriting, -f; in place, its mode
+	# kept, the link kept
+	: >"$T/out.data"
+	chmod 0644 "$T/out.data"
+	"$UDPDROP" record -d 0.5 -o "$T/stdout" >"$T/out.data" 2>"$T/err"
+	expect_eq "symlink to a regular file without -f: exit" "$?" 2
+	"$UDPDROP" record -f -d 0.5 -o "$T/stdout" >"$T/out.data" 2>"$T/err"
+	expect_eq "symlink to a regular file with -f: exit" "$?" 0
+	[[ -L $T/stdout ]] || fail "-f replaced the symlink: $(ls -l "$T")"
+	expect_eq "stdout's file mode kept" "$(stat -c %a "$T/out.data")" 644
+	tc_records "$T/out.data"
+	expect_eq "-f through the symlink: a complete trace" "$(tq '.[-1].status')" complete
+
+	# a FIFO without a reader: one line, exit 1, at once (timeout: the
+	# old open() waited forever), the FIFO left as it was
+	mkfifo -m 644 "$T/fifo"
+	before=$(node "$T/fifo")
+	timeout 20 "$UDPDROP" record -f -d 0.5 -o "$T/fifo" 2>"$T/err"
+	expect_eq "FIFO without a reader: exit" "$?" 1
+	expect_eq "FIFO without a reader: the line" "$(cat "$T/err")" \
+		"udpdrop record: $T/fifo is a FIFO with no reader: start the reader first"
+	expect_eq "FIFO without a reader: FIFO unchanged" "$(node "$T/fifo")" "$before"
+	# with one: a whole trace reaches it, with or without -f, mode kept
+	local f
+	for f in "" -f; do
+		timeout 60 cat "$T/fifo" >"$T/fifo.data" &
+		local reader=$! i
+		BG_PIDS+=("$reader")
+		# until cat is in its open(): a reader from then on
+		for ((i = 0; i < 100; i++)); do
+			"$UDPDROP" record $f -d 0.5 -o "$T/fifo" 2>"$T/err"
+			rc=$?
+			((rc == 1)) && grep -q 'with no reader' "$T/err" || break
+			sleep 0.1
+		done
+		expect_eq "FIFO with a reader ${f:-without -f}: exit" "$rc" 0
+		wait "$reader"
+		expect_eq "FIFO ${f:-without -f}: FIFO unchanged" "$(node "$T/fifo")" "$before"
+		tc_records "$T/fifo.data"
+		expect_eq "FIFO ${f:-without -f}: the reader got a complete trace" "$(tq '.[-1].status')" complete
+		grep -qE "written to $T/fifo \([0-9.]+ KiB\)$" "$T/err" ||
+			fail "FIFO: the summary's size is not the bytes written: $(cat "$T/err")"
+	done
+
+	# a reader that goes away: said, exit 1 (not a silent SIGPIPE death),
+	# the FIFO left as it was
+	timeout 60 head -c 100 "$T/fifo" >/dev/null &
+	reader=$!
+	BG_PIDS+=("$reader")
+	for ((i = 0; i < 100; i++)); do
+		"$UDPDROP" record -f -d 2 -i 0.2 -o "$T/fifo" 2>"$T/err"
+		rc=$?
+		((rc == 1)) && grep -q 'with no reader' "$T/err" || break
+		sleep 0.1
+	done
+	expect_eq "FIFO whose reader left: exit" "$rc" 1
+	grep -qx "udpdrop record: cannot write $T/fifo: Broken pipe" "$T/err" ||
+		fail "FIFO whose reader left: no 'Broken pipe' line: $(cat "$T/err")"
+	expect_eq "FIFO whose reader left: FIFO unchanged" "$(node "$T/fifo")" "$before"
+	wait "$reader"
+
+	# refused, -f or not, exit 2, one line naming what to do; never opened
+	mkdir "$T/dir"
+	mknod -m 600 "$T/blk" b 240 0 # a major for local use: no driver behind it
+	local what
+	for what in dir:"is a directory: name a file in it" \
+		blk:"is a block device, which udpdrop never writes to: name a regular file"; do
+		before=$(node "$T/${what%%:*}")
+		"$UDPDROP" record -f -d 0.5 -o "$T/${what%%:*}" 2>"$T/err"
+		expect_eq "${what%%:*}: exit" "$?" 2
+		expect_eq "${what%%:*}: the line" "$(cat "$T/err")" "udpdrop record: $T/${what%%:*} ${what#*:}"
+		expect_eq "${what%%:*}: unchanged" "$(node "$T/${what%%:*}")" "$before"
+	done
+	ln -s missing "$T/dangling"
+	"$UDPDROP" record -f -d 0.5 -o "$T/dangling" 2>"$T/err"
+	expect_eq "dangling symlink: exit" "$?" 2
+	[[ -e $T/missing ]] && fail "a file was made through the dangling symlink"
+	expect_eq "nothing else left behind" "$(cd "$T" && ls | sort | tr '\n' ' ')" \
+		"blk dangling dir err fifo fifo.data null out.data piped.data stdout trace.json "
+	return 0
+}
+
+# A full disk at the start (a 64 KiB tmpfs filled first): exit 1, one line,
+# and the file it created removed; a file given with -f is kept (empty),
+# never removed.
+test_record_full_disk() {
+	T=$(mktemp -d /tmp/udpdrop-test.XXXXXX)
+	trap 'umount "$T/mnt" 2>/dev/null; cleanup' EXIT
+	mkdir "$T/mnt"
+	mount -t tmpfs -o size=64k,mode=0755 udpdrop-test "$T/mnt" || { fail "mount tmpfs"; return; }
+	: >"$T/mnt/old.data" # empty: emptying it frees no room
+	chmod 0640 "$T/mnt/old.data"
+	dd if=/dev/zero of="$T/mnt/fill" bs=4k 2>/dev/null
+	"$UDPDROP" record -d 0.5 -o "$T/mnt/t.data" 2>"$T/err"
+	expect_eq "full disk: exit" "$?" 1
+	expect_eq "full disk: the line" "$(cat "$T/err")" \
+		"udpdrop record: cannot write $T/mnt/t.data: No space left on device"
+	[[ -e $T/mnt/t.data ]] && fail "full disk: left $(stat -c '%s bytes' "$T/mnt/t.data")"
+	# -f over an existing file: not removed, its mode kept
+	"$UDPDROP" record -f -d 0.5 -o "$T/mnt/old.data" 2>"$T/err"
+	expect_eq "full disk, -f: exit" "$?" 1
+	expect_eq "full disk, -f: kept, empty, mode kept" "$(stat -c '%s %a' "$T/mnt/old.data" 2>&1)" "0 640"
+	expect_eq "full disk: nothing else left" "$(ls "$T/mnt" | tr '\n' ' ')" "fill old.data "
+	umount "$T/mnt"
 }

@@ -97,3 +97,119 @@ test_report_round_trip() {
 	expect_eq "unknown option: exit" "$?" 2
 	return 0
 }
+
+# report --pcap's OUT named as a character device (a stand-in for /dev/null
+# made here), a symlink to /proc/self/fd/1, a FIFO with and without a
+# reader, an existing file, a directory and a block device: written
+# through or in place, or refused; never chmod'ed, replaced or removed, and
+# never a hang. node() is record.sh's.
+test_report_pcap_targets() {
+	T=$(mktemp -d /tmp/udpdrop-test.XXXXXX)
+	trap cleanup EXIT
+	local F=$ROOT/tests/fixtures/shed.data f rc before i
+	"$UDPDROP" report --pcap "$T/ref.pcapng" "$F" 2>"$T/err" ||
+		{ fail "the reference export: $(cat "$T/err")"; return; }
+	expect_eq "a new OUT: mode" "$(stat -c %a "$T/ref.pcapng")" 600
+
+	# a character device: written through, -f or not, node unchanged
+	mknod -m 666 "$T/null" c 1 3 || { fail "mknod"; return; }
+	before=$(node "$T/null")
+	for f in -f ""; do
+		"$UDPDROP" report $f --pcap "$T/null" "$F" 2>"$T/err"
+		expect_eq "char device ${f:-without -f}: exit" "$?" 0
+		expect_eq "char device ${f:-without -f}: node unchanged (mode 666)" "$(node "$T/null")" "$before"
+	done
+
+	# a symlink to standard output (a pipe): the packets reach the pipe,
+	# the link stays a link
+	ln -s /proc/self/fd/1 "$T/stdout"
+	"$UDPDROP" report -f --pcap "$T/stdout" "$F" 2>"$T/err" | cat >"$T/piped.pcapng"
+	expect_eq "symlink to a pipe: exit" "${PIPESTATUS[0]}" 0
+	expect_eq "symlink kept" "$(stat -c %N "$T/stdout")" "'$T/stdout' -> '/proc/self/fd/1'"
+	cmp -s "$T/ref.pcapng" "$T/piped.pcapng" || fail "through the symlink: not the pcapng a file gets"
+
+	# a FIFO: without a reader one line, exit 1, at once, the FIFO kept;
+	# with one, the reader gets the pcapng
+	mkfifo -m 644 "$T/fifo"
+	before=$(node "$T/fifo")
+	timeout 20 "$UDPDROP" report -f --pcap "$T/fifo" "$F" 2>"$T/err"
+	expect_eq "FIFO without a reader: exit" "$?" 1
+	expect_eq "FIFO without a reader: the line" "$(cat "$T/err")" \
+		"udpdrop report: $T/fifo is a FIFO with no reader: start the reader first"
+	expect_eq "FIFO without a reader: FIFO unchanged" "$(node "$T/fifo")" "$before"
+	timeout 60 cat "$T/fifo" >"$T/fifo.pcapng" &
+	local reader=$!
+	BG_PIDS+=("$reader")
+	for ((i = 0; i < 100; i++)); do # until cat is in its open()
+		"$UDPDROP" report --pcap "$T/fifo" "$F" 2>"$T/err"
+		rc=$?
+		((rc == 1)) && grep -q 'with no reader' "$T/err" || break
+		sleep 0.1
+	done
+	expect_eq "FIFO with a reader: exit" "$rc" 0
+	wait "$reader"
+	expect_eq "FIFO with a reader: FIFO unchanged" "$(node "$T/fifo")" "$before"
+	cmp -s "$T/ref.pcapng" "$T/fifo.pcapng" || fail "the FIFO's reader did not get the pcapng"
+
+	# an existing file: refused without -f; with it, written in place,
+	# its mode and inode kept
+	echo precious >"$T/old.pcapng"
+	chmod 0640 "$T/old.pcapng"
+	local ino=$(stat -c %i "$T/old.pcapng")
+	"$UDPDROP" report --pcap "$T/old.pcapng" "$F" 2>"$T/err"
+	expect_eq "existing without -f: exit" "$?" 2
+	expect_eq "existing without -f: untouched" "$(cat "$T/old.pcapng")" precious
+	"$UDPDROP" report -f --pcap "$T/old.pcapng" "$F" 2>"$T/err"
+	expect_eq "existing with -f: exit" "$?" 0
+	expect_eq "existing with -f: mode and inode kept" "$(stat -c '%a %i' "$T/old.pcapng")" "640 $ino"
+	cmp -s "$T/ref.pcapng" "$T/old.pcapng" || fail "existing with -f: not the pcapng"
+	# a trace that does not read back never touches OUT
+	echo "not a trace" >"$T/bad.data"
+	echo precious >"$T/old.pcapng"
+	"$UDPDROP" report -f --pcap "$T/old.pcapng" "$T/bad.data" 2>"$T/err"
+	expect_eq "bad trace: exit" "$?" 1
+	expect_eq "bad trace: OUT untouched" "$(cat "$T/old.pcapng")" precious
+	"$UDPDROP" report --pcap "$T/new.pcapng" "$T/bad.data" 2>"$T/err"
+	[[ -e $T/new.pcapng ]] && fail "bad trace: a new OUT was left"
+
+	# refused, -f or not, exit 2, one line naming what to do
+	mkdir "$T/dir"
+	mknod -m 600 "$T/blk" b 240 0 # a major for local use: no driver behind it
+	local what
+	for what in dir:"is a directory: name a file in it" \
+		blk:"is a block device, which udpdrop never writes to: name a regular file"; do
+		before=$(node "$T/${what%%:*}")
+		"$UDPDROP" report -f --pcap "$T/${what%%:*}" "$F" 2>"$T/err"
+		expect_eq "${what%%:*}: exit" "$?" 2
+		expect_eq "${what%%:*}: the line" "$(cat "$T/err")" "udpdrop report: $T/${what%%:*} ${what#*:}"
+		expect_eq "${what%%:*}: unchanged" "$(node "$T/${what%%:*}")" "$before"
+	done
+	expect_eq "nothing else left behind" "$(cd "$T" && ls | sort | tr '\n' ' ')" \
+		"bad.data blk dir err fifo fifo.pcapng null old.pcapng piped.pcapng ref.pcapng stdout "
+}
+
+# A full disk (a 64 KiB tmpfs filled first): exit 1, one line; a new OUT is
+# not left behind, an existing one given with -f is left empty (its old
+# content was overwritten; a part of the new one would pass for whole),
+# never removed, its mode kept.
+test_report_pcap_full_disk() {
+	T=$(mktemp -d /tmp/udpdrop-test.XXXXXX)
+	trap 'umount "$T/mnt" 2>/dev/null; cleanup' EXIT
+	local F=$ROOT/tests/fixtures/shed.data
+	mkdir "$T/mnt"
+	mount -t tmpfs -o size=64k,mode=0755 udpdrop-test "$T/mnt" || { fail "mount tmpfs"; return; }
+	: >"$T/mnt/old.pcapng" # empty: emptying it frees no room
+	chmod 0640 "$T/mnt/old.pcapng"
+	dd if=/dev/zero of="$T/mnt/fill" bs=4k 2>/dev/null
+	"$UDPDROP" report --pcap "$T/mnt/new.pcapng" "$F" 2>"$T/err"
+	expect_eq "full disk: exit" "$?" 1
+	expect_eq "full disk: the line" "$(cat "$T/err")" \
+		"udpdrop report: cannot write $T/mnt/new.pcapng: No space left on device: no pcapng written"
+	"$UDPDROP" report -f --pcap "$T/mnt/old.pcapng" "$F" 2>"$T/err"
+	expect_eq "full disk, -f: exit" "$?" 1
+	expect_eq "full disk, -f: the line" "$(cat "$T/err")" \
+		"udpdrop report: cannot write $T/mnt/old.pcapng: No space left on device: the file is left empty"
+	expect_eq "full disk, -f: kept, empty, mode kept" "$(stat -c '%s %a' "$T/mnt/old.pcapng")" "0 640"
+	expect_eq "full disk: nothing else left" "$(ls "$T/mnt" | tr '\n' ' ')" "fill old.pcapng "
+	umount "$T/mnt"
+}
