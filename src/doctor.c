@@ -455,13 +455,15 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 		else
 			snprintf(it->local, sizeof(it->local), "socket %llu",
 				 (unsigned long long)r->key.cookie);
-		if (r->have_sock && r->sock.npids)
+		if (r->have_sock && r->sock.npids) {
 			snprintf(it->who, sizeof(it->who), "%s  netns %s  %d/%s%s", it->local, ns,
 				 r->sock.pids[0], r->sock.comm,
 				 r->sock.npids > 1 ? " and others" : "");
-		else
+			str_printable(it->who); /* a comm may hold anything */
+		} else {
 			snprintf(it->who, sizeof(it->who), "%s  netns %s  (no owner found)", it->local,
 				 ns);
+		}
 	} else {
 		char src[64], dst[64];
 
@@ -526,6 +528,7 @@ static int counter_items(struct doctor *d, struct item **out)
 		snprintf(ns, sizeof(ns), "%s", ni->name);
 	else
 		snprintf(ns, sizeof(ns), "%u", d->ctx_netns);
+	str_printable(ns);
 	for (int c = 0; c < CAUSE_MAX && d->have_mib; c++) {
 		enum mib_id ids[4];
 		int k = cause__mibs(c, ids, 4);
@@ -742,6 +745,7 @@ static const char *ns_name(struct doctor *d, uint32_t netns, char *buf, size_t l
 		snprintf(buf, len, "%s", ni->name);
 	else
 		snprintf(buf, len, "%u", netns);
+	str_printable(buf); /* a name from /run/netns may hold anything */
 	return buf;
 }
 
@@ -763,9 +767,14 @@ static void print_text(struct doctor *d, const struct item *v, int n, const stru
 			printf("  %-28s %s%s\n", netcfg__sysctl_names[i], nc->sc.v[i],
 			       nc->sc.from_self[i] ? "  (host-wide)" : "");
 	if (nc->ifs)
-		for (uint32_t i = 0; i < nc->ifs->n; i++)
-			printf("  %-28s mtu %u txqueuelen %u\n", nc->ifs->v[i].name, nc->ifs->v[i].mtu,
+		for (uint32_t i = 0; i < nc->ifs->n; i++) {
+			char ifname[64]; /* any byte but '/', ':' and space is allowed */
+
+			snprintf(ifname, sizeof(ifname), "%s", nc->ifs->v[i].name);
+			str_printable(ifname);
+			printf("  %-28s mtu %u txqueuelen %u\n", ifname, nc->ifs->v[i].mtu,
 			       nc->ifs->v[i].txqueuelen);
+		}
 
 	printf("\nFindings (most drops first):\n");
 	if (!n)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 #include "json.h"
 
 void json_init(struct json *j, struct strbuf *sb)
@@ -40,49 +41,32 @@ void json_arr_begin(struct json *j) { open_(j, '['); }
 void json_arr_end(struct json *j) { close_(j, ']'); }
 
 /*
- * Length of a valid UTF-8 sequence at p (1-4), or 0 if invalid: no
- * overlong forms, no surrogates, nothing above U+10FFFF (RFC 3629).
- */
-static int utf8_len(const unsigned char *p)
-{
-	int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
-	unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
-
-	if (p[0] < 0x80)
-		return 1;
-	if (!n || p[0] > 0xf4)
-		return 0;
-	if (p[0] == 0xe0)
-		lo = 0xa0;
-	else if (p[0] == 0xed)
-		hi = 0x9f;
-	else if (p[0] == 0xf0)
-		lo = 0x90;
-	else if (p[0] == 0xf4)
-		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (int i = 2; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/*
  * Runs of plain characters go out in one append; quotes, backslashes and
- * controls are escaped; bytes that are not UTF-8 (a comm or a netns name
- * can hold anything) become U+FFFD so the document stays valid JSON.
+ * controls are escaped, DEL and the C1 controls (U+0080..U+009F) too, so
+ * a document printed on a terminal cannot drive it; bytes that are not
+ * UTF-8 (a comm or a netns name can hold anything) become U+FFFD so the
+ * document stays valid JSON.
  */
 static void str_raw(struct json *j, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s, *run = p;
+	size_t left = strlen(s);
 
 	sb_append(j->sb, "\"", 1);
 	while (*p) {
-		int n = utf8_len(p);
+		int n = utf8_seq_len(p, left);
 
-		if (n && *p != '"' && *p != '\\' && *p >= 0x20) {
+		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) { /* C1 */
+			sb_append(j->sb, (const char *)run, p - run);
+			sb_printf(j->sb, "\\u%04x", p[1]);
+			p += 2;
+			left -= 2;
+			run = p;
+			continue;
+		}
+		if (n && *p != '"' && *p != '\\' && *p >= 0x20 && *p != 0x7f) {
 			p += n;
+			left -= n;
 			continue;
 		}
 		sb_append(j->sb, (const char *)run, p - run);
@@ -93,12 +77,13 @@ static void str_raw(struct json *j, const char *s)
 		case '\t': sb_append(j->sb, "\\t", 2); break;
 		case '\r': sb_append(j->sb, "\\r", 2); break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20 || *p == 0x7f)
 				sb_printf(j->sb, "\\u%04x", *p);
 			else
 				sb_append(j->sb, "\\ufffd", 6);
 		}
 		run = ++p;
+		left--;
 	}
 	sb_append(j->sb, (const char *)run, p - run);
 	sb_append(j->sb, "\"", 1);

@@ -143,8 +143,12 @@ const char *model__netns_label(struct model *m, uint32_t netns, char *buf,
 {
 	const struct netns_info *ni = netns__find(&m->nt, netns);
 
-	if (ni && ni->name[0])
-		return ni->name;
+	if (ni && ni->name[0]) {
+		/* a name from /run/netns may hold anything: printable */
+		snprintf(buf, len, "%s", ni->name);
+		str_printable(buf);
+		return buf;
+	}
 	snprintf(buf, len, "%u", netns);
 	return buf;
 }

@@ -238,6 +238,7 @@ void output__env_sysctls(struct live_env *e, const struct netcfg_sysctls *sv)
 void output__env_iface(struct live_env *e, const struct trace_iface *f)
 {
 	snprintf(e->ifname, sizeof(e->ifname), "%s", f->name);
+	str_printable(e->ifname); /* the advice quotes it; any byte but '/', ':', space is allowed */
 	if (f->mtu)
 		e->mtu = ADVICE_U64(f->mtu);
 	e->txqueuelen = ADVICE_U64(f->txqueuelen);

@@ -41,8 +41,9 @@ static void usage(FILE *f)
 "  -h, --help             this help\n"
 "\n"
 "Exit codes: 0 ok (also for a file cut short: reported, and said so),\n"
-"1 missing file, not a trace, newer format or corrupt file (what comes\n"
-"before the damage is reported; --pcap writes nothing), no packet\n"
+"1 missing file, not a trace (empty, not a regular file), nothing in it\n"
+"(cut before its first block), newer format, corrupt or hostile file (what\n"
+"comes before the damage is reported; --pcap writes nothing), no packet\n"
 "headers in the trace for --pcap, or OUT not written; 2 bad usage (also\n"
 "an existing OUT without -f).\n", REPORT_DEFAULT_TOP);
 }

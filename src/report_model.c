@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <time.h>
 #include "advice.h"
 #include "causes.h"
@@ -51,56 +53,243 @@ static void *xmemdup(const void *p, size_t len)
 	return q;
 }
 
-static void set_meta(struct report *rp, const char *key, const char *value)
+/* ---- keyed indexes ---- */
+
+/*
+ * Every table indexed by keys from the file (cookies, addresses, reason
+ * values, netns inodes, names) goes through these: htab's hash is public
+ * (FNV-1a), so a file built for it could put thousands of keys in one
+ * bucket and make each lookup walk them all (hash flooding: quadratic
+ * again). Each 8-byte word of a key first goes through a bijection keyed
+ * by a secret drawn once per process: distinct keys stay distinct (no
+ * collision to resolve), and where they land cannot be planned. No output
+ * depends on where a key lands. Keys are whole 8-byte words (padding
+ * zeroed by the caller), at most KX_WORDS of them.
+ */
+#define KX_WORDS 8
+static uint64_t kx_secret[2 * KX_WORDS + 1];
+
+static uint64_t splitmix64(uint64_t *x)
 {
-	for (uint32_t i = 0; i < rp->nmeta; i++)
-		if (!strcmp(rp->meta[i].key, key)) {
-			free(rp->meta[i].value);
-			rp->meta[i].value = xstrdup(value);
-			return;
-		}
-	rp->meta = xrealloc(rp->meta, rp->nmeta + 1, sizeof(*rp->meta));
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void kx_seed(void)
+{
+	static bool seeded;
+	uint64_t x;
+
+	if (seeded)
+		return;
+	seeded = true;
+	if (getrandom(kx_secret, sizeof(kx_secret), GRND_NONBLOCK) == (ssize_t)sizeof(kx_secret))
+		return;
+	/* no entropy yet (early boot): still not known to the file's author */
+	x = now_ns() ^ (uint64_t)(uintptr_t)&x ^ (uint64_t)getpid() << 40;
+	for (size_t i = 0; i < ARRAY_SIZE(kx_secret); i++)
+		kx_secret[i] = splitmix64(&x);
+}
+
+static void kx_key(const struct htab *h, const void *key, uint64_t *out)
+{
+	for (size_t i = 0; i < h->key_size / 8; i++) {
+		uint64_t x;
+
+		memcpy(&x, (const char *)key + 8 * i, 8);
+		/* xor, then murmur3's finalizer: each step is invertible */
+		x ^= kx_secret[2 * i];
+		x = (x ^ (x >> 33)) * 0xff51afd7ed558ccdull;
+		x = (x ^ (x >> 33)) * 0xc4ceb9fe1a85ec53ull;
+		out[i] = (x ^ (x >> 33)) + kx_secret[2 * i + 1];
+	}
+}
+
+static void xhtab_init(struct htab *h, size_t key_size, size_t val_size)
+{
+	kx_seed();
+	if (key_size % 8 || key_size > 8 * KX_WORDS || htab__init(h, key_size, val_size))
+		abort();
+}
+
+static void *xupsert(struct htab *h, const void *key, int *created)
+{
+	uint64_t k[KX_WORDS];
+	void *v;
+
+	kx_key(h, key, k);
+	v = htab__upsert(h, k, created);
+	if (!v)
+		abort();
+	return v;
+}
+
+static void *xfind(const struct htab *h, const void *key)
+{
+	uint64_t k[KX_WORDS];
+
+	if (!h->cap) /* never initialized: nothing in it */
+		return NULL;
+	kx_key(h, key, k);
+	return htab__find(h, k);
+}
+
+/*
+ * A name's index key: its bytes hashed as a polynomial mod 2^61 - 1 at a
+ * secret point (two names of up to L bytes collide with probability under
+ * L / 2^61, whatever the file holds), and which of the names with that
+ * hash it is: 0, then 1, ... (a chain that a file cannot make long).
+ */
+struct name_key {
+	uint64_t hash, nth;
+};
+
+static uint64_t name_hash(const char *s)
+{
+	const uint64_t p = (1ull << 61) - 1;
+	uint64_t r, h = 0;
+
+	kx_seed();
+	r = kx_secret[2 * KX_WORDS] % (p - 1) + 1;
+	for (; *s; s++) {
+		unsigned __int128 t = (unsigned __int128)h * r + (unsigned char)*s + 1;
+
+		h = (uint64_t)(t & p) + (uint64_t)(t >> 61);
+		h = (h & p) + (h >> 61);
+	}
+	return h;
+}
+
+/* Growth by doubling: amortized O(1) appends (n is the count before). */
+static void *grow_arr(void *p, uint32_t n, size_t size)
+{
+	if (n & (n - 1)) /* not a power of two (nor 0): room is left */
+		return p;
+	return xrealloc(p, n ? (size_t)n * 2 : 1, size);
+}
+
+/* ---- the file's tables ---- */
+
+/*
+ * A table outgrew its limit (trace.h): the file is corrupt or was made to
+ * hurt. Loading stops there, as at a damaged block: status corrupt (exit
+ * 1), the report covering what came before, the reason said.
+ */
+static bool over_limit(struct report *rp, const struct trace_record *rec, uint32_t have,
+		       uint32_t limit, const char *what)
+{
+	if (have < limit)
+		return false;
+	rp->hostile = true;
+	rp->status = TRACE_CORRUPT;
+	rp->error_offset = rec->block_offset;
+	snprintf(rp->message, sizeof(rp->message),
+		 "corrupt or hostile trace at offset %llu: more than %u %s in all (the most a trace may hold)",
+		 (unsigned long long)rec->block_offset, limit, what);
+	return true;
+}
+
+/* The index of META key, or -1; *nth: the chain position after it. */
+static int64_t meta_find(const struct report *rp, const char *key, struct name_key *nk)
+{
+	const uint32_t *i;
+
+	nk->hash = name_hash(key);
+	nk->nth = 0;
+	for (; (i = xfind(&rp->meta_idx, nk)); nk->nth++)
+		if (!strcmp(rp->meta[*i].key, key))
+			return *i;
+	return -1;
+}
+
+static bool set_meta(struct report *rp, const struct trace_record *rec, const char *key,
+		     const char *value)
+{
+	struct name_key nk;
+	int64_t i = meta_find(rp, key, &nk);
+
+	if (i >= 0) {
+		free(rp->meta[i].value);
+		rp->meta[i].value = xstrdup(value);
+		return true;
+	}
+	if (over_limit(rp, rec, rp->nmeta, TRACE_META_MAX, "META keys"))
+		return false;
+	if (!rp->meta_idx.cap)
+		xhtab_init(&rp->meta_idx, sizeof(struct name_key), sizeof(uint32_t));
+	*(uint32_t *)xupsert(&rp->meta_idx, &nk, NULL) = rp->nmeta;
+	rp->meta = grow_arr(rp->meta, rp->nmeta, sizeof(*rp->meta));
 	rp->meta[rp->nmeta].key = xstrdup(key);
 	rp->meta[rp->nmeta].value = xstrdup(value);
 	rp->nmeta++;
+	return true;
 }
 
-static void add_reasons(struct report *rp, const struct trace_reasons *r)
+/*
+ * The slot of a table entry by its u64 key: *created says it is new (its
+ * index is then *n, and *n has grown by one). NULL past the limit.
+ */
+static uint32_t *table_slot(struct report *rp, const struct trace_record *rec, struct htab *idx,
+			    uint64_t key, uint32_t *n, uint32_t limit, const char *what,
+			    int *created)
 {
+	uint32_t *slot;
+
+	if (!idx->cap)
+		xhtab_init(idx, sizeof(uint64_t), sizeof(uint32_t));
+	if (!xfind(idx, &key) && over_limit(rp, rec, *n, limit, what))
+		return NULL;
+	slot = xupsert(idx, &key, created);
+	if (*created)
+		*slot = (*n)++;
+	return slot;
+}
+
+static bool add_reasons(struct report *rp, const struct trace_record *rec)
+{
+	const struct trace_reasons *r = &rec->reasons;
+
 	for (uint32_t i = 0; i < r->n; i++) {
-		uint32_t j;
+		int created;
+		uint32_t n = rp->nreasons, *j = table_slot(rp, rec, &rp->reason_idx, r->v[i].value,
+							    &rp->nreasons, TRACE_REASONS_MAX,
+							    "REASONS values", &created);
 
-		for (j = 0; j < rp->nreasons; j++)
-			if (rp->reasons[j].value == r->v[i].value)
-				break;
-		if (j == rp->nreasons) {
-			rp->reasons = xrealloc(rp->reasons, rp->nreasons + 1, sizeof(*rp->reasons));
-			rp->nreasons++;
-		} else {
-			free((char *)rp->reasons[j].name);
-		}
-		rp->reasons[j].value = r->v[i].value;
-		rp->reasons[j].name = xstrdup(r->v[i].name);
+		if (!j)
+			return false;
+		if (created)
+			rp->reasons = grow_arr(rp->reasons, n, sizeof(*rp->reasons));
+		else
+			free((char *)rp->reasons[*j].name);
+		rp->reasons[*j].value = r->v[i].value;
+		rp->reasons[*j].name = xstrdup(r->v[i].name);
 	}
+	return true;
 }
 
-static void add_symbols(struct report *rp, const struct trace_symbols *s)
+static bool add_symbols(struct report *rp, const struct trace_record *rec)
 {
-	for (uint32_t i = 0; i < s->n; i++) {
-		uint32_t j;
+	const struct trace_symbols *s = &rec->symbols;
 
-		for (j = 0; j < rp->nsymbols; j++)
-			if (rp->symbols[j].addr == s->v[i].addr)
-				break;
-		if (j == rp->nsymbols) {
-			rp->symbols = xrealloc(rp->symbols, rp->nsymbols + 1, sizeof(*rp->symbols));
-			rp->nsymbols++;
-		} else {
-			free((char *)rp->symbols[j].name);
-		}
-		rp->symbols[j].addr = s->v[i].addr;
-		rp->symbols[j].name = xstrdup(s->v[i].name);
+	for (uint32_t i = 0; i < s->n; i++) {
+		int created;
+		uint32_t n = rp->nsymbols, *j = table_slot(rp, rec, &rp->symbol_idx, s->v[i].addr,
+							    &rp->nsymbols, TRACE_SYMBOLS_MAX,
+							    "SYMBOLS addresses", &created);
+
+		if (!j)
+			return false;
+		if (created)
+			rp->symbols = grow_arr(rp->symbols, n, sizeof(*rp->symbols));
+		else
+			free((char *)rp->symbols[*j].name);
+		rp->symbols[*j].addr = s->v[i].addr;
+		rp->symbols[*j].name = xstrdup(s->v[i].name);
 	}
+	return true;
 }
 
 static void set_counts(struct report_counts *c, const struct trace_counts *tc)
@@ -110,29 +299,6 @@ static void set_counts(struct report_counts *c, const struct trace_counts *tc)
 	c->time_ns = tc->time_ns;
 	c->n = tc->n;
 	c->v = xmemdup(tc->v, tc->n * sizeof(*tc->v));
-}
-
-static void xhtab_init(struct htab *h, size_t key_size, size_t val_size)
-{
-	if (htab__init(h, key_size, val_size))
-		abort();
-}
-
-static void *xupsert(struct htab *h, const void *key, int *created)
-{
-	void *v = htab__upsert(h, key, created);
-
-	if (!v)
-		abort();
-	return v;
-}
-
-/* Growth by doubling: amortized O(1) appends (n is the count before). */
-static void *grow_arr(void *p, uint32_t n, size_t size)
-{
-	if (n & (n - 1)) /* not a power of two (nor 0): room is left */
-		return p;
-	return xrealloc(p, n ? (size_t)n * 2 : 1, size);
 }
 
 /* A snapshot entry's index key: cookie 0 for the (reason, flags) sums. */
@@ -148,7 +314,9 @@ static void add_snap(struct report *rp, const struct trace_counts *tc)
 	struct report_snap *sn;
 	struct htab idx;
 
-	rp->snaps = xrealloc(rp->snaps, rp->ncounts + 1, sizeof(*rp->snaps));
+	if (!(rp->ncounts & (rp->ncounts - 1))) /* doubling: 0, 1, 2, 4, ... */
+		rp->snaps = xrealloc(rp->snaps, rp->ncounts ? 2 * rp->ncounts : 1,
+				     sizeof(*rp->snaps));
 	sn = &rp->snaps[rp->ncounts];
 	memset(sn, 0, sizeof(*sn));
 	sn->time_ns = tc->time_ns;
@@ -224,55 +392,63 @@ static void add_queues(struct report *rp, const struct trace_sockets *ts)
 	}
 }
 
-static void add_ifaces(struct report *rp, const struct trace_ifaces *ti)
+static bool add_ifaces(struct report *rp, const struct trace_record *rec)
 {
-	for (uint32_t i = 0; i < ti->n; i++) {
-		uint32_t j;
+	const struct trace_ifaces *ti = &rec->ifaces;
 
-		for (j = 0; j < rp->nifaces; j++)
-			if (rp->ifaces[j].netns == ti->v[i].netns &&
-			    rp->ifaces[j].ifindex == ti->v[i].ifindex)
-				break;
-		if (j == rp->nifaces) {
-			rp->ifaces = xrealloc(rp->ifaces, rp->nifaces + 1, sizeof(*rp->ifaces));
-			rp->nifaces++;
-		} else {
-			free((char *)rp->ifaces[j].name);
-		}
-		rp->ifaces[j] = ti->v[i];
-		rp->ifaces[j].name = xstrdup(ti->v[i].name);
+	for (uint32_t i = 0; i < ti->n; i++) {
+		uint64_t key = (uint64_t)ti->v[i].netns << 32 | ti->v[i].ifindex;
+		int created;
+		uint32_t n = rp->nifaces, *j = table_slot(rp, rec, &rp->iface_idx, key,
+							   &rp->nifaces, TRACE_IFACES_MAX,
+							   "IFACES interfaces", &created);
+
+		if (!j)
+			return false;
+		if (created)
+			rp->ifaces = grow_arr(rp->ifaces, n, sizeof(*rp->ifaces));
+		else
+			free((char *)rp->ifaces[*j].name);
+		rp->ifaces[*j] = ti->v[i];
+		rp->ifaces[*j].name = xstrdup(ti->v[i].name);
 	}
+	return true;
 }
 
+/* The counters this build knows, by id: the others are never used. A
+ * name listed twice counts once, the first time (as a lookup finds it). */
 static void set_mib(struct report_mib *m, const struct trace_mib *tm)
 {
-	for (uint32_t i = 0; i < m->n; i++)
-		free(m->names[i].key);
-	free(m->names);
-	free(m->v);
+	memset(m, 0, sizeof(*m));
 	m->netns = tm->netns;
 	m->time_ns = tm->time_ns;
-	m->n = tm->n;
-	m->names = xrealloc(NULL, tm->n, sizeof(*m->names));
-	m->v = xrealloc(NULL, tm->n, sizeof(*m->v));
-	for (uint32_t i = 0; i < tm->n; i++) {
-		m->names[i].key = xstrdup(tm->v[i].name);
-		m->names[i].value = NULL;
-		m->v[i] = tm->v[i].value;
-	}
+	for (uint32_t i = 0; i < tm->n; i++)
+		for (int id = 0; id < MIB_MAX; id++)
+			if (!strcmp(tm->v[i].name, mib__name(id))) {
+				if (!m->c.present[id]) {
+					m->c.present[id] = 1;
+					m->c.v[id] = tm->v[i].value;
+				}
+				break;
+			}
 }
 
 static void add_mib(struct report *rp, const struct trace_mib *tm)
 {
-	for (uint32_t i = 0; i < rp->nmibs; i++)
-		if (rp->mib_first[i].netns == tm->netns) {
-			set_mib(&rp->mib_last[i], tm);
-			return;
-		}
-	rp->mib_first = xrealloc(rp->mib_first, rp->nmibs + 1, sizeof(*rp->mib_first));
-	rp->mib_last = xrealloc(rp->mib_last, rp->nmibs + 1, sizeof(*rp->mib_last));
-	memset(&rp->mib_first[rp->nmibs], 0, sizeof(*rp->mib_first));
-	memset(&rp->mib_last[rp->nmibs], 0, sizeof(*rp->mib_last));
+	uint64_t key = tm->netns;
+	int created;
+	uint32_t *i;
+
+	if (!rp->mib_idx.cap)
+		xhtab_init(&rp->mib_idx, sizeof(key), sizeof(uint32_t));
+	i = xupsert(&rp->mib_idx, &key, &created);
+	if (!created) {
+		set_mib(&rp->mib_last[*i], tm);
+		return;
+	}
+	*i = rp->nmibs;
+	rp->mib_first = grow_arr(rp->mib_first, rp->nmibs, sizeof(*rp->mib_first));
+	rp->mib_last = grow_arr(rp->mib_last, rp->nmibs, sizeof(*rp->mib_last));
 	set_mib(&rp->mib_first[rp->nmibs], tm);
 	set_mib(&rp->mib_last[rp->nmibs], tm);
 	rp->nmibs++;
@@ -381,20 +557,20 @@ static void add_event(struct report *rp, const struct trace_event *e)
 	ev_burst_add(xupsert(&rp->ev_burst, &key, NULL), e->time_ns, e->datagrams);
 }
 
-static void take(struct report *rp, const struct trace_record *rec)
+/* One record into rp: false when a table outgrew its limit (loading stops). */
+static bool take(struct report *rp, const struct trace_record *rec)
 {
 	rp->records++;
 	switch (rec->type) {
 	case TRACE_META:
 		for (uint32_t i = 0; i < rec->meta.n; i++)
-			set_meta(rp, rec->meta.v[i].key, rec->meta.v[i].value);
+			if (!set_meta(rp, rec, rec->meta.v[i].key, rec->meta.v[i].value))
+				return false;
 		break;
 	case TRACE_REASONS:
-		add_reasons(rp, &rec->reasons);
-		break;
+		return add_reasons(rp, rec);
 	case TRACE_SYMBOLS:
-		add_symbols(rp, &rec->symbols);
-		break;
+		return add_symbols(rp, rec);
 	case TRACE_COUNTS:
 		if (!rp->first.have)
 			set_counts(&rp->first, &rec->counts);
@@ -410,8 +586,7 @@ static void take(struct report *rp, const struct trace_record *rec)
 		add_queues(rp, &rec->sockets);
 		break;
 	case TRACE_IFACES:
-		add_ifaces(rp, &rec->ifaces);
-		break;
+		return add_ifaces(rp, rec);
 	case TRACE_MIB:
 		add_mib(rp, &rec->mib);
 		break;
@@ -436,6 +611,7 @@ static void take(struct report *rp, const struct trace_record *rec)
 	default:
 		break;
 	}
+	return true;
 }
 
 static int load(struct report *rp, const char *path, struct trace_reader *r)
@@ -444,12 +620,18 @@ static int load(struct report *rp, const char *path, struct trace_reader *r)
 	const char *msg;
 
 	while (trace_reader__next(r, &rec) > 0)
-		take(rp, &rec);
-	rp->status = trace_reader__status(r);
-	msg = trace_reader__message(r);
-	snprintf(rp->message, sizeof(rp->message), "%s", msg ? msg : "");
-	rp->blocks = trace_reader__blocks(r);
-	rp->error_offset = trace_reader__error_offset(r);
+		if (!take(rp, &rec))
+			break;
+	if (rp->hostile) {
+		/* the whole blocks before the one that broke the limit */
+		rp->blocks = trace_reader__blocks(r) - 1;
+	} else {
+		rp->status = trace_reader__status(r);
+		msg = trace_reader__message(r);
+		snprintf(rp->message, sizeof(rp->message), "%s", msg ? msg : "");
+		rp->blocks = trace_reader__blocks(r);
+		rp->error_offset = trace_reader__error_offset(r);
+	}
 	trace_reader__close(r);
 	return 0;
 }
@@ -494,14 +676,6 @@ int report__load_mem(struct report *rp, const char *name, const void *buf,
 	return load(rp, name, r);
 }
 
-static void free_mib(struct report_mib *m)
-{
-	for (uint32_t i = 0; i < m->n; i++)
-		free(m->names[i].key);
-	free(m->names);
-	free(m->v);
-}
-
 void report__free(struct report *rp)
 {
 	for (uint32_t i = 0; i < rp->nmeta; i++) {
@@ -527,14 +701,15 @@ void report__free(struct report *rp)
 	for (uint32_t i = 0; i < rp->nifaces; i++)
 		free((char *)rp->ifaces[i].name);
 	free(rp->ifaces);
-	for (uint32_t i = 0; i < rp->nmibs; i++) {
-		free_mib(&rp->mib_first[i]);
-		free_mib(&rp->mib_last[i]);
-	}
 	free(rp->mib_first);
 	free(rp->mib_last);
 	htab__free(&rp->queue_idx);
 	htab__free(&rp->ev_burst);
+	htab__free(&rp->meta_idx);
+	htab__free(&rp->reason_idx);
+	htab__free(&rp->symbol_idx);
+	htab__free(&rp->iface_idx);
+	htab__free(&rp->mib_idx);
 	free(rp->path);
 	memset(rp, 0, sizeof(*rp));
 }
@@ -543,13 +718,16 @@ bool report__printable(const struct report *rp)
 {
 	if (!rp->opened)
 		return false;
-	return rp->status == TRACE_COMPLETE || rp->status == TRACE_CUT ||
-	       (rp->status == TRACE_CORRUPT && rp->records > 0);
+	/* a trace cut before its first whole block has nothing to report
+	 * (an empty report would read as "no drops") */
+	return rp->status == TRACE_COMPLETE ||
+	       ((rp->status == TRACE_CUT || rp->status == TRACE_CORRUPT) && rp->records > 0);
 }
 
 int report__exit_code(const struct report *rp)
 {
-	return rp->opened && (rp->status == TRACE_COMPLETE || rp->status == TRACE_CUT)
+	return rp->opened && (rp->status == TRACE_COMPLETE ||
+			      (rp->status == TRACE_CUT && rp->records > 0))
 		       ? 0 : 1;
 }
 
@@ -573,14 +751,18 @@ const char *report__problem(const struct report *rp, char *buf, size_t len)
 		return NULL;
 	if (!rp->opened)
 		snprintf(buf, len, "%s: %s", rp->path, rp->message);
-	else if (rp->status == TRACE_CUT)
+	else if (rp->status == TRACE_CUT && rp->records)
 		snprintf(buf, len, "%s: %s; the report covers what is there", rp->path,
+			 rp->message);
+	else if (rp->status == TRACE_CUT)
+		snprintf(buf, len, "%s: %s; no record in it: nothing to report", rp->path,
 			 rp->message);
 	else if (rp->status == TRACE_CORRUPT && rp->records)
 		snprintf(buf, len, "%s: %s; the report covers the blocks before it",
 			 rp->path, rp->message);
 	else
 		snprintf(buf, len, "%s: %s", rp->path, rp->message);
+	str_printable(buf); /* the path may hold anything */
 	return buf;
 }
 
@@ -644,18 +826,17 @@ struct agg {
 
 static const char *reason_name(const struct report *rp, uint32_t reason)
 {
-	for (uint32_t i = 0; i < rp->nreasons; i++)
-		if (rp->reasons[i].value == reason)
-			return rp->reasons[i].name;
-	return NULL;
+	uint64_t key = reason;
+	const uint32_t *i = xfind(&rp->reason_idx, &key);
+
+	return i ? rp->reasons[*i].name : NULL;
 }
 
 static const char *symbol_name(const struct report *rp, uint64_t addr)
 {
-	for (uint32_t i = 0; i < rp->nsymbols; i++)
-		if (rp->symbols[i].addr == addr)
-			return rp->symbols[i].name;
-	return NULL;
+	const uint32_t *i = xfind(&rp->symbol_idx, &addr);
+
+	return i ? rp->symbols[*i].name : NULL;
 }
 
 static int key_cause(const struct report *rp, const struct ud_key *k)
@@ -667,10 +848,10 @@ static int key_cause(const struct report *rp, const struct ud_key *k)
 
 static const char *meta_get(const struct report *rp, const char *key)
 {
-	for (uint32_t i = 0; i < rp->nmeta; i++)
-		if (!strcmp(rp->meta[i].key, key))
-			return rp->meta[i].value;
-	return NULL;
+	struct name_key nk;
+	int64_t i = meta_find(rp, key, &nk);
+
+	return i >= 0 ? rp->meta[i].value : NULL;
 }
 
 /*
@@ -731,11 +912,29 @@ static void fmt_events(const struct report *rp, struct strbuf *out)
 		sb_printf(out, "; the shed may include other processes' events");
 }
 
-static void sock_add(const struct report *rp, struct agg_sock *s,
+/* A socket's (reason, cause) and location rows in build(): by socket
+ * index (before the sort) and the row's key, to the row's index. */
+struct sock_reason_key {
+	uint64_t sock;
+	uint32_t reason;
+	int32_t cause;
+};
+
+struct sock_loc_key {
+	uint64_t sock, addr;
+};
+
+struct sock_rows {
+	struct htab reasons, locs;
+};
+
+static void sock_add(struct sock_rows *rows, struct agg_sock *s, int sock,
 		     const struct trace_count *tc, int cause)
 {
 	const struct ud_val *v = &tc->val;
-	int i;
+	struct sock_reason_key rk = { (uint64_t)sock, tc->key.reason, cause };
+	struct sock_loc_key lk = { (uint64_t)sock, tc->key.location };
+	int created, *slot, i;
 
 	s->drops += v->datagrams;
 	s->skbs += v->skbs;
@@ -754,27 +953,27 @@ static void sock_add(const struct report *rp, struct agg_sock *s,
 		s->size_bytes[cause] = add_sat(s->size_bytes[cause], v->bytes);
 		s->size_dgrams[cause] = add_sat(s->size_dgrams[cause], v->datagrams);
 	}
-	for (i = 0; i < s->nreasons; i++)
-		if (s->reasons[i].reason == tc->key.reason && s->reasons[i].cause == cause)
-			break;
-	if (i == s->nreasons) {
-		s->reasons = xrealloc(s->reasons, s->nreasons + 1, sizeof(*s->reasons));
+	slot = xupsert(&rows->reasons, &rk, &created);
+	if (created) {
+		i = *slot = s->nreasons;
+		s->reasons = grow_arr(s->reasons, s->nreasons, sizeof(*s->reasons));
 		memset(&s->reasons[i], 0, sizeof(s->reasons[i]));
 		s->reasons[i].reason = tc->key.reason;
 		s->reasons[i].cause = cause;
 		s->nreasons++;
 	}
+	i = *slot;
 	s->reasons[i].drops += v->datagrams;
 	s->reasons[i].skbs += v->skbs;
-	for (i = 0; i < s->nlocs; i++)
-		if (s->locs[i].addr == tc->key.location)
-			break;
-	if (i == s->nlocs) {
-		s->locs = xrealloc(s->locs, s->nlocs + 1, sizeof(*s->locs));
+	slot = xupsert(&rows->locs, &lk, &created);
+	if (created) {
+		i = *slot = s->nlocs;
+		s->locs = grow_arr(s->locs, s->nlocs, sizeof(*s->locs));
 		memset(&s->locs[i], 0, sizeof(s->locs[i]));
 		s->locs[i].addr = tc->key.location;
 		s->nlocs++;
 	}
+	i = *slot;
 	s->locs[i].drops += v->datagrams;
 	s->locs[i].skbs += v->skbs;
 }
@@ -832,26 +1031,50 @@ static int cmp_loc(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* A cause's datagrams in one netns in a COUNTS snapshot. */
-static uint64_t counts_cause(const struct report *rp, const struct report_counts *c,
-			     uint32_t netns, int cause)
-{
-	uint64_t n = 0;
+/* (netns, cause) -> datagrams in a COUNTS snapshot: one pass, then a
+ * lookup per netns with counters and cause. */
+struct ns_cause_key {
+	uint32_t netns;
+	int32_t cause;
+};
 
-	for (uint32_t i = 0; i < c->n; i++)
-		if (c->v[i].key.netns == netns && key_cause(rp, &c->v[i].key) == cause)
-			n += c->v[i].val.datagrams;
-	return n;
+static void counts_by_cause(const struct report *rp, const struct report_counts *c,
+			    struct htab *h)
+{
+	xhtab_init(h, sizeof(struct ns_cause_key), sizeof(uint64_t));
+	for (uint32_t i = 0; i < c->n; i++) {
+		struct ns_cause_key k = { c->v[i].key.netns, key_cause(rp, &c->v[i].key) };
+		uint64_t *n = xupsert(h, &k, NULL);
+
+		*n += c->v[i].val.datagrams; /* wraps as the sum it replaces did */
+	}
 }
 
-static bool mib_value(const struct report_mib *m, const char *name, uint64_t *v)
+static uint64_t counts_cause(const struct htab *h, uint32_t netns, int cause)
 {
-	for (uint32_t i = 0; i < m->n; i++)
-		if (!strcmp(m->names[i].key, name)) {
-			*v = m->v[i];
-			return true;
-		}
-	return false;
+	struct ns_cause_key k = { netns, cause };
+	const uint64_t *n = xfind(h, &k);
+
+	return n ? *n : 0;
+}
+
+static bool mib_value(const struct report_mib *m, enum mib_id id, uint64_t *v)
+{
+	*v = m->c.v[id];
+	return m->c.present[id];
+}
+
+/* The first and last MIB of netns, or NULL. */
+static const struct report_mib *mib_of(const struct report *rp, uint32_t netns,
+				       const struct report_mib **last)
+{
+	uint64_t key = netns;
+	const uint32_t *i = xfind(&rp->mib_idx, &key);
+
+	if (!i)
+		return NULL;
+	*last = &rp->mib_last[*i];
+	return &rp->mib_first[*i];
 }
 
 /* A socket in agg: by cookie (or inode) and which of the two. */
@@ -890,12 +1113,15 @@ static void socket_index(const struct report *rp, struct htab *h)
 static void build(const struct report *rp, struct agg *a)
 {
 	const struct report_counts *last = &rp->last;
-	struct htab sidx, socks, flows;
+	struct htab sidx, socks, flows, sums_first, sums_last;
+	struct sock_rows rows;
 
 	memset(a, 0, sizeof(*a));
 	socket_index(rp, &sidx);
 	xhtab_init(&socks, sizeof(struct sock_key), sizeof(int));
 	xhtab_init(&flows, sizeof(struct flow_key), sizeof(int));
+	xhtab_init(&rows.reasons, sizeof(struct sock_reason_key), sizeof(int));
+	xhtab_init(&rows.locs, sizeof(struct sock_loc_key), sizeof(int));
 	for (uint32_t i = 0; i < last->n; i++) {
 		const struct trace_count *tc = &last->v[i];
 		const struct ud_key *k = &tc->key;
@@ -911,7 +1137,7 @@ static void build(const struct report *rp, struct agg *a)
 			int j, created, *slot = xupsert(&socks, &sk, &created);
 
 			if (created) {
-				const uint32_t *si = htab__find(&sidx, &sk);
+				const uint32_t *si = xfind(&sidx, &sk);
 
 				j = *slot = a->nsocks;
 				a->socks = grow_arr(a->socks, a->nsocks, sizeof(*a->socks));
@@ -927,7 +1153,7 @@ static void build(const struct report *rp, struct agg *a)
 			j = *slot;
 			if (!a->socks[j].netns)
 				a->socks[j].netns = k->netns;
-			sock_add(rp, &a->socks[j], tc, cause);
+			sock_add(&rows, &a->socks[j], j, tc, cause);
 		} else {
 			struct flow_key fk;
 			int j, created, *slot;
@@ -965,6 +1191,8 @@ static void build(const struct report *rp, struct agg *a)
 	htab__free(&sidx);
 	htab__free(&socks);
 	htab__free(&flows);
+	htab__free(&rows.reasons);
+	htab__free(&rows.locs);
 	if (a->nsocks)
 		qsort(a->socks, a->nsocks, sizeof(*a->socks), cmp_sock);
 	if (a->nflows)
@@ -979,6 +1207,8 @@ static void build(const struct report *rp, struct agg *a)
 	}
 
 	/* reconciliation: per netns with MIB records, per cause with counters */
+	counts_by_cause(rp, &rp->last, &sums_last);
+	counts_by_cause(rp, &rp->first, &sums_first);
 	for (uint32_t i = 0; i < rp->nmibs; i++) {
 		const struct report_mib *mf = &rp->mib_first[i], *ml = &rp->mib_last[i];
 
@@ -990,7 +1220,7 @@ static void build(const struct report *rp, struct agg *a)
 
 			if (n <= 0)
 				continue;
-			a->recon = xrealloc(a->recon, a->nrecon + 1, sizeof(*a->recon));
+			a->recon = grow_arr(a->recon, a->nrecon, sizeof(*a->recon));
 			r = &a->recon[a->nrecon++];
 			memset(r, 0, sizeof(*r));
 			r->netns = mf->netns;
@@ -999,7 +1229,7 @@ static void build(const struct report *rp, struct agg *a)
 				const char *name = mib__name(ids[k]);
 				uint64_t v0, v1;
 
-				if (!mib_value(mf, name, &v0) || !mib_value(ml, name, &v1))
+				if (!mib_value(mf, ids[k], &v0) || !mib_value(ml, ids[k], &v1))
 					continue;
 				r->have_kernel = true;
 				/* a counter that went down adds nothing (as mib_delta) */
@@ -1009,13 +1239,15 @@ static void build(const struct report *rp, struct agg *a)
 						      "%s%s", o ? "+" : "", name);
 			}
 			{
-				uint64_t u1 = counts_cause(rp, &rp->last, mf->netns, c);
-				uint64_t u0 = rp->first.have ? counts_cause(rp, &rp->first, mf->netns, c) : 0;
+				uint64_t u1 = counts_cause(&sums_last, mf->netns, c);
+				uint64_t u0 = rp->first.have ? counts_cause(&sums_first, mf->netns, c) : 0;
 
 				r->udpdrop = u1 > u0 ? u1 - u0 : 0;
 			}
 		}
 	}
+	htab__free(&sums_first);
+	htab__free(&sums_last);
 }
 
 static void agg_free(struct agg *a)
@@ -1236,25 +1468,29 @@ static int by_reason(const struct report *rp, struct agg_reason **out)
 {
 	const struct report_counts *last = &rp->last;
 	struct agg_reason *v = NULL;
+	struct htab idx;
 	int n = 0;
 
+	xhtab_init(&idx, sizeof(struct sock_reason_key), sizeof(int));
 	for (uint32_t i = 0; i < last->n; i++) {
 		const struct trace_count *tc = &last->v[i];
-		int cause = key_cause(rp, &tc->key), j;
+		int cause = key_cause(rp, &tc->key), j, created;
+		struct sock_reason_key k = { 0, tc->key.reason, cause };
+		int *slot = xupsert(&idx, &k, &created);
 
-		for (j = 0; j < n; j++)
-			if (v[j].reason == tc->key.reason && v[j].cause == cause)
-				break;
-		if (j == n) {
-			v = xrealloc(v, n + 1, sizeof(*v));
+		if (created) {
+			j = *slot = n;
+			v = grow_arr(v, n, sizeof(*v));
 			memset(&v[j], 0, sizeof(v[j]));
 			v[j].reason = tc->key.reason;
 			v[j].cause = cause;
 			n++;
 		}
+		j = *slot;
 		v[j].drops += tc->val.datagrams;
 		v[j].skbs += tc->val.skbs;
 	}
+	htab__free(&idx);
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_reason);
 	*out = v;
@@ -1275,24 +1511,26 @@ static int by_location(const struct report *rp, struct agg_loc **out)
 {
 	const struct report_counts *last = &rp->last;
 	struct agg_loc *v = NULL;
+	struct htab idx;
 	int n = 0;
 
+	xhtab_init(&idx, sizeof(uint64_t), sizeof(int));
 	for (uint32_t i = 0; i < last->n; i++) {
 		const struct trace_count *tc = &last->v[i];
-		int j;
+		int j, created, *slot = xupsert(&idx, &tc->key.location, &created);
 
-		for (j = 0; j < n; j++)
-			if (v[j].addr == tc->key.location)
-				break;
-		if (j == n) {
-			v = xrealloc(v, n + 1, sizeof(*v));
+		if (created) {
+			j = *slot = n;
+			v = grow_arr(v, n, sizeof(*v));
 			memset(&v[j], 0, sizeof(v[j]));
 			v[j].addr = tc->key.location;
 			n++;
 		}
+		j = *slot;
 		v[j].drops += tc->val.datagrams;
 		v[j].skbs += tc->val.skbs;
 	}
+	htab__free(&idx);
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_loc_drops);
 	*out = v;
@@ -1381,6 +1619,7 @@ static void fmt_reason(char *buf, size_t len, const struct report *rp, uint32_t 
 		snprintf(buf, len, "%s", n);
 	else
 		snprintf(buf, len, "reason %u", reason);
+	str_printable(buf); /* the file's name for it */
 }
 
 static void fmt_loc(char *buf, size_t len, const struct report *rp, uint64_t addr)
@@ -1393,6 +1632,7 @@ static void fmt_loc(char *buf, size_t len, const struct report *rp, uint64_t add
 		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
 	else
 		snprintf(buf, len, "unknown");
+	str_printable(buf); /* the file's name for it */
 }
 
 static void fmt_netns(char *buf, size_t len, uint32_t ns)
@@ -1433,9 +1673,11 @@ static void printable_line(struct strbuf *out, const char *label, const char *v)
 static void text_header(const struct report *rp, struct strbuf *out)
 {
 	const char *netns = meta_get(rp, "netns"), *port = meta_get(rp, "port");
-	char when[64], buf[128];
+	char when[64], buf[128], *path = xstrdup(rp->path);
 
-	sb_printf(out, "udpdrop report: %s\n", rp->path);
+	str_printable(path); /* a name listed from a directory may hold anything */
+	sb_printf(out, "udpdrop report: %s\n", path);
+	free(path);
 	if (rp->status == TRACE_CUT)
 		sb_printf(out, "\n*** CUT SHORT: %s ***\n"
 			  "*** the recording did not end cleanly: this report covers the %llu whole block%s there ***\n\n",
@@ -1739,7 +1981,6 @@ static void text_by_reason(const struct report *rp, struct strbuf *out)
 		  "CAUSE");
 	for (int i = 0; i < n; i++) {
 		fmt_reason(name, sizeof(name), rp, v[i].reason);
-		str_printable(name);
 		fmt_count(d, sizeof(d), v[i].drops);
 		fmt_count(s, sizeof(s), v[i].skbs);
 		sb_printf(out, "  %-*s  %5u  %10s  %10s  %s\n", w, name, v[i].reason, d, s,
@@ -1768,7 +2009,6 @@ static void text_by_location(const struct report *rp, struct strbuf *out)
 	sb_printf(out, "  %-*s  %-18s  %10s  %10s\n", w, "LOCATION", "ADDRESS", "DROPS", "SKBS");
 	for (int i = 0; i < n; i++) {
 		fmt_loc(name, sizeof(name), rp, v[i].addr);
-		str_printable(name);
 		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)v[i].addr);
 		fmt_count(d, sizeof(d), v[i].drops);
 		fmt_count(s, sizeof(s), v[i].skbs);
@@ -1873,22 +2113,18 @@ static void meta_u64(const struct report *rp, const char *key, struct advice_u64
 
 /* The delta of the counters named (summed) in netns, if it has them all. */
 static struct advice_u64 mib_delta(const struct report *rp, uint32_t netns,
-				   const char *const *names)
+				   const enum mib_id *ids)
 {
 	struct advice_u64 r = { false, 0 };
+	const struct report_mib *ml, *mf = mib_of(rp, netns, &ml);
 
-	for (uint32_t i = 0; i < rp->nmibs; i++) {
-		if (rp->mib_first[i].netns != netns)
+	for (const enum mib_id *id = ids; mf && *id != MIB_MAX; id++) {
+		uint64_t v0, v1;
+
+		if (!mib_value(mf, *id, &v0) || !mib_value(ml, *id, &v1))
 			continue;
-		for (const char *const *n = names; *n; n++) {
-			uint64_t v0, v1;
-
-			if (!mib_value(&rp->mib_first[i], *n, &v0) ||
-			    !mib_value(&rp->mib_last[i], *n, &v1))
-				continue;
-			r.known = true;
-			r.v += v1 > v0 ? v1 - v0 : 0;
-		}
+		r.known = true;
+		r.v += v1 > v0 ? v1 - v0 : 0;
 	}
 	return r;
 }
@@ -1899,23 +2135,44 @@ static struct advice_u64 mib_delta(const struct report *rp, uint32_t netns,
  * more, NULL: which one carries the traffic depends on routes the file
  * does not hold, and a guess would be stated as fact; the advice then says
  * the interface (its MTU, its txqueuelen) is not known.
+ *
+ * Counted once per report (iface_picks), not per advice item: per netns
+ * (any: a socket whose netns is unknown) and lo or not, how many
+ * interfaces and the first.
  */
-static const struct trace_iface *pick_iface(const struct report *rp, uint32_t netns,
-					    bool loopback)
+struct pick_key {
+	uint32_t netns, lo, any, pad;
+};
+
+struct pick {
+	uint32_t n, first;
+};
+
+static void iface_picks(const struct report *rp, struct htab *h)
 {
-	const struct trace_iface *found = NULL;
-
+	xhtab_init(h, sizeof(struct pick_key), sizeof(struct pick));
 	for (uint32_t i = 0; i < rp->nifaces; i++) {
-		const struct trace_iface *f = &rp->ifaces[i];
-		bool lo = !strcmp(f->name, "lo");
+		uint32_t lo = !strcmp(rp->ifaces[i].name, "lo");
+		struct pick_key keys[2] = { { rp->ifaces[i].netns, lo, 0, 0 }, { 0, lo, 1, 0 } };
 
-		if ((netns && f->netns != netns) || lo != loopback)
-			continue;
-		if (found)
-			return NULL;
-		found = f;
+		for (int k = 0; k < 2; k++) {
+			int created;
+			struct pick *p = xupsert(h, &keys[k], &created);
+
+			if (created)
+				p->first = i;
+			p->n++;
+		}
 	}
-	return found;
+}
+
+static const struct trace_iface *pick_iface(const struct report *rp, const struct htab *picks,
+					    uint32_t netns, bool loopback)
+{
+	struct pick_key k = { netns, loopback, !netns, 0 };
+	const struct pick *p = xfind(picks, &k);
+
+	return p && p->n == 1 ? &rp->ifaces[p->first] : NULL;
 }
 
 static bool is_loopback(const struct trace_socket *k)
@@ -1927,18 +2184,22 @@ static bool is_loopback(const struct trace_socket *k)
 	return k->family == AF_INET6 && !memcmp(k->laddr, v6lo, 16);
 }
 
-static void adv_common(const struct report *rp, uint32_t netns, bool loopback,
-		       struct advice_input *in)
+/* ifname: room for the interface's name, made printable (the advice
+ * quotes it); it must outlive *in. */
+#define ADV_IFNAME 64
+
+static void adv_common(const struct report *rp, const struct htab *picks, uint32_t netns,
+		       bool loopback, struct advice_input *in, char ifname[ADV_IFNAME])
 {
-	static const char *const rcvbuf_n[] = { "UdpRcvbufErrors", "Udp6RcvbufErrors", NULL };
-	static const char *const mem_n[] = { "UdpMemErrors", "Udp6MemErrors", NULL };
-	static const char *const sndbuf_n[] = { "UdpSndbufErrors", "Udp6SndbufErrors", NULL };
-	static const char *const noports_n[] = { "UdpNoPorts", "Udp6NoPorts", NULL };
-	static const char *const csum_n[] = { "UdpInCsumErrors", "Udp6InCsumErrors", NULL };
-	static const char *const fails_n[] = { "IpReasmFails", "Ip6ReasmFails", NULL };
-	static const char *const timeout_n[] = { "IpReasmTimeout", "Ip6ReasmTimeout", NULL };
-	static const char *const reads_n[] = { "UdpInDatagrams", "Udp6InDatagrams", NULL };
-	const struct trace_iface *f = pick_iface(rp, netns, loopback);
+	static const enum mib_id rcvbuf_n[] = { MIB_UdpRcvbufErrors, MIB_Udp6RcvbufErrors, MIB_MAX };
+	static const enum mib_id mem_n[] = { MIB_UdpMemErrors, MIB_Udp6MemErrors, MIB_MAX };
+	static const enum mib_id sndbuf_n[] = { MIB_UdpSndbufErrors, MIB_Udp6SndbufErrors, MIB_MAX };
+	static const enum mib_id noports_n[] = { MIB_UdpNoPorts, MIB_Udp6NoPorts, MIB_MAX };
+	static const enum mib_id csum_n[] = { MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors, MIB_MAX };
+	static const enum mib_id fails_n[] = { MIB_IpReasmFails, MIB_Ip6ReasmFails, MIB_MAX };
+	static const enum mib_id timeout_n[] = { MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout, MIB_MAX };
+	static const enum mib_id reads_n[] = { MIB_UdpInDatagrams, MIB_Udp6InDatagrams, MIB_MAX };
+	const struct trace_iface *f = pick_iface(rp, picks, netns, loopback);
 	const char *um = meta_get(rp, "net.ipv4.udp_mem");
 	unsigned long long m0, m1, m2;
 
@@ -1957,7 +2218,9 @@ static void adv_common(const struct report *rp, uint32_t netns, bool loopback,
 		in->udp_mem[2] = ADVICE_U64(m2);
 	}
 	if (f) {
-		in->ifname = f->name;
+		snprintf(ifname, ADV_IFNAME, "%s", f->name);
+		str_printable(ifname);
+		in->ifname = ifname;
 		if (f->mtu)
 			in->mtu = ADVICE_U64(f->mtu);
 		if (f->txqueuelen)
@@ -2068,7 +2331,7 @@ static void set_burst(const struct report *rp, uint64_t cookie, bool by_inode, i
 		      uint64_t drops, struct advice_input *in)
 {
 	struct ev_key key = { cookie, (uint32_t)cause, cookie && by_inode };
-	const struct ev_burst *eb = htab__find(&rp->ev_burst, &key);
+	const struct ev_burst *eb = xfind(&rp->ev_burst, &key);
 
 	if (!have_events(rp))
 		return;
@@ -2087,9 +2350,11 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 	struct adv_item *v = NULL;
 	struct tl_row *rows;
 	int nrows = timeline(rp, &rows);
-	struct htab ivb;
+	struct htab ivb, picks;
+	char ifname[ADV_IFNAME];
 
 	interval_bursts(rp, &ivb);
+	iface_picks(rp, &picks);
 
 	for (int i = 0; i < shown; i++) {
 		const struct agg_sock *k = &a->socks[i];
@@ -2102,7 +2367,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 
 			if (!k->cause[c] && !k->cause_skbs[c])
 				continue;
-			v = xrealloc(v, n + 1, sizeof(*v));
+			v = grow_arr(v, n, sizeof(*v));
 			it = &v[n];
 			memset(it, 0, sizeof(*it));
 			it->sock = i;
@@ -2112,7 +2377,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 			fmt_owner(o, sizeof(o), k);
 			fmt_netns(ns, sizeof(ns), k->netns);
 			snprintf(it->who, sizeof(it->who), "%s  netns %s  %s", l, ns, o);
-			adv_common(rp, k->netns, ts && is_loopback(ts), &in);
+			adv_common(rp, &picks, k->netns, ts && is_loopback(ts), &in, ifname);
 			in.who = l;
 			in.drops = k->cause[c];
 			in.skbs = k->cause_skbs[c];
@@ -2124,7 +2389,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 				if (ts->rcvbuf)
 					in.rcvbuf = ADVICE_U64(ts->rcvbuf);
 				in.queued = ADVICE_U64(ts->queued);
-				const uint32_t *q = htab__find(&rp->queue_idx, &ts->cookie);
+				const uint32_t *q = xfind(&rp->queue_idx, &ts->cookie);
 
 				if (q) {
 					in.queue_low = ADVICE_U64(rp->queues[*q].low);
@@ -2137,7 +2402,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 				in.avg_size = ADVICE_DBL((double)k->size_bytes[c] / k->size_dgrams[c]);
 			if (rp->ncounts >= 2) {
 				struct ev_key key = { k->cookie, (uint32_t)c, k->by_inode };
-				const struct iv_burst *b = htab__find(&ivb, &key);
+				const struct iv_burst *b = xfind(&ivb, &key);
 
 				in.burst = ADVICE_U64(b ? b->best : 0);
 				in.burst_s = b ? b->best_s : 0;
@@ -2174,7 +2439,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 		}
 		if (!topf)
 			continue;
-		v = xrealloc(v, n + 1, sizeof(*v));
+		v = grow_arr(v, n, sizeof(*v));
 		it = &v[n];
 		memset(it, 0, sizeof(*it));
 		it->sock = -1;
@@ -2187,7 +2452,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 		else
 			snprintf(it->who, sizeof(it->who), "no socket: %d flows, the most from %s  netns %s",
 				 nflows, f, ns);
-		adv_common(rp, topf->netns, false, &in);
+		adv_common(rp, &picks, topf->netns, false, &in, ifname);
 		in.who = f;
 		in.family = topf->family;
 		in.drops = drops;
@@ -2212,6 +2477,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 	}
 	free(rows);
 	htab__free(&ivb);
+	htab__free(&picks);
 	*out = v;
 	return n;
 }
@@ -2602,12 +2868,22 @@ void report__print(const struct report *rp, const struct report_opts *o,
 		   struct strbuf *out)
 {
 	uint64_t top = o->top ? o->top : REPORT_DEFAULT_TOP;
+	size_t start = out->len;
 	struct agg a;
 
 	build(rp, &a);
-	if (o->json)
-		print_json(rp, &a, top, o->by, out);
-	else
+	if (o->json) {
+		print_json(rp, &a, top, o->by, out); /* json.c escapes every string */
+	} else {
 		print_text(rp, &a, top, o->by, out);
+		/*
+		 * The gate all text passes, whatever section printed it and
+		 * however: names from the file are also made printable where
+		 * they are formatted (a newline in one must not forge a line),
+		 * but a section that forgets cannot reach the terminal.
+		 */
+		if (out->len > start)
+			mem_printable(out->buf + start, out->len - start, true);
+	}
 	agg_free(&a);
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "htab.h"
+#include "mib.h"
 #include "trace.h"
 #include "util.h"
 
@@ -78,12 +79,11 @@ struct report_kv {
 	char *key, *value;
 };
 
+/* A netns's MIB record: the counters this build knows (mib.h), by id. */
 struct report_mib {
 	uint32_t netns;
-	uint32_t n;
-	struct report_kv *names; /* value unused */
-	uint64_t *v;
 	uint64_t time_ns;
+	struct mib c;
 };
 
 struct report_counts {
@@ -126,10 +126,15 @@ struct report {
 	uint64_t events, event_datagrams, event_caps;
 	uint64_t shed[TRACE_CAUSES_MAX];
 	uint64_t shed_total;
+	/* the load stopped at a table over its limit (trace.h): corrupt */
+	bool hostile;
 	/* internal: queues by cookie (uint32_t index into queues), and the
 	 * per-(socket, cause) burst windows from EVENTs (report_model.c) */
 	struct htab queue_idx;
 	struct htab ev_burst;
+	/* the tables above by key, to their uint32_t index: META keys,
+	 * reason values, symbol addresses, (netns, ifindex), MIB netns */
+	struct htab meta_idx, reason_idx, symbol_idx, iface_idx, mib_idx;
 };
 
 /*
@@ -149,7 +154,7 @@ void report__print(const struct report *rp, const struct report_opts *o,
 		   struct strbuf *out);
 /* One line for stderr about how the file ended, or NULL if it is complete. */
 const char *report__problem(const struct report *rp, char *buf, size_t len);
-/* The exit code for it: 0 complete or cut short, 1 otherwise. */
+/* The exit code for it: 0 complete or cut short (with records), 1 otherwise. */
 int report__exit_code(const struct report *rp);
 /* "complete", "cut", "corrupt", "not_trace", "newer", "io_error", "missing" */
 const char *report__status_name(const struct report *rp);

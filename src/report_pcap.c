@@ -194,12 +194,41 @@ static const char *sym_name(const struct ctx *c, uint64_t addr)
 	return s ? s->name : NULL;
 }
 
+static int reason_cmp(const void *a, const void *b)
+{
+	const struct trace_reason *x = a, *y = b;
+
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* Sorted by value for bsearch (one lookup per event: a walk of a table of
+ * 65,536 per event would make a hostile file quadratic). A value named
+ * twice keeps one of its names, as the symbols. */
+static void reasons_index(struct ctx *c)
+{
+	uint32_t n = 0;
+
+	if (!c->nreasons)
+		return;
+	qsort(c->reasons, c->nreasons, sizeof(*c->reasons), reason_cmp);
+	for (uint32_t i = 1; i < c->nreasons; i++) {
+		if (c->reasons[i].value == c->reasons[n].value) {
+			free((char *)c->reasons[i].name);
+			continue;
+		}
+		c->reasons[++n] = c->reasons[i];
+	}
+	c->nreasons = n + 1;
+}
+
 static const char *reason_name(const struct ctx *c, uint32_t reason)
 {
-	for (uint32_t i = 0; i < c->nreasons; i++)
-		if (c->reasons[i].value == reason)
-			return c->reasons[i].name;
-	return NULL;
+	struct trace_reason key = { .value = reason }, *r;
+
+	if (!c->nreasons)
+		return NULL;
+	r = bsearch(&key, c->reasons, c->nreasons, sizeof(*c->reasons), reason_cmp);
+	return r ? r->name : NULL;
 }
 
 void report_pcap__comment(char *buf, size_t len, const struct trace_event *e,
@@ -275,6 +304,7 @@ static int scan(const char *trace, struct ctx *c, enum trace_status *st,
 	if (interrupted)
 		return -EINTR;
 	syms_index(c);
+	reasons_index(c);
 	return err;
 }
 

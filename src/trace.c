@@ -260,34 +260,6 @@ static const char *get_str(struct cur *c, struct chunk **arena, int *err)
 	return s;
 }
 
-/*
- * A list's count and its array, refused (corrupt) when the payload left
- * cannot hold `count` entries of at least `min_enc` bytes: so the array
- * allocated is bounded by the record's length, whatever the count says.
- */
-static void *get_list(struct cur *c, struct chunk **arena, uint32_t *count,
-		      size_t min_enc, size_t entry, int *err)
-{
-	uint32_t n = get_u32(c);
-	void *v;
-
-	*count = 0;
-	if (c->bad || n > c->n / min_enc) {
-		c->bad = true;
-		return NULL;
-	}
-	if (!n)
-		return NULL;
-	v = arena_alloc(arena, (size_t)n * entry, 16);
-	if (!v) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	memset(v, 0, (size_t)n * entry);
-	*count = n;
-	return v;
-}
-
 /* ---- records: each encoder next to its decoder ---- */
 
 /* Decoders get the payload and return 0, -EBADMSG or -ENOMEM. */
@@ -295,7 +267,47 @@ struct dec {
 	struct cur c;
 	struct chunk **arena;
 	int err;
+	char *why;    /* what is wrong, for the corrupt message (optional) */
+	size_t why_len;
 };
+
+/*
+ * A list's count and its array, refused (corrupt) when the payload left
+ * cannot hold `count` entries of at least `min_enc` bytes: so the array
+ * allocated is bounded by the record's length, whatever the count says.
+ * Also refused over `max` entries (a table's limit, trace.h), said so in
+ * d->why as `what`.
+ */
+static void *get_list(struct dec *d, uint32_t *count, size_t min_enc, size_t entry,
+		      uint32_t max, const char *what)
+{
+	struct cur *c = &d->c;
+	uint32_t n = get_u32(c);
+	void *v;
+
+	*count = 0;
+	if (!c->bad && n > max) {
+		if (d->why)
+			snprintf(d->why, d->why_len,
+				 "%s lists %u entries, more than the %u a trace may hold: corrupt or hostile",
+				 what, n, max);
+		c->bad = true;
+	}
+	if (c->bad || n > c->n / min_enc) {
+		c->bad = true;
+		return NULL;
+	}
+	if (!n)
+		return NULL;
+	v = arena_alloc(d->arena, (size_t)n * entry, 16);
+	if (!v) {
+		d->err = -ENOMEM;
+		return NULL;
+	}
+	memset(v, 0, (size_t)n * entry);
+	*count = n;
+	return v;
+}
 
 static int dec_done(struct dec *d)
 {
@@ -323,8 +335,8 @@ static int enc_meta(struct buf *b, const struct trace_meta *m)
 
 static int dec_meta(struct dec *d, struct trace_meta *m)
 {
-	struct trace_kv *v = get_list(&d->c, d->arena, &m->n, 4, sizeof(*v),
-				      &d->err);
+	struct trace_kv *v = get_list(d, &m->n, 4, sizeof(*v), TRACE_META_MAX,
+				      "a META record");
 
 	for (uint32_t i = 0; i < m->n && !d->c.bad && !d->err; i++) {
 		v[i].key = get_str(&d->c, d->arena, &d->err);
@@ -349,8 +361,8 @@ static int enc_reasons(struct buf *b, const struct trace_reasons *r)
 
 static int dec_reasons(struct dec *d, struct trace_reasons *r)
 {
-	struct trace_reason *v = get_list(&d->c, d->arena, &r->n, 6,
-					  sizeof(*v), &d->err);
+	struct trace_reason *v = get_list(d, &r->n, 6, sizeof(*v),
+					  TRACE_REASONS_MAX, "a REASONS record");
 
 	for (uint32_t i = 0; i < r->n && !d->c.bad && !d->err; i++) {
 		v[i].value = get_u32(&d->c);
@@ -375,8 +387,8 @@ static int enc_symbols(struct buf *b, const struct trace_symbols *s)
 
 static int dec_symbols(struct dec *d, struct trace_symbols *s)
 {
-	struct trace_symbol *v = get_list(&d->c, d->arena, &s->n, 10,
-					  sizeof(*v), &d->err);
+	struct trace_symbol *v = get_list(d, &s->n, 10, sizeof(*v),
+					  TRACE_SYMBOLS_MAX, "a SYMBOLS record");
 
 	for (uint32_t i = 0; i < s->n && !d->c.bad && !d->err; i++) {
 		v[i].addr = get_u64(&d->c);
@@ -404,8 +416,8 @@ static int enc_ifaces(struct buf *b, const struct trace_ifaces *f)
 
 static int dec_ifaces(struct dec *d, struct trace_ifaces *f)
 {
-	struct trace_iface *v = get_list(&d->c, d->arena, &f->n, 18,
-					 sizeof(*v), &d->err);
+	struct trace_iface *v = get_list(d, &f->n, 18, sizeof(*v),
+					 TRACE_IFACES_MAX, "an IFACES record");
 
 	for (uint32_t i = 0; i < f->n && !d->c.bad && !d->err; i++) {
 		v[i].ifindex = get_u32(&d->c);
@@ -508,8 +520,7 @@ static int dec_counts(struct dec *d, struct trace_counts *c)
 	struct trace_count *v;
 
 	c->time_ns = get_u64(&d->c);
-	v = get_list(&d->c, d->arena, &c->n, COUNT_ENC_LEN, sizeof(*v),
-		     &d->err);
+	v = get_list(d, &c->n, COUNT_ENC_LEN, sizeof(*v), UINT32_MAX, NULL);
 	for (uint32_t i = 0; i < c->n && !d->c.bad; i++) {
 		struct ud_key *k = &v[i].key;
 		struct ud_val *val = &v[i].val;
@@ -571,7 +582,7 @@ static int dec_sockets(struct dec *d, struct trace_sockets *s)
 	struct trace_socket *v;
 
 	s->time_ns = get_u64(c);
-	v = get_list(c, d->arena, &s->n, SOCKET_MIN_ENC, sizeof(*v), &d->err);
+	v = get_list(d, &s->n, SOCKET_MIN_ENC, sizeof(*v), UINT32_MAX, NULL);
 	for (uint32_t i = 0; i < s->n && !c->bad; i++) {
 		struct trace_socket *k = &v[i];
 		uint16_t n;
@@ -622,7 +633,7 @@ static int dec_mib(struct dec *d, struct trace_mib *m)
 
 	m->time_ns = get_u64(&d->c);
 	m->netns = get_u32(&d->c);
-	v = get_list(&d->c, d->arena, &m->n, 10, sizeof(*v), &d->err);
+	v = get_list(d, &m->n, 10, sizeof(*v), UINT32_MAX, NULL);
 	for (uint32_t i = 0; i < m->n && !d->c.bad && !d->err; i++) {
 		v[i].name = get_str(&d->c, d->arena, &d->err);
 		v[i].value = get_u64(&d->c);
@@ -644,8 +655,8 @@ static void enc_causes(struct buf *b, uint32_t n,
 
 static const struct trace_cause_count *dec_causes(struct dec *d, uint32_t *n)
 {
-	struct trace_cause_count *v = get_list(&d->c, d->arena, n, 10,
-					       sizeof(*v), &d->err);
+	struct trace_cause_count *v = get_list(d, n, 10, sizeof(*v),
+					       UINT32_MAX, NULL);
 
 	for (uint32_t i = 0; i < *n && !d->c.bad; i++) {
 		v[i].cause = get_u16(&d->c);
@@ -1037,19 +1048,41 @@ static int reader_new(struct trace_reader **out)
 	return 0;
 }
 
+static int fail(struct trace_reader *r, enum trace_status st, int err,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" :
+	       S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
+	       S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
 int trace_reader__open(const char *path, struct trace_reader **out)
 {
 	struct trace_reader *r;
+	struct stat st;
 	int err = reader_new(&r);
 
 	*out = NULL;
 	if (err)
 		return err;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0) {
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (the
+	 * reader reads at offsets, which a stream cannot give) */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (r->fd < 0 || fstat(r->fd, &st) < 0) {
 		err = -errno;
+		if (r->fd >= 0)
+			close(r->fd);
 		free(r);
 		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(r->fd);
+		r->fd = -1;
+		fail(r, TRACE_NOT_TRACE, -EINVAL,
+		     "not a udpdrop trace (%s: a trace is read from a regular file)",
+		     file_kind(st.st_mode));
 	}
 	*out = r;
 	return 0;
@@ -1127,11 +1160,14 @@ static int fail(struct trace_reader *r, enum trace_status st, int err,
 
 static int corrupt(struct trace_reader *r, uint64_t off, const char *what)
 {
+	/* blocks counts the one being read once it was loaded: its number
+	 * (from 0) is one less when a record in it is at fault */
+	uint64_t blk = r->blocks && r->raw_len && off == r->blk_off ? r->blocks - 1 : r->blocks;
+
 	r->err_off = off;
 	return fail(r, TRACE_CORRUPT, -EBADMSG,
 		    "corrupt at offset %llu (block %llu): %s",
-		    (unsigned long long)off, (unsigned long long)r->blocks,
-		    what);
+		    (unsigned long long)off, (unsigned long long)blk, what);
 }
 
 static int cut(struct trace_reader *r)
@@ -1156,6 +1192,8 @@ static int read_header(struct trace_reader *r)
 
 	if (n < 0)
 		return io_error(r, n);
+	if (n == 0)
+		return fail(r, TRACE_NOT_TRACE, -EINVAL, "not a udpdrop trace (an empty file)");
 	/* a prefix of the magic is a trace cut while its header was written */
 	if (memcmp(h, TRACE_MAGIC, n < 8 ? n : 8))
 		return fail(r, TRACE_NOT_TRACE, -EINVAL,
@@ -1244,9 +1282,10 @@ static int read_block(struct trace_reader *r)
 }
 
 static int decode(struct trace_reader *r, uint16_t type, const uint8_t *p,
-		  uint32_t len, struct trace_record *rec)
+		  uint32_t len, struct trace_record *rec, char *why, size_t why_len)
 {
-	struct dec d = { .c = { p, len, false }, .arena = &r->arena };
+	struct dec d = { .c = { p, len, false }, .arena = &r->arena,
+			 .why = why, .why_len = why_len };
 
 	switch (type) {
 	case TRACE_META: return dec_meta(&d, &rec->meta);
@@ -1279,6 +1318,7 @@ int trace_reader__next(struct trace_reader *r, struct trace_record *rec)
 		uint16_t type;
 		uint32_t len;
 		const uint8_t *p;
+		char why[128] = "";
 
 		if (r->pos == r->raw_len) {
 			err = read_block(r);
@@ -1297,7 +1337,7 @@ int trace_reader__next(struct trace_reader *r, struct trace_record *rec)
 		memset(rec, 0, sizeof(*rec));
 		rec->type = type;
 		rec->block_offset = r->blk_off;
-		err = decode(r, type, p + TRACE_REC_HDR_LEN, len, rec);
+		err = decode(r, type, p + TRACE_REC_HDR_LEN, len, rec, why, sizeof(why));
 		if (err == 1) {
 			r->skipped++;
 			continue;
@@ -1305,7 +1345,7 @@ int trace_reader__next(struct trace_reader *r, struct trace_record *rec)
 		if (err == -ENOMEM)
 			return fail(r, TRACE_IO_ERROR, err, "out of memory");
 		if (err)
-			return corrupt(r, r->blk_off, "malformed record");
+			return corrupt(r, r->blk_off, why[0] ? why : "malformed record");
 		if (type == TRACE_END) {
 			uint8_t b;
 			ssize_t n;

@@ -37,6 +37,18 @@
 #define TRACE_CAP_MAX       256
 /* Cause numbers the writer's shed tallies hold (enum cause is far below). */
 #define TRACE_CAUSES_MAX    256
+/*
+ * The most entries a table may hold, in one record (the reader refuses a
+ * record over it as corrupt) and in a whole trace (udpdrop report stops
+ * there the same way): far above what a recording writes (META about 40
+ * keys, REASONS a few hundred values, one SYMBOLS name per drop location,
+ * IFACES one netns's interfaces), so a file over one is damaged or was
+ * made to hurt. Readers are linear in their input below them too.
+ */
+#define TRACE_META_MAX      4096u
+#define TRACE_REASONS_MAX   65536u
+#define TRACE_SYMBOLS_MAX   (1u << 20)
+#define TRACE_IFACES_MAX    (1u << 20)
 
 enum trace_type {
 	TRACE_META = 1,
@@ -271,7 +283,7 @@ enum trace_status {
 	TRACE_COMPLETE,  /* END read: a clean close */
 	TRACE_CUT,       /* ended without END: cut short after whole blocks */
 	TRACE_CORRUPT,   /* a damaged block or record (see the offset) */
-	TRACE_NOT_TRACE, /* no trace magic */
+	TRACE_NOT_TRACE, /* no trace magic, an empty file, not a regular file */
 	TRACE_NEWER,     /* a major version this reader does not know */
 	TRACE_IO_ERROR,
 };
@@ -281,7 +293,9 @@ struct trace_reader;
 /*
  * Open a trace. Fails (negative errno, *out NULL) only when the file
  * cannot be opened or memory is short; what the bytes are (not a trace,
- * a newer version, ...) is told by the first trace_reader__next().
+ * a newer version, ...) is told by the first trace_reader__next(). Only
+ * a regular file is read: anything else (a directory, a FIFO, a device)
+ * is NOT_TRACE, and opening a FIFO does not wait for a writer.
  */
 int trace_reader__open(const char *path, struct trace_reader **out);
 /* The same over a buffer, which must outlive the reader (fuzzing, tests). */

@@ -198,9 +198,7 @@ void sb_free(struct strbuf *sb)
 
 void str_printable(char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	mem_printable(s, strlen(s), false);
 }
 
 bool wrap_glued(const char *w)
@@ -464,4 +462,73 @@ void out_file__discard(struct out_file *of)
 		unlink(of->path);
 	free(of->path);
 	of->path = NULL;
+}
+
+int utf8_seq_len(const unsigned char *p, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+	int len;
+
+	if (!n)
+		return 0;
+	len = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+	if (p[0] < 0x80)
+		return 1;
+	if (!len || p[0] > 0xf4 || (size_t)len > n)
+		return 0;
+	if (p[0] == 0xe0)
+		lo = 0xa0; /* overlong */
+	else if (p[0] == 0xed)
+		hi = 0x9f; /* surrogates */
+	else if (p[0] == 0xf0)
+		lo = 0x90; /* overlong */
+	else if (p[0] == 0xf4)
+		hi = 0x8f; /* above U+10FFFF */
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (int i = 2; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/* A C1 control as UTF-8: U+0080..U+009F, 0xc2 0x80..0x9f. */
+static bool utf8_c1(const unsigned char *p, int len)
+{
+	return len == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+}
+
+void mem_printable(char *s, size_t n, bool keep_newlines)
+{
+	unsigned char *p = (unsigned char *)s, *end = p + n;
+
+	while (p < end) {
+		int len = utf8_seq_len(p, end - p);
+
+		if (len == 1 && ((*p >= 0x20 && *p != 0x7f) || (*p == '\n' && keep_newlines))) {
+			p++;
+		} else if (len > 1 && !utf8_c1(p, len)) {
+			p += len;
+		} else {
+			/* a control, or a byte no valid character holds: a
+			 * terminal in an 8-bit mode reads 0x9b as CSI */
+			for (int i = 0; i < (len ? len : 1); i++)
+				*p++ = '?';
+		}
+	}
+}
+
+bool mem_is_printable(const char *s, size_t n, bool newlines)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+	while (p < end) {
+		int len = utf8_seq_len(p, end - p);
+
+		if (!len || utf8_c1(p, len) ||
+		    (len == 1 && (*p == 0x7f || (*p < 0x20 && !(*p == '\n' && newlines)))))
+			return false;
+		p += len;
+	}
+	return true;
 }

@@ -24,7 +24,8 @@ void fmt_endpoint(char *buf, size_t len, int family, const void *addr,
 /* Address alone: "10.0.0.1", "fe80::1", "*" for the unspecified address. */
 void fmt_addr(char *buf, size_t len, int family, const void *addr);
 
-/* Control bytes (a comm may hold any) would move a terminal's cursor: '?'. */
+/* Control bytes (a comm may hold any) would move a terminal's cursor: '?'.
+ * The same as mem_printable(s, strlen(s), false). */
 void str_printable(char *s);
 
 uint64_t now_ns(void);      /* CLOCK_MONOTONIC */
@@ -118,5 +119,20 @@ int out_file__close(struct out_file *of);
  * is left alone (what reached it cannot be taken back).
  */
 void out_file__discard(struct out_file *of);
+
+/*
+ * Text from a file, the kernel or another user's process, made safe for a
+ * terminal before it is printed: in place, its length kept, each byte of a
+ * C0 control (but '\n' where keep_newlines), DEL, a C1 control written as
+ * UTF-8 (U+0080..U+009F) or anything that is not valid UTF-8 (a raw 0x9b
+ * is CSI to a terminal in an 8-bit mode) becomes '?'. Other UTF-8 stays:
+ * names may be in any script.
+ */
+void mem_printable(char *s, size_t n, bool keep_newlines);
+/* Whether mem_printable would leave s[0..n) as it is. */
+bool mem_is_printable(const char *s, size_t n, bool newlines);
+/* Bytes in the valid UTF-8 character at p (n bytes left): 1 to 4, or 0
+ * (overlong, a surrogate, above U+10FFFF, cut short) (RFC 3629). */
+int utf8_seq_len(const unsigned char *p, size_t n);
 
 #endif

@@ -11,7 +11,13 @@
  *      block: the record decoders themselves.
  * Each reading also goes through udpdrop report: report__load_mem, then
  * report__print as text and JSON for every --by value (the joins, the
- * timeline, the advice engine's arithmetic on hostile numbers).
+ * timeline, the advice engine's arithmetic on hostile numbers). What they
+ * print is checked, and a violation aborts (a finding):
+ *   - text: nothing a terminal would act on: no byte below 0x20 but '\n',
+ *     no DEL, only valid UTF-8 and no C1 control (U+0080..U+009F) in it,
+ *     so no raw 0x80..0x9f byte either (util.h, mem_printable);
+ *   - JSON: one valid RFC 8259 document (json_valid below), with no raw
+ *     control, DEL or C1 character in its strings either.
  *
  * Built with libFuzzer (`make fuzz`) it is LLVMFuzzerTestOneInput; with
  * -DFUZZ_STANDALONE (when the compiler has no libFuzzer) a main() runs
@@ -20,8 +26,10 @@
  * FILE|DIR... (new inputs are not saved; a crash's input is, to
  * ./crash-standalone).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -58,6 +66,188 @@ __attribute__((weak)) int netns__run_in(const struct netns_table *t, uint32_t in
 }
 #endif
 
+/* A property of report's output broken: print what and where, abort. */
+static void violation(const char *what, const struct strbuf *out, size_t at)
+{
+	size_t from = at > 40 ? at - 40 : 0;
+
+	fprintf(stderr, "fuzz_trace: %s at byte %zu of %zu:\n", what, at, out->len);
+	for (size_t i = from; i < out->len && i < at + 40; i++)
+		fprintf(stderr, "%s%02x", i == at ? " [" : " ", (unsigned char)out->buf[i]);
+	fprintf(stderr, "\n");
+	abort();
+}
+
+/* Text made safe for a terminal: see the top of this file. */
+static void check_text(const struct strbuf *out)
+{
+	if (!mem_is_printable(out->buf, out->len, true)) {
+		size_t at = 0;
+
+		while (at < out->len && mem_is_printable(out->buf + at, 1, true))
+			at++;
+		violation("report text holds a byte a terminal acts on", out, at);
+	}
+}
+
+/*
+ * A strict JSON checker (RFC 8259), recursive descent over out: where it
+ * stops is the first byte that is not JSON. Strings take only valid UTF-8
+ * with no control, DEL or C1 character unescaped.
+ */
+struct jp {
+	const unsigned char *p, *end;
+	int depth;
+};
+
+static void jp_ws(struct jp *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\t' || *j->p == '\r'))
+		j->p++;
+}
+
+static bool jp_lit(struct jp *j, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, lit, n))
+		return false;
+	j->p += n;
+	return true;
+}
+
+static bool jp_digits(struct jp *j)
+{
+	const unsigned char *s = j->p;
+
+	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
+		j->p++;
+	return j->p > s;
+}
+
+static bool jp_number(struct jp *j)
+{
+	if (j->p < j->end && *j->p == '-')
+		j->p++;
+	if (j->p < j->end && *j->p == '0')
+		j->p++;
+	else if (!jp_digits(j))
+		return false;
+	if (j->p < j->end && *j->p == '.') {
+		j->p++;
+		if (!jp_digits(j))
+			return false;
+	}
+	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
+		j->p++;
+		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
+			j->p++;
+		if (!jp_digits(j))
+			return false;
+	}
+	return true;
+}
+
+static bool jp_string(struct jp *j)
+{
+	if (j->p >= j->end || *j->p != '"')
+		return false;
+	j->p++;
+	while (j->p < j->end && *j->p != '"') {
+		int n = utf8_seq_len(j->p, j->end - j->p);
+
+		if (*j->p == '\\') {
+			j->p++;
+			if (j->p >= j->end)
+				return false;
+			if (*j->p == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (j->p + i >= j->end || !isxdigit(j->p[i]))
+						return false;
+				j->p += 5;
+			} else if (strchr("\"\\/bfnrt", *j->p) && *j->p) {
+				j->p++;
+			} else {
+				return false;
+			}
+			continue;
+		}
+		if (!mem_is_printable((const char *)j->p, n ? n : 1, false))
+			return false;
+		j->p += n;
+	}
+	if (j->p >= j->end)
+		return false;
+	j->p++;
+	return true;
+}
+
+static bool jp_value(struct jp *j)
+{
+	bool first = true;
+	unsigned char close;
+
+	jp_ws(j);
+	if (j->p >= j->end)
+		return false;
+	switch (*j->p) {
+	case '"':
+		return jp_string(j);
+	case 't':
+		return jp_lit(j, "true");
+	case 'f':
+		return jp_lit(j, "false");
+	case 'n':
+		return jp_lit(j, "null");
+	case '{':
+	case '[':
+		if (++j->depth > 64)
+			return false;
+		close = *j->p == '{' ? '}' : ']';
+		j->p++;
+		for (;;) {
+			jp_ws(j);
+			if (j->p < j->end && *j->p == close && first)
+				break;
+			if (!first) {
+				if (j->p >= j->end || *j->p != ',')
+					break;
+				j->p++;
+				jp_ws(j);
+			}
+			if (close == '}') {
+				if (!jp_string(j))
+					return false;
+				jp_ws(j);
+				if (j->p >= j->end || *j->p != ':')
+					return false;
+				j->p++;
+			}
+			if (!jp_value(j))
+				return false;
+			jp_ws(j);
+			first = false;
+		}
+		if (j->p >= j->end || *j->p != close)
+			return false;
+		j->p++;
+		j->depth--;
+		return true;
+	default:
+		return jp_number(j);
+	}
+}
+
+static void check_json(const struct strbuf *out)
+{
+	struct jp j = { (const unsigned char *)out->buf,
+			(const unsigned char *)out->buf + out->len, 0 };
+
+	if (!jp_value(&j) || (jp_ws(&j), j.p != j.end))
+		violation("report JSON is not a valid document", out,
+			  j.p - (const unsigned char *)out->buf);
+}
+
 /* udpdrop report over the bytes: load, then every output it has. */
 static void report_all(const uint8_t *data, size_t len)
 {
@@ -73,13 +263,22 @@ static void report_all(const uint8_t *data, size_t len)
 							 .top = by ? 0 : 3 };
 
 				report__print(&rp, &o, &out);
+				if (json)
+					check_json(&out);
+				else
+					check_text(&out);
 				sink += out.len;
 				out.len = 0;
 			}
 	}
 	sink += strlen(report__status_name(&rp));
-	if (report__problem(&rp, msg, sizeof(msg)))
+	if (report__problem(&rp, msg, sizeof(msg))) {
+		/* the line report prints on stderr */
+		struct strbuf line = { msg, strlen(msg), sizeof(msg) };
+
+		check_text(&line);
 		sink += strlen(msg);
+	}
 	sink += report__exit_code(&rp);
 	sb_free(&out);
 	report__free(&rp);

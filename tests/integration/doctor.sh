@@ -193,3 +193,60 @@ test_stdout_write_errors() {
 	grep -q 'write' "$T/err" && fail "top | head -c 1: $(cat "$T/err")"
 	return 0
 }
+
+# raw_controls FILE: the lines of FILE holding a byte a terminal acts on
+# (a C0 control but newline, DEL, a C1 control as UTF-8 or a byte that is
+# no UTF-8 at all), as hex; nothing when it is clean.
+raw_controls() {
+	LC_ALL=C grep -naP '[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$1" | head -n 3 | cat -v
+	iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1 || echo "$1: not UTF-8"
+}
+
+# Names from the kernel and from another process that a terminal would act
+# on (an xterm title, clear screen, red): an interface named so in the
+# netns, and a receiver whose comm is so (its executable's file name), with
+# real rcvbuf drops. doctor's text (settings, findings) and report's text
+# of a recording of it print them made printable, never raw; the JSON
+# keeps them, escaped.
+test_doctor_hostile_names() {
+	setup_hosts || return
+	# a comm and an interface name hold 15 bytes at most
+	local esc=$'\e]0;x\a\e[2J\e[31m' safe='?]0;x??[2J?[31m' ifname=$'\e]0;\a\e[31mif' i
+	ip -n "$B" link add "$ifname" type veth peer name udtp$$ || { fail "cannot name an interface with escapes"; return; }
+	cp "$UDPTEST" "$T/$esc"
+	UDPTEST="$T/$esc" start_recv "$B" "$V4B:5074" --rcvbuf 4096 || return
+	local rpid=$RECV_PID
+	[[ $(cat "/proc/$rpid/comm") == "$esc" ]] ||
+		fail "the receiver's comm: $(cat -v "/proc/$rpid/comm")"
+
+	: >"$T/doc.err"
+	: >"$T/rec.err"
+	"$UDPDROP" doctor -N "$B" -d 3 >"$T/doc.txt" 2>"$T/doc.err" &
+	DOC_PID=$!
+	BG_PIDS+=("$DOC_PID")
+	"$UDPDROP" record -N "$B" -o "$T/t.data" -d 3 -i 0.5 2>"$T/rec.err" &
+	local rec=$!
+	BG_PIDS+=("$rec")
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'sampling for' "$T/doc.err" && grep -q 'recording UDP drops' "$T/rec.err" && break
+		sleep 0.1
+	done
+	send "$A" "$V4B:5074" -c 200 -s 1000 >/dev/null
+	wait "$DOC_PID"
+	expect_eq "doctor exit code" "$?" 0
+	wait "$rec"
+	expect_eq "record exit code" "$?" 0
+
+	expect_eq "doctor text: raw controls" "$(raw_controls "$T/doc.txt")" ""
+	grep -q '^  ?]0;??\[31mif ' "$T/doc.txt" || fail "no printable interface line: $(cat -v "$T/doc.txt")"
+	grep -qF "$rpid/$safe: rcvbuf" "$T/doc.txt" || fail "no printable finding: $(cat -v "$T/doc.txt")"
+
+	"$UDPDROP" report "$T/t.data" >"$T/report.txt" 2>"$T/report.err"
+	expect_eq "report exit code" "$?" 0
+	expect_eq "report text: raw controls" "$(raw_controls "$T/report.txt")" ""
+	grep -qF "$rpid/$safe" "$T/report.txt" || fail "no printable owner: $(cat -v "$T/report.txt")"
+	"$UDPDROP" report --json "$T/t.data" >"$T/report.json"
+	expect_eq "report JSON: raw controls" "$(raw_controls "$T/report.json")" ""
+	expect_eq "report JSON: the comm as it is" \
+		"$(jq -r --arg c "$esc" '[.sockets[] | select(.comm == $c)] | length' "$T/report.json")" 1
+}

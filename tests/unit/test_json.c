@@ -161,8 +161,9 @@ static void test_deep_nesting(void **state)
 static void test_escaping(void **state)
 {
 	json_str(J, "q\"b\\n\nt\tr\rc\x01" "e\x1f" "d\x7f");
+	/* DEL too: the document may be printed on a terminal */
 	assert_string_equal(OUT,
-		"\"q\\\"b\\\\n\\nt\\tr\\rc\\u0001e\\u001fd\x7f\"");
+		"\"q\\\"b\\\\n\\nt\\tr\\rc\\u0001e\\u001fd\\u007f\"");
 }
 
 static void test_escaping_controls(void **state)
@@ -175,6 +176,20 @@ static void test_escaping_controls(void **state)
 	json_arr_end(J);
 	assert_string_equal(OUT,
 		"[\"\\u0008\",\"\\u000c\",\"\\u0001\",\"\\u001b[0m\"]");
+}
+
+/* C1 controls as UTF-8 (U+009B is CSI to a terminal that takes C1) are
+ * escaped; a raw 0x9b byte is not UTF-8 at all: U+FFFD. U+00A0 is text. */
+static void test_escaping_c1(void **state)
+{
+	json_arr_begin(J);
+	json_str(J, "a\xc2\x9b" "31m");
+	json_str(J, "\xc2\x80\xc2\x9f");
+	json_str(J, "b\x9b" "2J");
+	json_str(J, "\xc2\xa0");
+	json_arr_end(J);
+	assert_string_equal(OUT,
+		"[\"a\\u009b31m\",\"\\u0080\\u009f\",\"b\\ufffd2J\",\"\xc2\xa0\"]");
 }
 
 static void test_escaping_keys(void **state)
@@ -300,6 +315,7 @@ int main(void)
 		T(test_deep_nesting),
 		T(test_escaping),
 		T(test_escaping_controls),
+		T(test_escaping_c1),
 		T(test_escaping_keys),
 		T(test_utf8_passthrough),
 		T(test_invalid_utf8),

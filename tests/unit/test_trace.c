@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,6 +369,12 @@ static void test_truncated_everywhere(void **state)
 		while (whole < nblk && ends[whole] <= cut)
 			whole++;
 		assert_int_equal(trace_reader__open_mem(copy, cut, &r), 0);
+		if (!cut) { /* nothing at all: not a trace (test_not_files) */
+			assert_int_equal(read_checked(r, &n, &ret), TRACE_NOT_TRACE);
+			trace_reader__close(r);
+			free(copy);
+			continue;
+		}
 		assert_int_equal(read_checked(r, &n, &ret), TRACE_CUT);
 		assert_int_equal(ret, 0);
 		assert_int_equal(n, whole); /* one record per block */
@@ -588,6 +595,129 @@ static void test_not_a_trace(void **state)
 	assert_null(r);
 }
 
+static void sigalrm_fail(int sig)
+{
+	(void)sig;
+	fail_msg("trace_reader__open waited (on a FIFO with no writer?)");
+}
+
+/* The reader's verdict on what path is: status NOT_TRACE, message has `why`. */
+static void refused(const char *p, const char *why)
+{
+	struct trace_reader *r;
+	struct trace_record rec;
+
+	alarm(10); /* a FIFO must not block the open */
+	assert_int_equal(trace_reader__open(p, &r), 0);
+	alarm(0);
+	assert_int_equal(trace_reader__next(r, &rec), -EINVAL);
+	assert_int_equal(trace_reader__status(r), TRACE_NOT_TRACE);
+	if (!strstr(trace_reader__message(r), why))
+		fail_msg("%s: \"%s\" does not say \"%s\"", p, trace_reader__message(r), why);
+	/* and stays so */
+	assert_int_equal(trace_reader__next(r, &rec), -EINVAL);
+	trace_reader__close(r);
+}
+
+/*
+ * What is not a trace file: an empty file (a recording writes its header
+ * first: it was never one), a directory, a FIFO (opened without waiting
+ * for a writer: the reader reads at offsets, which a stream cannot give),
+ * a character device.
+ */
+static void test_not_files(void **state)
+{
+	char fifo[192];
+	struct trace_reader *r;
+	struct trace_record rec;
+	int fd;
+
+	signal(SIGALRM, sigalrm_fail);
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	refused(path, "not a udpdrop trace (an empty file)");
+	unlink(path);
+	assert_int_equal(trace_reader__open_mem("", 0, &r), 0);
+	assert_int_equal(trace_reader__next(r, &rec), -EINVAL);
+	assert_non_null(strstr(trace_reader__message(r), "an empty file"));
+	trace_reader__close(r);
+
+	refused(tmp_dir, "not a udpdrop trace (a directory: a trace is read from a regular file)");
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmp_dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	refused(fifo, "not a udpdrop trace (a FIFO: a trace is read from a regular file)");
+	unlink(fifo);
+	refused("/dev/null", "(a character device:");
+}
+
+/*
+ * A table over its limit (trace.h) in one record: refused as corrupt
+ * before anything is allocated, and said so; at the limit it is only the
+ * missing bytes that are wrong.
+ */
+static void test_table_limits(void **state)
+{
+	const struct { uint16_t type; uint32_t max; const char *name; } t[] = {
+		{ TRACE_META, TRACE_META_MAX, "a META record" },
+		{ TRACE_REASONS, TRACE_REASONS_MAX, "a REASONS record" },
+		{ TRACE_SYMBOLS, TRACE_SYMBOLS_MAX, "a SYMBOLS record" },
+		{ TRACE_IFACES, TRACE_IFACES_MAX, "an IFACES record" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		for (uint32_t over = 0; over < 2; over++) {
+			uint32_t n = t[i].max + over;
+			uint8_t count[4] = { n, n >> 8, n >> 16, n >> 24 };
+			struct trace_writer *w;
+			struct trace_reader *r;
+			struct trace_record rec;
+			char want[160];
+
+			assert_int_equal(trace_writer__open(path, true, &w), 0);
+			assert_int_equal(trace_writer__raw(w, t[i].type, count, 4), 0);
+			assert_int_equal(trace_writer__close(w), 0);
+			assert_int_equal(trace_reader__open(path, &r), 0);
+			assert_int_equal(trace_reader__next(r, &rec), -EBADMSG);
+			snprintf(want, sizeof(want),
+				 "corrupt at offset 20 (block 0): %s lists %u entries, more than the %u a "
+				 "trace may hold: corrupt or hostile", t[i].name, n, t[i].max);
+			if (over)
+				assert_string_equal(trace_reader__message(r), want);
+			else
+				assert_string_equal(trace_reader__message(r),
+						    "corrupt at offset 20 (block 0): malformed record");
+			trace_reader__close(r);
+		}
+	/* a real one at the limit reads back */
+	{
+		struct trace_kv *v = calloc(TRACE_META_MAX, sizeof(*v));
+		char (*keys)[8] = calloc(TRACE_META_MAX, 8);
+		struct trace_meta m = { TRACE_META_MAX, v };
+		struct trace_writer *w;
+		struct trace_reader *r;
+		struct trace_record rec;
+
+		assert_non_null(v);
+		assert_non_null(keys);
+		for (uint32_t i = 0; i < TRACE_META_MAX; i++) {
+			snprintf(keys[i], 8, "k%u", i);
+			v[i] = (struct trace_kv){ keys[i], "v" };
+		}
+		assert_int_equal(trace_writer__open(path, true, &w), 0);
+		assert_int_equal(trace_writer__meta(w, &m), 0);
+		assert_int_equal(trace_writer__close(w), 0);
+		assert_int_equal(trace_reader__open(path, &r), 0);
+		assert_int_equal(trace_reader__next(r, &rec), 1);
+		assert_int_equal(rec.meta.n, TRACE_META_MAX);
+		assert_string_equal(rec.meta.v[TRACE_META_MAX - 1].key, "k4095");
+		trace_reader__close(r);
+		free(v);
+		free(keys);
+	}
+}
+
 static void test_overwrite_and_mode(void **state)
 {
 	struct trace_writer *w;
@@ -684,7 +814,9 @@ static void test_hostile_records(void **state)
 		assert_int_equal(trace_writer__close(w), 0);
 		assert_int_equal(trace_reader__open(path, &r), 0);
 		assert_int_equal(trace_reader__next(r, &rec), -EBADMSG);
-		assert_non_null(strstr(trace_reader__message(r), "malformed record"));
+		/* a count over the table's limit is named as such */
+		assert_non_null(strstr(trace_reader__message(r),
+				       i ? "malformed record" : "corrupt or hostile"));
 		trace_reader__close(r);
 	}
 }
@@ -822,6 +954,8 @@ int main(void)
 		cmocka_unit_test(test_newer_major_refused),
 		cmocka_unit_test(test_newer_minor_unknown_skipped),
 		cmocka_unit_test(test_not_a_trace),
+		cmocka_unit_test(test_not_files),
+		cmocka_unit_test(test_table_limits),
 		cmocka_unit_test(test_overwrite_and_mode),
 		cmocka_unit_test(test_many_events_blocks),
 		cmocka_unit_test(test_event_minor_versions),

@@ -387,6 +387,35 @@ static void test_str_printable(void **state)
 	assert_string_equal(e, "");
 }
 
+/*
+ * What a terminal would act on besides C0 and DEL: C1 controls (CSI is
+ * 0x9b as a byte in an 8-bit mode, U+009B as UTF-8 in some terminals),
+ * and bytes that are no UTF-8 at all; each byte becomes '?', the length
+ * kept. Text in other scripts stays; '\n' stays only where asked.
+ */
+static void test_mem_printable(void **state)
+{
+	char s[] = "a\xc2\x9b" "2J" "\x9b" "31m\xc2\x85\xff\xe2\x82" "b\xc2\xa0\xe2\x82\xac\xf0\x9f\x98\x80\ne";
+	const char *want = "a??2J?31m?????b\xc2\xa0\xe2\x82\xac\xf0\x9f\x98\x80\ne";
+	char t[sizeof(s)];
+
+	memcpy(t, s, sizeof(s));
+	assert_false(mem_is_printable(s, sizeof(s) - 1, true));
+	mem_printable(s, sizeof(s) - 1, true);
+	assert_string_equal(s, want);
+	assert_true(mem_is_printable(s, sizeof(s) - 1, true));
+	assert_false(mem_is_printable(s, sizeof(s) - 1, false)); /* the '\n' */
+	str_printable(t);
+	assert_int_equal(strlen(t), sizeof(s) - 1);
+	assert_int_equal(t[strlen(t) - 2], '?');
+	/* overlong, surrogate, above U+10FFFF, cut short: not UTF-8 */
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xc0\x80", 2), 0);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xed\xa0\x80", 3), 0);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xf4\x90\x80\x80", 4), 0);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xe2\x82\xac", 2), 0);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xe2\x82\xac", 3), 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_sb_printf_growth),
 		cmocka_unit_test(test_sb_printf_exact_boundary),
 		cmocka_unit_test(test_str_printable),
+		cmocka_unit_test(test_mem_printable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
