@@ -10,6 +10,19 @@ port_field() {
 	final --arg p ":$1" "[.sockets[] | select(.local | endswith(\$p))] | if length == 0 then \"none\" else .[0]$2 end"
 }
 
+# wait_close_drops N: until top's latest line counts N socket_close drops
+# (the kernel purges a closed socket's queue from an RCU callback, which a
+# busy or lazy-RCU kernel may run seconds later), at most 20 s.
+wait_close_drops() {
+	local i n
+	for ((i = 0; i < 200; i++)); do
+		n=$(tail -n 1 "$TOP_OUT" | jq -r '.totals.causes.socket_close // 0' 2>/dev/null)
+		[[ $n =~ ^[0-9]+$ ]] && ((n >= $1)) && return 0
+		sleep 0.1
+	done
+	return 0 # the assertions that follow say what came
+}
+
 # A socket born after udpdrop started, holding 10 unread datagrams, killed
 # before any dump of its netns could see it: the 10 socket_close drops are
 # its own in every mode (the kernel reports them with no socket and no
@@ -23,7 +36,7 @@ close_unseen_case() { # ARGS for start_top; $1: the port
 	expect_eq sent "$(send "$A" "$V4B:$port" -c 10 -s 200)" 10
 	settle
 	{ kill -KILL "$rpid"; wait "$rpid"; } 2>/dev/null
-	settle 1 # the queue is purged from an RCU callback
+	wait_close_drops 10
 	stop_top || return
 	expect_eq "socket_close drops of the socket" \
 		"$(port_field "$port" .causes.socket_close)" 10
@@ -58,7 +71,13 @@ test_close_unseen_socket_record() {
 	expect_eq sent "$(send "$A" "$V4B:5064" -c 10 -s 200)" 10
 	settle
 	{ kill -KILL "$rpid"; wait "$rpid"; } 2>/dev/null
-	settle 1
+	# until a snapshot in the file has the purge (see wait_close_drops)
+	local i n
+	for ((i = 0; i < 200; i++)); do
+		n=$("$TRACECAT" "$T/close.data" 2>/dev/null | jq -s '[.[] | select(.type == "COUNTS")] | last | [.counts[]? | select(.flags / 256 | floor % 2 == 1) | .datagrams] | add // 0' 2>/dev/null)
+		[[ $n =~ ^[0-9]+$ ]] && ((n >= 10)) && break
+		sleep 0.1
+	done
 	kill -INT "$REC"
 	wait "$REC"
 	expect_eq "record exit" $? 0
@@ -79,7 +98,7 @@ test_churn_keeps_attribution() {
 	local n=1200 out
 	start_top -N "$B" --map-entries 256 || return
 	out=$(ip netns exec "$B" "$UDPTEST" churn 127.0.0.1:0 -n $n --rate 100 --drops 4 --queued 1)
-	settle 1
+	wait_close_drops $n
 	stop_top || return
 	expect_eq "sockets made" "$(awk '/^churned/ { print $2 }' <<<"$out")" $n
 	local filt=$(final '.totals.causes.socket_filter')
