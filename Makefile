@@ -125,7 +125,10 @@ integration: udpdrop $(HELPER_BIN) $(TRACECAT_BIN)
 # fragments, the old-kernel path) against the sanitized binary.
 ASAN_INTEGRATION := rcvbuf_tracepoint_no_rx_sk restart_same_port socket_close \
 		    frag_timeout checksum two_sockets filters tui \
-		    gen_sink_clean gen_sink_ipv6_no_control demo_rcvbuf
+		    gen_sink_clean gen_sink_ipv6_no_control demo_rcvbuf \
+		    churn_keeps_attribution close_unseen_socket_record \
+		    netns_gone_top caps_top record_output_targets \
+		    doctor_hostile_names stdout_write_errors
 asan:
 	$(Q)$(MAKE) --no-print-directory OUTPUT=.output/asan \
 		CFLAGS='-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \

@@ -444,7 +444,7 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 	it->have_port = in.port.known;
 	it->rcvbuf = in.rcvbuf.v;
 	it->have_rcvbuf = in.rcvbuf.known;
-	snprintf(ns, sizeof(ns), "%s", model__netns_label(m, r->key.netns, (char[16]){ 0 }, 16));
+	snprintf(ns, sizeof(ns), "%s", model__netns_label(m, r->key.netns, (char[64]){ 0 }, 64));
 	if (sock) {
 		it->has_socket = true;
 		it->socket = r->key.cookie;

@@ -138,6 +138,13 @@ enum cause row__main_cause(const struct row *r)
 	return best;
 }
 
+bool model__netns_named(struct model *m, uint32_t netns)
+{
+	const struct netns_info *ni = netns__find(&m->nt, netns);
+
+	return ni && ni->name[0];
+}
+
 const char *model__netns_label(struct model *m, uint32_t netns, char *buf,
 			       int len)
 {

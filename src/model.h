@@ -279,7 +279,9 @@ const char *model__reason_name(struct model *m, uint32_t reason, char *buf,
 			       int len);
 /* The row's main cause: the most datagrams, then the most skb events. */
 enum cause row__main_cause(const struct row *r);
-/* The netns name if it has one, else its inode as text. */
+/* Has netns an `ip netns` name? */
+bool model__netns_named(struct model *m, uint32_t netns);
+/* The netns name if it has one (made printable), else its inode as text; in buf. */
 const char *model__netns_label(struct model *m, uint32_t netns, char *buf,
 			       int len);
 

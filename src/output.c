@@ -544,7 +544,7 @@ static int rows_unlisted(const struct model *m, bool final)
 
 static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 {
-	char local[64], remote[64], ns[32], nsbuf[16], owner[40], rate[24],
+	char local[64], remote[64], ns[32], nsbuf[64], owner[40], rate[24],
 		total[24], rcvbuf[16], queue[16], pbuf[8], rx[24];
 	double elapsed = (m->last_ns - m->start_ns) / 1e9;
 
@@ -597,7 +597,7 @@ static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 
 static void plain_flows(struct model *m, struct strbuf *sb, bool final)
 {
-	char flow[128], ns[32], nsbuf[16], rate[24], total[24], skbs[24];
+	char flow[128], ns[32], nsbuf[64], rate[24], total[24], skbs[24];
 
 	sb_printf(sb, "no socket:\n%-13s %-14s %-44s %9s %9s %9s\n", "CAUSE",
 		  "NETNS", "FLOW", final ? "AVG/s" : "DROPS/s", "DROPS", "SKBS");
@@ -642,7 +642,7 @@ static void plain_reconcile(struct model *m, struct strbuf *sb)
 	if (caveat)
 		sb_printf(sb, "kernel counters: %s\n", caveat);
 	for (int i = 0; i < n; i++) {
-		char nsbuf[16], a[24], b[24], verdict[96];
+		char nsbuf[64], a[24], b[24], verdict[96];
 
 		if (!i || rl[i].netns != rl[i - 1].netns)
 			sb_printf(sb, "kernel counters, netns %s (%u):\n",
@@ -802,7 +802,7 @@ static void json_socket(struct model *m, const struct output_ctx *o, struct env_
 			struct json *j, const struct row *r)
 {
 	bool final = o->final;
-	char buf[80], nsbuf[16];
+	char buf[80], nsbuf[64];
 	const char *name;
 
 	json_obj_begin(j);
@@ -820,7 +820,7 @@ static void json_socket(struct model *m, const struct output_ctx *o, struct env_
 	json_u64(j, r->key.netns);
 	json_key(j, "netns_name");
 	name = model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf));
-	json_str(j, name == nsbuf ? NULL : name);
+	json_str(j, model__netns_named(m, r->key.netns) ? name : NULL);
 	json_key(j, "cookie");
 	json_u64(j, r->key.cookie);
 	json_key(j, "inode");
@@ -912,7 +912,7 @@ static void json_flow(struct model *m, const struct output_ctx *o, struct env_ca
 		      struct json *j, const struct row *r)
 {
 	bool final = o->final;
-	char buf[128], nsbuf[16];
+	char buf[128], nsbuf[64];
 	const char *name;
 
 	json_obj_begin(j);
@@ -922,7 +922,7 @@ static void json_flow(struct model *m, const struct output_ctx *o, struct env_ca
 	json_u64(j, r->key.netns);
 	json_key(j, "netns_name");
 	name = model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf));
-	json_str(j, name == nsbuf ? NULL : name);
+	json_str(j, model__netns_named(m, r->key.netns) ? name : NULL);
 	json_key(j, "proto");
 	json_str(j, proto_name(r->key.proto, nsbuf, sizeof(nsbuf)));
 	json_key(j, "family");

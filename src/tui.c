@@ -339,7 +339,7 @@ static int draw_header(struct tui *t)
 	uint32_t last_ns = 0;
 
 	for (int i = 0; i < n; i++) {
-		char nsbuf[16], a[24], b[24];
+		char nsbuf[64], a[24], b[24];
 		bool ok = output__reconcile_ok(&rl[i]);
 
 		if (rl[i].netns != last_ns)
@@ -778,7 +778,7 @@ static void draw_group_detail(struct tui *t, struct dctx *d, const float *hist, 
 {
 	struct model *m = t->m;
 	const struct row_key *gk = &t->detail_key;
-	char a[64], b[64], c[64], nsbuf[16], spark[4 * 512];
+	char a[64], b[64], c[64], nsbuf[64], spark[4 * 512];
 	uint64_t drops = 0, causes[CAUSE_MAX] = {};
 	double rate = 0, rx = 0;
 	int n = 0;
@@ -852,7 +852,7 @@ static void draw_detail(struct tui *t)
 	struct model *m = t->m;
 	const struct row *r = htab__find(&m->rows, &t->detail_key);
 	struct dctx d = { .t = t };
-	char a[64], b[64], c[64], nsbuf[16];
+	char a[64], b[64], c[64], nsbuf[64];
 	float hist[HIST_LEN], dt[HIST_LEN];
 	int8_t queue[HIST_LEN];
 	int nh = view__history(&t->v, &t->detail_key, hist, queue, dt, HIST_LEN);

@@ -155,7 +155,7 @@ static void row_hint(const struct view *v, struct model *m, const struct view_ro
 static void fill_socket_row(const struct view *v, struct view_row *vr, struct model *m,
 			    const struct row *r)
 {
-	char nsbuf[16], pbuf[8];
+	char nsbuf[64], pbuf[8];
 	const struct sock_info *s = &r->sock;
 
 	memset(vr, 0, sizeof(*vr));
@@ -240,7 +240,7 @@ static void fill_socket_row(const struct view *v, struct view_row *vr, struct mo
 static void fill_flow_row(const struct view *v, struct view_row *vr, struct model *m,
 			  const struct row *r)
 {
-	char nsbuf[16], pbuf[8];
+	char nsbuf[64], pbuf[8];
 
 	memset(vr, 0, sizeof(*vr));
 	vr->key = r->key;
