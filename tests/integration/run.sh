@@ -889,6 +889,8 @@ test_tui() {
 . tests/integration/record.sh
 . tests/integration/report.sh
 . tests/integration/doctor.sh
+. tests/integration/hostile.sh
+. tests/integration/faults.sh
 
 ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 SELECTED=("$@")
