@@ -5,6 +5,7 @@
 #   make deps       install the Debian packages the build and tests need
 #   make demo       deps + build + udpdrop demo: real drops in throwaway namespaces
 #   make bench      per-drop BPF cost and storm rate, side by side
+#   make soak       top and record for SOAK_SECS (600) under socket and netns churn
 #   make install    PREFIX=/usr/local DESTDIR=
 #   V=1             show full commands
 
@@ -49,7 +50,7 @@ HELPER_BIN  := $(OUTPUT)/tests/udptest
 TRACECAT_BIN := $(OUTPUT)/tests/tracecat
 FLOOR_BIN   := $(OUTPUT)/bench-floor
 
-.PHONY: all clean check unit integration asan deps demo bench install uninstall vmlinux
+.PHONY: all clean check unit integration asan deps demo bench soak install uninstall vmlinux
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -158,6 +159,11 @@ bench: udpdrop $(HELPER_BIN) $(FLOOR_BIN) $(OUTPUT)/bench-sockets $(OUTPUT)/benc
 	$(Q)tools/bench.sh
 	$(Q)tools/bench-top.sh
 	$(Q)tools/bench-gen.sh
+
+# Long: not part of check. RSS, CPU and table fill over time; fails on growth.
+SOAK_SECS ?= 600
+soak: udpdrop
+	$(Q)tools/soak.sh $(SOAK_SECS)
 
 vmlinux:
 	$(Q)tools/gen-vmlinux.sh

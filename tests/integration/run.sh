@@ -892,6 +892,8 @@ test_tui() {
 . tests/integration/lifetimes.sh
 . tests/integration/netns.sh
 . tests/integration/caps.sh
+. tests/integration/hostile.sh
+. tests/integration/faults.sh
 
 ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 SELECTED=("$@")
