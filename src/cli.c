@@ -11,14 +11,24 @@
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "tracer.h"
-#include "util.h"
 #include "netns.h"
 #include "util.h"
 
+/* A word from the command line, quoted in a message: one printable line. */
+static const char *printable(const char *spec, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", spec);
+	str_printable(buf);
+	return buf;
+}
+
 int cli__bad_value(const char *cmd, const char *opt, const char *val, const char *want)
 {
+	char shown[256];
+
 	fprintf(stderr, "udpdrop %s: invalid %s '%s': %s\n"
-		"Try 'udpdrop %s --help'.\n", cmd, opt, val, want, cmd);
+		"Try 'udpdrop %s --help'.\n", cmd, opt,
+		printable(val, shown, sizeof(shown)), want, cmd);
 	return -EXIT_USAGE;
 }
 
@@ -45,27 +55,25 @@ int cli__bad_option(const char *cmd, int c, char **argv,
 		if (lo->val == optopt && !strncmp(word, "--", 2) &&
 		    !strncmp(word + 2, lo->name, strlen(lo->name)))
 			name = word;
+	char shown[256];
+
 	fprintf(stderr, c == ':' ? "udpdrop %s: option '%s' needs a value\n"
-				 : "udpdrop %s: unknown option '%s'\n", cmd, name);
+				 : "udpdrop %s: unknown option '%s'\n", cmd,
+		printable(name, shown, sizeof(shown)));
 	fprintf(stderr, "Try 'udpdrop %s --help'.\n", cmd);
 	return -EXIT_USAGE;
 }
 
 int cli__bad_arg(const char *cmd, const char *arg)
 {
+	char shown[256];
+
 	fprintf(stderr, "udpdrop %s: unexpected argument '%s'\n"
-		"Try 'udpdrop %s --help'.\n", cmd, arg, cmd);
+		"Try 'udpdrop %s --help'.\n", cmd, printable(arg, shown, sizeof(shown)), cmd);
 	return -EXIT_USAGE;
 }
 
 /* spec as it may reach a terminal: printable, and cut short. */
-static const char *printable(const char *spec, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", spec);
-	str_printable(buf);
-	return buf;
-}
-
 /*
  * -N NETNS: an `ip netns` name, nsfs path or inode into *netns and an fd
  * of it into *fd (NULL spec: left alone). 0, EXIT_USAGE after the error

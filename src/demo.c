@@ -330,9 +330,8 @@ int do_demo(int argc, char **argv)
 		switch (c) {
 		case 'd':
 			if (parse_seconds(optarg, 0.5, 86400, &duration)) {
-				fprintf(stderr, "udpdrop demo: bad --duration '%s': give seconds, 0.5 to 86400\n"
-					"Try 'udpdrop demo --help'.\n", optarg);
-				return EXIT_USAGE;
+				return -cli__bad_value("demo", "--duration", optarg,
+						       "give seconds, 0.5 to 86400");
 			}
 			break;
 		case 'b': batch = true; break;
@@ -355,9 +354,8 @@ int do_demo(int argc, char **argv)
 		if (!strcmp(want, "all") || !strcmp(want, scenarios[i].name))
 			picked[npicked++] = &scenarios[i];
 	if (!npicked) {
-		fprintf(stderr, "udpdrop demo: unknown scenario '%s': rcvbuf, frag, noport, sender or all\n"
-			"Try 'udpdrop demo --help'.\n", want);
-		return EXIT_USAGE;
+		return -cli__bad_value("demo", "scenario", want,
+				       "rcvbuf, frag, noport, sender or all");
 	}
 	if (caps__check_bpf(missing, sizeof(missing)) || geteuid()) {
 		fprintf(stderr, "udpdrop demo: permission denied: the demo builds network namespaces and loads BPF; run as root (sudo udpdrop demo)\n");

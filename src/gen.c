@@ -1623,6 +1623,9 @@ int do_gen(int argc, char **argv)
 			ret = -err;
 	}
 	gen_report__results(g, have_ledger ? &ledger : NULL);
+	/* said once, by flush_out: the exit code says it too */
+	if (g->write_failed && ret == EXIT_OK)
+		ret = EXIT_FAIL;
 out:
 	if (reporter_up)
 		stop_reporter(g, rep);

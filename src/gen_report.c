@@ -153,7 +153,7 @@ static void flush_out(struct gen *g, struct strbuf *sb)
 	errno = 0;
 	if ((sb->len && fwrite(sb->buf, 1, sb->len, stdout) != sb->len) || fflush(stdout)) {
 		if (!g->write_failed && errno != EPIPE)
-			fprintf(stderr, GEN_WHO ": cannot write the output: %s; stopping\n",
+			fprintf(stderr, GEN_WHO ": write error on standard output: %s; stopping\n",
 				strerror(errno ? errno : EIO));
 		g->write_failed = true;
 		pthread_kill(g->sender_thread, SIGTERM);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,10 +53,13 @@ static int close_stdout(int ret)
 	int saved = errno, err = 0;
 	bool failed_before = ferror(stdout);
 
+	bool pending = __fpending(stdout) > 0;
+
 	errno = 0;
 	if (fflush(stdout))
 		err = errno;
-	if (fclose(stdout) && !err)
+	/* a closed stdout (>&-) that nothing was written to is no error */
+	if (fclose(stdout) && !err && (pending || failed_before || errno != EBADF))
 		err = errno;
 	if (!failed_before && !err)
 		return ret;

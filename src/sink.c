@@ -2015,7 +2015,7 @@ static int serve(struct sink *s)
 					note_activity(s, now, reads_before);
 				err = interval_line(s, now);
 				if (err && err != -EPIPE) {
-					fprintf(stderr, "udpdrop sink: cannot write the output: %s\n", strerror(-err));
+					fprintf(stderr, "udpdrop sink: write error on standard output: %s\n", strerror(-err));
 					return -EXIT_FAIL;
 				}
 			} else {
@@ -2047,9 +2047,7 @@ int do_sink(int argc, char **argv)
 		return err > 0 ? EXIT_OK : -err;
 	/* a typo in the interface is a usage error, before any privilege check */
 	if (o.xdp_if && xdpstamp__ifindex(o.xdp_if) < 0) {
-		fprintf(stderr, "udpdrop sink: no interface '%s'\n"
-			"Try 'udpdrop sink --help'.\n", o.xdp_if);
-		return EXIT_USAGE;
+		return -cli__bad_value("sink", "--xdp", o.xdp_if, "no interface of that name (ip link lists them)");
 	}
 	/*
 	 * The capabilities each part needs, as top and record ask them: XDP

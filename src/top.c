@@ -360,7 +360,7 @@ out_quiet:
 	ret = EXIT_OK;
 	goto out;
 out_write:
-	fprintf(stderr, "udpdrop: cannot write the output: %s\n", strerror(-err));
+	fprintf(stderr, "udpdrop: write error on standard output: %s\n", strerror(-err));
 	ret = EXIT_FAIL;
 out:
 	watch__close(&w);

@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "log.h"
+#include "util.h"
 #include "xdpstamp.h"
 #include "xdpstamp.skel.h"
 
@@ -74,6 +75,7 @@ int xdpstamp__open(struct xdpstamp *x, const struct xdpstamp_opts *o,
 	x->ifindex = xdpstamp__ifindex(o->ifname);
 	if (x->ifindex < 0) {
 		snprintf(msg, len, "no interface '%s'", o->ifname);
+		str_printable(msg);
 		return -ENODEV;
 	}
 	x->ncpus = libbpf_num_possible_cpus();
