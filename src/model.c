@@ -1272,6 +1272,30 @@ static int add_flow(struct model *m, const struct ud_key *k,
 	return 0;
 }
 
+int model__flows_to_split(struct model *m, struct ud_key *out, int max)
+{
+	size_t it = 0;
+	const void *key;
+	void *val;
+	int n = 0;
+
+	while (n < max && htab__next(&m->flow_attr, &it, &key, &val)) {
+		const struct flow_attr *fa = val;
+
+		if (fa->n >= FLOW_SEGS - 2)
+			out[n++] = *(const struct ud_key *)key;
+	}
+	return n;
+}
+
+void model__flow_restart(struct model *m, const struct ud_key *k)
+{
+	struct flow_attr *fa = htab__find(&m->flow_attr, k);
+
+	if (fa)
+		memset(fa, 0, sizeof(*fa));
+}
+
 int model__flow_parts(struct model *m, const struct ud_key *k,
 		      const struct ud_val *v, struct flow_part *out, int max)
 {

@@ -257,6 +257,14 @@ struct flow_part {
 int model__flow_parts(struct model *m, const struct ud_key *k,
 		      const struct ud_val *v, struct flow_part *out, int max);
 /*
+ * Flows whose attribution is nearly out of room (FLOW_SEGS sockets in
+ * turn): up to max of their keys into out (tracer__split_flow them, then
+ * model__flow_restart). Returns how many.
+ */
+int model__flows_to_split(struct model *m, struct ud_key *out, int max);
+/* The flow's counts were split into its sockets': attribute it afresh. */
+void model__flow_restart(struct model *m, const struct ud_key *k);
+/*
  * Sockets to fold (tracer__fold): closed, quiet for MODEL_FOLD_AFTER_NS,
  * into ids (socket identity -> uint32_t netns; a socket first counted by
  * inode has that identity too) and the flows that went to them alone into

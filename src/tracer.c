@@ -1050,3 +1050,52 @@ out_busy:
 	htab__free(&busy);
 	return err;
 }
+
+int tracer__split_flow(struct tracer *t, const struct ud_key *k,
+		       const struct tracer_part *parts, int n)
+{
+	struct ud_val *flow, *sum;
+	int err;
+
+	if (ensure_bufs(t, t->skel->maps.flows))
+		return -ENOMEM;
+	/* the kernel's part joins what was given back before, if any */
+	flow = htab__upsert(&t->retired, k, NULL);
+	if (!flow)
+		return -ENOMEM;
+	err = take_entry(t, t->skel->maps.flows, k);
+	if (err && err != -ENOENT)
+		return err;
+	if (!err)
+		for (int c = 0; c < t->ncpus; c++)
+			add_val(flow, &((const struct ud_val *)t->vals)[c]);
+	for (int i = 0; i < n; i++) {
+		struct ud_key sk = *k;
+		const struct ud_val *pv = &parts[i].val;
+
+		if (!parts[i].cookie)
+			continue; /* no socket then: stays the flow's */
+		/* never more than the flow holds (the parts are of a snapshot) */
+		if (pv->datagrams > flow->datagrams || pv->skbs > flow->skbs ||
+		    pv->bytes > flow->bytes)
+			return -ERANGE;
+		sk.flags |= UD_KEY_SOCK | UD_KEY_FLOW_MATCHED;
+		if (parts[i].cookie & UD_RX_INODE) {
+			sk.cookie = (uint32_t)parts[i].cookie;
+			sk.flags |= UD_KEY_INODE;
+		} else {
+			sk.cookie = parts[i].cookie;
+		}
+		sk.netns = parts[i].netns;
+		sum = htab__upsert(&t->retired, &sk, NULL);
+		/* upsert may move the table: find the flow again */
+		if (!sum || !(flow = htab__find(&t->retired, k)))
+			return -ENOMEM;
+		add_val(sum, pv);
+		flow->datagrams -= pv->datagrams;
+		flow->skbs -= pv->skbs;
+		flow->bytes -= pv->bytes;
+	}
+	t->fill.retired++;
+	return 0;
+}

@@ -142,6 +142,22 @@ struct tracer_fold_flow {
 };
 int tracer__fold(struct tracer *t, const struct htab *drops,
 		 const struct htab *ids, const struct htab *flows);
+/*
+ * A socketless bucket whose flow went to several sockets in turn (a port
+ * that sockets bind one after another): take it out of the kernel and
+ * keep its shares as buckets of those sockets (UD_KEY_FLOW_MATCHED,
+ * cookie and netns theirs, as record writes them), so the flow starts
+ * afresh and its attribution never runs out of room. parts: the shares
+ * of the snapshot's counts (model__flow_parts); what came since stays
+ * the flow's. 0 or a negative errno.
+ */
+struct tracer_part {
+	uint64_t cookie;
+	uint32_t netns;
+	struct ud_val val;
+};
+int tracer__split_flow(struct tracer *t, const struct ud_key *k,
+		       const struct tracer_part *parts, int n);
 /* Is any table a quarter full? (Then sockets are checked every interval.) */
 bool tracer__filling(const struct tracer *t);
 /*

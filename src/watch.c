@@ -122,6 +122,44 @@ static int row_ids(struct model *m, struct htab *out)
 }
 
 /*
+ * A port that sockets bind in turn (a service restarting, clients on a
+ * fixed port) makes one flow go to many sockets: before its attribution
+ * runs out of room, its shares become those sockets' own (kept in the
+ * tracer), and it starts afresh.
+ */
+static int split_busy_flows(struct watch *w)
+{
+	struct ud_key keys[64];
+	int n = model__flows_to_split(&w->m, keys, 64);
+
+	for (int i = 0; i < n; i++) {
+		const struct ud_val *v = htab__find(&w->drops, &keys[i]);
+		struct flow_part parts[FLOW_SEGS];
+		struct tracer_part tp[FLOW_SEGS];
+		int np, err;
+
+		if (!v)
+			continue;
+		np = model__flow_parts(&w->m, &keys[i], v, parts, FLOW_SEGS);
+		bool socketless = false;
+
+		for (int j = 0; j < np; j++) {
+			tp[j] = (struct tracer_part){ parts[j].cookie, parts[j].netns,
+						      parts[j].val };
+			socketless |= !parts[j].cookie;
+		}
+		/* counts from when no socket matched stay the flow's: no split */
+		if (socketless)
+			continue;
+		err = tracer__split_flow(&w->t, &keys[i], tp, np);
+		if (err)
+			return err;
+		model__flow_restart(&w->m, &keys[i]);
+	}
+	return 0;
+}
+
+/*
  * Sockets closed and quiet for MODEL_FOLD_AFTER_NS: their counts are
  * folded into one row per netns, "(closed sockets)", so that a run of
  * days keeps memory for what runs now. Once every FOLD_EVERY_NS.
@@ -193,6 +231,8 @@ flows:
 	free(ids);
 	free(had);
 	free(keep);
+	if (err >= 0)
+		err = split_busy_flows(w);
 	if (err >= 0)
 		err = fold_long_closed(w, now);
 	return err < 0 ? err : 0;
