@@ -196,3 +196,30 @@ test_reconcile_mid_storm() {
 	fi
 	expect_eq "reconciled as a match" "$(jq -r .match <<<"$line")" true
 }
+
+# One port bound by one socket after another (a service restarting, or
+# clients on a fixed port), each closing with 2 datagrams queued: the
+# purges all share one flow (the kernel names only the port), which goes
+# to each socket in turn; more sockets than the flow's attribution has
+# room for (8) still each get their own 2, and nothing is left without
+# a socket.
+test_same_port_many_sockets() {
+	setup_hosts || return
+	local i n=12 rpid
+	start_top -N "$B" -i 0.3 || return
+	for ((i = 1; i <= n; i++)); do
+		start_recv "$B" "$V4B:5066" --rcvbuf 1000000 || return
+		rpid=$RECV_PID
+		send "$A" "$V4B:5066" -c 2 -s 100 >/dev/null
+		settle 0.3
+		{ kill -KILL "$rpid"; wait "$rpid"; } 2>/dev/null
+		# this socket's purge seen before the next binds the port
+		wait_close_drops $((2 * i))
+	done
+	stop_top || return
+	expect_eq "socket_close drops" "$(final '.totals.causes.socket_close')" $((2 * n))
+	expect_eq "all on sockets" "$(final '.totals.attributed')" $((2 * n))
+	expect_eq "none left to the flow" "$(final '[.unattributed[]] | length')" 0
+	expect_eq "sockets with 2 each" \
+		"$(final '[.sockets[] | select(.local | endswith(":5066")) | select(.causes.socket_close == 2)] | length')" $n
+}
