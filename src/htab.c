@@ -140,3 +140,30 @@ int htab__next(const struct htab *h, size_t *iter, const void **key,
 	}
 	return 0;
 }
+
+int htab__retain(struct htab *h, bool (*keep)(const void *key, void *val, void *arg),
+		 void *arg)
+{
+	struct htab kept;
+	size_t it = 0;
+	const void *key;
+	void *val;
+
+	if (htab__init(&kept, h->key_size, h->val_size))
+		return -ENOMEM;
+	while (htab__next(h, &it, &key, &val)) {
+		void *v;
+
+		if (!keep(key, val, arg))
+			continue;
+		v = htab__upsert(&kept, key, NULL);
+		if (!v) {
+			htab__free(&kept);
+			return -ENOMEM;
+		}
+		memcpy(v, val, h->val_size);
+	}
+	htab__free(h);
+	*h = kept;
+	return 0;
+}

@@ -8,6 +8,7 @@
 #ifndef UD_HTAB_H
 #define UD_HTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,14 @@ void htab__clear(struct htab *h);
 void *htab__find(const struct htab *h, const void *key);
 /* The value slot for key, created zeroed if absent; NULL on ENOMEM. */
 void *htab__upsert(struct htab *h, const void *key, int *created);
+/*
+ * Keep only the entries keep(key, val, arg) says to, in a table sized for
+ * them (entries are never removed one by one: this rebuilds it, so that a
+ * long run's tables shrink as well as grow). 0, or -ENOMEM with h as it
+ * was. Value slots move.
+ */
+int htab__retain(struct htab *h, bool (*keep)(const void *key, void *val, void *arg),
+		 void *arg);
 /* Iterate: for (size_t i = 0; htab__next(h, &i, &k, &v);) */
 int htab__next(const struct htab *h, size_t *iter, const void **key,
 	       void **val);

@@ -60,34 +60,17 @@ static struct lifetime *note_one(struct lifetimes *l, uint64_t id,
  * the counts kept of it, makes it pending again: checked, found closed,
  * and handing it out again gives nothing back, harmlessly).
  */
+static bool pending(const void *key, void *val, void *arg)
+{
+	return !((const struct lifetime *)val)->closed;
+}
+
 static int prune(struct lifetimes *l, uint64_t now)
 {
-	struct htab keep;
-	size_t it = 0;
-	const void *key;
-	void *val;
-
 	if (now - l->prune_ns < LIFETIMES_PRUNE_NS)
 		return 0;
 	l->prune_ns = now;
-	if (htab__init(&keep, sizeof(uint64_t), sizeof(struct lifetime)))
-		return -ENOMEM;
-	while (htab__next(&l->ids, &it, &key, &val)) {
-		const struct lifetime *lt = val;
-		struct lifetime *k;
-
-		if (lt->closed)
-			continue;
-		k = htab__upsert(&keep, key, NULL);
-		if (!k) {
-			htab__free(&keep);
-			return -ENOMEM;
-		}
-		*k = *lt;
-	}
-	htab__free(&l->ids);
-	l->ids = keep;
-	return 0;
+	return htab__retain(&l->ids, pending, NULL);
 }
 
 int lifetimes__note(struct lifetimes *l, const struct htab *drops,

@@ -850,66 +850,41 @@ out:
 /*
  * Rows, flow attributions and socket ids no count names any more (their
  * sockets were folded, tracer__fold) are dropped, so memory follows what
- * the counts hold. Rebuilds each table when a quarter of it is stale.
+ * the counts hold. Each table is rebuilt when a quarter of it is stale.
  */
+static bool row_counted(const void *key, void *val, void *arg)
+{
+	const struct row *r = val;
+	const struct model *m = arg;
+
+	return r->skbs || (m->opts.all && r->key.kind == ROW_SOCKET);
+}
+
+static bool in_table(const void *key, void *val, void *arg)
+{
+	return htab__find(arg, key) != NULL;
+}
+
 static int prune_stale(struct model *m, const struct htab *drops)
 {
 	size_t it = 0, stale = 0;
 	const void *key;
 	void *val;
 
-	for (it = 0; htab__next(&m->rows, &it, &key, &val);) {
-		const struct row *r = val;
-
-		stale += !r->skbs && !(m->opts.all && r->key.kind == ROW_SOCKET);
-	}
-	if (stale > 64 && stale > m->rows.n / 4) {
-		struct htab rows;
-
-		if (htab__init(&rows, sizeof(struct row_key), sizeof(struct row)))
-			return -ENOMEM;
-		for (it = 0; htab__next(&m->rows, &it, &key, &val);) {
-			const struct row *r = val;
-			struct row *nr;
-
-			if (!r->skbs && !(m->opts.all && r->key.kind == ROW_SOCKET))
-				continue;
-			nr = htab__upsert(&rows, key, NULL);
-			if (!nr) {
-				htab__free(&rows);
-				return -ENOMEM;
-			}
-			*nr = *r;
-		}
-		htab__free(&m->rows);
-		m->rows = rows;
-	}
+	for (it = 0; htab__next(&m->rows, &it, &key, &val);)
+		stale += !row_counted(key, val, m);
+	if (stale > 64 && stale > m->rows.n / 4 && htab__retain(&m->rows, row_counted, m))
+		return -ENOMEM;
 	stale = 0;
 	for (it = 0; htab__next(&m->flow_attr, &it, &key, &val);)
 		stale += !htab__find(drops, key);
-	if (stale > 64 && stale > m->flow_attr.n / 4) {
-		struct htab fa;
-
-		if (htab__init(&fa, sizeof(struct ud_key), sizeof(struct flow_attr)))
-			return -ENOMEM;
-		for (it = 0; htab__next(&m->flow_attr, &it, &key, &val);) {
-			struct flow_attr *n;
-
-			if (!htab__find(drops, key))
-				continue;
-			n = htab__upsert(&fa, key, NULL);
-			if (!n) {
-				htab__free(&fa);
-				return -ENOMEM;
-			}
-			*n = *(const struct flow_attr *)val;
-		}
-		htab__free(&m->flow_attr);
-		m->flow_attr = fa;
-	}
+	if (stale > 64 && stale > m->flow_attr.n / 4 &&
+	    htab__retain(&m->flow_attr, in_table, (void *)drops))
+		return -ENOMEM;
 	/* ids a dump did not find: kept while a count names them */
 	if (m->unknown.n > 256) {
-		struct htab named, unknown;
+		struct htab named;
+		int err;
 
 		if (htab__init(&named, sizeof(uint64_t), 1))
 			return -ENOMEM;
@@ -923,40 +898,31 @@ static int prune_stale(struct model *m, const struct htab *drops)
 				return -ENOMEM;
 			}
 		}
-		if (htab__init(&unknown, sizeof(uint64_t), 1)) {
-			htab__free(&named);
-			return -ENOMEM;
-		}
-		for (it = 0; htab__next(&m->unknown, &it, &key, &val);)
-			if (htab__find(&named, key) && !htab__upsert(&unknown, key, NULL))
-				break;
+		err = htab__retain(&m->unknown, in_table, &named);
 		htab__free(&named);
-		htab__free(&m->unknown);
-		m->unknown = unknown;
+		if (err)
+			return err;
 	}
 	/* deliveries joined per row: only rows that are left */
 	if (m->rx_sock.n > 64 && m->rx_sock.n > 2 * m->rows.n) {
-		struct htab rs;
+		struct htab cookies;
+		int err;
 
-		if (htab__init(&rs, sizeof(uint64_t), sizeof(struct rx_sock)))
+		if (htab__init(&cookies, sizeof(uint64_t), 1))
 			return -ENOMEM;
 		for (it = 0; htab__next(&m->rows, &it, &key, &val);) {
 			const struct row *r = val;
-			const struct rx_sock *old;
-			struct rx_sock *n;
 
-			if (r->key.kind != ROW_SOCKET ||
-			    !(old = htab__find(&m->rx_sock, &r->key.cookie)))
-				continue;
-			n = htab__upsert(&rs, &r->key.cookie, NULL);
-			if (!n) {
-				htab__free(&rs);
+			if (r->key.kind == ROW_SOCKET &&
+			    !htab__upsert(&cookies, &r->key.cookie, NULL)) {
+				htab__free(&cookies);
 				return -ENOMEM;
 			}
-			*n = *old;
 		}
-		htab__free(&m->rx_sock);
-		m->rx_sock = rs;
+		err = htab__retain(&m->rx_sock, in_table, &cookies);
+		htab__free(&cookies);
+		if (err)
+			return err;
 	}
 	return 0;
 }

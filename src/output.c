@@ -177,29 +177,17 @@ static void burst_add(struct htab *h, const struct row *r, uint64_t tick, double
 	}
 }
 
+static bool row_exists(const void *key, void *val, void *rows)
+{
+	return htab__find(rows, key) != NULL;
+}
+
 void output__bursts_record(struct htab *h, struct model *m, uint64_t tick)
 {
-	/* rows the model has dropped (folded sockets): theirs go too */
-	if (h->n > 64 && h->n > 2 * m->rows.n) {
-		struct htab keep;
-		size_t it = 0;
-		const void *key;
-		void *val;
-
-		if (!output__bursts_init(&keep)) {
-			while (htab__next(h, &it, &key, &val)) {
-				struct live_burst *b;
-
-				if (!htab__find(&m->rows, key))
-					continue;
-				b = htab__upsert(&keep, key, NULL);
-				if (b)
-					*b = *(const struct live_burst *)val;
-			}
-			htab__free(h);
-			*h = keep;
-		}
-	}
+	/* rows the model has dropped (folded sockets): theirs go too (if
+	 * out of memory they stay: they only cost room) */
+	if (h->n > 64 && h->n > 2 * m->rows.n)
+		htab__retain(h, row_exists, &m->rows);
 	for (int i = 0; i < m->nview_sockets; i++)
 		burst_add(h, m->view_sockets[i], tick, m->interval);
 	for (int i = 0; i < m->nview_flows; i++)

@@ -311,6 +311,44 @@ static void test_small_key(void **state)
 	htab__free(&h);
 }
 
+static bool keep_even(const void *key, void *val, void *arg)
+{
+	(*(int *)arg)++;
+	return ((const struct val *)val)->a % 2 == 0;
+}
+
+/* retain: only the entries kept, with their values, in a smaller table */
+static void test_retain(void **state)
+{
+	struct htab *h = *state;
+	int calls = 0;
+	size_t big;
+
+	for (uint64_t i = 0; i < 1000; i++) {
+		struct key64 k = mk(i);
+		struct val *v = htab__upsert(h, &k, NULL);
+
+		assert_non_null(v);
+		v->a = i;
+	}
+	big = h->cap;
+	assert_int_equal(htab__retain(h, keep_even, &calls), 0);
+	assert_int_equal(calls, 1000);
+	assert_int_equal(h->n, 500);
+	assert_true(h->cap < big);
+	for (uint64_t i = 0; i < 1000; i++) {
+		struct key64 k = mk(i);
+		struct val *v = htab__find(h, &k);
+
+		if (i % 2) {
+			assert_null(v);
+		} else {
+			assert_non_null(v);
+			assert_int_equal(v->a, i);
+		}
+	}
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -321,6 +359,7 @@ int main(void)
 		T(test_next),
 		T(test_growth),
 		T(test_clear),
+		T(test_retain),
 		cmocka_unit_test(test_free_then_find),
 		cmocka_unit_test(test_small_key),
 	};
