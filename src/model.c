@@ -768,6 +768,12 @@ int model__foldable(struct model *m, uint64_t now, struct htab *ids,
 	void *val;
 	int err = -ENOMEM;
 
+	/*
+	 * --pid/-- COMMAND: a socket's drops are the process's only while
+	 * the socket is known as its own: folded, they would be no one's.
+	 */
+	if (m->opts.pid)
+		return 0;
 	if (htab__init(&cand, sizeof(uint64_t), sizeof(struct fold_cand)))
 		return -ENOMEM;
 	if (htab__init(&blocked, sizeof(uint64_t), 1)) {
