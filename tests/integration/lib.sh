@@ -13,6 +13,7 @@ TOP_INTERVAL=${TOP_INTERVAL:-0.5}
 A= B= T= V4A= V4B= V6A= V6B=
 TOP_PID= TOP_OUT= TOP_ERR=
 TMUX_SOCK= # a private tmux server for the full-screen tests
+declare -a TMUX_SOCKS=() # every one a test started: cleanup kills them
 declare -a BG_PIDS=()
 declare -a EXTRA_NETNS=() # more hosts a test made: removed with the rest
 
@@ -45,7 +46,9 @@ expect_gt() { # name actual floor
 cleanup() {
 	local p
 	[[ -n "$TOP_PID" ]] && kill -KILL "$TOP_PID" 2>/dev/null
-	[[ -n "$TMUX_SOCK" ]] && tmux -L "$TMUX_SOCK" kill-server 2>/dev/null
+	for p in "${TMUX_SOCKS[@]}"; do
+		tmux -L "$p" kill-server 2>/dev/null
+	done
 	for p in "${BG_PIDS[@]}"; do
 		kill -KILL "$p" 2>/dev/null
 	done
@@ -245,7 +248,10 @@ commas() { sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta' <
 tui_start() {
 	local cols=$1 lines=$2
 	shift 2
-	TMUX_SOCK=udt-$$
+	# a server of its own each time: one just killed may still be exiting
+	# under its name ($$ is run.sh's in every test; $BASHPID is this test's)
+	TMUX_SOCK=udt-$BASHPID-${#TMUX_SOCKS[@]}
+	TMUX_SOCKS+=("$TMUX_SOCK")
 	: >"$T/tui.err"
 	rm -f "$T/tui.rc" "$T/tui.pid"
 	# the shell stays after udpdrop exits, so the screen it leaves can be read
