@@ -345,6 +345,8 @@ static int write_meta(struct trace_writer *tw, struct model *m, int argc,
 	kv_add(&l, "pid_tree", "%d", m->opts.pid_tree);
 	if (m->opts.pid)
 		kv_add(&l, "shed_scope", "%s", "shed events are counted before the process filter: any process's");
+	else if (m->opts.netns)
+		kv_add(&l, "shed_scope", "%s", "socket_close shed events are counted before the netns filter: any netns's");
 	kv_add(&l, "events", "%s", m_events ? "recorded" : "not recorded (--no-events)");
 	kv_add(&l, "headers", "%u", cap_len);
 	/* "part:needs,...": what this run's privileges left out (caps.h) */
@@ -428,6 +430,12 @@ struct recorder {
 	uint64_t *shed_seen;   /* UD_SHED_SLOTS: cumulative, as last written */
 	uint64_t *shed_now;
 	uint64_t shed;         /* events shed, all causes */
+	/*
+	 * -N: of those, closing queues' (UD_KEY_CLOSE): the kernel knows no
+	 * netns for them, so it sheds them before the netns filter and they
+	 * may be any netns's (the events that fit are filtered here).
+	 */
+	uint64_t shed_any_netns;
 	uint64_t seen;         /* events taken from the ring */
 	/*
 	 * -p / COMMAND: whose drops are kept (owner.c). An event's socket may
@@ -1015,9 +1023,14 @@ static int write_shed(struct recorder *rc, uint64_t t)
 
 		if (d)
 			per_cause[shed_cause(&rc->w->m, i)] += d;
+		if (rc->w->m.opts.netns && i % UD_SHED_CLASSES == UD_SHED_CLOSE)
+			rc->shed_any_netns += d;
 		rc->shed_seen[i] = rc->shed_now[i];
 	}
 	for (int c = 0; c < CAUSE_MAX; c++) {
+		/* -N alone holds only closing queues' events: unjudged, any netns's */
+		if (rc->w->m.opts.netns && !rc->w->m.opts.pid)
+			rc->shed_any_netns += rc->held_shed[c];
 		per_cause[c] += rc->held_shed[c];
 		rc->held_shed[c] = 0;
 	}
@@ -1337,16 +1350,22 @@ int do_record(int argc, char **argv)
 	if (err)
 		goto write_fail;
 
-	char drops[32], size[32], events[32], shed[32];
+	char drops[32], size[32], events[32], shed[32], any[96] = "";
 
 	fmt_count(drops, sizeof(drops), rc.drops);
 	fmt_bytes(size, sizeof(size), bytes);
 	fmt_count(events, sizeof(events), rc.events);
 	fmt_count(shed, sizeof(shed), rc.shed);
+	if (rc.shed_any_netns) {
+		char n[32];
+
+		fmt_count(n, sizeof(n), rc.shed_any_netns);
+		snprintf(any, sizeof(any), ", %s of them socket_close of any netns", n);
+	}
 	if (o.tracer.events)
-		fprintf(stderr, WHO ": %s drop%s, %s event%s (%s shed) in %.1f s written to %s (%s)\n",
+		fprintf(stderr, WHO ": %s drop%s, %s event%s (%s shed%s) in %.1f s written to %s (%s)\n",
 			drops, rc.drops == 1 ? "" : "s", events, rc.events == 1 ? "" : "s",
-			shed, dur / 1e9, o.output, size);
+			shed, any, dur / 1e9, o.output, size);
 	else
 		fprintf(stderr, WHO ": %s drop%s in %.1f s written to %s (%s)\n", drops,
 			rc.drops == 1 ? "" : "s", dur / 1e9, o.output, size);

@@ -908,8 +908,20 @@ static void fmt_events(const struct report *rp, struct strbuf *out)
 	if (!first)
 		sb_printf(out, "; the counts are exact)");
 	/* -p / COMMAND: the kernel sheds before user space knows the owner */
-	if (rp->shed_total && meta_get(rp, "shed_scope"))
+	const char *pid = meta_get(rp, "pid"), *ns = meta_get(rp, "netns");
+
+	if (rp->shed_total && pid && strcmp(pid, "0") && meta_get(rp, "shed_scope")) {
 		sb_printf(out, "; the shed may include other processes' events");
+		return;
+	}
+	/* -N: a closing queue has no netns in the kernel, which sheds first */
+	for (unsigned c = 0; ns && strcmp(ns, "0") && c < TRACE_CAUSES_MAX; c++) {
+		if (!rp->shed[c])
+			continue;
+		writer_cause_name(rp, c, name, sizeof(name));
+		if (!strcmp(name, "socket_close"))
+			sb_printf(out, "; the socket_close shed may include other namespaces' events");
+	}
 }
 
 /* A socket's (reason, cause) and location rows in build(): by socket
