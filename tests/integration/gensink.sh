@@ -251,12 +251,33 @@ test_gen_pacing() {
 	expect_eq "every datagram read" "$(led '| .read == .sent')" true
 }
 
+# prog_ids: the ids of every loaded BPF program, sorted.
+prog_ids() { bpftool prog show -j 2>/dev/null | jq -r '.[].id' | sort; }
+
+# progs_left BEFORE: programs loaded since BEFORE (prog_ids) that are still
+# there once the kernel had time to free them and that no process holds
+# (other runs on this machine hold their own): what a demo left behind
+# (its processes are gone: "processes left" checks that). "none" if none.
+progs_left() {
+	local before=$1 i id left
+	for ((i = 0; i < 30; i++)); do
+		left=
+		for id in $(comm -13 <(echo "$before") <(prog_ids)); do
+			grep -lsqE "^prog_id:[[:space:]]+$id\$" /proc/[0-9]*/fdinfo/* 2>/dev/null ||
+				left+="$id "
+		done
+		[[ -z $left ]] && break
+		sleep 0.2
+	done
+	echo "${left:-none}"
+}
+
 # `udpdrop demo rcvbuf` in batch mode: rcvbuf drops on the sink's socket,
 # the ledger after, and nothing left behind.
 test_demo_rcvbuf() {
 	T=$(mktemp -d /tmp/udpdrop-test.XXXXXX)
 	trap cleanup EXIT
-	local before=$(bpftool prog list -j | jq length)
+	local before=$(prog_ids)
 	"$UDPDROP" demo rcvbuf -d 3 >"$T/demo.out" 2>"$T/demo.err" &
 	local pid=$! rc
 	wait "$pid"
@@ -267,7 +288,7 @@ test_demo_rcvbuf() {
 	grep -q 'every datagram accounted for' "$T/demo.out" ||
 		fail "no exact ledger: $(tail -n 25 "$T/demo.out")"
 	expect_eq "namespaces left" "$(ip netns list | grep -c "^udpd-[rt]x-$pid")" 0
-	expect_eq "programs left" "$(bpftool prog list -j | jq length)" "$before"
+	expect_eq "programs left" "$(progs_left "$before")" none
 	expect_eq "processes left" "$(pgrep -fc 'udpdrop (sink|gen) 10\.200\.')" 0
 }
 
@@ -276,7 +297,7 @@ test_demo_rcvbuf() {
 test_demo_interrupt() {
 	T=$(mktemp -d /tmp/udpdrop-test.XXXXXX)
 	trap cleanup EXIT
-	local before=$(bpftool prog list -j | jq length)
+	local before=$(prog_ids)
 	"$UDPDROP" demo all --batch -d 60 >"$T/demo.out" 2>"$T/demo.err" &
 	local pid=$! rc i
 	for ((i = 0; i < 150; i++)); do
@@ -293,7 +314,7 @@ test_demo_interrupt() {
 	grep -q 'the sender.s side only' "$T/demo.out" ||
 		fail "no sender-side ledger for noport: $(tail -n 30 "$T/demo.out")"
 	expect_eq "namespaces left" "$(ip netns list | grep -c "^udpd-[rt]x-$pid")" 0
-	expect_eq "programs left" "$(bpftool prog list -j | jq length)" "$before"
+	expect_eq "programs left" "$(progs_left "$before")" none
 	expect_eq "processes left" "$(pgrep -fc 'udpdrop (sink|gen) 10\.20[0-3]\.')" 0
 }
 
