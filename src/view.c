@@ -198,6 +198,12 @@ static void fill_socket_row(const struct view *v, struct view_row *vr, struct mo
 					vr->queue_peak_pct = (int)(100.0 * r->queue_peak / s->rcvbuf + 0.5);
 			}
 		}
+	} else if (r->key.cookie & UD_COOKIE_FOLDED) {
+		/* sockets of the netns closed long ago, folded into one row */
+		snprintf(vr->text[COL_PROTO], 64, "udp");
+		snprintf(vr->text[COL_LOCAL], 64, "(closed sockets)");
+		snprintf(vr->text[COL_REMOTE], 64, "*");
+		snprintf(vr->text[COL_OWNER], 64, "-");
 	} else {
 		snprintf(vr->text[COL_PROTO], 64, "?");
 		snprintf(vr->text[COL_LOCAL], 64, "? (cookie %llu)",

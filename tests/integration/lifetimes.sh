@@ -223,3 +223,33 @@ test_same_port_many_sockets() {
 	expect_eq "sockets with 2 each" \
 		"$(final '[.sockets[] | select(.local | endswith(":5066")) | select(.causes.socket_close == 2)] | length')" $n
 }
+
+# A long run keeps memory for what runs now: sockets closed and quiet for
+# UDPDROP_FOLD_AFTER_S (here 2 s) fold into one "(closed sockets)" row of
+# their netns; the totals do not move, and each cause stays exact.
+test_closed_sockets_fold() {
+	setup_hosts || return
+	local n=300
+	UDPDROP_FOLD_AFTER_S=2 start_top -N "$B" || return
+	ip netns exec "$B" "$UDPTEST" churn 127.0.0.1:0 -n $n --rate 150 --drops 4 >/dev/null
+	# quiet for the fold age, and a fold pass (every second with so short an age)
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(tail -n 1 "$TOP_OUT" | jq -r '.tables.given_back // 0') -ge $n ]] && break
+		sleep 0.1
+	done
+	sleep 5
+	stop_top || return
+	expect_eq "socket_filter drops" "$(final '.totals.causes.socket_filter')" $((n * 4))
+	expect_eq "all attributed" "$(final '.totals.attributed')" $((n * 4))
+	expect_eq "one (closed sockets) row" \
+		"$(final '[.sockets[] | select(.local == "(closed sockets)")] | length')" 1
+	expect_eq "it holds what the sockets had" \
+		"$(final '[.sockets[] | .causes.socket_filter // 0] | add')" $((n * 4))
+	local rows=$(final '.sockets | length')
+	if ((rows >= n)); then
+		fail "$rows rows for $n closed sockets: none folded"
+	else
+		echo "    ok: $rows rows for $n closed sockets"
+	fi
+}
