@@ -12,7 +12,6 @@
 #define LIFETIMES_PRUNE_NS (60 * 1000000000ull)
 
 struct lifetime {
-	uint64_t first_ns; /* first seen in a snapshot */
 	uint32_t netns;    /* 0: not known yet */
 	bool had_drops;    /* a drop bucket names it */
 	bool closed;       /* found closed and handed out */
@@ -40,15 +39,12 @@ void lifetimes__free(struct lifetimes *l)
 }
 
 static struct lifetime *note_one(struct lifetimes *l, uint64_t id,
-				 uint32_t netns, uint64_t now)
+				 uint32_t netns)
 {
-	int created;
-	struct lifetime *lt = htab__upsert(&l->ids, &id, &created);
+	struct lifetime *lt = htab__upsert(&l->ids, &id, NULL);
 
 	if (!lt)
 		return NULL;
-	if (created)
-		lt->first_ns = now;
 	if (!lt->netns)
 		lt->netns = netns;
 	return lt;
@@ -92,7 +88,7 @@ int lifetimes__note(struct lifetimes *l, const struct htab *drops,
 			continue;
 		id = k->flags & UD_KEY_INODE ? UD_RX_INODE | (uint32_t)k->cookie
 					     : k->cookie;
-		lt = note_one(l, id, k->netns, now);
+		lt = note_one(l, id, k->netns);
 		if (!lt)
 			return -ENOMEM;
 		lt->had_drops = true;
@@ -101,7 +97,7 @@ int lifetimes__note(struct lifetimes *l, const struct htab *drops,
 		const struct ud_rx *v = val;
 		uint64_t id = *(const uint64_t *)key;
 
-		if (id && !note_one(l, id, v->netns, now))
+		if (id && !note_one(l, id, v->netns))
 			return -ENOMEM;
 	}
 	return 0;

@@ -69,8 +69,17 @@ int model__init(struct model *m, const struct model_opts *o)
 	const char *fa = getenv("UDPDROP_FOLD_AFTER_S");
 	uint64_t secs;
 
-	m->fold_after_ns = fa && !parse_u64(fa, 1, 86400, &secs)
-				   ? secs * 1000000000ull : MODEL_FOLD_AFTER_NS;
+	m->fold_after_ns = MODEL_FOLD_AFTER_NS;
+	if (fa && !parse_u64(fa, 1, 86400, &secs)) {
+		m->fold_after_ns = secs * 1000000000ull;
+	} else if (fa) {
+		char shown[64];
+
+		snprintf(shown, sizeof(shown), "%s", fa);
+		str_printable(shown);
+		pr_warn("ignoring UDPDROP_FOLD_AFTER_S='%s': give whole seconds, 1 to 86400 (120 is used)\n",
+			shown);
+	}
 	m->nst_netns = -1;
 	m->start_wall = wall_time();
 	return 0;

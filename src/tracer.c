@@ -577,8 +577,7 @@ static int read_batch(struct tracer *t, struct bpf_map *map, struct htab *out,
 	}
 }
 
-static int add_retired(const struct htab *src, struct htab *dst, size_t vsize,
-		       bool rx);
+static int add_retired(const struct htab *src, struct htab *dst, bool rx);
 
 int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 		 uint64_t *stats)
@@ -615,7 +614,7 @@ int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 		add_val(sum, &sl->val);
 	}
 	/* and what was given back: the counts stay cumulative */
-	err = add_retired(&t->retired, drops, sizeof(struct ud_val), false);
+	err = add_retired(&t->retired, drops, false);
 	if (err)
 		return err;
 
@@ -643,12 +642,11 @@ int tracer__read_rx(struct tracer *t, struct htab *rx)
 	t->fill.rx = rx->n;
 	t->fill.rx_max = bpf_map__max_entries(t->skel->maps.rx);
 	err = err ?: read_batch(t, t->skel->maps.rx_slots, rx, fold_rx_slot);
-	return err ?: add_retired(&t->rx_retired, rx, sizeof(struct ud_rx), true);
+	return err ?: add_retired(&t->rx_retired, rx, true);
 }
 
 /* Add the given-back counts (src) into a snapshot just read (dst). */
-static int add_retired(const struct htab *src, struct htab *dst, size_t vsize,
-		       bool rx)
+static int add_retired(const struct htab *src, struct htab *dst, bool rx)
 {
 	size_t it = 0;
 	const void *key;
@@ -664,7 +662,6 @@ static int add_retired(const struct htab *src, struct htab *dst, size_t vsize,
 		else
 			add_val(sum, val);
 	}
-	(void)vsize;
 	return 0;
 }
 

@@ -96,20 +96,12 @@ test_caps_record_doctor() {
 	setup_hosts || return
 	local mode=nobody want
 	chmod 0777 "$T" # the recording is written by uid 65534
-	: >"$T/rec.err"
 	want="netns:CAP_SYS_ADMIN,owners:$(caps_owner_needs "$mode")"
 	caps_kallsyms_hidden "$mode" && want="symbols:CAP_SYSLOG,$want"
 	start_recv "$B" "$V4B:5053" --rcvbuf 1000000 || return
 	local cpid=$RECV_PID
-	$(caps_wrap "$mode") "$UDPDROP" record -o "$T/caps.data" -d 3 -i 0.5 2>"$T/rec.err" &
-	local rec=$! i
-	BG_PIDS+=("$rec")
-	for ((i = 0; i < 100; i++)); do
-		grep -q 'recording UDP drops' "$T/rec.err" && break
-		kill -0 "$rec" 2>/dev/null || break
-		sleep 0.1
-	done
-	grep -q 'recording UDP drops' "$T/rec.err" || { fail "record did not start: $(cat "$T/rec.err")"; return; }
+	UDPDROP_WRAP=$(caps_wrap "$mode") start_record "$T/caps.data" -d 3 -i 0.5 || return
+	local rec=$REC
 	send "$A" "$V4B:5053" -c 25 -s 200 >/dev/null
 	settle
 	{ kill -KILL "$cpid"; wait "$cpid"; } 2>/dev/null

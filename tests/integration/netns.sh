@@ -141,16 +141,8 @@ test_netns_gone_record() {
 	local ino rc rec i
 	netns_host || return
 	ino=$(ns_inode "$A")
-	"$UDPDROP" record -N "$A" -o "$T/t.data" -i 0.5 2>"$T/rec.err" &
-	rec=$!
-	BG_PIDS+=("$rec")
-	for ((i = 0; i < 100; i++)); do
-		grep -q 'recording UDP drops' "$T/rec.err" && break
-		kill -0 "$rec" 2>/dev/null || break
-		sleep 0.1
-	done
-	grep -q 'recording UDP drops' "$T/rec.err" ||
-		{ fail "udpdrop record did not start: $(cat "$T/rec.err")"; return; }
+	start_record "$T/t.data" -N "$A" -i 0.5 || return
+	rec=$REC
 	expect_eq "sent in A" "$(noport "$A" 150)" 150
 	kill -STOP "$rec"
 	ip netns del "$A"

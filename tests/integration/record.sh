@@ -117,11 +117,12 @@ test_record_rcvbuf() {
 
 # start_record OUT ARGS...: udpdrop record in the background, $REC its
 # pid, stderr in $T/rec.err; returns once it says it is recording.
+# UDPDROP_WRAP: a command to run it under (as start_top).
 start_record() {
 	local out=$1 i
 	shift
 	: >"$T/rec.err"
-	"$UDPDROP" record -o "$out" "$@" 2>"$T/rec.err" &
+	${UDPDROP_WRAP:-} "$UDPDROP" record -o "$out" "$@" 2>"$T/rec.err" &
 	REC=$!
 	BG_PIDS+=("$REC")
 	for ((i = 0; i < 100; i++)); do
