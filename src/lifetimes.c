@@ -124,6 +124,13 @@ static int dump_netns(struct lifetimes *l, const struct netns_table *nt,
 	/* UDP-Lite may be absent from the kernel: then none are open */
 	socktab__dump_ports(&l->scratch, nt, netns, IPPROTO_UDPLITE, NULL, 0);
 	l->dumps++;
+	for (int i = 0; l->seen_by_inode && i < l->scratch.n; i++) {
+		struct sock_info *si = &l->scratch.v[i];
+		uint64_t id = UD_RX_INODE | si->inode;
+
+		if (si->inode && htab__find(&l->ids, &id))
+			l->seen_by_inode(l->seen_arg, si);
+	}
 	return 0;
 }
 

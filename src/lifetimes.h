@@ -28,6 +28,15 @@ struct lifetimes {
 	struct socktab scratch;
 	uint64_t prune_ns;
 	uint64_t dumps;      /* liveness dumps made (tests, -vv) */
+	/*
+	 * Called for each socket a liveness dump found that is tracked by its
+	 * inode: the dump gave it a cookie (sock_diag makes one), so its
+	 * drops from now on are counted under that cookie, and whoever joins
+	 * inode and cookie (the model) must learn of it even if the socket
+	 * closes before its own next dump. May be NULL.
+	 */
+	void (*seen_by_inode)(void *arg, struct sock_info *si);
+	void *seen_arg;
 };
 
 int lifetimes__init(struct lifetimes *l, uint64_t now);

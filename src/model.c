@@ -449,6 +449,12 @@ static void remember_fresh(struct model *m, const struct sock_info *si,
 	k->last_seen_ns = now;
 }
 
+void model__learn_socket(struct model *m, struct sock_info *si, uint64_t now)
+{
+	if (si->inode && !si->partial && !htab__find(&m->inode2cookie, &si->inode))
+		remember_sock(m, si, false, now);
+}
+
 /* The sockets of the table from index first on: just dumped. */
 static void remember_sockets(struct model *m, int first, bool baseline,
 			     uint64_t now)

@@ -283,6 +283,11 @@ void model__sort_by_total(struct model *m);
  * many sockets were new.
  */
 int model__refresh_pid_inodes(struct model *m);
+/*
+ * A socket another dump than the model's found (lifetimes): learn its
+ * cookie for its inode, so drops counted under either join in one row.
+ */
+void model__learn_socket(struct model *m, struct sock_info *si, uint64_t now);
 const char *model__reason_name(struct model *m, uint32_t reason, char *buf,
 			       int len);
 /* The row's main cause: the most datagrams, then the most skb events. */

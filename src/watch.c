@@ -17,6 +17,12 @@ static const char *const range_syms[UD_RANGE_MAX] = {
 	[UD_RANGE_INET_DESTRUCT] = "inet_sock_destruct",
 };
 
+/* lifetimes' dumps name sockets too: see lifetimes.seen_by_inode */
+static void learn_socket(void *arg, struct sock_info *si)
+{
+	model__learn_socket(arg, si, now_ns());
+}
+
 int watch__open(struct watch *w, struct tracer_opts *to,
 		const struct model_opts *mo, const char *who)
 {
@@ -50,6 +56,8 @@ int watch__open(struct watch *w, struct tracer_opts *to,
 		fprintf(stderr, "%s: out of memory\n", who);
 		goto fail;
 	}
+	w->life.seen_by_inode = learn_socket;
+	w->life.seen_arg = &w->m;
 	err = tracer__open(&w->t, to, &te);
 	if (err) {
 		if (err != -EPERM)

@@ -152,11 +152,55 @@ static void test_check_interval(void **state)
 	assert_false(had[0]); /* known from deliveries only */
 }
 
+struct seen {
+	int n;
+	uint64_t cookie;
+	uint32_t inode;
+};
+
+static void note_seen(void *arg, struct sock_info *si)
+{
+	struct seen *s = arg;
+
+	s->n++;
+	s->cookie = si->cookie;
+	s->inode = si->inode;
+}
+
+/*
+ * A socket counted by its inode that a liveness dump finds alive: the
+ * dump gave it a cookie, under which its later drops are counted, so the
+ * owner of the inode-to-cookie join hears of it (once the socket closes,
+ * no other dump could tell). A socket tracked by cookie needs no word.
+ */
+static void test_seen_by_inode(void **state)
+{
+	struct fx *f = *state;
+	struct seen seen = {};
+	uint64_t c1, c2, ids[2];
+	uint32_t i1, i2;
+	bool had[2];
+	int fd1 = udp_socket(&c1, &i1), fd2 = udp_socket(&c2, &i2);
+
+	f->l.seen_by_inode = note_seen;
+	f->l.seen_arg = &seen;
+	put_drop(f, c1, i1, true);
+	put_drop(f, c2, i2, false);
+	assert_int_equal(lifetimes__note(&f->l, &f->drops, NULL, 10), 0);
+	assert_int_equal(closed(f, true, 20, ids, had, 2), 0);
+	assert_int_equal(seen.n, 1);
+	assert_true(seen.cookie == c1);
+	assert_int_equal(seen.inode, i1);
+	close(fd1);
+	close(fd2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cookie_and_inode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check_interval, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_seen_by_inode, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -231,6 +231,32 @@ static void test_inode_to_cookie(void **state)
 }
 
 /*
+ * A socket counted by inode, then by the cookie another dump (lifetimes')
+ * made, that closed before the model's own dump could name it: the model
+ * learns the pair from that dump, and the drops are one row, not two.
+ */
+static void test_inode_cookie_learned(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct sock_info si = { .cookie = UNKNOWN_COOKIE, .inode = UNKNOWN_INODE,
+				.family = AF_INET, .proto = IPPROTO_UDP,
+				.sport = 5000 };
+	struct row *r;
+
+	fx_init(f, &o);
+	si.netns = f->x.netns;
+	put_drop(f, UNKNOWN_INODE, UD_KEY_INODE, 2);
+	put_drop(f, UNKNOWN_COOKIE, 0, 3);
+	model__learn_socket(&f->x.m, &si, f->x.m.start_ns);
+	update_at(f, 1000, false);
+	r = find_sock(&f->x.m, UNKNOWN_COOKIE);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 5);
+	assert_null(find_sock(&f->x.m, UD_RX_INODE | UNKNOWN_INODE));
+}
+
+/*
  * A row made late (its first drop comes after deliveries) gets the last
  * interval's rate, not everything since start over one interval.
  */
@@ -288,6 +314,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_baseline_and_rate),
 		T(test_inode_to_cookie),
+		T(test_inode_cookie_learned),
 		T(test_row_made_late),
 		T(test_json),
 	};
