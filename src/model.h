@@ -191,7 +191,7 @@ struct model {
 	uint64_t fold_after_ns;  /* MODEL_FOLD_AFTER_NS, or the environment's */
 	double interval;         /* seconds covered by the last update */
 	bool have_rx;            /* rows carry rx, rx_rate, queue_peak */
-	double start_wall;
+	double start_wall;       /* start_ns as wall-clock time (s): when counting began */
 	/* the sorted view of the last update */
 	struct row **view_sockets, **view_flows;
 	int nview_sockets, nview_flows;

@@ -700,8 +700,17 @@ void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *s
 	fmt_count(drops, sizeof(drops), m->totals.drops);
 	fmt_count(skbs, sizeof(skbs), m->totals.skbs);
 	fmt_count(att, sizeof(att), m->totals.attributed);
-	if (o->final)
+	if (o->final && m->start_wall > 0) {
+		time_t since = (time_t)m->start_wall;
+		char sbuf[16];
+
+		localtime_r(&since, &tm);
+		strftime(sbuf, sizeof(sbuf), "%H:%M:%S", &tm);
+		sb_printf(sb, "\n=== summary: %.1f s traced via %s, counting since %s ===\n",
+			  elapsed, o->attach, sbuf);
+	} else if (o->final) {
 		sb_printf(sb, "\n=== summary: %.1f s traced via %s ===\n", elapsed, o->attach);
+	}
 	else
 		sb_printf(sb, "%s  %.0f drops/s  interval %.2f s\n", tbuf,
 			  m->totals.rate, m->interval);
@@ -1064,6 +1073,15 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	}
 	json_obj_end(&j);
 
+	/*
+	 * When counting began (the counters' baseline): drops before it are
+	 * neither the run's nor lost ones.
+	 */
+	json_key(&j, "counting_since");
+	if (m->start_wall > 0)
+		json_double(&j, m->start_wall, 3);
+	else
+		json_null(&j);
 	json_key(&j, "reconcile_caveat");
 	json_str(&j, model__reconcile_caveat(m));
 	json_key(&j, "reconcile");

@@ -95,6 +95,7 @@ int watch__open(struct watch *w, struct tracer_opts *to,
 	}
 	/* the trace starts now: rates and uptime count from here */
 	w->m.start_ns = w->m.last_ns = now_ns();
+	w->m.start_wall = wall_time();
 	w->open = true;
 	return 0;
 fail:
