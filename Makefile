@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # udpdrop build. Everything but the final ./udpdrop goes to .output/.
 #   make            build ./udpdrop
+#   make static     build ./udpdrop-static: no shared libraries, copy it anywhere
 #   make check      unit tests, BPF integration tests (root), sanitizer build
 #   make deps       install the Debian packages the build and tests need
 #   make demo       deps + build + udpdrop demo: real drops in throwaway namespaces
@@ -48,9 +49,10 @@ UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 HELPER_BIN  := $(OUTPUT)/tests/udptest
 TRACECAT_BIN := $(OUTPUT)/tests/tracecat
+SHOWIDS_BIN := $(OUTPUT)/tests/showids
 FLOOR_BIN   := $(OUTPUT)/bench-floor
 
-.PHONY: all clean check unit integration asan deps demo bench soak install uninstall vmlinux
+.PHONY: all static clean check unit integration asan deps demo bench soak install uninstall vmlinux
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -85,6 +87,31 @@ udpdrop: $(MAIN_OBJ) $(CORE_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
+# One file that needs no shared library on the target: libbpf, libelf,
+# zlib, ncursesw and glibc linked in (Debian ships every one as a .a), as
+# static-pie so that it still loads at a random address. The same objects
+# as ./udpdrop but main.o, which limits glibc's NSS to its built-in
+# services (src/main.c says why): the linker's "Using 'getaddrinfo' in
+# statically linked applications..." warnings are about the modules it
+# never loads. pkg-config --static names what libelf needs (libzstd where
+# it was built with it).
+STATIC_BIN  := udpdrop-static
+STATIC_LIBS := $(shell $(PKG_CONFIG) --static --libs libbpf ncursesw 2>/dev/null || \
+		 echo -lbpf -lelf -lz -lncursesw -ltinfo) -lm
+
+static: $(STATIC_BIN)
+
+$(OUTPUT)/static:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/static/main.o: src/main.c | $(OUTPUT)/static
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -DUDPDROP_STATIC $(INCLUDES) -MMD -MP -c $< -o $@
+
+$(STATIC_BIN): $(OUTPUT)/static/main.o $(CORE_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -static-pie $^ $(STATIC_LIBS) -o $@
+
 # Unit tests: cmocka, no root, linked against the core library.
 $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST-CC,$@)
@@ -93,6 +120,11 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_OBJS) | $(OUTPUT)/tests
 $(HELPER_BIN): tests/integration/udptest.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP $< -o $@
+
+# The static-binary tests' command for record: static too (an empty root).
+$(SHOWIDS_BIN): tests/integration/showids.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -static $< -o $@
 
 # The integration tests' trace reader: records as JSON lines.
 $(TRACECAT_BIN): tests/integration/tracecat.c src/trace.c src/util.c src/trace.h src/util.h include/udpdrop.h | $(OUTPUT)/tests
@@ -117,7 +149,7 @@ $(OUTPUT)/bench-sockets: tools/bench/sockets.c | $(OUTPUT)
 unit: $(UNIT_BINS)
 	$(Q)tools/run-unit.sh $(UNIT_BINS)
 
-integration: udpdrop $(HELPER_BIN) $(TRACECAT_BIN)
+integration: udpdrop $(STATIC_BIN) $(HELPER_BIN) $(TRACECAT_BIN) $(SHOWIDS_BIN)
 	$(Q)tests/integration/run.sh
 
 # Sanitizer build of the user-space code in its own output tree; runs the
@@ -145,7 +177,7 @@ $(OUTPUT)/udpdrop-asan: $(MAIN_OBJ) $(CORE_OBJS)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
 check: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(HELPER_BIN) $(TRACECAT_BIN)
+	$(Q)$(MAKE) --no-print-directory all $(STATIC_BIN) $(UNIT_BINS) $(HELPER_BIN) $(TRACECAT_BIN) $(SHOWIDS_BIN)
 	$(Q)tools/check.sh
 
 deps:
@@ -178,7 +210,7 @@ uninstall:
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(OUTPUT) udpdrop
+	$(Q)rm -rf $(OUTPUT) udpdrop $(STATIC_BIN)
 
 # Fuzzing the trace reader (tests/fuzz/fuzz_trace.c) on tests/fuzz/corpus:
 # libFuzzer when $(CLANG) has it; otherwise the target's own standalone
@@ -218,4 +250,4 @@ fuzz: $(FUZZ_BIN)
 fuzz-smoke: $(FUZZ_BIN)
 	$(Q)$(FUZZ_BIN) -max_total_time=10 $(OUTPUT)/fuzz/corpus tests/fuzz/corpus
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/static/*.d)

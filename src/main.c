@@ -9,6 +9,32 @@
 #include <unistd.h>
 #include "cli.h"
 
+#ifdef UDPDROP_STATIC
+#include <nss.h>
+#if !__GLIBC_PREREQ(2, 34)
+#error "the static build needs glibc 2.34 or later: its files and dns NSS services are built in"
+#endif
+/*
+ * `make static` (udpdrop-static). A statically linked glibc would load the
+ * NSS modules /etc/nsswitch.conf names (systemd, sss, ldap, mdns...) with
+ * dlopen, and such a module only works with the very glibc it came with:
+ * on another system that is undefined behaviour. Since 2.34 glibc has the
+ * files and dns services built in, so those are all this binary uses, for
+ * the only lookups it makes: record's sudo user (getpwuid_r, getgrouplist)
+ * and gen/sink host names (getaddrinfo). A user known only to LDAP or sssd
+ * is then not found: record runs the command with SUDO_GID alone, as
+ * where /etc/passwd has no entry.
+ */
+static void nss_builtin_only(void)
+{
+	__nss_configure_lookup("passwd", "files");
+	__nss_configure_lookup("group", "files");
+	__nss_configure_lookup("hosts", "files dns");
+}
+#else
+static void nss_builtin_only(void) {}
+#endif
+
 static const struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -111,5 +137,6 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	nss_builtin_only();
 	return close_stdout(run(argc, argv));
 }

@@ -6,7 +6,8 @@ set -euo pipefail
 
 pkgs=(
 	clang llvm gcc libc6-dev make pkg-config # build: BPF with clang, user space with cc
-	libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev
+	libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev # .so and .a: make static links the .a
+	file binutils                        # the static test: file, readelf say no libraries
 	libcmocka-dev                        # unit tests
 	libclang-rt-14-dev                   # libFuzzer for make fuzz (the trace reader)
 	iproute2 nftables jq tmux util-linux procps # integration: netns, veth, nft, tc, sysctl
