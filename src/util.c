@@ -103,6 +103,12 @@ void fmt_addr(char *buf, size_t len, int family, const void *addr)
 		snprintf(buf, len, "*");
 		return;
 	}
+	/* an IPv4 peer of a dual-stack socket (::ffff:a.b.c.d): the IPv4
+	 * address, so the column lines up with the IPv4 sockets' */
+	if (family == AF_INET6 && IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)addr)) {
+		family = AF_INET;
+		addr = (const uint8_t *)addr + 12;
+	}
 	if (!inet_ntop(family, addr, buf, len))
 		snprintf(buf, len, "?");
 }
@@ -118,7 +124,7 @@ void fmt_endpoint(char *buf, size_t len, int family, const void *addr,
 		snprintf(p, sizeof(p), "%u", port);
 	else
 		snprintf(p, sizeof(p), "*");
-	if (family == AF_INET6 && strcmp(a, "*"))
+	if (family == AF_INET6 && strcmp(a, "*") && strchr(a, ':'))
 		snprintf(buf, len, "[%s]:%s", a, p);
 	else
 		snprintf(buf, len, "%s:%s", a, p);
