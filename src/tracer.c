@@ -7,11 +7,13 @@
 #include <linux/membarrier.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "log.h"
 #include "tracer.h"
+#include "util.h"
 #include "udpdrop.skel.h"
 
 /* A flow's counts when they last moved, and when that was. */
@@ -57,6 +59,84 @@ int attach_mode__parse(const char *s, enum attach_mode *m)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+static bool struct_has_member(const struct btf *btf, const char *st, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
+
+	if (id <= 0)
+		return false;
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), member))
+			return true;
+	return false;
+}
+
+void tracer__features(struct kernel_features *f)
+{
+	struct utsname un;
+	struct btf *btf;
+
+	memset(f, 0, sizeof(*f));
+	if (!uname(&un))
+		snprintf(f->release, sizeof(f->release), "%s", un.release);
+	f->tracefs = !access("/sys/kernel/tracing/events/skb/kfree_skb", F_OK) ||
+		     !access("/sys/kernel/debug/tracing/events/skb/kfree_skb", F_OK);
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return;
+	f->btf = true;
+	f->drop_reasons = btf__find_by_name_kind(btf, "skb_drop_reason", BTF_KIND_ENUM) > 0;
+	f->rx_sk = struct_has_member(btf, "trace_event_raw_kfree_skb", "rx_sk");
+	f->sk_data_ready = btf__find_by_name_kind(btf, "btf_trace_sk_data_ready",
+						  BTF_KIND_TYPEDEF) > 0;
+	f->fail_tp = btf__find_by_name_kind(btf, "btf_trace_udp_fail_queue_rcv_skb",
+					    BTF_KIND_TYPEDEF) > 0;
+	f->fail_tp_skb = struct_has_member(btf, "trace_event_raw_udp_fail_queue_rcv_skb",
+					   "sport");
+	btf__free(btf);
+}
+
+static const char *yes(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+void tracer__features_line(const struct kernel_features *f, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "kernel %s: BTF %s, drop reasons (5.17+) %s, kfree_skb rx_sk (6.11+) %s, sock:sk_data_ready (6.6+) %s, udp_fail_queue_rcv_skb %s%s, tracefs %s",
+		 f->release, yes(f->btf), yes(f->drop_reasons), yes(f->rx_sk),
+		 yes(f->sk_data_ready), yes(f->fail_tp),
+		 f->fail_tp_skb ? " (with skb, 6.10+)" : f->fail_tp ? " (without skb)" : "",
+		 yes(f->tracefs));
+}
+
+int tracer__kernel_too_old(char *msg, size_t len)
+{
+	const char *rel = getenv("UDPDROP_KERNEL_RELEASE"); /* tests only */
+	struct utsname un;
+	unsigned int major = 0, minor = 0;
+
+	if (!rel || !*rel)
+		rel = uname(&un) ? "" : un.release;
+	if (sscanf(rel, "%u.%u", &major, &minor) != 2)
+		return 0; /* an odd release string: let the features decide */
+	if (major > TRACER_MIN_MAJOR ||
+	    (major == TRACER_MIN_MAJOR && minor >= TRACER_MIN_MINOR))
+		return 0;
+	char shown[80];
+
+	snprintf(shown, sizeof(shown), "%s", rel);
+	str_printable(shown);
+	snprintf(msg, len,
+		 "Linux %d.%d or later needed, this is %s: older kernels lack the drop sites and BPF features udpdrop relies on (kfree_skb's location as udpdrop reads it, BTF for CO-RE)",
+		 TRACER_MIN_MAJOR, TRACER_MIN_MINOR, shown);
+	return -ENOTSUP;
 }
 
 /* Does this kernel's kfree_skb tracepoint carry rx_sk (6.11+)? */
@@ -119,6 +199,12 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	for (int r = 0; r < UD_RANGE_MAX; r++) {
 		skel->rodata->range_start[r] = o->range_start[r];
 		skel->rodata->range_end[r] = o->range_end[r];
+	}
+	skel->rodata->derive_sites = o->derive_sites;
+	for (int r = 0; o->derive_sites && r < UD_SITE_RANGES; r++) {
+		skel->rodata->site_start[r] = o->site_start[r];
+		skel->rodata->site_end[r] = o->site_end[r];
+		skel->rodata->site_loc[r] = o->site_loc[r];
 	}
 	if (o->frag_window_s)
 		skel->rodata->frag_window_ns = o->frag_window_s * 1000000000ull;
@@ -270,7 +356,8 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		e->code = -ENOENT;
 		snprintf(e->msg, sizeof(e->msg),
-			 "this kernel has no BTF (/sys/kernel/btf/vmlinux): udpdrop needs CONFIG_DEBUG_INFO_BTF=y");
+			 "this kernel has no BTF (/sys/kernel/btf/vmlinux): udpdrop needs Linux %d.%d or later built with CONFIG_DEBUG_INFO_BTF=y",
+			 TRACER_MIN_MAJOR, TRACER_MIN_MINOR);
 		return e->code;
 	}
 	t->ncpus = libbpf_num_possible_cpus();
@@ -279,7 +366,8 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 		snprintf(e->msg, sizeof(e->msg), "cannot count the possible CPUs");
 		return e->code;
 	}
-	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk;
+	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk && !o->derive_sites;
+	t->sites = o->derive_sites;
 	bool want_rx = !o->no_rx && kernel_has_sk_data_ready();
 
 	if (!o->no_rx && !want_rx)
@@ -320,8 +408,9 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	t->slots_retire = slots_can_retire();
 	if (!t->slots_retire)
 		pr_info("membarrier(MEMBARRIER_CMD_GLOBAL) unavailable (nohz_full?): slots of closed sockets stay taken, their drops go by the hash map\n");
-	pr_info("attached to skb:kfree_skb via %s; receiving socket from %s; deliveries %s\n",
+	pr_info("attached to skb:kfree_skb via %s; causes from %s; receiving socket from %s; deliveries %s\n",
 		attach_mode__name(t->mode),
+		t->sites ? "drop locations (no drop reasons)" : "drop reasons",
 		t->rx_sk ? "rx_sk"
 		: t->fail_link ? "udp_fail_queue_rcv_skb, else packet headers"
 			       : "packet headers",
