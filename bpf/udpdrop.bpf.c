@@ -577,9 +577,15 @@ static __always_inline void add(struct ud_val *v, __u64 datagrams, __u64 len)
  * Count one event; returns the slot it went to, or -1 (hash map), and
  * the slot's state word then (for the fast path).
  */
+/*
+ * use_slots: a literal at every call site. The slot table's claim takes
+ * BPF atomics (cmpxchg, xchg: 5.12+), which an older kernel refuses even
+ * in code that never runs: the programs built with use_slots false leave the
+ * table alone and count everything in the hash maps.
+ */
 static __always_inline long account_n(struct handover *ho, struct ud_key *k,
 				      __u64 datagrams, __u64 skbs, __u64 len,
-				      __u64 *slot_state)
+				      __u64 *slot_state, bool use_slots)
 {
 	bool sock = k->flags & UD_KEY_SOCK;
 	void *map = sock ? (void *)&drops : (void *)&flows;
@@ -587,7 +593,7 @@ static __always_inline long account_n(struct handover *ho, struct ud_key *k,
 	__u32 slot;
 
 	/* the slot table is the sockets' fast lane: flows go by the map */
-	if (sock) {
+	if (sock && use_slots) {
 		v = slot_val(ho, k, &slot, slot_state);
 		if (v) {
 			add_n(v, datagrams, skbs, len);
@@ -617,9 +623,10 @@ static __always_inline long account_n(struct handover *ho, struct ud_key *k,
 }
 
 static __always_inline long account(struct handover *ho, struct ud_key *k,
-				    __u64 datagrams, __u64 len, __u64 *slot_state)
+				    __u64 datagrams, __u64 len, __u64 *slot_state,
+				    bool use_slots)
 {
-	return account_n(ho, k, datagrams, 1, len, slot_state);
+	return account_n(ho, k, datagrams, 1, len, slot_state, use_slots);
 }
 
 static __always_inline bool filtered_out(struct ud_key *k, __u16 lport)
@@ -882,7 +889,7 @@ static __always_inline bool fail_tp_has_skb(void)
 }
 
 /* A drop that waited for udp_fail_queue_rcv_skb and got none: count it. */
-static __always_inline void pend_flush(struct handover *ho)
+static __always_inline void pend_flush(struct handover *ho, bool use_slots)
 {
 	__u64 slot_state;
 
@@ -894,14 +901,14 @@ static __always_inline void pend_flush(struct handover *ho)
 		return;
 	}
 	account_n(ho, &ho->pend_key, ho->pend_datagrams, ho->pend_skbs,
-		  ho->pend_bytes, &slot_state);
+		  ho->pend_bytes, &slot_state, use_slots);
 	if (events_on)
 		emit_event(NULL, &ho->pend_key, ho->pend_datagrams, ho->pend_bytes);
 }
 
-static __always_inline int classify(bool direct, struct sk_buff *skb,
-				    void *location, __u32 reason,
-				    struct sock *rx_sk)
+static __always_inline int classify(bool direct, bool use_slots,
+				    struct sk_buff *skb, void *location,
+				    __u32 reason, struct sock *rx_sk)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
@@ -929,13 +936,13 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 			ho->pend_bytes += len;
 			return 0;
 		}
-		account(ho, &ho->key, 0, len, &slot_state);
+		account(ho, &ho->key, 0, len, &slot_state, use_slots);
 		if (events_on)
 			emit_event(skb, &ho->key, 0, len);
 		return 0;
 	}
 	ho->next_child = 0;
-	pend_flush(ho);
+	pend_flush(ho, use_slots);
 
 	/* the same socket, reason and place as the last event: count it */
 	if (rx_sk && ho->fast_valid && ho->fast_sk == (__u64)rx_sk &&
@@ -1069,7 +1076,7 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 			__builtin_memset(k.daddr, 0, sizeof(k.daddr));
 		}
 	}
-	slot = account(ho, &k, datagrams, len, &slot_state);
+	slot = account(ho, &k, datagrams, len, &slot_state, use_slots);
 	if (events_on)
 		emit_event(skb, &k, datagrams, len);
 	if (frag_list || slot >= 0)
@@ -1096,7 +1103,7 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
  * every read is a probe read. The CO-RE checks drop the arguments this
  * kernel lacks, so the verifier never sees a read past the last one.
  */
-static __always_inline int from_args(bool direct, __u64 *ctx)
+static __always_inline int from_args(bool direct, bool use_slots, __u64 *ctx)
 {
 	__u32 reason = 0;
 	struct sock *rx_sk = NULL;
@@ -1105,25 +1112,32 @@ static __always_inline int from_args(bool direct, __u64 *ctx)
 		reason = (__u32)ctx[2];
 	if (kfree_skb_has_rx_sk() && use_rx_sk)
 		rx_sk = (struct sock *)ctx[3];
-	return classify(direct, (struct sk_buff *)ctx[0], (void *)ctx[1], reason,
-			rx_sk);
+	return classify(direct, use_slots, (struct sk_buff *)ctx[0], (void *)ctx[1],
+			reason, rx_sk);
 }
 
 SEC("tp_btf/kfree_skb")
 int BPF_PROG(udpdrop_kfree_btf)
 {
-	return from_args(true, ctx);
+	return from_args(true, true, ctx);
 }
 
 SEC("raw_tp/kfree_skb")
 int BPF_PROG(udpdrop_kfree_raw)
 {
-	return from_args(false, ctx);
+	return from_args(false, true, ctx);
+}
+
+/* Kernels before 5.12 (no BPF atomics): no slot table (see account_n). */
+SEC("raw_tp/kfree_skb")
+int BPF_PROG(udpdrop_kfree_raw_noatomic)
+{
+	return from_args(false, false, ctx);
 }
 
 /* Classic tracepoint: the record the trace event fills in (needs tracefs). */
-SEC("tracepoint/skb/kfree_skb")
-int udpdrop_kfree_tp(struct trace_event_raw_kfree_skb *args)
+static __always_inline int from_record(struct trace_event_raw_kfree_skb *args,
+				       bool use_slots)
 {
 	__u32 reason = 0;
 	struct sock *rx_sk = NULL;
@@ -1132,11 +1146,24 @@ int udpdrop_kfree_tp(struct trace_event_raw_kfree_skb *args)
 		reason = BPF_CORE_READ(args, reason);
 	if (kfree_skb_has_rx_sk() && use_rx_sk)
 		rx_sk = BPF_CORE_READ(args, rx_sk);
-	return classify(false, BPF_CORE_READ(args, skbaddr),
+	return classify(false, use_slots, BPF_CORE_READ(args, skbaddr),
 			BPF_CORE_READ(args, location), reason, rx_sk);
 }
 
-static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb)
+SEC("tracepoint/skb/kfree_skb")
+int udpdrop_kfree_tp(struct trace_event_raw_kfree_skb *args)
+{
+	return from_record(args, true);
+}
+
+SEC("tracepoint/skb/kfree_skb")
+int udpdrop_kfree_tp_noatomic(struct trace_event_raw_kfree_skb *args)
+{
+	return from_record(args, false);
+}
+
+static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb,
+					 bool use_slots)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
@@ -1168,7 +1195,7 @@ static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb)
 			return 0;
 		}
 		account_n(ho, &k, ho->pend_datagrams, ho->pend_skbs,
-			  ho->pend_bytes, &slot_state);
+			  ho->pend_bytes, &slot_state, use_slots);
 		if (events_on)
 			emit_event(NULL, &k, ho->pend_datagrams, ho->pend_bytes);
 		return 0;
@@ -1193,7 +1220,18 @@ int BPF_PROG(udpdrop_fail_raw, int rc, struct sock *sk)
 	if (bpf_core_field_exists(struct trace_event_raw_udp_fail_queue_rcv_skb,
 				  sport))
 		skb = ctx[2];
-	return fail_handover(rc, sk, skb);
+	return fail_handover(rc, sk, skb, true);
+}
+
+SEC("raw_tp/udp_fail_queue_rcv_skb")
+int BPF_PROG(udpdrop_fail_raw_noatomic, int rc, struct sock *sk)
+{
+	__u64 skb = 0;
+
+	if (bpf_core_field_exists(struct trace_event_raw_udp_fail_queue_rcv_skb,
+				  sport))
+		skb = ctx[2];
+	return fail_handover(rc, sk, skb, false);
 }
 
 /*

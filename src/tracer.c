@@ -177,12 +177,37 @@ static bool kernel_has_sk_data_ready(void)
 	return found;
 }
 
+/*
+ * Does the verifier take BPF atomics (cmpxchg, xchg: 5.12+)? A kernel
+ * before them refuses a program that holds one even where it never runs.
+ */
+static bool kernel_has_atomics(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_STX | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_0, .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0 },
+		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1, .off = -8, .imm = BPF_CMPXCHG },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 /* Load and attach the programs of one variant; with_rx: the deliveries' too. */
 static int try_mode(struct tracer *t, const struct tracer_opts *o,
 		    enum attach_mode mode, bool with_rx, struct tracer_error *e)
 {
 	struct udpdrop_bpf *skel;
-	struct bpf_program *kfree, *rx;
+	struct bpf_program *kfree, *rx, *fail_prog;
 	bool need_fail = !t->rx_sk;
 	int err;
 
@@ -226,19 +251,33 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	bpf_map__set_max_entries(skel->maps.slots, t->ncpus * UD_SLOTS_PER_CPU);
 	bpf_map__set_max_entries(skel->maps.rx, o->map_entries ?: DEFAULT_MAP_ENTRIES);
 
+	if (mode == ATTACH_TP_BTF && !t->atomics) {
+		err = -EOPNOTSUPP;
+		snprintf(e->msg, sizeof(e->msg),
+			 "tp_btf needs BPF atomics (5.12+), which this kernel lacks");
+		goto fail;
+	}
+	/* without atomics, the variants that leave the slot table alone */
 	kfree = mode == ATTACH_TP_BTF ? skel->progs.udpdrop_kfree_btf
-		: mode == ATTACH_RAW_TP ? skel->progs.udpdrop_kfree_raw
-					: skel->progs.udpdrop_kfree_tp;
+		: mode == ATTACH_RAW_TP ? (t->atomics ? skel->progs.udpdrop_kfree_raw
+						      : skel->progs.udpdrop_kfree_raw_noatomic)
+		: t->atomics ? skel->progs.udpdrop_kfree_tp
+			     : skel->progs.udpdrop_kfree_tp_noatomic;
+	fail_prog = t->atomics ? skel->progs.udpdrop_fail_raw
+			       : skel->progs.udpdrop_fail_raw_noatomic;
 	bpf_program__set_autoload(skel->progs.udpdrop_kfree_btf, false);
 	bpf_program__set_autoload(skel->progs.udpdrop_kfree_raw, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_kfree_raw_noatomic, false);
 	bpf_program__set_autoload(skel->progs.udpdrop_kfree_tp, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_kfree_tp_noatomic, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_fail_raw, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_fail_raw_noatomic, false);
 	bpf_program__set_autoload(kfree, true);
 	/*
 	 * The classic tracepoint's record has no socket pointer, so the fail
 	 * handover (raw_tp) only serves the two BTF-era variants.
 	 */
-	bpf_program__set_autoload(skel->progs.udpdrop_fail_raw,
-				  need_fail && mode != ATTACH_TRACEPOINT);
+	bpf_program__set_autoload(fail_prog, need_fail && mode != ATTACH_TRACEPOINT);
 	/* deliveries: typed where the drops are, else the raw tracepoint
 	 * (the classic one's record has no socket to name) */
 	rx = mode == ATTACH_TP_BTF ? skel->progs.udpdrop_rx_btf
@@ -263,7 +302,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 		goto fail;
 	}
 	if (need_fail && mode != ATTACH_TRACEPOINT) {
-		t->fail_link = bpf_program__attach(skel->progs.udpdrop_fail_raw);
+		t->fail_link = bpf_program__attach(fail_prog);
 		if (!t->fail_link) {
 			err = -errno;
 			snprintf(e->msg, sizeof(e->msg),
@@ -367,6 +406,9 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 		return e->code;
 	}
 	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk && !o->derive_sites;
+	t->atomics = kernel_has_atomics();
+	if (!t->atomics)
+		pr_info("no BPF atomics (kernels before 5.12): every drop is counted in the hash maps, not the per-CPU slot table\n");
 	t->sites = o->derive_sites;
 	bool want_rx = !o->no_rx && kernel_has_sk_data_ready();
 

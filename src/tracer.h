@@ -59,6 +59,7 @@ struct tracer {
 	bool rx_sk;              /* kfree_skb carries rx_sk and we use it */
 	bool rx;                 /* deliveries are counted (sk_data_ready attached) */
 	bool sites;              /* drops named by site (o->derive_sites) */
+	bool atomics;            /* BPF atomics (5.12+): the slot table is used */
 	int ncpus;
 	/* the per-CPU slot table, mapped (written only to give slots back) */
 	struct ud_slot *slots;

@@ -894,6 +894,7 @@ test_tui() {
 . tests/integration/caps.sh
 . tests/integration/hostile.sh
 . tests/integration/faults.sh
+. tests/integration/sites.sh
 
 ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 SELECTED=("$@")
