@@ -465,12 +465,38 @@ int tracer__events_fd(struct tracer *t)
 	return t->skel ? bpf_map__fd(t->skel->maps.events) : -EINVAL;
 }
 
+/*
+ * The whole per-CPU array in one batch; kernels whose per-CPU arrays have
+ * no batch lookup (before 5.12: ENOTSUPP) are read an element at a time.
+ * *n: room in keys (and vals: value_size bytes times ncpus each) on entry,
+ * elements read on return.
+ */
+static int read_percpu_array(struct tracer *t, struct bpf_map *map, uint32_t *keys,
+			     void *vals, uint32_t *n)
+{
+	int fd = bpf_map__fd(map);
+	uint32_t out = 0, room = *n, max = bpf_map__max_entries(map);
+	size_t vsz = (size_t)t->ncpus * ((bpf_map__value_size(map) + 7) & ~(size_t)7);
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+	if (!bpf_map_lookup_batch(fd, NULL, &out, keys, vals, n, &opts) || errno == ENOENT)
+		return 0;
+	if (errno != 524 /* ENOTSUPP */ && errno != EOPNOTSUPP && errno != EINVAL)
+		return -errno;
+	*n = 0;
+	for (uint32_t i = 0; i < max && i < room; i++) {
+		if (bpf_map_lookup_elem(fd, &i, (uint8_t *)vals + (size_t)*n * vsz))
+			return -errno;
+		keys[(*n)++] = i;
+	}
+	return 0;
+}
+
 int tracer__read_shed(struct tracer *t, uint64_t *shed)
 {
-	uint32_t n = UD_SHED_SLOTS, out = 0;
+	uint32_t n = UD_SHED_SLOTS;
 	uint32_t *keys = calloc(n, sizeof(*keys));
 	uint64_t *vals = calloc((size_t)n * t->ncpus, sizeof(*vals));
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int err = 0;
 
 	if (!keys || !vals) {
@@ -478,12 +504,9 @@ int tracer__read_shed(struct tracer *t, uint64_t *shed)
 		goto out;
 	}
 	memset(shed, 0, UD_SHED_SLOTS * sizeof(*shed));
-	/* one batch: the whole per-CPU array in a syscall */
-	if (bpf_map_lookup_batch(bpf_map__fd(t->skel->maps.shed), NULL, &out,
-				 keys, vals, &n, &opts) && errno != ENOENT) {
-		err = -errno;
+	err = read_percpu_array(t, t->skel->maps.shed, keys, vals, &n);
+	if (err)
 		goto out;
-	}
 	for (uint32_t i = 0; i < n; i++) {
 		if (keys[i] >= UD_SHED_SLOTS)
 			continue;
@@ -577,24 +600,21 @@ static void add_rx(struct ud_rx *sum, const struct ud_rx *v)
  */
 static int read_percpu(struct tracer *t, struct ud_val *overflow, uint64_t *stats)
 {
-	uint32_t n = UD_OVERFLOW_SLOTS, out = 0, zero = 0;
+	uint32_t n = UD_OVERFLOW_SLOTS, zero = 0;
 	size_t ho_size = bpf_map__value_size(t->skel->maps.handover);
 	size_t stride = (ho_size + 7) & ~(size_t)7;
 	void *keys = calloc(n, sizeof(uint32_t));
 	struct ud_val *vals = calloc((size_t)n * t->ncpus, sizeof(*vals));
 	uint8_t *ho = calloc(t->ncpus, stride);
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int err = 0;
 
 	if (!keys || !vals || !ho) {
 		err = -ENOMEM;
 		goto out;
 	}
-	if (bpf_map_lookup_batch(bpf_map__fd(t->skel->maps.overflow), NULL, &out,
-				 keys, vals, &n, &opts) && errno != ENOENT) {
-		err = -errno;
+	err = read_percpu_array(t, t->skel->maps.overflow, keys, vals, &n);
+	if (err)
 		goto out;
-	}
 	memset(overflow, 0, UD_OVERFLOW_SLOTS * sizeof(*overflow));
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t slot = ((uint32_t *)keys)[i];
