@@ -30,6 +30,8 @@
 #define TCP_NEW_SYN_RECV_STATE 12
 #define ENOMEM_ 12
 #define ENOBUFS_ 105
+#define CHECKSUM_COMPLETE_ 2
+#define IPPROTO_UDP_ 17
 
 /* Load-time knobs (set by the loader before load, read-only after). */
 const volatile __u32 filter_netns = 0;  /* 0: every netns */
@@ -39,6 +41,15 @@ const volatile __u64 frag_window_ns = 60ull * 1000000000ull;
 /* [start, end) of kernel functions recognised by location (enum ud_range) */
 const volatile __u64 range_start[UD_RANGE_MAX] = {};
 const volatile __u64 range_end[UD_RANGE_MAX] = {};
+/*
+ * Kernels without drop reasons: name each drop's site (enum ud_site) from
+ * its location and the skb. Off (5.17+), the verifier removes every path
+ * that does it: the kernels with reasons pay nothing for it.
+ */
+const volatile bool derive_sites = false;
+const volatile __u64 site_start[UD_SITE_RANGES] = {};
+const volatile __u64 site_end[UD_SITE_RANGES] = {};
+const volatile __u8 site_loc[UD_SITE_RANGES] = {}; /* enum ud_loc */
 /*
  * Per-drop events (udpdrop record). Off, the verifier removes every path
  * that emits: top and the others pay nothing for them.
@@ -170,6 +181,16 @@ struct handover {
 	__u64 fast_cookie;
 	__u64 fast_location;
 	__u64 fast_state; /* the slot's state word when armed */
+	/*
+	 * Kernels before 6.10 free the skb of a failed enqueue first and
+	 * fire udp_fail_queue_rcv_skb (rc, sk) after it: with derive_sites,
+	 * such a drop waits here for that event, which names its socket and
+	 * rc; one that finds no event (not expected) is counted as it was,
+	 * by the next event on this CPU.
+	 */
+	bool pend_valid;
+	struct ud_key pend_key;
+	__u64 pend_datagrams, pend_skbs, pend_bytes;
 };
 
 struct {
@@ -391,6 +412,8 @@ static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
 
 static __always_inline bool is_reasm_fail(__u32 reason)
 {
+	if (derive_sites)
+		return reason == UD_SITE_FRAG_EXPIRE || reason == UD_SITE_FRAG_PURGE;
 	return reason == UD_REASON(FRAG_REASM_TIMEOUT) ||
 	       reason == UD_REASON(FRAG_TOO_FAR);
 }
@@ -454,7 +477,8 @@ static __always_inline __u64 frag_datagrams(struct ud_key *k,
 	struct frag_id id;
 	__u64 now, *seen;
 
-	if (reason == UD_REASON(DUP_FRAG))
+	if (derive_sites ? reason == UD_SITE_FRAG_QUEUE
+			 : reason == UD_REASON(DUP_FRAG))
 		return 0; /* a duplicate: the datagram may still arrive */
 	if (!reasm_fail && !local_sender && !pi->first_frag)
 		return 0;
@@ -536,19 +560,32 @@ static __always_inline struct ud_val *slot_val(struct handover *ho,
 	return &s->val;
 }
 
-static __always_inline void add(struct ud_val *v, __u64 datagrams, __u64 len)
+static __always_inline void add_n(struct ud_val *v, __u64 datagrams,
+				  __u64 skbs, __u64 len)
 {
 	v->datagrams += datagrams;
-	v->skbs += 1;
+	v->skbs += skbs;
 	v->bytes += len;
+}
+
+static __always_inline void add(struct ud_val *v, __u64 datagrams, __u64 len)
+{
+	add_n(v, datagrams, 1, len);
 }
 
 /*
  * Count one event; returns the slot it went to, or -1 (hash map), and
  * the slot's state word then (for the fast path).
  */
-static __always_inline long account(struct handover *ho, struct ud_key *k,
-				    __u64 datagrams, __u64 len, __u64 *slot_state)
+/*
+ * use_slots: a literal at every call site. The slot table's claim takes
+ * BPF atomics (cmpxchg, xchg: 5.12+), which an older kernel refuses even
+ * in code that never runs: the programs built with use_slots false leave the
+ * table alone and count everything in the hash maps.
+ */
+static __always_inline long account_n(struct handover *ho, struct ud_key *k,
+				      __u64 datagrams, __u64 skbs, __u64 len,
+				      __u64 *slot_state, bool use_slots)
 {
 	bool sock = k->flags & UD_KEY_SOCK;
 	void *map = sock ? (void *)&drops : (void *)&flows;
@@ -556,10 +593,10 @@ static __always_inline long account(struct handover *ho, struct ud_key *k,
 	__u32 slot;
 
 	/* the slot table is the sockets' fast lane: flows go by the map */
-	if (sock) {
+	if (sock && use_slots) {
 		v = slot_val(ho, k, &slot, slot_state);
 		if (v) {
-			add(v, datagrams, len);
+			add_n(v, datagrams, skbs, len);
 			return slot;
 		}
 	}
@@ -581,8 +618,15 @@ static __always_inline long account(struct handover *ho, struct ud_key *k,
 			return -1;
 		stat_inc(ho, UD_STAT_OVERFLOW);
 	}
-	add(v, datagrams, len);
+	add_n(v, datagrams, skbs, len);
 	return -1;
+}
+
+static __always_inline long account(struct handover *ho, struct ud_key *k,
+				    __u64 datagrams, __u64 len, __u64 *slot_state,
+				    bool use_slots)
+{
+	return account_n(ho, k, datagrams, 1, len, slot_state, use_slots);
 }
 
 static __always_inline bool filtered_out(struct ud_key *k, __u16 lport)
@@ -729,9 +773,142 @@ static __noinline int emit_event(struct sk_buff *skb, const struct ud_key *k,
 	return 0;
 }
 
-static __always_inline int classify(bool direct, struct sk_buff *skb,
-				    void *location, __u32 reason,
-				    struct sock *rx_sk)
+/* ---- kernels without drop reasons: the site (see enum ud_site) ---- */
+
+/* The class of the function a drop location lies in (enum ud_loc). */
+static __always_inline __u8 loc_of(__u64 addr)
+{
+#pragma unroll
+	for (int i = 0; i < UD_SITE_RANGES; i++)
+		if (addr >= site_start[i] && addr < site_end[i])
+			return site_loc[i];
+	return UD_LOC_NONE;
+}
+
+/*
+ * The checksum was computed in software and found wrong: what
+ * __skb_checksum_complete leaves behind (ip_summed COMPLETE, sw, !valid).
+ * A checksum never checked (UNNECESSARY, PARTIAL, NONE) is not bad.
+ */
+static __always_inline bool csum_bad(bool direct, struct sk_buff *skb)
+{
+	__u8 summed, valid, sw;
+
+	if (direct) {
+		summed = BPF_CORE_READ_BITFIELD(skb, ip_summed);
+		valid = BPF_CORE_READ_BITFIELD(skb, csum_valid);
+		sw = BPF_CORE_READ_BITFIELD(skb, csum_complete_sw);
+	} else {
+		summed = BPF_CORE_READ_BITFIELD_PROBED(skb, ip_summed);
+		valid = BPF_CORE_READ_BITFIELD_PROBED(skb, csum_valid);
+		sw = BPF_CORE_READ_BITFIELD_PROBED(skb, csum_complete_sw);
+	}
+	return summed == CHECKSUM_COMPLETE_ && sw && !valid;
+}
+
+/*
+ * In __udp{4,6}_lib_rcv (data at the UDP header): does the UDP length
+ * field fit the packet, as the kernel checks before anything else? A
+ * short packet is dropped for it (the header cause), before the checksum.
+ */
+static __always_inline bool udp_len_sane(bool direct, struct sk_buff *skb)
+{
+	unsigned char *head = RD(direct, skb->head, skb, head);
+	__u16 th = RD(direct, skb->transport_header, skb, transport_header);
+	__u32 len = RD(direct, skb->len, skb, len);
+	__u16 proto = bpf_ntohs(RD(direct, skb->protocol, skb, protocol));
+	__be16 ulen_be;
+	__u16 ulen;
+
+	if (len < 8 || !head || bpf_probe_read_kernel(&ulen_be, 2, head + th + 4))
+		return false;
+	ulen = bpf_ntohs(ulen_be);
+	if (!ulen) /* IPv6 jumbograms say 0 */
+		return proto == ETH_P_IPV6;
+	return ulen >= 8 && ulen <= len;
+}
+
+/* udp_csum_pull_header ran: the drop is past the socket's filter. */
+static __always_inline bool udp_header_pulled(bool direct, struct sk_buff *skb)
+{
+	unsigned char *head = RD(direct, skb->head, skb, head);
+	unsigned char *data = RD(direct, skb->data, skb, data);
+	__u16 th = RD(direct, skb->transport_header, skb, transport_header);
+
+	return data - head == th + 8;
+}
+
+static __always_inline __u32 derive_site(bool direct, struct sk_buff *skb,
+					 __u64 location, __u32 flags)
+{
+	if (flags & UD_KEY_FAIL_RCVBUF)
+		return UD_SITE_RCVBUF;
+	if (flags & UD_KEY_FAIL_MEM)
+		return UD_SITE_UDP_MEM;
+	if (in_range(UD_RANGE_UDP_DESTRUCT, location) ||
+	    in_range(UD_RANGE_INET_DESTRUCT, location))
+		return UD_SITE_CLOSE;
+	if (in_range(UD_RANGE_FRAG_PURGE, location))
+		return UD_SITE_FRAG_PURGE;
+	switch (loc_of(location)) {
+	case UD_LOC_UDP_RCV:
+		/* the no-socket path checks the checksum before it drops */
+		if (!udp_len_sane(direct, skb))
+			return UD_SITE_RCV_LENGTH;
+		return csum_bad(direct, skb) ? UD_SITE_RCV_CSUM : UD_SITE_NO_SOCKET;
+	case UD_LOC_UDP_QUEUE:
+		/* the enqueue failed (rcvbuf, udp_mem): past the filter */
+		if (udp_header_pulled(direct, skb))
+			return UD_SITE_UDP_QUEUE;
+		/* the drop: label: socket filter, or the checksum a filter needs */
+		return csum_bad(direct, skb) ? UD_SITE_QUEUE_CSUM
+					     : UD_SITE_QUEUE_FILTER;
+	case UD_LOC_UDP_RECV:
+		return UD_SITE_RECV_CSUM;
+	case UD_LOC_FRAG_EXPIRE:
+		return UD_SITE_FRAG_EXPIRE;
+	case UD_LOC_FRAG_QUEUE:
+		return UD_SITE_FRAG_QUEUE;
+	case UD_LOC_NETFILTER:
+		return UD_SITE_NETFILTER;
+	case UD_LOC_QDISC:
+		return UD_SITE_QDISC;
+	case UD_LOC_BACKLOG:
+		return UD_SITE_BACKLOG;
+	case UD_LOC_NEIGH:
+		return UD_SITE_NEIGH;
+	}
+	return UD_SITE_UNKNOWN;
+}
+
+/* Does udp:udp_fail_queue_rcv_skb carry the skb (6.10+, and fire first)? */
+static __always_inline bool fail_tp_has_skb(void)
+{
+	return bpf_core_field_exists(struct trace_event_raw_udp_fail_queue_rcv_skb,
+				     sport);
+}
+
+/* A drop that waited for udp_fail_queue_rcv_skb and got none: count it. */
+static __always_inline void pend_flush(struct handover *ho, bool use_slots)
+{
+	__u64 slot_state;
+
+	if (!derive_sites || !ho->pend_valid)
+		return;
+	ho->pend_valid = false;
+	if (filtered_out(&ho->pend_key, 0)) {
+		stat_inc(ho, UD_STAT_FILTERED);
+		return;
+	}
+	account_n(ho, &ho->pend_key, ho->pend_datagrams, ho->pend_skbs,
+		  ho->pend_bytes, &slot_state, use_slots);
+	if (events_on)
+		emit_event(NULL, &ho->pend_key, ho->pend_datagrams, ho->pend_bytes);
+}
+
+static __always_inline int classify(bool direct, bool use_slots,
+				    struct sk_buff *skb, void *location,
+				    __u32 reason, struct sock *rx_sk)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
@@ -753,12 +930,19 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 	/* A frag_list member of the skb just counted: same bucket, 0 datagrams */
 	if (ho->next_child && ho->next_child == (__u64)skb) {
 		ho->next_child = (__u64)RD(direct, skb->next, skb, next);
-		account(ho, &ho->key, 0, len, &slot_state);
+		if (derive_sites && ho->pend_valid) {
+			/* its parent waits for udp_fail_queue_rcv_skb */
+			ho->pend_skbs += 1;
+			ho->pend_bytes += len;
+			return 0;
+		}
+		account(ho, &ho->key, 0, len, &slot_state, use_slots);
 		if (events_on)
 			emit_event(skb, &ho->key, 0, len);
 		return 0;
 	}
 	ho->next_child = 0;
+	pend_flush(ho, use_slots);
 
 	/* the same socket, reason and place as the last event: count it */
 	if (rx_sk && ho->fast_valid && ho->fast_sk == (__u64)rx_sk &&
@@ -797,6 +981,11 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 						   : UD_KEY_FAIL_MEM;
 	}
 	ho->fail_sk = 0;
+	if (derive_sites) {
+		reason = derive_site(direct, skb, k.location, k.flags);
+		k.reason = reason;
+		k.flags |= UD_KEY_SITE;
+	}
 	if (fsk) {
 		have_sk = sock_key(false, fsk, &k, &lport);
 		k.flags |= UD_KEY_RX_SK;
@@ -858,6 +1047,21 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 		}
 	}
 
+	/*
+	 * Before 6.10 udp_fail_queue_rcv_skb (IPv4 only) fires after the
+	 * free: wait for it (the socket and its rc); IPv6 has none then.
+	 */
+	if (derive_sites && reason == UD_SITE_UDP_QUEUE && !fail_tp_has_skb() &&
+	    k.family == AF_INET) {
+		ho->pend_datagrams = skb_segments(direct, skb, &frag_list);
+		ho->pend_skbs = 1;
+		ho->pend_bytes = len;
+		ho->pend_key = k;
+		ho->pend_valid = true;
+		ho->next_child = frag_list;
+		return 0;
+	}
+
 	if (filtered_out(&k, lport)) {
 		stat_inc(ho, UD_STAT_FILTERED);
 		return 0;
@@ -872,7 +1076,7 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
 			__builtin_memset(k.daddr, 0, sizeof(k.daddr));
 		}
 	}
-	slot = account(ho, &k, datagrams, len, &slot_state);
+	slot = account(ho, &k, datagrams, len, &slot_state, use_slots);
 	if (events_on)
 		emit_event(skb, &k, datagrams, len);
 	if (frag_list || slot >= 0)
@@ -899,47 +1103,67 @@ static __always_inline int classify(bool direct, struct sk_buff *skb,
  * every read is a probe read. The CO-RE checks drop the arguments this
  * kernel lacks, so the verifier never sees a read past the last one.
  */
-static __always_inline int from_args(bool direct, __u64 *ctx)
+static __always_inline int from_args(bool direct, bool use_slots, __u64 *ctx)
 {
 	__u32 reason = 0;
 	struct sock *rx_sk = NULL;
 
-	if (kfree_skb_has_reason())
+	if (kfree_skb_has_reason() && !derive_sites)
 		reason = (__u32)ctx[2];
 	if (kfree_skb_has_rx_sk() && use_rx_sk)
 		rx_sk = (struct sock *)ctx[3];
-	return classify(direct, (struct sk_buff *)ctx[0], (void *)ctx[1], reason,
-			rx_sk);
+	return classify(direct, use_slots, (struct sk_buff *)ctx[0], (void *)ctx[1],
+			reason, rx_sk);
 }
 
 SEC("tp_btf/kfree_skb")
 int BPF_PROG(udpdrop_kfree_btf)
 {
-	return from_args(true, ctx);
+	return from_args(true, true, ctx);
 }
 
 SEC("raw_tp/kfree_skb")
 int BPF_PROG(udpdrop_kfree_raw)
 {
-	return from_args(false, ctx);
+	return from_args(false, true, ctx);
+}
+
+/* Kernels before 5.12 (no BPF atomics): no slot table (see account_n). */
+SEC("raw_tp/kfree_skb")
+int BPF_PROG(udpdrop_kfree_raw_noatomic)
+{
+	return from_args(false, false, ctx);
 }
 
 /* Classic tracepoint: the record the trace event fills in (needs tracefs). */
-SEC("tracepoint/skb/kfree_skb")
-int udpdrop_kfree_tp(struct trace_event_raw_kfree_skb *args)
+static __always_inline int from_record(struct trace_event_raw_kfree_skb *args,
+				       bool use_slots)
 {
 	__u32 reason = 0;
 	struct sock *rx_sk = NULL;
 
-	if (kfree_skb_has_reason())
+	if (kfree_skb_has_reason() && !derive_sites)
 		reason = BPF_CORE_READ(args, reason);
 	if (kfree_skb_has_rx_sk() && use_rx_sk)
 		rx_sk = BPF_CORE_READ(args, rx_sk);
-	return classify(false, BPF_CORE_READ(args, skbaddr),
+	return classify(false, use_slots, BPF_CORE_READ(args, skbaddr),
 			BPF_CORE_READ(args, location), reason, rx_sk);
 }
 
-static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb)
+SEC("tracepoint/skb/kfree_skb")
+int udpdrop_kfree_tp(struct trace_event_raw_kfree_skb *args)
+{
+	return from_record(args, true);
+}
+
+SEC("tracepoint/skb/kfree_skb")
+int udpdrop_kfree_tp_noatomic(struct trace_event_raw_kfree_skb *args)
+{
+	return from_record(args, false);
+}
+
+static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb,
+					 bool use_slots)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
@@ -947,6 +1171,35 @@ static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb)
 	if (!ho)
 		return 0;
 	stat_inc(ho, UD_STAT_FAIL_EVENTS);
+	if (derive_sites && !fail_tp_has_skb()) {
+		/* the skb was freed just before (see struct handover) */
+		struct ud_key k;
+		__u16 lport = 0;
+		__u64 slot_state;
+
+		if (!ho->pend_valid)
+			return 0;
+		ho->pend_valid = false;
+		k = ho->pend_key;
+		if (sock_key(false, sk, &k, &lport)) {
+			/* socket keys keep no flow (see struct ud_key) */
+			__builtin_memset(k.saddr, 0, sizeof(k.saddr));
+			__builtin_memset(k.daddr, 0, sizeof(k.daddr));
+			k.dport = 0;
+			k.flags |= UD_KEY_RX_SK |
+				   (rc == -ENOMEM_ ? UD_KEY_FAIL_RCVBUF : UD_KEY_FAIL_MEM);
+			k.reason = rc == -ENOMEM_ ? UD_SITE_RCVBUF : UD_SITE_UDP_MEM;
+		}
+		if (filtered_out(&k, lport)) {
+			stat_inc(ho, UD_STAT_FILTERED);
+			return 0;
+		}
+		account_n(ho, &k, ho->pend_datagrams, ho->pend_skbs,
+			  ho->pend_bytes, &slot_state, use_slots);
+		if (events_on)
+			emit_event(NULL, &k, ho->pend_datagrams, ho->pend_bytes);
+		return 0;
+	}
 	ho->fail_sk = (__u64)sk;
 	ho->fail_skb = skb;
 	ho->fail_rc = rc;
@@ -967,7 +1220,18 @@ int BPF_PROG(udpdrop_fail_raw, int rc, struct sock *sk)
 	if (bpf_core_field_exists(struct trace_event_raw_udp_fail_queue_rcv_skb,
 				  sport))
 		skb = ctx[2];
-	return fail_handover(rc, sk, skb);
+	return fail_handover(rc, sk, skb, true);
+}
+
+SEC("raw_tp/udp_fail_queue_rcv_skb")
+int BPF_PROG(udpdrop_fail_raw_noatomic, int rc, struct sock *sk)
+{
+	__u64 skb = 0;
+
+	if (bpf_core_field_exists(struct trace_event_raw_udp_fail_queue_rcv_skb,
+				  sport))
+		skb = ctx[2];
+	return fail_handover(rc, sk, skb, false);
 }
 
 /*

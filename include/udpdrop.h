@@ -30,6 +30,10 @@
 				      memory stays bounded; cookie is
 				      UD_COOKIE_FOLDED | netns */
 #define UD_COOKIE_FOLDED (1ull << 62)
+#define UD_KEY_SITE      (1u << 12) /* kernels without drop reasons (before
+				      5.17): reason holds a udpdrop site
+				      (enum ud_site), derived from the drop's
+				      location and the skb, not a kernel reason */
 #define UD_KEY_FLOW_MATCHED (1u << 10) /* user space (trace COUNTS): a
 				      socketless bucket's share that its flow
 				      matched to a socket (record's live model):
@@ -115,6 +119,56 @@ enum ud_range {
 	UD_RANGE_INET_DESTRUCT,/* inet_sock_destruct: ditto, older kernels */
 	UD_RANGE_MAX,
 };
+
+/*
+ * Kernels without drop reasons (before 5.17, or UDPDROP_NO_DROP_REASONS=1):
+ * the classifier names the drop itself, from where kfree_skb was called
+ * (the function its location lies in, a class of enum ud_loc) and what the
+ * skb shows, and puts that site in ud_key.reason with UD_KEY_SITE. The
+ * numbers are udpdrop's own (a contract for traces: add, never renumber);
+ * user space names them (causes.c) and maps each to a cause. Every one of
+ * them stays below UD_OVERFLOW_SLOTS and UD_SHED_REASONS, so the overflow
+ * and shed counts keep the cause too.
+ */
+enum ud_site {
+	UD_SITE_UNKNOWN,      /* a location udpdrop does not know */
+	UD_SITE_RCVBUF,       /* udp_fail_queue_rcv_skb rc -ENOMEM */
+	UD_SITE_UDP_MEM,      /* ... rc -ENOBUFS (udp_mem) */
+	UD_SITE_NO_SOCKET,    /* __udp{4,6}_lib_rcv, checksum checked good */
+	UD_SITE_RCV_CSUM,     /* __udp{4,6}_lib_rcv, checksum found bad */
+	UD_SITE_RCV_LENGTH,   /* __udp{4,6}_lib_rcv, UDP length not sane */
+	UD_SITE_QUEUE_FILTER, /* udp_queue_rcv_one_skb's drop: checksum not bad */
+	UD_SITE_QUEUE_CSUM,   /* ... checksum found bad (a socket with a filter) */
+	UD_SITE_RECV_CSUM,    /* udp_recvmsg / first_packet_length */
+	UD_SITE_CLOSE,        /* a closing socket's queue (UD_KEY_CLOSE) */
+	UD_SITE_FRAG_EXPIRE,  /* ip_expire, ip6_frag_expire: a queue's head */
+	UD_SITE_FRAG_PURGE,   /* inet_frag_rbtree_purge: a queue's fragments */
+	UD_SITE_FRAG_QUEUE,   /* ip_frag_queue, ip6_frag_queue: one fragment */
+	UD_SITE_NETFILTER,    /* nf_hook_slow */
+	UD_SITE_QDISC,        /* kfree_skb_list (__dev_xmit_skb's to_free) */
+	UD_SITE_BACKLOG,      /* enqueue_to_backlog */
+	UD_SITE_NEIGH,        /* neighbour resolution */
+	UD_SITE_UDP_QUEUE,    /* udp_queue_rcv_one_skb, header pulled, but no
+				 udp_fail_queue_rcv_skb followed (not expected) */
+	UD_SITE_MAX,
+};
+
+/* Location classes: which functions a site range stands for. */
+enum ud_loc {
+	UD_LOC_NONE,
+	UD_LOC_UDP_RCV,     /* __udp4_lib_rcv, __udp6_lib_rcv */
+	UD_LOC_UDP_QUEUE,   /* udp_queue_rcv_one_skb, udpv6_queue_rcv_one_skb */
+	UD_LOC_UDP_RECV,    /* udp_recvmsg, udpv6_recvmsg, first_packet_length */
+	UD_LOC_FRAG_EXPIRE,
+	UD_LOC_FRAG_QUEUE,
+	UD_LOC_NETFILTER,
+	UD_LOC_QDISC,
+	UD_LOC_BACKLOG,
+	UD_LOC_NEIGH,
+};
+
+/* Function ranges for the site classes (loader-filled, 0 when unknown). */
+#define UD_SITE_RANGES 32
 
 /*
  * When the drops map is full, events land in the overflow array instead,

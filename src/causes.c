@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio.h>
 #include <string.h>
 #include "causes.h"
+#include "json.h"
 #include "udpdrop.h"
 #include "util.h"
 
@@ -99,8 +101,107 @@ static const struct {
 	{ "NEIGH_", true, CAUSE_NEIGH },
 };
 
+/*
+ * Kernels without drop reasons: udpdrop's own sites (enum ud_site), named
+ * in lowercase so that no name can be a kernel reason's. `exact`: the site
+ * is that cause and no other; else the cause is the likeliest of a few,
+ * and `or` names the others.
+ */
+static const struct {
+	const char *name;
+	enum cause cause;
+	const char *or; /* NULL: exact */
+} sites[UD_SITE_MAX] = {
+	[UD_SITE_UNKNOWN] = { "unknown_site", CAUSE_OTHER, NULL },
+	[UD_SITE_RCVBUF] = { "udp_enqueue:rcvbuf", CAUSE_RCVBUF, NULL },
+	[UD_SITE_UDP_MEM] = { "udp_enqueue:udp_mem", CAUSE_UDP_MEM, NULL },
+	[UD_SITE_NO_SOCKET] = { "udp_rcv:no_socket", CAUSE_NO_SOCKET, NULL },
+	[UD_SITE_RCV_CSUM] = { "udp_rcv:bad_checksum", CAUSE_CHECKSUM, NULL },
+	[UD_SITE_RCV_LENGTH] = { "udp_rcv:bad_length", CAUSE_HEADER, NULL },
+	[UD_SITE_QUEUE_FILTER] = { "udp_queue:filter", CAUSE_SOCKET_FILTER,
+				   "an IPsec policy or a UDP-Lite coverage drop" },
+	[UD_SITE_QUEUE_CSUM] = { "udp_queue:bad_checksum", CAUSE_CHECKSUM, NULL },
+	[UD_SITE_RECV_CSUM] = { "udp_recvmsg:bad_checksum", CAUSE_CHECKSUM, NULL },
+	[UD_SITE_CLOSE] = { "udp_close", CAUSE_SOCKET_CLOSE, NULL },
+	[UD_SITE_FRAG_EXPIRE] = { "frag_expire", CAUSE_FRAG_TIMEOUT, NULL },
+	[UD_SITE_FRAG_PURGE] = { "frag_purge", CAUSE_FRAG_TIMEOUT,
+				 "frag_too_far or an overlapping fragment" },
+	[UD_SITE_FRAG_QUEUE] = { "frag_queue", CAUSE_FRAG_DUP,
+				 "an overlapping or bad fragment" },
+	[UD_SITE_NETFILTER] = { "nf_hook_slow", CAUSE_NETFILTER, NULL },
+	[UD_SITE_QDISC] = { "kfree_skb_list", CAUSE_QDISC,
+			    "another list of skbs freed at once" },
+	[UD_SITE_BACKLOG] = { "enqueue_to_backlog", CAUSE_CPU_BACKLOG, NULL },
+	[UD_SITE_NEIGH] = { "neigh", CAUSE_NEIGH, NULL },
+	[UD_SITE_UDP_QUEUE] = { "udp_enqueue", CAUSE_RCVBUF,
+				"udp_mem (IPv6 before 6.10 does not say which)" },
+};
+
+const char *cause__site_name(uint32_t site)
+{
+	return site < UD_SITE_MAX ? sites[site].name : NULL;
+}
+
+static int site_by_name(const char *name)
+{
+	for (int i = 0; i < UD_SITE_MAX; i++)
+		if (!strcmp(sites[i].name, name))
+			return i;
+	return -1;
+}
+
+const char *cause__guessed_or(enum cause c)
+{
+	for (int i = 0; i < UD_SITE_MAX; i++)
+		if (sites[i].cause == c && sites[i].or)
+			return sites[i].or;
+	return NULL;
+}
+
+bool cause__site_known(enum cause c)
+{
+	if (c == CAUSE_OTHER)
+		return true;
+	for (int i = 0; i < UD_SITE_MAX; i++)
+		if (sites[i].cause == c)
+			return true;
+	return false;
+}
+
+void cause__sites_note(char *buf, size_t len)
+{
+	size_t used = 0;
+	bool first = true;
+
+	used += snprintf(buf + used, len - used,
+			 "causes derived from drop locations (this kernel has no drop reasons, before 5.17)");
+	for (int c = 0; c < CAUSE_MAX && used < len; c++) {
+		const char *or = cause__guessed_or(c);
+
+		if (!or)
+			continue;
+		used += snprintf(buf + used, len - used, "%s %s may be %s",
+				 first ? "; best guesses:" : ",", cause__name(c), or);
+		first = false;
+	}
+	first = true;
+	for (int c = 0; c < CAUSE_MAX && used < len; c++) {
+		if (cause__site_known(c))
+			continue;
+		used += snprintf(buf + used, len - used, "%s%s",
+				 first ? "; not known, counted as other: " : " ",
+				 cause__name(c));
+		first = false;
+	}
+}
+
 enum cause cause__classify(const char *reason, uint32_t flags)
 {
+	/* lowercase: never a kernel reason's name, flags or not (overflow) */
+	int site = site_by_name(reason);
+
+	if (site >= 0)
+		return sites[site].cause;
 	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
 		bool hit = rules[i].prefix
 				   ? !strncmp(reason, rules[i].reason,
@@ -118,4 +219,27 @@ enum cause cause__classify(const char *reason, uint32_t flags)
 	if (flags & UD_KEY_FAIL_MEM)
 		return CAUSE_UDP_MEM;
 	return CAUSE_OTHER;
+}
+
+void cause__json_derivation(struct json *j, bool sites)
+{
+	json_key(j, "causes_from");
+	json_str(j, sites ? "location" : "drop_reason");
+	json_key(j, "causes_guessed");
+	json_obj_begin(j);
+	for (int c = 0; sites && c < CAUSE_MAX; c++) {
+		const char *or = cause__guessed_or(c);
+
+		if (or) {
+			json_key(j, cause__name(c));
+			json_str(j, or);
+		}
+	}
+	json_obj_end(j);
+	json_key(j, "causes_unknown");
+	json_arr_begin(j);
+	for (int c = 0; sites && c < CAUSE_MAX; c++)
+		if (!cause__site_known(c))
+			json_str(j, cause__name(c));
+	json_arr_end(j);
 }

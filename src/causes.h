@@ -6,6 +6,8 @@
 #ifndef UD_CAUSES_H
 #define UD_CAUSES_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum cause {
@@ -42,5 +44,25 @@ int cause__from_name(const char *name);
  * prefix) and the key's UD_KEY_* flags. Unknown reasons are CAUSE_OTHER.
  */
 enum cause cause__classify(const char *reason_name, uint32_t key_flags);
+
+/*
+ * Kernels without drop reasons (UD_KEY_SITE keys): the name of a udpdrop
+ * site (enum ud_site; NULL past the last), which cause__classify maps.
+ */
+const char *cause__site_name(uint32_t site);
+/* What else a cause derived from a site may be; NULL when it is exact. */
+const char *cause__guessed_or(enum cause c);
+/* Can a site name the cause at all? (Those that cannot count as other.) */
+bool cause__site_known(enum cause c);
+/* One line for the text views: how causes were derived, what is a guess. */
+void cause__sites_note(char *buf, size_t len);
+/*
+ * JSON keys saying how causes were derived: "causes_from" ("drop_reason",
+ * or "location" on kernels without reasons), "causes_guessed" (cause ->
+ * what else it may be; {} with reasons) and "causes_unknown" (causes such
+ * a kernel cannot tell, counted as other; [] with reasons).
+ */
+struct json;
+void cause__json_derivation(struct json *j, bool sites);
 
 #endif

@@ -761,6 +761,23 @@ static void print_text(struct doctor *d, const struct item *v, int n, const stru
 	       d->o->model.netns || !d->bpf ? ns_name(d, d->ctx_netns, ns, sizeof(ns)) : "every netns",
 	       d->bpf ? "traced (BPF): drops per socket and cause, arrival rates"
 		      : "counters only: the kernel's counters and the sockets' drop counters");
+	struct kernel_features kf;
+	char kline[512];
+
+	tracer__features(&kf);
+	tracer__features_line(&kf, kline, sizeof(kline));
+	printf("\nKernel:\n");
+	wrapped(stdout, "features", kline);
+	if (d->bpf)
+		wrapped(stdout, "attach", attach_mode__name(d->w->t.mode));
+	if (d->bpf && d->w->m.sites) {
+		cause__sites_note(kline, sizeof(kline));
+		wrapped(stdout, "causes", kline);
+	} else if (!d->bpf && !kf.drop_reasons) {
+		wrapped(stdout, "causes", "from the kernel's counters only (this kernel has no drop reasons, before 5.17)");
+	} else {
+		wrapped(stdout, "causes", "from the kernel's drop reasons");
+	}
 	printf("\nSettings (netns %s):\n", ns_name(d, d->ctx_netns, ns, sizeof(ns)));
 	for (int i = 0; i < NETCFG_NSYSCTLS; i++)
 		if (nc->sc.ok[i])
@@ -827,6 +844,36 @@ static void print_json(struct doctor *d, const struct item *v, int n, const stru
 		json_null(&j);
 	json_key(&j, "duration_s");
 	json_double(&j, d->span_s, 3);
+	struct kernel_features kf;
+
+	tracer__features(&kf);
+	json_key(&j, "kernel");
+	json_obj_begin(&j);
+	json_key(&j, "release");
+	json_str(&j, kf.release);
+	json_key(&j, "btf");
+	json_bool(&j, kf.btf);
+	json_key(&j, "drop_reasons");
+	json_bool(&j, kf.drop_reasons);
+	json_key(&j, "kfree_skb_rx_sk");
+	json_bool(&j, kf.rx_sk);
+	json_key(&j, "sk_data_ready");
+	json_bool(&j, kf.sk_data_ready);
+	json_key(&j, "udp_fail_queue_rcv_skb");
+	json_bool(&j, kf.fail_tp);
+	json_key(&j, "udp_fail_queue_rcv_skb_skb");
+	json_bool(&j, kf.fail_tp_skb);
+	json_key(&j, "tracefs");
+	json_bool(&j, kf.tracefs);
+	json_obj_end(&j);
+	json_key(&j, "attach");
+	json_str(&j, d->bpf ? attach_mode__name(d->w->t.mode) : NULL);
+	if (d->bpf) {
+		cause__json_derivation(&j, d->w->m.sites);
+	} else { /* no BPF: the causes are the counters' */
+		json_key(&j, "causes_from");
+		json_str(&j, "counters");
+	}
 	json_key(&j, "stopped");
 	json_str(&j, d->netns_gone ? "netns_gone" : NULL);
 	json_key(&j, "netns");

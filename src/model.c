@@ -43,7 +43,12 @@ int model__init(struct model *m, const struct model_opts *o)
 	memset(m, 0, sizeof(*m));
 	m->opts = *o;
 	memset(m->cause_cache, -1, sizeof(m->cause_cache));
-	err = reasons__load(&m->reasons, NULL);
+	err = model__no_drop_reasons() ? -ENOENT : reasons__load(&m->reasons, NULL);
+	if (err == -ENOENT) {
+		/* no enum skb_drop_reason: causes from the drop locations */
+		err = reasons__load_sites(&m->reasons);
+		m->sites = !err;
+	}
 	if (err)
 		return err;
 	/* without symbols locations print as addresses: not fatal */
@@ -111,6 +116,13 @@ void model__free(struct model *m)
 	free(m->view_sockets);
 	free(m->view_flows);
 	memset(m, 0, sizeof(*m));
+}
+
+bool model__no_drop_reasons(void)
+{
+	const char *v = getenv("UDPDROP_NO_DROP_REASONS");
+
+	return v && !strcmp(v, "1");
 }
 
 const char *model__reason_name(struct model *m, uint32_t reason, char *buf,

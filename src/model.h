@@ -156,6 +156,12 @@ struct model_totals {
 struct model {
 	struct model_opts opts;
 	struct reasons reasons;
+	/*
+	 * The kernel has no drop reasons (before 5.17), or the tests said to
+	 * act so (UDPDROP_NO_DROP_REASONS=1): `reasons` holds udpdrop's sites
+	 * (enum ud_site), derived from the drop locations.
+	 */
+	bool sites;
 	struct ksyms ksyms;
 	struct netns_table nt;
 	struct socktab st;
@@ -198,6 +204,11 @@ struct model {
 };
 
 int model__init(struct model *m, const struct model_opts *o);
+/*
+ * A testing aid: UDPDROP_NO_DROP_REASONS=1 makes udpdrop act as on a
+ * kernel without drop reasons (causes from the drop locations).
+ */
+bool model__no_drop_reasons(void);
 void model__free(struct model *m);
 /*
  * Call model__baseline right after the programs are attached, then

@@ -726,6 +726,12 @@ void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *s
 		sb_printf(sb, ", %" PRIu64 " socket_close of a socket in an unknown netns (not counted above)",
 			  m->totals.netns_unknown);
 	sb_printf(sb, "\n");
+	if (m->sites) {
+		char note[512];
+
+		cause__sites_note(note, sizeof(note));
+		sb_printf(sb, "%s\n", note);
+	}
 	plain_causes(m, sb);
 	plain_tables(o, sb);
 	int quiet = rows_unlisted(m, o->final);
@@ -986,6 +992,7 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	json_bool(&j, o->final);
 	json_key(&j, "attach");
 	json_str(&j, o->attach);
+	cause__json_derivation(&j, m->sites);
 	json_key(&j, "netns_filter");
 	if (m->opts.netns)
 		json_u64(&j, m->opts.netns);

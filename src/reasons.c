@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "causes.h"
 #include "reasons.h"
+#include "udpdrop.h"
 
 #define PREFIX "SKB_DROP_REASON_"
 
@@ -134,4 +136,18 @@ int64_t reasons__value(const struct reasons *r, const char *name)
 		if (!strcmp(r->v[i].name, name))
 			return r->v[i].value;
 	return -1;
+}
+
+int reasons__load_sites(struct reasons *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (uint32_t site = 0; site < UD_SITE_MAX; site++) {
+		int err = add(r, site, cause__site_name(site));
+
+		if (err) {
+			reasons__free(r);
+			return err;
+		}
+	}
+	return 0;
 }

@@ -21,6 +21,11 @@ struct reasons {
 
 /* path NULL: the running kernel (/sys/kernel/btf/vmlinux). */
 int reasons__load(struct reasons *r, const char *btf_path);
+/*
+ * Kernels without drop reasons: udpdrop's sites (enum ud_site) in their
+ * place, named as causes.c names them (never a kernel reason's name).
+ */
+int reasons__load_sites(struct reasons *r);
 void reasons__free(struct reasons *r);
 /* The name for a raw reason; unknown values print as "REASON_<n>". */
 const char *reasons__name(const struct reasons *r, uint32_t value,

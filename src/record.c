@@ -338,6 +338,7 @@ static int write_meta(struct trace_writer *tw, struct model *m, int argc,
 	for (int c = 0; c < CAUSE_MAX; c++)
 		sb_printf(&causes, "%s%s", c ? "," : "", cause__name(c));
 	kv_add(&l, TRACE_META_CAUSES, "%s", causes.buf);
+	kv_add(&l, TRACE_META_CAUSES_FROM, "%s", m->sites ? "location" : "drop_reason");
 	kv_add(&l, "netns", "%u", m->opts.netns);
 	kv_add(&l, "port", "%u", m->opts.port);
 	/* -p or the COMMAND's pid (with its descendants: pid_tree 1) */

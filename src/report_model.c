@@ -1682,6 +1682,14 @@ static void printable_line(struct strbuf *out, const char *label, const char *v)
 	free(s);
 }
 
+/* Recorded on a kernel without drop reasons: causes from locations. */
+static bool report_sites(const struct report *rp)
+{
+	const char *from = meta_get(rp, TRACE_META_CAUSES_FROM);
+
+	return from && !strcmp(from, "location");
+}
+
 static void text_header(const struct report *rp, struct strbuf *out)
 {
 	const char *netns = meta_get(rp, "netns"), *port = meta_get(rp, "port");
@@ -1724,6 +1732,12 @@ static void text_header(const struct report *rp, struct strbuf *out)
 	printable_line(out, "events:", ev.buf ? ev.buf : "");
 	sb_free(&ev);
 	printable_line(out, "recorder:", meta_get(rp, TRACE_META_VERSION));
+	if (report_sites(rp)) {
+		char note[512];
+
+		cause__sites_note(note, sizeof(note));
+		printable_line(out, "causes:", note);
+	}
 	sb_printf(out, "\n");
 }
 
@@ -2670,6 +2684,7 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 	for (uint32_t i = 0; i < rp->nmeta; i++)
 		jkey_str(&j, rp->meta[i].key, rp->meta[i].value);
 	json_obj_end(&j);
+	cause__json_derivation(&j, report_sites(rp));
 	fmt_start(buf, sizeof(buf), meta_get(rp, TRACE_META_START));
 	jkey_str(&j, "start_utc", buf);
 	json_key(&j, "duration_s");

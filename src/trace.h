@@ -71,6 +71,9 @@ enum trace_type {
 #define TRACE_META_START     "start_time" /* realtime s, decimal */
 #define TRACE_META_VERSION   "udpdrop_version"
 #define TRACE_META_CAUSES    "causes"     /* cause names, comma-separated, by number */
+/* "drop_reason", or "location": a kernel without drop reasons, whose
+ * REASONS are udpdrop's sites (enum ud_site); absent: drop_reason */
+#define TRACE_META_CAUSES_FROM "causes_from"
 
 /*
  * The records, as the writer takes them and the reader gives them back.

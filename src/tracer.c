@@ -7,11 +7,13 @@
 #include <linux/membarrier.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "log.h"
 #include "tracer.h"
+#include "util.h"
 #include "udpdrop.skel.h"
 
 /* A flow's counts when they last moved, and when that was. */
@@ -59,6 +61,84 @@ int attach_mode__parse(const char *s, enum attach_mode *m)
 	return -EINVAL;
 }
 
+static bool struct_has_member(const struct btf *btf, const char *st, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
+
+	if (id <= 0)
+		return false;
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), member))
+			return true;
+	return false;
+}
+
+void tracer__features(struct kernel_features *f)
+{
+	struct utsname un;
+	struct btf *btf;
+
+	memset(f, 0, sizeof(*f));
+	if (!uname(&un))
+		snprintf(f->release, sizeof(f->release), "%s", un.release);
+	f->tracefs = !access("/sys/kernel/tracing/events/skb/kfree_skb", F_OK) ||
+		     !access("/sys/kernel/debug/tracing/events/skb/kfree_skb", F_OK);
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return;
+	f->btf = true;
+	f->drop_reasons = btf__find_by_name_kind(btf, "skb_drop_reason", BTF_KIND_ENUM) > 0;
+	f->rx_sk = struct_has_member(btf, "trace_event_raw_kfree_skb", "rx_sk");
+	f->sk_data_ready = btf__find_by_name_kind(btf, "btf_trace_sk_data_ready",
+						  BTF_KIND_TYPEDEF) > 0;
+	f->fail_tp = btf__find_by_name_kind(btf, "btf_trace_udp_fail_queue_rcv_skb",
+					    BTF_KIND_TYPEDEF) > 0;
+	f->fail_tp_skb = struct_has_member(btf, "trace_event_raw_udp_fail_queue_rcv_skb",
+					   "sport");
+	btf__free(btf);
+}
+
+static const char *yes(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+void tracer__features_line(const struct kernel_features *f, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "kernel %s: BTF %s, drop reasons (5.17+) %s, kfree_skb rx_sk (6.11+) %s, sock:sk_data_ready (6.6+) %s, udp_fail_queue_rcv_skb %s%s, tracefs %s",
+		 f->release, yes(f->btf), yes(f->drop_reasons), yes(f->rx_sk),
+		 yes(f->sk_data_ready), yes(f->fail_tp),
+		 f->fail_tp_skb ? " (with skb, 6.10+)" : f->fail_tp ? " (without skb)" : "",
+		 yes(f->tracefs));
+}
+
+int tracer__kernel_too_old(char *msg, size_t len)
+{
+	const char *rel = getenv("UDPDROP_KERNEL_RELEASE"); /* tests only */
+	struct utsname un;
+	unsigned int major = 0, minor = 0;
+
+	if (!rel || !*rel)
+		rel = uname(&un) ? "" : un.release;
+	if (sscanf(rel, "%u.%u", &major, &minor) != 2)
+		return 0; /* an odd release string: let the features decide */
+	if (major > TRACER_MIN_MAJOR ||
+	    (major == TRACER_MIN_MAJOR && minor >= TRACER_MIN_MINOR))
+		return 0;
+	char shown[80];
+
+	snprintf(shown, sizeof(shown), "%s", rel);
+	str_printable(shown);
+	snprintf(msg, len,
+		 "Linux %d.%d or later needed, this is %s: older kernels lack the drop sites and BPF features udpdrop relies on (kfree_skb's location as udpdrop reads it, BTF for CO-RE)",
+		 TRACER_MIN_MAJOR, TRACER_MIN_MINOR, shown);
+	return -ENOTSUP;
+}
+
 /* Does this kernel's kfree_skb tracepoint carry rx_sk (6.11+)? */
 static bool kernel_has_rx_sk(void)
 {
@@ -97,12 +177,37 @@ static bool kernel_has_sk_data_ready(void)
 	return found;
 }
 
+/*
+ * Does the verifier take BPF atomics (cmpxchg, xchg: 5.12+)? A kernel
+ * before them refuses a program that holds one even where it never runs.
+ */
+static bool kernel_has_atomics(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_STX | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_0, .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0 },
+		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1, .off = -8, .imm = BPF_CMPXCHG },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 /* Load and attach the programs of one variant; with_rx: the deliveries' too. */
 static int try_mode(struct tracer *t, const struct tracer_opts *o,
 		    enum attach_mode mode, bool with_rx, struct tracer_error *e)
 {
 	struct udpdrop_bpf *skel;
-	struct bpf_program *kfree, *rx;
+	struct bpf_program *kfree, *rx, *fail_prog;
 	bool need_fail = !t->rx_sk;
 	int err;
 
@@ -119,6 +224,12 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	for (int r = 0; r < UD_RANGE_MAX; r++) {
 		skel->rodata->range_start[r] = o->range_start[r];
 		skel->rodata->range_end[r] = o->range_end[r];
+	}
+	skel->rodata->derive_sites = o->derive_sites;
+	for (int r = 0; o->derive_sites && r < UD_SITE_RANGES; r++) {
+		skel->rodata->site_start[r] = o->site_start[r];
+		skel->rodata->site_end[r] = o->site_end[r];
+		skel->rodata->site_loc[r] = o->site_loc[r];
 	}
 	if (o->frag_window_s)
 		skel->rodata->frag_window_ns = o->frag_window_s * 1000000000ull;
@@ -140,19 +251,33 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	bpf_map__set_max_entries(skel->maps.slots, t->ncpus * UD_SLOTS_PER_CPU);
 	bpf_map__set_max_entries(skel->maps.rx, o->map_entries ?: DEFAULT_MAP_ENTRIES);
 
+	if (mode == ATTACH_TP_BTF && !t->atomics) {
+		err = -EOPNOTSUPP;
+		snprintf(e->msg, sizeof(e->msg),
+			 "tp_btf needs BPF atomics (5.12+), which this kernel lacks");
+		goto fail;
+	}
+	/* without atomics, the variants that leave the slot table alone */
 	kfree = mode == ATTACH_TP_BTF ? skel->progs.udpdrop_kfree_btf
-		: mode == ATTACH_RAW_TP ? skel->progs.udpdrop_kfree_raw
-					: skel->progs.udpdrop_kfree_tp;
+		: mode == ATTACH_RAW_TP ? (t->atomics ? skel->progs.udpdrop_kfree_raw
+						      : skel->progs.udpdrop_kfree_raw_noatomic)
+		: t->atomics ? skel->progs.udpdrop_kfree_tp
+			     : skel->progs.udpdrop_kfree_tp_noatomic;
+	fail_prog = t->atomics ? skel->progs.udpdrop_fail_raw
+			       : skel->progs.udpdrop_fail_raw_noatomic;
 	bpf_program__set_autoload(skel->progs.udpdrop_kfree_btf, false);
 	bpf_program__set_autoload(skel->progs.udpdrop_kfree_raw, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_kfree_raw_noatomic, false);
 	bpf_program__set_autoload(skel->progs.udpdrop_kfree_tp, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_kfree_tp_noatomic, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_fail_raw, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_fail_raw_noatomic, false);
 	bpf_program__set_autoload(kfree, true);
 	/*
 	 * The classic tracepoint's record has no socket pointer, so the fail
 	 * handover (raw_tp) only serves the two BTF-era variants.
 	 */
-	bpf_program__set_autoload(skel->progs.udpdrop_fail_raw,
-				  need_fail && mode != ATTACH_TRACEPOINT);
+	bpf_program__set_autoload(fail_prog, need_fail && mode != ATTACH_TRACEPOINT);
 	/* deliveries: typed where the drops are, else the raw tracepoint
 	 * (the classic one's record has no socket to name) */
 	rx = mode == ATTACH_TP_BTF ? skel->progs.udpdrop_rx_btf
@@ -177,7 +302,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 		goto fail;
 	}
 	if (need_fail && mode != ATTACH_TRACEPOINT) {
-		t->fail_link = bpf_program__attach(skel->progs.udpdrop_fail_raw);
+		t->fail_link = bpf_program__attach(fail_prog);
 		if (!t->fail_link) {
 			err = -errno;
 			snprintf(e->msg, sizeof(e->msg),
@@ -270,7 +395,8 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		e->code = -ENOENT;
 		snprintf(e->msg, sizeof(e->msg),
-			 "this kernel has no BTF (/sys/kernel/btf/vmlinux): udpdrop needs CONFIG_DEBUG_INFO_BTF=y");
+			 "this kernel has no BTF (/sys/kernel/btf/vmlinux): udpdrop needs Linux %d.%d or later built with CONFIG_DEBUG_INFO_BTF=y",
+			 TRACER_MIN_MAJOR, TRACER_MIN_MINOR);
 		return e->code;
 	}
 	t->ncpus = libbpf_num_possible_cpus();
@@ -279,7 +405,11 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 		snprintf(e->msg, sizeof(e->msg), "cannot count the possible CPUs");
 		return e->code;
 	}
-	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk;
+	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk && !o->derive_sites;
+	t->atomics = kernel_has_atomics();
+	if (!t->atomics)
+		pr_info("no BPF atomics (kernels before 5.12): every drop is counted in the hash maps, not the per-CPU slot table\n");
+	t->sites = o->derive_sites;
 	bool want_rx = !o->no_rx && kernel_has_sk_data_ready();
 
 	if (!o->no_rx && !want_rx)
@@ -320,8 +450,9 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	t->slots_retire = slots_can_retire();
 	if (!t->slots_retire)
 		pr_info("membarrier(MEMBARRIER_CMD_GLOBAL) unavailable (nohz_full?): slots of closed sockets stay taken, their drops go by the hash map\n");
-	pr_info("attached to skb:kfree_skb via %s; receiving socket from %s; deliveries %s\n",
+	pr_info("attached to skb:kfree_skb via %s; causes from %s; receiving socket from %s; deliveries %s\n",
 		attach_mode__name(t->mode),
+		t->sites ? "drop locations (no drop reasons)" : "drop reasons",
 		t->rx_sk ? "rx_sk"
 		: t->fail_link ? "udp_fail_queue_rcv_skb, else packet headers"
 			       : "packet headers",
@@ -334,12 +465,38 @@ int tracer__events_fd(struct tracer *t)
 	return t->skel ? bpf_map__fd(t->skel->maps.events) : -EINVAL;
 }
 
+/*
+ * The whole per-CPU array in one batch; kernels whose per-CPU arrays have
+ * no batch lookup (before 5.12: ENOTSUPP) are read an element at a time.
+ * *n: room in keys (and vals: value_size bytes times ncpus each) on entry,
+ * elements read on return.
+ */
+static int read_percpu_array(struct tracer *t, struct bpf_map *map, uint32_t *keys,
+			     void *vals, uint32_t *n)
+{
+	int fd = bpf_map__fd(map);
+	uint32_t out = 0, room = *n, max = bpf_map__max_entries(map);
+	size_t vsz = (size_t)t->ncpus * ((bpf_map__value_size(map) + 7) & ~(size_t)7);
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+	if (!bpf_map_lookup_batch(fd, NULL, &out, keys, vals, n, &opts) || errno == ENOENT)
+		return 0;
+	if (errno != 524 /* ENOTSUPP */ && errno != EOPNOTSUPP && errno != EINVAL)
+		return -errno;
+	*n = 0;
+	for (uint32_t i = 0; i < max && i < room; i++) {
+		if (bpf_map_lookup_elem(fd, &i, (uint8_t *)vals + (size_t)*n * vsz))
+			return -errno;
+		keys[(*n)++] = i;
+	}
+	return 0;
+}
+
 int tracer__read_shed(struct tracer *t, uint64_t *shed)
 {
-	uint32_t n = UD_SHED_SLOTS, out = 0;
+	uint32_t n = UD_SHED_SLOTS;
 	uint32_t *keys = calloc(n, sizeof(*keys));
 	uint64_t *vals = calloc((size_t)n * t->ncpus, sizeof(*vals));
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int err = 0;
 
 	if (!keys || !vals) {
@@ -347,12 +504,9 @@ int tracer__read_shed(struct tracer *t, uint64_t *shed)
 		goto out;
 	}
 	memset(shed, 0, UD_SHED_SLOTS * sizeof(*shed));
-	/* one batch: the whole per-CPU array in a syscall */
-	if (bpf_map_lookup_batch(bpf_map__fd(t->skel->maps.shed), NULL, &out,
-				 keys, vals, &n, &opts) && errno != ENOENT) {
-		err = -errno;
+	err = read_percpu_array(t, t->skel->maps.shed, keys, vals, &n);
+	if (err)
 		goto out;
-	}
 	for (uint32_t i = 0; i < n; i++) {
 		if (keys[i] >= UD_SHED_SLOTS)
 			continue;
@@ -446,24 +600,21 @@ static void add_rx(struct ud_rx *sum, const struct ud_rx *v)
  */
 static int read_percpu(struct tracer *t, struct ud_val *overflow, uint64_t *stats)
 {
-	uint32_t n = UD_OVERFLOW_SLOTS, out = 0, zero = 0;
+	uint32_t n = UD_OVERFLOW_SLOTS, zero = 0;
 	size_t ho_size = bpf_map__value_size(t->skel->maps.handover);
 	size_t stride = (ho_size + 7) & ~(size_t)7;
 	void *keys = calloc(n, sizeof(uint32_t));
 	struct ud_val *vals = calloc((size_t)n * t->ncpus, sizeof(*vals));
 	uint8_t *ho = calloc(t->ncpus, stride);
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int err = 0;
 
 	if (!keys || !vals || !ho) {
 		err = -ENOMEM;
 		goto out;
 	}
-	if (bpf_map_lookup_batch(bpf_map__fd(t->skel->maps.overflow), NULL, &out,
-				 keys, vals, &n, &opts) && errno != ENOENT) {
-		err = -errno;
+	err = read_percpu_array(t, t->skel->maps.overflow, keys, vals, &n);
+	if (err)
 		goto out;
-	}
 	memset(overflow, 0, UD_OVERFLOW_SLOTS * sizeof(*overflow));
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t slot = ((uint32_t *)keys)[i];

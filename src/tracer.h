@@ -8,6 +8,7 @@
 #define UD_TRACER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "htab.h"
 #include "udpdrop.h"
@@ -28,6 +29,14 @@ struct tracer_opts {
 	uint32_t ring_bytes;    /* ring size, a power of 2 pages; 0: default */
 	/* kernel text ranges by enum ud_range (0, 0 if unknown) */
 	uint64_t range_start[UD_RANGE_MAX], range_end[UD_RANGE_MAX];
+	/*
+	 * Kernels without drop reasons: derive each drop's site (enum
+	 * ud_site) in the kernel, from these function ranges (enum ud_loc
+	 * each; 0, 0 unused). Also leaves rx_sk alone, as such kernels lack it.
+	 */
+	bool derive_sites;
+	uint64_t site_start[UD_SITE_RANGES], site_end[UD_SITE_RANGES];
+	uint8_t site_loc[UD_SITE_RANGES];
 };
 
 /*
@@ -49,6 +58,8 @@ struct tracer {
 	enum attach_mode mode;   /* the variant in use */
 	bool rx_sk;              /* kfree_skb carries rx_sk and we use it */
 	bool rx;                 /* deliveries are counted (sk_data_ready attached) */
+	bool sites;              /* drops named by site (o->derive_sites) */
+	bool atomics;            /* BPF atomics (5.12+): the slot table is used */
 	int ncpus;
 	/* the per-CPU slot table, mapped (written only to give slots back) */
 	struct ud_slot *slots;
@@ -81,6 +92,28 @@ struct tracer_error {
  * key, value and per-entry overhead, as bpftool's memlock shows it.
  */
 uint64_t tracer__map_bytes(uint32_t entries, int ncpus);
+
+/* What this kernel offers udpdrop (doctor, -v). */
+struct kernel_features {
+	char release[65];
+	bool btf;           /* /sys/kernel/btf/vmlinux */
+	bool drop_reasons;  /* enum skb_drop_reason (5.17+) */
+	bool rx_sk;         /* kfree_skb's rx_sk (6.11+) */
+	bool sk_data_ready; /* sock:sk_data_ready (6.6+) */
+	bool fail_tp;       /* udp:udp_fail_queue_rcv_skb */
+	bool fail_tp_skb;   /* ... with the skb, fired before the free (6.10+) */
+	bool tracefs;       /* skb:kfree_skb in tracefs (classic tracepoints) */
+};
+void tracer__features(struct kernel_features *f);
+void tracer__features_line(const struct kernel_features *f, char *buf, size_t len);
+/* The oldest kernel udpdrop supports (and whose drop sites it knows). */
+#define TRACER_MIN_MAJOR 5
+#define TRACER_MIN_MINOR 10
+/*
+ * -ENOTSUP and one line in msg when this kernel is older than that, else 0.
+ * UDPDROP_KERNEL_RELEASE stands for uname's release (a testing aid).
+ */
+int tracer__kernel_too_old(char *msg, size_t len);
 
 const char *attach_mode__name(enum attach_mode m);
 int attach_mode__parse(const char *s, enum attach_mode *m);

@@ -23,6 +23,63 @@ static void learn_socket(void *arg, struct sock_info *si)
 	model__learn_socket(arg, si, now_ns());
 }
 
+/*
+ * Kernels without drop reasons: the functions whose drops the classifier
+ * names by site (enum ud_loc), as 5.10 to 5.16 call them (one inlined
+ * into another lends its drops to the caller's range; absent ones are
+ * skipped). Their drop sites were read in the v5.10 and v5.15 sources.
+ */
+static const struct {
+	const char *name;
+	uint8_t loc;
+} site_syms[] = {
+	{ "__udp4_lib_rcv", UD_LOC_UDP_RCV },
+	{ "__udp6_lib_rcv", UD_LOC_UDP_RCV },
+	{ "udp_queue_rcv_one_skb", UD_LOC_UDP_QUEUE },
+	{ "__udp_queue_rcv_skb", UD_LOC_UDP_QUEUE },
+	{ "udp_queue_rcv_skb", UD_LOC_UDP_QUEUE },
+	{ "udpv6_queue_rcv_one_skb", UD_LOC_UDP_QUEUE },
+	{ "__udpv6_queue_rcv_skb", UD_LOC_UDP_QUEUE },
+	{ "udpv6_queue_rcv_skb", UD_LOC_UDP_QUEUE },
+	{ "udp_recvmsg", UD_LOC_UDP_RECV },
+	{ "udpv6_recvmsg", UD_LOC_UDP_RECV },
+	{ "__first_packet_length", UD_LOC_UDP_RECV },
+	{ "first_packet_length", UD_LOC_UDP_RECV },
+	{ "udp_ioctl", UD_LOC_UDP_RECV },
+	{ "udp_poll", UD_LOC_UDP_RECV },
+	{ "ip_expire", UD_LOC_FRAG_EXPIRE },
+	{ "ip6_frag_expire", UD_LOC_FRAG_EXPIRE },
+	{ "nf_ct_frag6_expire", UD_LOC_FRAG_EXPIRE },
+	{ "ip_frag_queue", UD_LOC_FRAG_QUEUE },
+	{ "ip_defrag", UD_LOC_FRAG_QUEUE },
+	{ "ip6_frag_queue", UD_LOC_FRAG_QUEUE },
+	{ "ipv6_frag_rcv", UD_LOC_FRAG_QUEUE },
+	{ "nf_ct_frag6_queue", UD_LOC_FRAG_QUEUE },
+	{ "nf_ct_frag6_gather", UD_LOC_FRAG_QUEUE },
+	{ "nf_hook_slow", UD_LOC_NETFILTER },
+	{ "kfree_skb_list", UD_LOC_QDISC },
+	{ "enqueue_to_backlog", UD_LOC_BACKLOG },
+	{ "__neigh_event_send", UD_LOC_NEIGH },
+	{ "neigh_invalidate", UD_LOC_NEIGH },
+	{ "neigh_destroy", UD_LOC_NEIGH },
+};
+
+static void site_ranges(struct ksyms *ks, struct tracer_opts *to)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(site_syms) && n < UD_SITE_RANGES; i++) {
+		if (ksyms__range(ks, site_syms[i].name, &to->site_start[n],
+				 &to->site_end[n])) {
+			pr_debug("%s not in kallsyms: its drops are not named by site\n",
+				 site_syms[i].name);
+			continue;
+		}
+		to->site_loc[n++] = site_syms[i].loc;
+	}
+	pr_info("no drop reasons: causes from drop locations (%d functions known)\n", n);
+}
+
 int watch__open(struct watch *w, struct tracer_opts *to,
 		const struct model_opts *mo, const char *who)
 {
@@ -30,20 +87,30 @@ int watch__open(struct watch *w, struct tracer_opts *to,
 	bool model_up = false;
 	int err, ret = EXIT_FAIL;
 
+	struct kernel_features kf;
+	char line[512];
+
 	memset(w, 0, sizeof(*w));
 	log__install_libbpf();
+	if (tracer__kernel_too_old(line, sizeof(line))) {
+		fprintf(stderr, "%s: %s\n", who, line);
+		return EXIT_KERNEL;
+	}
+	tracer__features(&kf);
+	tracer__features_line(&kf, line, sizeof(line));
+	pr_info("%s\n", line);
 	if (!to->filter_netns)
 		to->filter_netns = mo->netns;
 	err = model__init(&w->m, mo);
 	if (err) {
-		if (err == -ENOENT)
-			fprintf(stderr, "%s: this kernel's BTF has no enum skb_drop_reason (kernel older than 5.17?): drop reasons unavailable\n", who);
-		else
-			fprintf(stderr, "%s: cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s; udpdrop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n",
-				who, strerror(-err));
+		fprintf(stderr, "%s: cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s; udpdrop needs Linux %d.%d or later built with CONFIG_DEBUG_INFO_BTF=y\n",
+			who, strerror(-err), TRACER_MIN_MAJOR, TRACER_MIN_MINOR);
 		return err == -ENOMEM ? EXIT_FAIL : EXIT_KERNEL;
 	}
 	model_up = true;
+	to->derive_sites = w->m.sites;
+	if (to->derive_sites)
+		site_ranges(&w->m.ksyms, to);
 	for (int r = 0; r < UD_RANGE_MAX; r++)
 		if (ksyms__range(&w->m.ksyms, range_syms[r], &to->range_start[r],
 				 &to->range_end[r]))

@@ -895,6 +895,7 @@ test_tui() {
 . tests/integration/hostile.sh
 . tests/integration/faults.sh
 . tests/integration/static.sh
+. tests/integration/sites.sh
 
 ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 SELECTED=("$@")

@@ -255,6 +255,7 @@ static void test_socketless_flow(void **state)
 	assert_int_equal(jq_status(j, "."), 0);
 	ASSERT_HAS(j, "{\"time\":");
 	ASSERT_HAS(j, ",\"interval\":2.000,\"final\":false,\"attach\":\"tp_btf\","
+		   "\"causes_from\":\"drop_reason\",\"causes_guessed\":{},\"causes_unknown\":[],"
 		   "\"netns_filter\":null,\"port_filter\":null,\"pid_filter\":null,"
 		   "\"sockets\":[],\"unattributed\":[{\"cause\":\"no_socket\","
 		   "\"netns\":%u,\"netns_name\":", f->x.netns);
