@@ -131,7 +131,7 @@ test_sites_socket_close() {
 	local sent=$(send "$A" "$V4B:5107" -c 25 -s 200)
 	settle
 	{ kill -KILL "$rpid"; wait "$rpid"; } 2>/dev/null
-	settle 1 # the queue is purged from an RCU callback
+	wait_close_drops 25 # purged from an RCU callback: wait, don't guess
 	stop_top || return
 	expect_eq sent "$sent" 25
 	expect_eq "socket_close drops" "$(socket_field "$V4B:5107" .causes.socket_close)" 25
