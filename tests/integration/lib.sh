@@ -167,7 +167,8 @@ start_top() {
 	for ((i = 0; i < 100; i++)); do
 		grep -q 'tracing UDP drops' "$TOP_ERR" 2>/dev/null && return 0
 		if ! kill -0 "$TOP_PID" 2>/dev/null; then
-			fail "udpdrop top did not start: $(cat "$TOP_ERR")"
+			wait "$TOP_PID"
+			fail "udpdrop top did not start (exit $?): $(cat "$TOP_ERR")"
 			TOP_PID=
 			return 1
 		fi

@@ -145,7 +145,7 @@ accel=tcg
 ((smp > 1)) && accel=tcg,thread=multi
 append="console=ttyS0 loglevel=4 panic=-1 mitigations=off random.trust_cpu=on"
 append+=" rdinit=/init udpdrop.kver=$ver udpdrop.moddir=$moddir udpdrop.stage2=$HERE/guest-init.sh"
-start=$(date +%s.%N)
+start=${EPOCHREALTIME/./}
 echo "boot: $kernel ($ver), $smp vCPU, $mem, TCG; log in $results/console.log" >&2
 # the console: live to stdout (without the serial line's \r) and to the log
 timeout -s KILL "$timeout_s" qemu-system-x86_64 \
@@ -159,10 +159,10 @@ timeout -s KILL "$timeout_s" qemu-system-x86_64 \
 	-device virtio-9p-pci,fsdev=results,mount_tag=results \
 	</dev/null 2>&1 | tr -d '\r' | tee "$results/console.log"
 qrc=${PIPESTATUS[0]}
-secs=$(echo "$(date +%s.%N) - $start" | bc)
+secs=$(((${EPOCHREALTIME/./} - start) / 1000000))
 if [[ -s $results/rc ]]; then
 	rc=$(cat "$results/rc")
-	echo "boot: $kernel ($ver): exit $rc after ${secs%.*} s" >&2
+	echo "boot: $kernel ($ver): exit $rc after $secs s" >&2
 	exit "$rc"
 fi
 if ((qrc == 137)); then

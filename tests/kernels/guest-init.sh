@@ -5,11 +5,15 @@
 # in the results share, writes its exit status there, powers off.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 R=/udpdrop-results
+# started now, waited on at the end: once the results share is unmounted
+# and power-off begins, nothing more is read over 9p
+sleep 600 &
+idler=$!
 poweroff() {
 	sync
 	umount "$R" 2>/dev/null
 	echo o >/proc/sysrq-trigger
-	sleep 60
+	wait "$idler"
 }
 mount -t proc proc /proc
 mount -t sysfs sys /sys
