@@ -90,42 +90,36 @@ wait
 echo "matrix: all guests done in $((SECONDS - start)) s" >&2
 
 # --- the table --------------------------------------------------------------
-# cell KERNEL TESTS...: the first non-exact result among the tests
-cell() {
-	local k=$1 t line refusal=
-	shift
+# result KERNEL TEST: exact, off by N (...), refused: WHY, FAIL: LINE
+result() {
+	local k=$1 t=test_$2 line refusal=
 	local log=$RES/$k/tests.log
 	if [[ -n ${fetch_failed[$k]:-} ]]; then
 		echo "FAIL: cannot fetch the kernel: ${fetch_failed[$k]}"
 		return
 	fi
+	if ! grep -qx -- "--- $t" "$log" 2>/dev/null; then
+		echo "FAIL: $t did not run ($(tail -n 1 "$RES/$k/boot.err" 2>/dev/null))"
+		return
+	fi
+	grep -qx -- "--- $t FAILED" "$log" || { echo exact; return; }
 	# udpdrop's one line when the probe exited 4
 	if [[ $(sed -n '1s/^rc=\([0-9]*\).*/\1/p' "$RES/$k/probe" 2>/dev/null) == 4 ]]; then
 		refusal=$(sed -n '3,${/^udpdrop: /{s/^udpdrop: //p;q}}' "$RES/$k/probe")
 	fi
-	for t in "$@"; do
-		t=test_$t
-		if ! grep -qx -- "--- $t" "$log" 2>/dev/null; then
-			echo "FAIL: did not run ($(tail -n 1 "$RES/$k/boot.err" 2>/dev/null))"
-			return
-		fi
-		grep -qx -- "--- $t FAILED" "$log" || continue
-		line=$(awk -v t="--- $t" '$0 == t { on = 1; next } on && /^--- / { exit }
-			on && /^ *FAIL: / { sub(/^ *FAIL: /, ""); print; exit }' "$log")
-		[[ -n $line ]] || line="$t failed without a FAIL line"
-		if [[ $line == *"(exit 4)"* || (-n $refusal && $line == *"$refusal"*) ]]; then
-			[[ -n $refusal ]] || refusal=${line#*(exit 4): }
-			echo "refused: ${refusal#udpdrop: }"
-		elif [[ $line =~ ^(.*):\ got\ \'(-?[0-9]+)\',\ want\ \'(-?[0-9]+)\'$ ]]; then
-			local n=$((BASH_REMATCH[2] - BASH_REMATCH[3]))
-			((n > 0)) && n=+$n
-			echo "off by $n ($t: $line)"
-		else
-			echo "FAIL: $t: $line"
-		fi
-		return
-	done
-	echo exact
+	line=$(awk -v t="--- $t" '$0 == t { on = 1; next } on && /^--- / { exit }
+		on && /^ *FAIL: / { sub(/^ *FAIL: /, ""); print; exit }' "$log")
+	[[ -n $line ]] || line="failed without a FAIL line"
+	if [[ $line == *"(exit 4)"* || (-n $refusal && $line == *"$refusal"*) ]]; then
+		[[ -n $refusal ]] || refusal=${line#*(exit 4): }
+		echo "refused: ${refusal#udpdrop: }"
+	elif [[ $line =~ ^(.*):\ got\ \'(-?[0-9]+)\',\ want\ \'(-?[0-9]+)\'$ ]]; then
+		local n=$((BASH_REMATCH[2] - BASH_REMATCH[3]))
+		((n > 0)) && n=+$n
+		echo "off by $n ($t: $line)"
+	else
+		echo "FAIL: $t: $line"
+	fi
 }
 
 {
@@ -141,14 +135,19 @@ cell() {
 	for c in "${CHECKS[@]}"; do
 		printf '%-16s' "${c%%=*}"
 		for k in "${KERNELS[@]}"; do
-			full=$(cell "$k" ${c#*=})
-			short=${full%% (*}
-			short=${short%%:*}
-			if [[ $full != exact ]]; then
-				bad=$((bad + 1))
+			# the cell: its tests' first result that is not exact; the
+			# note below it: every such result
+			short=exact
+			for t in ${c#*=}; do
+				full=$(result "$k" "$t")
+				[[ $full == exact ]] && continue
+				if [[ $short == exact ]]; then
+					bad=$((bad + 1))
+					short=${full%% (*}
+					short="${short%%:*} [$bad]"
+				fi
 				notes+=("[$bad] $k ${c%%=*}: $full")
-				short="$short [$bad]"
-			fi
+			done
 			printf ' %-22s' "$short"
 		done
 		echo
