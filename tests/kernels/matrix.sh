@@ -125,7 +125,7 @@ result() {
 {
 	declare -a notes=()
 	width=14
-	printf '%-16s' check
+	printf '%-18s' check
 	for k in "${KERNELS[@]}"; do
 		v=$(cat "${UDPDROP_KERNELS_CACHE:-/var/cache/udpdrop-kernels}/$k/version" 2>/dev/null || echo "?")
 		printf ' %-22s' "$k ${v%%-*}"
@@ -133,7 +133,7 @@ result() {
 	echo
 	bad=0
 	for c in "${CHECKS[@]}"; do
-		printf '%-16s' "${c%%=*}"
+		printf '%-18s' "${c%%=*}"
 		for k in "${KERNELS[@]}"; do
 			# the cell: its tests' first result that is not exact; the
 			# note below it: every such result
