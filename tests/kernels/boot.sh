@@ -148,6 +148,7 @@ append+=" rdinit=/init udpdrop.kver=$ver udpdrop.moddir=$moddir udpdrop.stage2=$
 start=${EPOCHREALTIME/./}
 echo "boot: $kernel ($ver), $smp vCPU, $mem, TCG; log in $results/console.log" >&2
 # the console: live to stdout (without the serial line's \r) and to the log
+set +e
 timeout -s KILL "$timeout_s" qemu-system-x86_64 \
 	-accel "$accel" -cpu max -smp "$smp" -m "$mem" \
 	-nodefaults -no-user-config -display none -no-reboot \
@@ -159,6 +160,7 @@ timeout -s KILL "$timeout_s" qemu-system-x86_64 \
 	-device virtio-9p-pci,fsdev=results,mount_tag=results \
 	</dev/null 2>&1 | tr -d '\r' | tee "$results/console.log"
 qrc=${PIPESTATUS[0]}
+set -e
 secs=$(((${EPOCHREALTIME/./} - start) / 1000000))
 if [[ -s $results/rc ]]; then
 	rc=$(cat "$results/rc")
@@ -166,6 +168,6 @@ if [[ -s $results/rc ]]; then
 	exit "$rc"
 fi
 if ((qrc == 137)); then
-	die "$kernel ($ver): guest did not finish in $timeout_s s: killed (log: $results/console.log)"
+	die "$kernel ($ver): guest did not finish in $timeout_s s: killed${keep_results:+ (log: $results/console.log)}"
 fi
 die "$kernel ($ver): guest ended without an exit status (qemu exit $qrc; last lines: $(tail -n 3 "$results/console.log" | tr '\n' '|'))"
