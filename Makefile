@@ -3,6 +3,8 @@
 #   make            build ./udpdrop
 #   make static     build ./udpdrop-static: no shared libraries, copy it anywhere
 #   make check      unit tests, BPF integration tests (root), sanitizer build
+#   make check-kernels  the core integration tests on Debian's kernels under
+#                   QEMU (root; KERNELS="bullseye bookworm trixie sid")
 #   make deps       install the Debian packages the build and tests need
 #   make demo       deps + build + udpdrop demo: real drops in throwaway namespaces
 #   make bench      per-drop BPF cost and storm rate, side by side
@@ -52,7 +54,7 @@ TRACECAT_BIN := $(OUTPUT)/tests/tracecat
 SHOWIDS_BIN := $(OUTPUT)/tests/showids
 FLOOR_BIN   := $(OUTPUT)/bench-floor
 
-.PHONY: all static clean check unit integration asan deps demo bench soak install uninstall vmlinux
+.PHONY: all static clean check check-kernels unit integration asan deps demo bench soak install uninstall vmlinux
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -179,6 +181,13 @@ $(OUTPUT)/udpdrop-asan: $(MAIN_OBJ) $(CORE_OBJS)
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(STATIC_BIN) $(UNIT_BINS) $(HELPER_BIN) $(TRACECAT_BIN) $(SHOWIDS_BIN)
 	$(Q)tools/check.sh
+
+# The kernel matrix: each kernel boots under QEMU (TCG) and runs the core
+# integration tests; one table kernel x check (docs/kernels.md).
+KERNELS ?= bullseye bookworm trixie sid
+check-kernels: deps
+	$(Q)$(MAKE) --no-print-directory udpdrop $(HELPER_BIN) $(TRACECAT_BIN)
+	$(Q)tests/kernels/matrix.sh $(KERNELS)
 
 deps:
 	$(Q)tools/deps.sh

@@ -14,6 +14,8 @@ pkgs=(
 	bpftrace                             # benchmark peer (optional at run time)
 	iperf3                               # the generator benchmark's peer
 	tshark tcpdump                       # unit tests: report --pcap must read in both
+	qemu-system-x86 busybox-static kmod cpio # the kernel matrix: tests/kernels/
+	debian-archive-keyring xz-utils zstd  # its private apt fetch and module unpacking
 )
 
 missing=()

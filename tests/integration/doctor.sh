@@ -4,10 +4,11 @@
 # followed. Sourced by run.sh (after gensink.sh: start_sink, run_gen, led).
 #
 # Exactness: a sample's edges cut through running traffic, so each test
-# starts its traffic only after doctor says it is sampling and ends it well
-# before the sample does: every drop of the run then falls inside the
-# sample, and the finding's drops equal the kernel's counter delta taken
-# around the whole doctor run (and the one doctor itself reports).
+# starts its traffic only after doctor says it is sampling and ends the
+# sample (Ctrl-C) only once the traffic is over: every drop of the run then
+# falls inside the sample, however slow the machine, and the finding's drops
+# equal the kernel's counter delta taken around the whole doctor run (and
+# the one doctor itself reports).
 
 # start_doctor ARGS...: udpdrop doctor --json in the background; returns
 # once it samples. DOC_PID; output in $T/doc.json, $T/doc.err.
@@ -41,11 +42,13 @@ dq() { jq -r "$@" "$T/doc.json"; }
 # SO_RCVBUF (16 KiB granted), 2000 datagrams of 256 B at 1000/s. doctor
 # names the socket, counts its drops exactly, and advises an SO_RCVBUF;
 # the same load into a sink that asks for that value drops nothing.
-doctor_load() { # PORT RCVBUF: the sink, the load inside a 4 s doctor sample
+doctor_load() { # PORT RCVBUF: the sink, the load inside one doctor sample
 	start_sink "$V4B:$1" --no-tracer --rcvbuf "$2" --stall 100 --every 500 || return
-	start_doctor -N "$B" -d 4 || return
+	# -d: a bound only; Ctrl-C ends the sample once the sink has the last datagram
+	start_doctor -N "$B" -d 600 || return
 	run_gen "$V4B:$1" --count 2000 --pps 1000 --size 256 || return
 	wait_sink || return
+	kill -INT "$DOC_PID"
 	wait_doctor
 }
 

@@ -63,20 +63,22 @@ expect_ledger_exact() {
 }
 
 # No drops anywhere: every datagram read, four flows, every witness agrees.
+# The rate and buffer leave an emulated CPU's reader room: 1250 datagrams/s
+# with ~185 of them queued (208K doubled, ~2.3 KiB truesize each) before one drops.
 test_gen_sink_clean() {
 	setup_hosts || return
-	start_sink "$V4B:5010" --xdp veth0 || return
-	run_gen "$V4B:5010" --count 8000 --rate 40M --flows 4 --size 1000 || return
+	start_sink "$V4B:5010" --xdp veth0 --rcvbuf 208K || return
+	run_gen "$V4B:5010" --count 4000 --rate 10M --flows 4 --size 1000 || return
 	wait_sink || return
-	expect_eq "sent" "$(led .sent)" 8000
-	expect_eq "read" "$(led .read)" 8000
-	expect_eq "xdp seen" "$(led .xdp_seen)" 8000
+	expect_eq "sent" "$(led .sent)" 4000
+	expect_eq "read" "$(led .read)" 4000
+	expect_eq "xdp seen" "$(led .xdp_seen)" 4000
 	expect_eq "receiver drops" "$(led .receiver_drops)" 0
 	expect_eq "sender drops" "$(led .sender_drops)" 0
 	expect_eq "seq lost" "$(led .seq_lost)" 0
-	expect_eq "flows" "$(led '.flows | map(.read) | join(",")')" "2000,2000,2000,2000"
+	expect_eq "flows" "$(led '.flows | map(.read) | join(",")')" "1000,1000,1000,1000"
 	expect_eq "measured" "$(led '.measured | [.sent, .sender, .xdp, .tracer] | all')" true
-	expect_eq "gen: datagrams" "$(jq -r .datagrams "$T/gen.final")" 8000
+	expect_eq "gen: datagrams" "$(jq -r .datagrams "$T/gen.final")" 4000
 	expect_eq "gen: distinct source ports" "$(jq -r '[.per_flow[].sport] | unique | length' "$T/gen.final")" 4
 	expect_ledger_exact
 }

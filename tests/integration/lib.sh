@@ -135,12 +135,19 @@ ss_skmem() {
 		grep -o 'skmem:([^)]*)' | head -1 | grep -oE "[(,]$3[0-9]+" | tr -dc 0-9
 }
 
-# Deliveries are counted where the kernel has sock:sk_data_ready (6.6+).
-kernel_has_sk_data_ready() {
+kernel_at_least() { # MAJOR MINOR
 	local v=$(uname -r) major minor
 	major=${v%%.*} minor=${v#*.} minor=${minor%%[!0-9]*}
-	((major > 6 || (major == 6 && minor >= 6)))
+	((major > $1 || (major == $1 && minor >= $2)))
 }
+
+# Deliveries are counted where the kernel has sock:sk_data_ready (6.6+).
+kernel_has_sk_data_ready() { kernel_at_least 6 6; }
+
+# kfree_skb passes the receiving socket (rx_sk) from 6.11; before, a
+# rcvbuf drop's socket is udp_fail_queue_rcv_skb's (tp_btf, raw_tp) or the
+# flow's (tracepoint): what --no-rx-sk exercises on newer kernels.
+rx_sk_or() { if kernel_at_least 6 11; then echo rx_sk; else echo "$1"; fi; }
 
 # What JSON's rx must say: the count, or null where it is not counted.
 rx_or_null() { if kernel_has_sk_data_ready; then echo "$1"; else echo null; fi; }
@@ -164,16 +171,18 @@ start_top() {
 	${UDPDROP_WRAP:-} "$UDPDROP" top --json -i "$TOP_INTERVAL" "$@" >"$TOP_OUT" 2>"$TOP_ERR" &
 	TOP_PID=$!
 	local i
-	for ((i = 0; i < 100; i++)); do
+	# a bound, not a wait: the BPF load takes seconds on an emulated CPU
+	for ((i = 0; i < 600; i++)); do
 		grep -q 'tracing UDP drops' "$TOP_ERR" 2>/dev/null && return 0
 		if ! kill -0 "$TOP_PID" 2>/dev/null; then
-			fail "udpdrop top did not start: $(cat "$TOP_ERR")"
+			wait "$TOP_PID"
+			fail "udpdrop top did not start (exit $?): $(cat "$TOP_ERR")"
 			TOP_PID=
 			return 1
 		fi
 		sleep 0.1
 	done
-	fail "udpdrop top not ready after 10 s: $(cat "$TOP_ERR")"
+	fail "udpdrop top not ready after 60 s: $(cat "$TOP_ERR")"
 	return 1
 }
 

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# The kernel matrix: boot each Debian kernel under QEMU (tests/kernels/boot.sh),
+# run the core integration tests in it, print one table kernel x check.
+#
+#   tests/kernels/matrix.sh [KERNEL...]    (default: bullseye bookworm trixie sid)
+#
+# A cell is `exact` (every count equal to ground truth), `off by N` (the
+# first failing comparison was numeric: got - want), `refused: WHY` (udpdrop
+# exited 4 and said WHY), or `FAIL: LINE` (the first failing line). Exits 1
+# unless every cell is exact. Build first (make check-kernels does).
+# UDPDROP_MATRIX_RESULTS: where each kernel's logs go (default .output/kernels):
+#   KERNEL/console.log, KERNEL/tests.log, KERNEL/probe, table.txt
+# UDPDROP_MATRIX_JOBS: guests at once (default 2)
+# UDPDROP_MATRIX_SMP: vCPUs per guest (default 1)
+# UDPDROP_MATRIX_TIMEOUT: seconds per guest before it is killed (default 1800)
+# UDPDROP_MATRIX_CHECKS: only these checks (names from the table)
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+
+RES=${UDPDROP_MATRIX_RESULTS:-.output/kernels}
+JOBS=${UDPDROP_MATRIX_JOBS:-2}
+SMP=${UDPDROP_MATRIX_SMP:-1}
+TIMEOUT=${UDPDROP_MATRIX_TIMEOUT:-1800}
+
+# check name -> the integration tests behind it (all must be exact)
+CHECKS=(
+	"rcvbuf/tp_btf=rcvbuf"
+	"rcvbuf/raw_tp=rcvbuf_raw_tp_no_rx_sk"
+	"rcvbuf/tracepoint=rcvbuf_tracepoint"
+	"no_socket=no_socket"
+	"checksum=checksum"
+	"frag_timeout=frag_timeout"
+	"reassembly=rcvbuf_fragmented"
+	"record+report=record_rcvbuf report_round_trip"
+	"doctor=doctor_rcvbuf"
+	"gen/sink=gen_sink_clean gen_sink_rcvbuf"
+)
+if [[ -n ${UDPDROP_MATRIX_CHECKS:-} ]]; then
+	sel=()
+	for c in "${CHECKS[@]}"; do
+		[[ " $UDPDROP_MATRIX_CHECKS " == *" ${c%%=*} "* ]] && sel+=("$c")
+	done
+	((${#sel[@]})) || { echo "matrix: no check named in UDPDROP_MATRIX_CHECKS='$UDPDROP_MATRIX_CHECKS'" >&2; exit 2; }
+	CHECKS=("${sel[@]}")
+fi
+KERNELS=("$@")
+((${#KERNELS[@]})) || KERNELS=(bullseye bookworm trixie sid)
+
+[[ $(id -u) == 0 ]] || { echo "matrix: needs root: run 'sudo make check-kernels'" >&2; exit 3; }
+[[ -x ./udpdrop && -x .output/tests/udptest && -x .output/tests/tracecat ]] ||
+	{ echo "matrix: build first: make check-kernels" >&2; exit 2; }
+
+tests=()
+for c in "${CHECKS[@]}"; do tests+=(${c#*=}); done
+
+mkdir -p "$RES"
+# fetch one at a time (one private apt state); a kernel that cannot be
+# fetched is a failed row, said loudly, never skipped
+declare -A fetch_failed=()
+for k in "${KERNELS[@]}"; do
+	rm -rf "${RES:?}/$k"
+	mkdir -p "$RES/$k"
+	if ! tests/kernels/fetch.sh "$k" >"$RES/$k/fetch.log" 2>&1; then
+		fetch_failed[$k]=$(tail -n 1 "$RES/$k/fetch.log")
+		echo "matrix: $k: CANNOT FETCH: ${fetch_failed[$k]}" >&2
+	fi
+done
+
+run_one() { # KERNEL
+	local k=$1 start=$SECONDS
+	tests/kernels/boot.sh --results "$RES/$k" --timeout "$TIMEOUT" --smp "$SMP" \
+		"$k" -- tests/kernels/guest-checks.sh "${tests[@]}" >/dev/null 2>"$RES/$k/boot.err"
+	echo "matrix: $k: done in $((SECONDS - start)) s: $(tail -n 1 "$RES/$k/boot.err")" >&2
+}
+
+echo "matrix: ${#KERNELS[@]} kernels x ${#CHECKS[@]} checks (${#tests[@]} tests), $JOBS guests at once, $SMP vCPU each; logs in $RES" >&2
+start=$SECONDS
+running=0
+for k in "${KERNELS[@]}"; do
+	[[ -n ${fetch_failed[$k]:-} ]] && continue
+	if ((running >= JOBS)); then
+		wait -n
+		running=$((running - 1))
+	fi
+	run_one "$k" &
+	running=$((running + 1))
+done
+wait
+echo "matrix: all guests done in $((SECONDS - start)) s" >&2
+
+# --- the table --------------------------------------------------------------
+# result KERNEL TEST: exact, off by N (...), refused: WHY, FAIL: LINE
+result() {
+	local k=$1 t=test_$2 line refusal=
+	local log=$RES/$k/tests.log
+	if [[ -n ${fetch_failed[$k]:-} ]]; then
+		echo "FAIL: cannot fetch the kernel: ${fetch_failed[$k]}"
+		return
+	fi
+	if ! grep -qx -- "--- $t" "$log" 2>/dev/null; then
+		echo "FAIL: $t did not run ($(tail -n 1 "$RES/$k/boot.err" 2>/dev/null))"
+		return
+	fi
+	grep -qx -- "--- $t FAILED" "$log" || { echo exact; return; }
+	# udpdrop's one line when the probe exited 4
+	if [[ $(sed -n '1s/^rc=\([0-9]*\).*/\1/p' "$RES/$k/probe" 2>/dev/null) == 4 ]]; then
+		refusal=$(sed -n '3,${/^udpdrop: /{s/^udpdrop: //p;q}}' "$RES/$k/probe")
+	fi
+	line=$(awk -v t="--- $t" '$0 == t { on = 1; next } on && /^--- / { exit }
+		on && /^ *FAIL: / { sub(/^ *FAIL: /, ""); print; exit }' "$log")
+	[[ -n $line ]] || line="failed without a FAIL line"
+	if [[ $line == *"(exit 4)"* || (-n $refusal && $line == *"$refusal"*) ]]; then
+		[[ -n $refusal ]] || refusal=${line#*(exit 4): }
+		echo "refused: ${refusal#udpdrop: }"
+	elif [[ $line =~ ^(.*):\ got\ \'(-?[0-9]+)\',\ want\ \'(-?[0-9]+)\'$ ]]; then
+		local n=$((BASH_REMATCH[2] - BASH_REMATCH[3]))
+		((n > 0)) && n=+$n
+		echo "off by $n ($t: $line)"
+	else
+		echo "FAIL: $t: $line"
+	fi
+}
+
+{
+	declare -a notes=()
+	width=14
+	printf '%-18s' check
+	for k in "${KERNELS[@]}"; do
+		v=$(cat "${UDPDROP_KERNELS_CACHE:-/var/cache/udpdrop-kernels}/$k/version" 2>/dev/null || echo "?")
+		printf ' %-22s' "$k ${v%%-*}"
+	done
+	echo
+	bad=0
+	for c in "${CHECKS[@]}"; do
+		printf '%-18s' "${c%%=*}"
+		for k in "${KERNELS[@]}"; do
+			# the cell: its tests' first result that is not exact; the
+			# note below it: every such result
+			short=exact
+			for t in ${c#*=}; do
+				full=$(result "$k" "$t")
+				[[ $full == exact ]] && continue
+				if [[ $short == exact ]]; then
+					bad=$((bad + 1))
+					short=${full%% (*}
+					short="${short%%:*} [$bad]"
+				fi
+				notes+=("[$bad] $k ${c%%=*}: $full")
+			done
+			printf ' %-22s' "$short"
+		done
+		echo
+	done
+	((${#notes[@]})) && printf '%s\n' "" "${notes[@]}"
+	echo
+	for k in "${KERNELS[@]}"; do
+		[[ -s $RES/$k/probe ]] && echo "$k: load probe (top -n 1 -i 0.1): $(head -n 1 "$RES/$k/probe"); $(grep -m1 '^guest: .* up after' "$RES/$k/console.log" 2>/dev/null | sed 's/^guest: //')"
+	done
+	echo "matrix: $bad of $((${#CHECKS[@]} * ${#KERNELS[@]})) cells not exact"
+} | tee "$RES/table.txt"
+bad=$(sed -n 's/^matrix: \([0-9]*\) of .*/\1/p' "$RES/table.txt")
+((bad == 0))
