@@ -47,6 +47,13 @@ const volatile __u64 range_end[UD_RANGE_MAX] = {};
  * that does it: the kernels with reasons pay nothing for it.
  */
 const volatile bool derive_sites = false;
+/*
+ * Kernels with drop reasons: a drop freed with NOT_SPECIFIED at a known
+ * site (udp_recvmsg's bad checksum, ip_expire before 6.2, ...) is named by
+ * that site too, as reason site_base + site (user space names those
+ * numbers: reasons__site_base). 0: off.
+ */
+const volatile __u32 site_base = 0;
 const volatile __u64 site_start[UD_SITE_RANGES] = {};
 const volatile __u64 site_end[UD_SITE_RANGES] = {};
 const volatile __u8 site_loc[UD_SITE_RANGES] = {}; /* enum ud_loc */
@@ -410,12 +417,22 @@ static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
 	return false;
 }
 
+/* Is reason the site's number (see site_base)? */
+static __always_inline bool is_site(__u32 reason, __u32 site)
+{
+	if (derive_sites)
+		return reason == site;
+	return site_base && reason == site_base + site;
+}
+
 static __always_inline bool is_reasm_fail(__u32 reason)
 {
 	if (derive_sites)
 		return reason == UD_SITE_FRAG_EXPIRE || reason == UD_SITE_FRAG_PURGE;
 	return reason == UD_REASON(FRAG_REASM_TIMEOUT) ||
-	       reason == UD_REASON(FRAG_TOO_FAR);
+	       reason == UD_REASON(FRAG_TOO_FAR) ||
+	       is_site(reason, UD_SITE_FRAG_EXPIRE) ||
+	       is_site(reason, UD_SITE_FRAG_PURGE);
 }
 
 static __always_inline void frag_identity(struct frag_id *id,
@@ -478,7 +495,8 @@ static __always_inline __u64 frag_datagrams(struct ud_key *k,
 	__u64 now, *seen;
 
 	if (derive_sites ? reason == UD_SITE_FRAG_QUEUE
-			 : reason == UD_REASON(DUP_FRAG))
+			 : reason == UD_REASON(DUP_FRAG) ||
+				   is_site(reason, UD_SITE_FRAG_QUEUE))
 		return 0; /* a duplicate: the datagram may still arrive */
 	if (!reasm_fail && !local_sender && !pi->first_frag)
 		return 0;
@@ -985,6 +1003,22 @@ static __always_inline int classify(bool direct, bool use_slots,
 		reason = derive_site(direct, skb, k.location, k.flags);
 		k.reason = reason;
 		k.flags |= UD_KEY_SITE;
+	} else if (site_base && reason == UD_REASON(NOT_SPECIFIED)) {
+		__u32 site = derive_site(direct, skb, k.location, k.flags);
+
+		/*
+		 * Only where the kernel's own reason says nothing the site
+		 * does: a closing socket's queue stays NOT_SPECIFIED (its
+		 * cause comes from UD_KEY_CLOSE), an enqueue failure always
+		 * has its reason.
+		 */
+		if (site != UD_SITE_UNKNOWN && site != UD_SITE_CLOSE &&
+		    site != UD_SITE_RCVBUF && site != UD_SITE_UDP_MEM &&
+		    site != UD_SITE_UDP_QUEUE) {
+			reason = site_base + site;
+			k.reason = reason;
+			k.flags |= UD_KEY_SITE;
+		}
 	}
 	if (fsk) {
 		have_sk = sock_key(false, fsk, &k, &lport);

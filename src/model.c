@@ -48,6 +48,10 @@ int model__init(struct model *m, const struct model_opts *o)
 		/* no enum skb_drop_reason: causes from the drop locations */
 		err = reasons__load_sites(&m->reasons);
 		m->sites = !err;
+	} else if (!err) {
+		/* and where the kernel says NOT_SPECIFIED, from the site */
+		m->site_base = reasons__site_base(&m->reasons);
+		err = reasons__add_sites(&m->reasons, m->site_base);
 	}
 	if (err)
 		return err;

@@ -162,6 +162,7 @@ struct model {
 	 * (enum ud_site), derived from the drop locations.
 	 */
 	bool sites;
+	uint32_t site_base;       /* NOT_SPECIFIED drops named by site: reason site_base + site (reasons__site_base) */
 	struct ksyms ksyms;
 	struct netns_table nt;
 	struct socktab st;

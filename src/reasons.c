@@ -138,16 +138,35 @@ int64_t reasons__value(const struct reasons *r, const char *name)
 	return -1;
 }
 
+int reasons__add_sites(struct reasons *r, uint32_t base)
+{
+	for (uint32_t site = 0; site < UD_SITE_MAX; site++) {
+		int err = add(r, base + site, cause__site_name(site));
+
+		if (err)
+			return err;
+	}
+	qsort(r->v, r->n, sizeof(*r->v), cmp_entry);
+	return 0;
+}
+
 int reasons__load_sites(struct reasons *r)
 {
-	memset(r, 0, sizeof(*r));
-	for (uint32_t site = 0; site < UD_SITE_MAX; site++) {
-		int err = add(r, site, cause__site_name(site));
+	int err;
 
-		if (err) {
-			reasons__free(r);
-			return err;
-		}
-	}
-	return 0;
+	memset(r, 0, sizeof(*r));
+	err = reasons__add_sites(r, 0);
+	if (err)
+		reasons__free(r);
+	return err;
+}
+
+uint32_t reasons__site_base(const struct reasons *r)
+{
+	uint32_t top = 0;
+
+	for (int i = 0; i < r->n; i++)
+		if (r->v[i].value < 0x10000 && r->v[i].value >= top)
+			top = r->v[i].value + 1;
+	return top;
 }

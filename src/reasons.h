@@ -26,6 +26,16 @@ int reasons__load(struct reasons *r, const char *btf_path);
  * place, named as causes.c names them (never a kernel reason's name).
  */
 int reasons__load_sites(struct reasons *r);
+/*
+ * Kernels with drop reasons free some drops with NOT_SPECIFIED where the
+ * site tells more (a checksum found bad in udp_recvmsg, an expired
+ * fragment queue in ip_expire before 6.2...): the classifier names those
+ * by site too, as site_base + site. site_base: one above the kernel's
+ * largest core reason (subsystem reasons live at 0x10000 and up).
+ */
+uint32_t reasons__site_base(const struct reasons *r);
+/* Add udpdrop's site names at base + site, as the classifier numbers them. */
+int reasons__add_sites(struct reasons *r, uint32_t base);
 void reasons__free(struct reasons *r);
 /* The name for a raw reason; unknown values print as "REASON_<n>". */
 const char *reasons__name(const struct reasons *r, uint32_t value,

@@ -226,7 +226,8 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 		skel->rodata->range_end[r] = o->range_end[r];
 	}
 	skel->rodata->derive_sites = o->derive_sites;
-	for (int r = 0; o->derive_sites && r < UD_SITE_RANGES; r++) {
+	skel->rodata->site_base = o->derive_sites ? 0 : o->site_base;
+	for (int r = 0; r < UD_SITE_RANGES; r++) {
 		skel->rodata->site_start[r] = o->site_start[r];
 		skel->rodata->site_end[r] = o->site_end[r];
 		skel->rodata->site_loc[r] = o->site_loc[r];

@@ -35,6 +35,9 @@ struct tracer_opts {
 	 * each; 0, 0 unused). Also leaves rx_sk alone, as such kernels lack it.
 	 */
 	bool derive_sites;
+	/* kernels with reasons: NOT_SPECIFIED drops named by site, as
+	 * site_base + site (0: not); the same ranges name them */
+	uint32_t site_base;
 	uint64_t site_start[UD_SITE_RANGES], site_end[UD_SITE_RANGES];
 	uint8_t site_loc[UD_SITE_RANGES];
 };

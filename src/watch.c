@@ -77,7 +77,10 @@ static void site_ranges(struct ksyms *ks, struct tracer_opts *to)
 		}
 		to->site_loc[n++] = site_syms[i].loc;
 	}
-	pr_info("no drop reasons: causes from drop locations (%d functions known)\n", n);
+	if (to->derive_sites)
+		pr_info("no drop reasons: causes from drop locations (%d functions known)\n", n);
+	else
+		pr_debug("NOT_SPECIFIED drops named by site (%d functions known)\n", n);
 }
 
 int watch__open(struct watch *w, struct tracer_opts *to,
@@ -109,8 +112,8 @@ int watch__open(struct watch *w, struct tracer_opts *to,
 	}
 	model_up = true;
 	to->derive_sites = w->m.sites;
-	if (to->derive_sites)
-		site_ranges(&w->m.ksyms, to);
+	to->site_base = w->m.site_base;
+	site_ranges(&w->m.ksyms, to);
 	for (int r = 0; r < UD_RANGE_MAX; r++)
 		if (ksyms__range(&w->m.ksyms, range_syms[r], &to->range_start[r],
 				 &to->range_end[r]))

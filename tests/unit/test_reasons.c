@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "reasons.h"
+#include "udpdrop.h"
 
 #define VMLINUX "/sys/kernel/btf/vmlinux"
 
@@ -326,6 +327,24 @@ static void test_fixture_subsystems(void **state)
 	assert_int_equal(reasons__value(&r, "ZAP_ONE"), -1);
 	assert_string_equal(reasons__name(&r, 0x20001, buf, sizeof(buf)),
 			    "REASON_131073");
+	check_invariants(&r);
+
+	/*
+	 * NOT_SPECIFIED drops named by site: numbered from one above the
+	 * largest core reason (FOO, 7; subsystem reasons are above 0xffff),
+	 * named as the sites are, and still sorted for the lookups.
+	 */
+	uint32_t base = reasons__site_base(&r);
+
+	assert_int_equal(base, 8);
+	assert_int_equal(reasons__add_sites(&r, base), 0);
+	assert_int_equal(r.n, 5 + UD_SITE_MAX);
+	assert_string_equal(reasons__name(&r, base + UD_SITE_RECV_CSUM, buf, sizeof(buf)),
+			    "udp_recvmsg:bad_checksum");
+	assert_string_equal(reasons__name(&r, base + UD_SITE_FRAG_EXPIRE, buf, sizeof(buf)),
+			    "frag_expire");
+	assert_string_equal(reasons__name(&r, 7, buf, sizeof(buf)), "FOO");
+	assert_string_equal(reasons__name(&r, 0x10001, buf, sizeof(buf)), "BAR_DROP_SECOND");
 	check_invariants(&r);
 	reasons__free(&r);
 }
