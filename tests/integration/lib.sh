@@ -149,6 +149,21 @@ kernel_has_sk_data_ready() { kernel_at_least 6 6; }
 # flow's (tracepoint): what --no-rx-sk exercises on newer kernels.
 rx_sk_or() { if kernel_at_least 6 11; then echo rx_sk; else echo "$1"; fi; }
 
+# The reason name a rcvbuf drop carries: the kernel's SOCKET_RCVBUFF from
+# 5.17; before, udpdrop's site (docs/kernels.md): udp_enqueue:rcvbuf where
+# udp_fail_queue_rcv_skb named it, plain udp_enqueue where it could not
+# (the classic tracepoint mode, which leaves that raw_tp out; IPv6).
+# $1: "unnamed" for those.
+rcvbuf_reason() {
+	if kernel_at_least 5 17; then
+		echo SOCKET_RCVBUFF
+	elif [[ ${1:-} == unnamed ]]; then
+		echo udp_enqueue
+	else
+		echo udp_enqueue:rcvbuf
+	fi
+}
+
 # What JSON's rx must say: the count, or null where it is not counted.
 rx_or_null() { if kernel_has_sk_data_ready; then echo "$1"; else echo null; fi; }
 

@@ -57,8 +57,9 @@ test_record_rcvbuf() {
 	expect_eq "META kernel" "$(tq '.[0].meta.kernel')" "$(uname -r)"
 	expect_eq "META ipfrag_time (the netns's)" "$(tq '.[0].meta["net.ipv4.ipfrag_time"]')" \
 		"$(ip netns exec "$B" cat /proc/sys/net/ipv4/ipfrag_time)"
-	expect_eq "REASONS has SOCKET_RCVBUFF" \
-		"$(tq '[.[] | select(.type == "REASONS") | .reasons | has("SOCKET_RCVBUFF")] | any')" true
+	local rr=$(rcvbuf_reason)
+	expect_eq "REASONS has $rr" \
+		"$(tq --arg r "$rr" '[.[] | select(.type == "REASONS") | .reasons | has($r)] | any')" true
 	expect_eq "IFACES of B has veth0" \
 		"$(tq --argjson ns "$ns" '[.[] | select(.type == "IFACES") | .ifaces[] | select(.name == "veth0" and .netns == $ns)] | length')" 1
 
@@ -69,8 +70,8 @@ test_record_rcvbuf() {
 	expect_eq "receiver pid" "$(tq --argjson c "${cookie:-0}" '[.[] | select(.type == "SOCKETS")][-1].sockets[] | select(.cookie == $c) | .pid')" "$rpid"
 	expect_eq "last COUNTS for the socket = sent - read" \
 		"$(tq --argjson c "${cookie:-0}" '[.[] | select(.type == "COUNTS")][-1].counts | map(select(.cookie == $c) | .datagrams) | add // 0')" "$dropped"
-	local rv=$(tq '[.[] | select(.type == "REASONS")][-1].reasons.SOCKET_RCVBUFF')
-	expect_eq "last COUNTS with reason SOCKET_RCVBUFF = sent - read" \
+	local rv=$(tq --arg r "$rr" '[.[] | select(.type == "REASONS")][-1].reasons[$r]')
+	expect_eq "last COUNTS with reason $rr = sent - read" \
 		"$(tq --argjson r "$rv" '[.[] | select(.type == "COUNTS")][-1].counts | map(select(.reason == $r) | .datagrams) | add // 0')" "$dropped"
 	expect_eq "first COUNTS empty" "$(tq '[.[] | select(.type == "COUNTS")][0].counts | length')" 0
 	expect_eq "MIB UdpRcvbufErrors last - first" \
@@ -108,7 +109,7 @@ test_record_rcvbuf() {
 	expect_eq "tshark packets" "$(wc -l <"$T/tshark.out")" "$dropped"
 	expect_eq "tshark: flow, cause, reason, socket" \
 		"$(sed -E 's/ cpu=[0-9]+ location=[^ ]+$//' "$T/tshark.out" | sort -u)" \
-		"$(printf '%s\t%s\t5031\tcause=rcvbuf reason=SOCKET_RCVBUFF socket=cookie:%s netns=%s' "$V4A" "$V4B" "$cookie" "$ns")"
+		"$(printf '%s\t%s\t5031\tcause=rcvbuf reason=%s socket=cookie:%s netns=%s' "$V4A" "$V4B" "$(rcvbuf_reason)" "$cookie" "$ns")"
 	expect_eq "tcpdump packets" "$(tcpdump -nn -r "$T/t.pcapng" 2>/dev/null | grep -c "$V4B.5031: UDP, length 1000")" "$dropped"
 	expect_eq "SYMBOLS name the locations" \
 		"$(tq '([.[] | select(.type == "SYMBOLS") | .symbols | keys[]] | unique) as $s |
@@ -233,7 +234,7 @@ test_record_command() {
 		expect_eq "$mode: command sent" "$(awk '/^sent/ { print $2 }' "$T/c-$mode.sent")" 300
 		grep -q "until the command exits" "$T/rec.err" || fail "start line: $(cat "$T/rec.err")"
 		tc_records "$T/c-$mode.data"
-		rv=$(tq '[.[] | select(.type == "REASONS")][-1].reasons.SOCKET_RCVBUFF')
+		rv=$(tq --arg r "$(rcvbuf_reason)" '[.[] | select(.type == "REASONS")][-1].reasons[$r]')
 		expect_eq "$mode: status" "$(tq '.[-1].status')" complete
 		expect_eq "$mode: META pid_tree" "$(tq '.[0].meta.pid_tree')" 1
 		expect_eq "$mode: SOCKETS: only the command's port" \

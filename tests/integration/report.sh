@@ -53,7 +53,7 @@ test_report_round_trip() {
 	expect_eq "socket netns" "$(rq "$sel | .netns")" "$ns"
 	expect_eq "socket pid" "$(rq "$sel | .pid")" "$rpid"
 	expect_eq "socket comm" "$(rq "$sel | .comm")" udptest
-	expect_eq "socket reason" "$(rq "$sel | .reasons[0].name")" SOCKET_RCVBUFF
+	expect_eq "socket reason" "$(rq "$sel | .reasons[0].name")" "$(rcvbuf_reason)"
 	expect_eq "totals.causes.rcvbuf.drops" "$(rq .totals.causes.rcvbuf.drops)" "$dropped"
 	expect_eq "reconcile rcvbuf status" \
 		"$(rq --argjson ns "$ns" '.reconcile[] | select(.netns == $ns and .cause == "rcvbuf") | .status')" match
