@@ -88,6 +88,10 @@ static struct check_item *item(struct check_item *out, int max, int *n, const ch
 	return it;
 }
 
+/* why the buffers go unjudged on a kernel that cannot count arrivals */
+#define NO_ARRIVALS "A socket's arrival rate is counted from the sock:sk_data_ready tracepoint " \
+	"(Linux 6.6 or later), which this kernel lacks: not judged."
+
 static void rmem_default(const struct check_input *in, struct check_item *it)
 {
 	const struct check_rx *rx = &in->busiest_default;
@@ -109,6 +113,10 @@ static void rmem_default(const struct check_input *in, struct check_item *it)
 			 "--counters-only, doctor traces them.", (unsigned long long)in->nsockets_default,
 			 in->nsockets_default == 1 ? "" : "s", in->nsockets_default == 1 ? "s" : "",
 			 B(in->rmem_default.v));
+		return;
+	}
+	if (in->no_arrivals) {
+		snprintf(it->why, sizeof(it->why), "%s", NO_ARRIVALS);
 		return;
 	}
 	if (!rx->known || !(rx->dgps > 0)) {
@@ -147,6 +155,10 @@ static void rmem_max(const struct check_input *in, struct check_item *it)
 	if (in->counters_only) {
 		snprintf(it->why, sizeof(it->why), "The sockets' arrival rates are not observable without "
 			 "tracing (counters only): as root, without --counters-only, doctor traces them.");
+		return;
+	}
+	if (in->no_arrivals) {
+		snprintf(it->why, sizeof(it->why), "%s", NO_ARRIVALS);
 		return;
 	}
 	if (!rx->known || !(rx->dgps > 0)) {

@@ -39,6 +39,9 @@ struct check_input {
 	 * busiest* are unknown for that reason, not for lack of traffic, and
 	 * so are datagram sizes (fragments) */
 	bool counters_only;
+	/* traced, but the kernel has no sock:sk_data_ready (before 6.6): no
+	 * socket's arrivals are counted, so the buffers are not judged */
+	bool no_arrivals;
 	uint64_t nsockets_default;             /* counters only: sockets at rmem_default */
 	struct check_rx busiest;               /* the busiest receiving socket */
 	struct check_rx busiest_default;       /* ... of those at rmem_default */

@@ -673,6 +673,7 @@ static void check_input(struct doctor *d, struct check_input *ci)
 		ci->rcvbuf_sum.v += s->rcvbuf;
 		ci->nsockets++;
 	}
+	ci->no_arrivals = !m->have_rx;
 	if (!m->have_rx || !(d->span_s > 0))
 		return;
 	for (int i = 0; i < m->nview_sockets; i++) {

@@ -257,6 +257,26 @@ static void test_counters_only(void **state)
 	ASSERT_HAS(it->why, "50000 UDP datagrams/s arrived on average over the sample");
 }
 
+/* Traced on a kernel without sock:sk_data_ready (before 6.6): the
+ * buffers are not judged, and the items say why, not "nothing received". */
+static void test_no_arrivals(void **state)
+{
+	struct check_input in = defaults();
+	struct check_item v[CHECK_MAX];
+	const struct check_item *it;
+	int n;
+
+	in.no_arrivals = true;
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.core.rmem_max");
+	assert_false(it->evaluated);
+	ASSERT_HAS(it->why, "sock:sk_data_ready tracepoint (Linux 6.6 or later)");
+	ASSERT_LACKS(it->why, "No UDP socket received");
+	it = find(v, n, "net.core.rmem_default");
+	assert_false(it->evaluated);
+	ASSERT_HAS(it->why, "which this kernel lacks: not judged");
+}
+
 /* A rate says what it is: the busiest tick's, or an average. */
 static void test_rate_labels(void **state)
 {
@@ -475,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_ipfrag),
 		cmocka_unit_test(test_udp_mem),
 		cmocka_unit_test(test_counters_only),
+		cmocka_unit_test(test_no_arrivals),
 		cmocka_unit_test(test_rate_labels),
 		cmocka_unit_test(test_ipfrag_unknown_family),
 		cmocka_unit_test(test_drop_owner),
