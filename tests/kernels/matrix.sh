@@ -23,7 +23,10 @@ JOBS=${UDPDROP_MATRIX_JOBS:-2}
 SMP=${UDPDROP_MATRIX_SMP:-1}
 TIMEOUT=${UDPDROP_MATRIX_TIMEOUT:-1800}
 
-# check name -> the integration tests behind it (all must be exact)
+# check name -> the integration tests behind it (all must be exact). Only
+# checks whose truth holds at any CPU speed: gen_sink_clean (no drop at all
+# at 10 Mbit/s) is the host's, an emulated CPU may not keep up; the ledger
+# under drops (gen_sink_rcvbuf) must balance anywhere.
 CHECKS=(
 	"rcvbuf/tp_btf=rcvbuf"
 	"rcvbuf/raw_tp=rcvbuf_raw_tp_no_rx_sk"
@@ -34,7 +37,7 @@ CHECKS=(
 	"reassembly=rcvbuf_fragmented"
 	"record+report=record_rcvbuf report_round_trip"
 	"doctor=doctor_rcvbuf"
-	"gen/sink=gen_sink_clean gen_sink_rcvbuf"
+	"gen/sink=gen_sink_rcvbuf"
 )
 if [[ -n ${UDPDROP_MATRIX_CHECKS:-} ]]; then
 	sel=()
