@@ -709,10 +709,16 @@ static __noinline int emit_event(struct sk_buff *skb, const struct ud_key *k,
 		__u32 tail = BPF_CORE_READ(skb, tail);
 		__u32 n = tail > nh ? tail - nh : 0;
 
-		if (n > cap_len)
-			n = cap_len;
+		/*
+		 * cap_len (a constant to the verifier) last: the event holds
+		 * cap_len bytes, and an older verifier (6.1) cannot prove a
+		 * later clamp to the larger UD_CAP_MAX never raises n past it
+		 * (6.1 refuses --headers 64 with "invalid access to memory").
+		 */
 		if (n > UD_CAP_MAX)
 			n = UD_CAP_MAX;
+		if (n > cap_len)
+			n = cap_len;
 		if (n && !bpf_probe_read_kernel(e->cap, n, head + nh))
 			e->cap_len = n;
 	}
