@@ -140,7 +140,8 @@ struct {
  *   members right after it, each with its own kfree_skb event; they belong
  *   to the parent's bucket and are not datagrams of their own;
  * - fail: udp_fail_queue_rcv_skb fires just before the kfree_skb of the
- *   same skb and names the socket on kernels without rx_sk;
+ *   same skb and names the socket on kernels without rx_sk (6.10: before
+ *   6.10 it fires after the kfree_skb, and the loader leaves it out);
  * - frag: when a reassembly queue expires, its head is freed with the
  *   input device set again (so we know the netns), then the other queued
  *   fragments from inet_frag_rbtree_purge; those have no socket, and
@@ -970,9 +971,10 @@ int BPF_PROG(udpdrop_fail_raw, int rc, struct sock *sk)
 {
 	__u64 skb = 0;
 
-	if (bpf_core_field_exists(struct trace_event_raw_udp_fail_queue_rcv_skb,
-				  sport))
-		skb = ctx[2];
+	if (!bpf_core_field_exists(struct trace_event_raw_udp_fail_queue_rcv_skb,
+				   sport))
+		return 0; /* fired after its kfree_skb: no socket to hand on */
+	skb = ctx[2];
 	return fail_handover(rc, sk, skb);
 }
 

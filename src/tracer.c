@@ -83,6 +83,37 @@ static bool kernel_has_rx_sk(void)
 	return found;
 }
 
+/*
+ * Does udp:udp_fail_queue_rcv_skb name its skb (6.10+, with the sport
+ * field)? Only then does it fire BEFORE that skb's kfree_skb: earlier
+ * kernels fire it after kfree_skb_reason() (net/ipv4/udp.c
+ * __udp_queue_rcv_skb), so its socket belongs to the drop just counted,
+ * and handing it to the next kfree_skb on the CPU, whatever skb that is
+ * (an ICMPv6 router solicitation, another socket's drop), miscounts.
+ */
+static bool kernel_fail_tp_names_skb(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "trace_event_raw_udp_fail_queue_rcv_skb",
+				    BTF_KIND_STRUCT);
+	if (id > 0) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_member *m = btf_members(t);
+
+		for (int i = 0; i < btf_vlen(t); i++)
+			if (!strcmp(btf__name_by_offset(btf, m[i].name_off),
+				    "sport"))
+				found = true;
+	}
+	btf__free(btf);
+	return found;
+}
+
 /* Does this kernel have the sock:sk_data_ready tracepoint (6.6+)? */
 static bool kernel_has_sk_data_ready(void)
 {
@@ -103,7 +134,9 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 {
 	struct udpdrop_bpf *skel;
 	struct bpf_program *kfree, *rx;
-	bool need_fail = !t->rx_sk;
+	/* without rx_sk, the fail handover names the socket, where it can
+	 * (see kernel_fail_tp_names_skb); else the packet headers do */
+	bool need_fail = !t->rx_sk && t->fail_names_skb;
 	int err;
 
 	skel = udpdrop_bpf__open();
@@ -280,6 +313,7 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 		return e->code;
 	}
 	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk;
+	t->fail_names_skb = kernel_fail_tp_names_skb();
 	bool want_rx = !o->no_rx && kernel_has_sk_data_ready();
 
 	if (!o->no_rx && !want_rx)

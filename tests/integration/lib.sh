@@ -142,6 +142,34 @@ kernel_has_sk_data_ready() {
 	((major > 6 || (major == 6 && minor >= 6)))
 }
 
+# kernel_at_least MAJOR MINOR
+kernel_at_least() {
+	local v=$(uname -r) major minor
+	major=${v%%.*} minor=${v#*.} minor=${minor%%[!0-9]*}
+	((major > $1 || (major == $1 && minor >= $2)))
+}
+
+# queue_drop_via [--no-rx-sk] [--tracepoint]: how a receive-queue drop's
+# socket is found on this kernel (JSON attribution): kfree_skb's rx_sk
+# (6.11+), else udp_fail_queue_rcv_skb where it names its skb (6.10+; the
+# classic tracepoint variant does not use it), else by the flow. Before
+# 6.10 that tracepoint fires after the kfree_skb it belongs to, so it
+# cannot name the socket of the drop to come.
+queue_drop_via() {
+	local no_rx_sk= tracepoint=
+	for a; do
+		[[ $a == --no-rx-sk ]] && no_rx_sk=1
+		[[ $a == --tracepoint ]] && tracepoint=1
+	done
+	if [[ -z $no_rx_sk ]] && kernel_at_least 6 11; then
+		echo rx_sk
+	elif [[ -z $tracepoint ]] && kernel_at_least 6 10; then
+		echo udp_fail_queue_rcv_skb
+	else
+		echo flow
+	fi
+}
+
 # What JSON's rx must say: the count, or null where it is not counted.
 rx_or_null() { if kernel_has_sk_data_ready; then echo "$1"; else echo null; fi; }
 

@@ -54,14 +54,16 @@ rcvbuf_case() {
 	expect_eq "rx (datagrams still queued)" "$(socket_field "$V4B:5001" .rx)" "$(rx_or_null "$got")"
 }
 
-test_rcvbuf() { rcvbuf_case rx_sk; }
+test_rcvbuf() { rcvbuf_case "$(queue_drop_via)"; }
 # the pre-6.11 path: the socket handed over by udp_fail_queue_rcv_skb
-test_rcvbuf_raw_tp_no_rx_sk() { rcvbuf_case udp_fail_queue_rcv_skb --attach raw_tp --no-rx-sk; }
+test_rcvbuf_raw_tp_no_rx_sk() {
+	rcvbuf_case "$(queue_drop_via --no-rx-sk)" --attach raw_tp --no-rx-sk
+}
 
 # Classic tracepoints need tracefs: with-tracefs.sh mounts it in a private
 # mount namespace for udpdrop alone.
 test_rcvbuf_tracepoint() {
-	UDPDROP_WRAP=tests/integration/with-tracefs.sh rcvbuf_case rx_sk --attach tracepoint
+	UDPDROP_WRAP=tests/integration/with-tracefs.sh rcvbuf_case "$(queue_drop_via --tracepoint)" --attach tracepoint
 }
 # no socket on the record at all: found by the packet's destination
 test_rcvbuf_tracepoint_no_rx_sk() {
