@@ -114,6 +114,61 @@ static bool kernel_fail_tp_names_skb(void)
 	return found;
 }
 
+/* The member of struct (or union) type id named name, or NULL. */
+static const struct btf_member *btf_member_named(const struct btf *btf, int id,
+						 const char *name)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+
+	if (!t || (!btf_is_struct(t) && !btf_is_union(t)))
+		return NULL;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), name))
+			return &m[i];
+	return NULL;
+}
+
+/*
+ * Does this kernel count the classic tracepoint runs it skips? Such a
+ * program runs through trace_call_bpf(), which skips it while the CPU's
+ * bpf_prog_active is raised: another kprobe or tracepoint program
+ * running there, or any process's BPF map syscall (bpf_disable_
+ * instrumentation), preempted or interrupted by the softirq that drops.
+ * Since 6.7 ("bpf: Count missed stats in trace_call_bpf") each skip
+ * counts in the program's recursion_misses, which udpdrop reports as
+ * missed; before, the drop is gone without a trace. The same series added
+ * bpf_link_info.kprobe_multi.missed, which BTF shows.
+ */
+static bool kernel_counts_tracepoint_skips(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_member *u, *km;
+	const struct btf_type *t;
+	bool found = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "bpf_link_info", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	/* the anonymous union of the per-link-type structs */
+	for (int i = 0; t && !found && i < btf_vlen(t); i++) {
+		u = &btf_members(t)[i];
+		if (u->name_off)
+			continue;
+		km = btf_member_named(btf, u->type, "kprobe_multi");
+		found = km && btf_member_named(btf, km->type, "missed");
+	}
+	btf__free(btf);
+	return found;
+}
+
+#define TRACEPOINT_SKIPS_UNCOUNTED \
+	"this kernel skips classic tracepoint programs without counting the skips " \
+	"(trace_call_bpf's recursion_misses, Linux 6.7+): drops would be lost silently"
+
 /* Does this kernel have the sock:sk_data_ready tracepoint (6.6+)? */
 static bool kernel_has_sk_data_ready(void)
 {
@@ -318,7 +373,13 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 
 	if (!o->no_rx && !want_rx)
 		pr_info("no sock:sk_data_ready tracepoint (kernels before 6.6): deliveries not counted\n");
-	if (o->mode != ATTACH_AUTO) {
+	bool tp_exact = kernel_counts_tracepoint_skips();
+
+	if (o->mode == ATTACH_TRACEPOINT && !tp_exact) {
+		err = -EOPNOTSUPP;
+		snprintf(e->msg, sizeof(e->msg), "--attach tracepoint: %s; use tp_btf or raw_tp",
+			 TRACEPOINT_SKIPS_UNCOUNTED);
+	} else if (o->mode != ATTACH_AUTO) {
 		err = try_mode_rx(t, o, o->mode, want_rx, e);
 	} else {
 		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
@@ -327,7 +388,13 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 
 			/* an expected failure on the way down is not an error */
 			log__set_probing(!last);
-			err = try_mode_rx(t, o, order[i], want_rx, &probe_err);
+			if (order[i] == ATTACH_TRACEPOINT && !tp_exact) {
+				err = -EOPNOTSUPP;
+				snprintf(probe_err.msg, sizeof(probe_err.msg), "tracepoint: %s",
+					 TRACEPOINT_SKIPS_UNCOUNTED);
+			} else {
+				err = try_mode_rx(t, o, order[i], want_rx, &probe_err);
+			}
 			log__set_probing(false);
 			if (!err)
 				break;

@@ -149,6 +149,12 @@ kernel_at_least() {
 	((major > $1 || (major == $1 && minor >= $2)))
 }
 
+# Classic tracepoint programs run through trace_call_bpf, which skips
+# them while another BPF program or map syscall holds the CPU; from 6.7 it
+# counts the skips (recursion_misses), before it the drops vanish, and
+# udpdrop refuses --attach tracepoint there.
+kernel_counts_tp_skips() { kernel_at_least 6 7; }
+
 # queue_drop_via [--no-rx-sk] [--tracepoint]: how a receive-queue drop's
 # socket is found on this kernel (JSON attribution): kfree_skb's rx_sk
 # (6.11+), else udp_fail_queue_rcv_skb where it names its skb (6.10+; the
