@@ -158,7 +158,8 @@ struct {
  *   members right after it, each with its own kfree_skb event; they belong
  *   to the parent's bucket and are not datagrams of their own;
  * - fail: udp_fail_queue_rcv_skb fires just before the kfree_skb of the
- *   same skb and names the socket on kernels without rx_sk;
+ *   same skb and names the socket on kernels without rx_sk (6.10: before
+ *   6.10 it fires after the kfree_skb, and the loader leaves it out);
  * - frag: when a reassembly queue expires, its head is freed with the
  *   input device set again (so we know the netns), then the other queued
  *   fragments from inet_frag_rbtree_purge; those have no socket, and
@@ -771,10 +772,16 @@ static __noinline int emit_event(struct sk_buff *skb, const struct ud_key *k,
 		__u32 tail = BPF_CORE_READ(skb, tail);
 		__u32 n = tail > nh ? tail - nh : 0;
 
-		if (n > cap_len)
-			n = cap_len;
+		/*
+		 * cap_len (a constant to the verifier) last: the event holds
+		 * cap_len bytes, and an older verifier (6.1) cannot prove a
+		 * later clamp to the larger UD_CAP_MAX never raises n past it
+		 * (6.1 refuses --headers 64 with "invalid access to memory").
+		 */
 		if (n > UD_CAP_MAX)
 			n = UD_CAP_MAX;
+		if (n > cap_len)
+			n = cap_len;
 		if (n && !bpf_probe_read_kernel(e->cap, n, head + nh))
 			e->cap_len = n;
 	}
@@ -1254,6 +1261,9 @@ int BPF_PROG(udpdrop_fail_raw, int rc, struct sock *sk)
 	if (bpf_core_field_exists(struct trace_event_raw_udp_fail_queue_rcv_skb,
 				  sport))
 		skb = ctx[2];
+	else if (!derive_sites)
+		return 0; /* fired after its kfree_skb (before 6.10): the drop
+			     went by its flow; without reasons it waits (pend) */
 	return fail_handover(rc, sk, skb, true);
 }
 
@@ -1265,6 +1275,9 @@ int BPF_PROG(udpdrop_fail_raw_noatomic, int rc, struct sock *sk)
 	if (bpf_core_field_exists(struct trace_event_raw_udp_fail_queue_rcv_skb,
 				  sport))
 		skb = ctx[2];
+	else if (!derive_sites)
+		return 0; /* fired after its kfree_skb (before 6.10): the drop
+			     went by its flow; without reasons it waits (pend) */
 	return fail_handover(rc, sk, skb, false);
 }
 

@@ -163,6 +163,92 @@ static bool kernel_has_rx_sk(void)
 	return found;
 }
 
+/*
+ * Does udp:udp_fail_queue_rcv_skb name its skb (6.10+, with the sport
+ * field)? Only then does it fire BEFORE that skb's kfree_skb: earlier
+ * kernels fire it after kfree_skb_reason() (net/ipv4/udp.c
+ * __udp_queue_rcv_skb), so its socket belongs to the drop just counted,
+ * and handing it to the next kfree_skb on the CPU, whatever skb that is
+ * (an ICMPv6 router solicitation, another socket's drop), miscounts.
+ */
+static bool kernel_fail_tp_names_skb(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "trace_event_raw_udp_fail_queue_rcv_skb",
+				    BTF_KIND_STRUCT);
+	if (id > 0) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_member *m = btf_members(t);
+
+		for (int i = 0; i < btf_vlen(t); i++)
+			if (!strcmp(btf__name_by_offset(btf, m[i].name_off),
+				    "sport"))
+				found = true;
+	}
+	btf__free(btf);
+	return found;
+}
+
+/* The member of struct (or union) type id named name, or NULL. */
+static const struct btf_member *btf_member_named(const struct btf *btf, int id,
+						 const char *name)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+
+	if (!t || (!btf_is_struct(t) && !btf_is_union(t)))
+		return NULL;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), name))
+			return &m[i];
+	return NULL;
+}
+
+/*
+ * Does this kernel count the classic tracepoint runs it skips? Such a
+ * program runs through trace_call_bpf(), which skips it while the CPU's
+ * bpf_prog_active is raised: another kprobe or tracepoint program
+ * running there, or any process's BPF map syscall (bpf_disable_
+ * instrumentation), preempted or interrupted by the softirq that drops.
+ * Since 6.7 ("bpf: Count missed stats in trace_call_bpf") each skip
+ * counts in the program's recursion_misses, which udpdrop reports as
+ * missed; before, the drop is gone without a trace. The same series added
+ * bpf_link_info.kprobe_multi.missed, which BTF shows.
+ */
+static bool kernel_counts_tracepoint_skips(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_member *u, *km;
+	const struct btf_type *t;
+	bool found = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "bpf_link_info", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	/* the anonymous union of the per-link-type structs */
+	for (int i = 0; t && !found && i < btf_vlen(t); i++) {
+		u = &btf_members(t)[i];
+		if (u->name_off)
+			continue;
+		km = btf_member_named(btf, u->type, "kprobe_multi");
+		found = km && btf_member_named(btf, km->type, "missed");
+	}
+	btf__free(btf);
+	return found;
+}
+
+#define TRACEPOINT_SKIPS_UNCOUNTED \
+	"this kernel skips classic tracepoint programs without counting the skips " \
+	"(trace_call_bpf's recursion_misses, Linux 6.7+): drops would be lost silently"
+
 /* Does this kernel have the sock:sk_data_ready tracepoint (6.6+)? */
 static bool kernel_has_sk_data_ready(void)
 {
@@ -208,7 +294,12 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 {
 	struct udpdrop_bpf *skel;
 	struct bpf_program *kfree, *rx, *fail_prog;
-	bool need_fail = !t->rx_sk;
+	/*
+	 * Without rx_sk, the fail handover names the socket, where it can
+	 * (see kernel_fail_tp_names_skb); else the packet headers do. Without
+	 * drop reasons (sites) the drop waits for it instead (pend_key).
+	 */
+	bool need_fail = !t->rx_sk && (t->fail_names_skb || t->sites);
 	int err;
 
 	skel = udpdrop_bpf__open();
@@ -407,6 +498,7 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 		return e->code;
 	}
 	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk && !o->derive_sites;
+	t->fail_names_skb = kernel_fail_tp_names_skb();
 	t->atomics = kernel_has_atomics();
 	if (!t->atomics)
 		pr_info("no BPF atomics (kernels before 5.12): every drop is counted in the hash maps, not the per-CPU slot table\n");
@@ -415,7 +507,13 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 
 	if (!o->no_rx && !want_rx)
 		pr_info("no sock:sk_data_ready tracepoint (kernels before 6.6): deliveries not counted\n");
-	if (o->mode != ATTACH_AUTO) {
+	bool tp_exact = kernel_counts_tracepoint_skips();
+
+	if (o->mode == ATTACH_TRACEPOINT && !tp_exact) {
+		err = -EOPNOTSUPP;
+		snprintf(e->msg, sizeof(e->msg), "--attach tracepoint: %s; use tp_btf or raw_tp",
+			 TRACEPOINT_SKIPS_UNCOUNTED);
+	} else if (o->mode != ATTACH_AUTO) {
 		err = try_mode_rx(t, o, o->mode, want_rx, e);
 	} else {
 		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
@@ -424,7 +522,13 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 
 			/* an expected failure on the way down is not an error */
 			log__set_probing(!last);
-			err = try_mode_rx(t, o, order[i], want_rx, &probe_err);
+			if (order[i] == ATTACH_TRACEPOINT && !tp_exact) {
+				err = -EOPNOTSUPP;
+				snprintf(probe_err.msg, sizeof(probe_err.msg), "tracepoint: %s",
+					 TRACEPOINT_SKIPS_UNCOUNTED);
+			} else {
+				err = try_mode_rx(t, o, order[i], want_rx, &probe_err);
+			}
 			log__set_probing(false);
 			if (!err)
 				break;

@@ -60,6 +60,7 @@ struct tracer {
 	struct bpf_link *kfree_link, *fail_link, *rx_link;
 	enum attach_mode mode;   /* the variant in use */
 	bool rx_sk;              /* kfree_skb carries rx_sk and we use it */
+	bool fail_names_skb;     /* udp_fail_queue_rcv_skb names its skb, before its kfree_skb (6.10+) */
 	bool rx;                 /* deliveries are counted (sk_data_ready attached) */
 	bool sites;              /* drops named by site (o->derive_sites) */
 	bool atomics;            /* BPF atomics (5.12+): the slot table is used */

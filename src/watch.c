@@ -132,7 +132,8 @@ int watch__open(struct watch *w, struct tracer_opts *to,
 	if (err) {
 		if (err != -EPERM)
 			fprintf(stderr, "%s: %s%s\n", who, te.msg,
-				log__level() < LOG_DEBUG ? " (-vv shows libbpf and the verifier)" : "");
+				log__level() < LOG_DEBUG && err != -EOPNOTSUPP
+					? " (-vv shows libbpf and the verifier)" : "");
 		/*
 		 * The capabilities were checked, but they may be a user
 		 * namespace's, which the kernel does not accept for BPF (EPERM);

@@ -144,11 +144,6 @@ kernel_at_least() { # MAJOR MINOR
 # Deliveries are counted where the kernel has sock:sk_data_ready (6.6+).
 kernel_has_sk_data_ready() { kernel_at_least 6 6; }
 
-# kfree_skb passes the receiving socket (rx_sk) from 6.11; before, a
-# rcvbuf drop's socket is udp_fail_queue_rcv_skb's (tp_btf, raw_tp) or the
-# flow's (tracepoint): what --no-rx-sk exercises on newer kernels.
-rx_sk_or() { if kernel_at_least 6 11; then echo rx_sk; else echo "$1"; fi; }
-
 # The reason name a rcvbuf drop carries: the kernel's SOCKET_RCVBUFF from
 # 5.17; before, udpdrop's site (docs/kernels.md): udp_enqueue:rcvbuf where
 # udp_fail_queue_rcv_skb named it, plain udp_enqueue where it could not
@@ -161,6 +156,43 @@ rcvbuf_reason() {
 		echo udp_enqueue
 	else
 		echo udp_enqueue:rcvbuf
+	fi
+}
+
+# kernel_at_least MAJOR MINOR
+kernel_at_least() {
+	local v=$(uname -r) major minor
+	major=${v%%.*} minor=${v#*.} minor=${minor%%[!0-9]*}
+	((major > $1 || (major == $1 && minor >= $2)))
+}
+
+# Classic tracepoint programs run through trace_call_bpf, which skips
+# them while another BPF program or map syscall holds the CPU; from 6.7 it
+# counts the skips (recursion_misses), before it the drops vanish, and
+# udpdrop refuses --attach tracepoint there.
+kernel_counts_tp_skips() { kernel_at_least 6 7; }
+
+# queue_drop_via [--no-rx-sk] [--tracepoint]: how a receive-queue drop's
+# socket is found on this kernel (JSON attribution): kfree_skb's rx_sk
+# (6.11+), else udp_fail_queue_rcv_skb where it names its skb (6.10+; the
+# classic tracepoint variant does not use it), else by the flow. Before
+# 6.10 that tracepoint fires after the kfree_skb it belongs to, so it
+# cannot name the socket of the drop to come.
+queue_drop_via() {
+	local no_rx_sk= tracepoint=
+	for a; do
+		[[ $a == --no-rx-sk ]] && no_rx_sk=1
+		[[ $a == --tracepoint ]] && tracepoint=1
+	done
+	if [[ -z $no_rx_sk ]] && kernel_at_least 6 11; then
+		echo rx_sk
+	elif [[ -z $tracepoint ]] && kernel_at_least 6 10; then
+		echo udp_fail_queue_rcv_skb
+	elif [[ -z $tracepoint ]] && ! kernel_at_least 5 17; then
+		# no drop reasons: the drop waits for that tracepoint (pend_key)
+		echo udp_fail_queue_rcv_skb
+	else
+		echo flow
 	fi
 }
 

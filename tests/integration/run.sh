@@ -57,17 +57,23 @@ rcvbuf_case() {
 	expect_eq "rx (datagrams still queued)" "$(socket_field "$V4B:5001" .rx)" "$(rx_or_null "$got")"
 }
 
-test_rcvbuf() { rcvbuf_case "$(rx_sk_or udp_fail_queue_rcv_skb)"; }
+test_rcvbuf() { rcvbuf_case "$(queue_drop_via)"; }
 # the pre-6.11 path: the socket handed over by udp_fail_queue_rcv_skb
-test_rcvbuf_raw_tp_no_rx_sk() { rcvbuf_case udp_fail_queue_rcv_skb --attach raw_tp --no-rx-sk; }
+test_rcvbuf_raw_tp_no_rx_sk() {
+	rcvbuf_case "$(queue_drop_via --no-rx-sk)" --attach raw_tp --no-rx-sk
+}
 
 # Classic tracepoints need tracefs: with-tracefs.sh mounts it in a private
 # mount namespace for udpdrop alone.
 test_rcvbuf_tracepoint() {
-	UDPDROP_WRAP=tests/integration/with-tracefs.sh rcvbuf_case "$(rx_sk_or flow)" --attach tracepoint
+	# before 6.7 the mode must be refused: checked, and said so (the
+	# kernel matrix shows the cell as refused, not as exact)
+	kernel_counts_tp_skips || { tracepoint_refused; return; }
+	UDPDROP_WRAP=tests/integration/with-tracefs.sh rcvbuf_case "$(queue_drop_via --tracepoint)" --attach tracepoint
 }
 # no socket on the record at all: found by the packet's destination
 test_rcvbuf_tracepoint_no_rx_sk() {
+	kernel_counts_tp_skips || { tracepoint_refused; return; }
 	UDPDROP_WRAP=tests/integration/with-tracefs.sh rcvbuf_case flow --attach tracepoint --no-rx-sk
 }
 
@@ -133,7 +139,46 @@ rx_case() {
 
 test_rx() { rx_case; }
 test_rx_raw_tp() { rx_case --attach raw_tp; }
-test_rx_tracepoint() { UDPDROP_WRAP=tests/integration/with-tracefs.sh rx_case --attach tracepoint; }
+test_rx_tracepoint() {
+	kernel_counts_tp_skips || { tracepoint_refused; return; }
+	UDPDROP_WRAP=tests/integration/with-tracefs.sh rx_case --attach tracepoint
+}
+
+# Before 6.7 trace_call_bpf skips a classic tracepoint program without
+# counting it (while any BPF map syscall or program holds the CPU): the
+# variant cannot be exact there, so it is refused, exit 4, one line,
+# nothing left loaded; auto takes tp_btf. From 6.7 the skips are counted
+# (missed) and the variant loads.
+# tracepoint_refused: --attach tracepoint where the kernel does not count
+# the runs it skips: one line, exit 4, nothing left loaded.
+tracepoint_refused() {
+	local progs rc
+	progs() { bpftool prog show 2>/dev/null | grep -c ' name udpdrop_'; }
+	local before=$(progs)
+	tests/integration/with-tracefs.sh "$UDPDROP" top --attach tracepoint -i 0.2 -n 1 -j \
+		>"$T/tp.out" 2>"$T/tp.err"
+	rc=$?
+	expect_eq "exit code" "$rc" 4
+	expect_eq "one line" "$(wc -l <"$T/tp.err")" 1
+	grep -q "^udpdrop: --attach tracepoint: this kernel skips classic tracepoint programs without counting the skips (trace_call_bpf's recursion_misses, Linux 6.7+): drops would be lost silently; use tp_btf or raw_tp" "$T/tp.err" ||
+		fail "message: $(cat "$T/tp.err")"
+	expect_eq "nothing left loaded" "$(progs)" "$before"
+	expect_eq "no output" "$(wc -c <"$T/tp.out")" 0
+	((rc == 4)) && echo "    refused as expected: $(sed 's/^udpdrop: //' "$T/tp.err")"
+}
+
+test_tracepoint_refused_without_skip_count() {
+	local rc
+	if ! kernel_counts_tp_skips; then
+		tracepoint_refused
+		return
+	fi
+	tests/integration/with-tracefs.sh "$UDPDROP" top --attach tracepoint -i 0.2 -n 1 -j \
+		>"$T/tp.out" 2>"$T/tp.err"
+	rc=$?
+	expect_eq "exit code (skips counted: loads)" "$rc" 0
+	expect_eq "attach" "$(jq -rs '.[-1].attach' "$T/tp.out")" tracepoint
+}
 
 # A receiver that reads everything: all delivered, nothing dropped; a quiet
 # socket, so listed with --all.
