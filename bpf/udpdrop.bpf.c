@@ -199,6 +199,8 @@ struct handover {
 	bool pend_valid;
 	struct ud_key pend_key;
 	__u64 pend_datagrams, pend_skbs, pend_bytes;
+	/* record: the waiting drop's event (struct ud_event + its capture) */
+	__u8 pend_ev[sizeof(struct ud_event) + UD_CAP_MAX];
 };
 
 struct {
@@ -722,26 +724,16 @@ static __always_inline __u32 shed_slot(const struct ud_key *k)
  * that count share one copy. The flow comes from the packet, since socket
  * keys keep none; a packet without one keeps the key's.
  */
-static __noinline int emit_event(struct sk_buff *skb, const struct ud_key *k,
-				 __u32 datagrams, __u32 len)
+/* An event's fields for an skb counted under key k (see emit_event). */
+static __always_inline void fill_event(struct ud_event *e, struct sk_buff *skb,
+				       const struct ud_key *k, __u32 datagrams,
+				       __u32 len)
 {
-	struct ud_event *e;
 	struct ud_key flow = {};
 	struct pkt_info pi = {};
 	unsigned char *head;
 	__u16 nh;
 
-	if (!k)
-		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e) + cap_len, 0);
-	if (!e) {
-		__u32 slot = shed_slot(k);
-		__u64 *n = bpf_map_lookup_elem(&shed, &slot);
-
-		if (n)
-			*n += 1;
-		return 0;
-	}
 	e->time_ns = bpf_ktime_get_ns();
 	e->cookie = k->cookie;
 	e->location = k->location;
@@ -774,7 +766,7 @@ static __noinline int emit_event(struct sk_buff *skb, const struct ud_key *k,
 
 		/*
 		 * cap_len (a constant to the verifier) last: the event holds
-		 * cap_len bytes, and an older verifier (6.1) cannot prove a
+		 * cap_len bytes, and a verifier before 6.8 cannot prove a
 		 * later clamp to the larger UD_CAP_MAX never raises n past it
 		 * (6.1 refuses --headers 64 with "invalid access to memory").
 		 */
@@ -785,16 +777,89 @@ static __noinline int emit_event(struct sk_buff *skb, const struct ud_key *k,
 		if (n && !bpf_probe_read_kernel(e->cap, n, head + nh))
 			e->cap_len = n;
 	}
-	/*
-	 * A wake-up per event (irq_work, then the reader's syscall) would
-	 * cost more than the event: wake the reader only when this event
-	 * takes the backlog past wakeup_bytes, and let its timer do the rest.
-	 */
+}
+
+/*
+ * A wake-up per event (irq_work, then the reader's syscall) would cost
+ * more than the event: wake the reader only when this event takes the
+ * backlog past wakeup_bytes, and let its timer do the rest.
+ */
+static __always_inline void submit_event(struct ud_event *e)
+{
 	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 	__u64 size = sizeof(*e) + cap_len;
 
 	bpf_ringbuf_submit(e, avail >= wakeup_bytes && avail < wakeup_bytes + size
 				      ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline void count_shed(const struct ud_key *k)
+{
+	__u32 slot = shed_slot(k);
+	__u64 *n = bpf_map_lookup_elem(&shed, &slot);
+
+	if (n)
+		*n += 1;
+}
+
+static __noinline int emit_event(struct sk_buff *skb, const struct ud_key *k,
+				 __u32 datagrams, __u32 len)
+{
+	struct ud_event *e;
+
+	if (!k)
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e) + cap_len, 0);
+	if (!e) {
+		count_shed(k);
+		return 0;
+	}
+	fill_event(e, skb, k, datagrams, len);
+	submit_event(e);
+	return 0;
+}
+
+/*
+ * A drop that waits for udp_fail_queue_rcv_skb (kernels without reasons,
+ * before 6.10: see struct handover): its event is made now, while the skb
+ * is there (flow, headers), and sent when the socket is known.
+ */
+static __noinline int stash_event(struct sk_buff *skb, const struct ud_key *k,
+				  __u32 datagrams, __u32 len)
+{
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+
+	if (!ho || !k)
+		return 0;
+	fill_event((struct ud_event *)ho->pend_ev, skb, k, datagrams, len);
+	return 0;
+}
+
+/* The stashed event, now named by key k (the socket's, or the flow's). */
+static __noinline int emit_stashed(const struct ud_key *k, __u32 datagrams)
+{
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	struct ud_event *e;
+
+	if (!ho || !k)
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e) + cap_len, 0);
+	if (!e) {
+		count_shed(k);
+		return 0;
+	}
+	if (bpf_probe_read_kernel(e, sizeof(*e) + cap_len, ho->pend_ev)) {
+		bpf_ringbuf_discard(e, 0);
+		return 0;
+	}
+	e->cookie = k->cookie;
+	e->netns = k->netns;
+	e->reason = k->reason;
+	e->flags = k->flags;
+	e->datagrams = datagrams;
+	submit_event(e);
 	return 0;
 }
 
@@ -928,7 +993,7 @@ static __always_inline void pend_flush(struct handover *ho, bool use_slots)
 	account_n(ho, &ho->pend_key, ho->pend_datagrams, ho->pend_skbs,
 		  ho->pend_bytes, &slot_state, use_slots);
 	if (events_on)
-		emit_event(NULL, &ho->pend_key, ho->pend_datagrams, ho->pend_bytes);
+		emit_stashed(&ho->pend_key, ho->pend_datagrams);
 }
 
 static __always_inline int classify(bool direct, bool use_slots,
@@ -956,9 +1021,12 @@ static __always_inline int classify(bool direct, bool use_slots,
 	if (ho->next_child && ho->next_child == (__u64)skb) {
 		ho->next_child = (__u64)RD(direct, skb->next, skb, next);
 		if (derive_sites && ho->pend_valid) {
-			/* its parent waits for udp_fail_queue_rcv_skb */
+			/* its parent waits for udp_fail_queue_rcv_skb (its
+			 * event names the parent's flow: it has no socket yet) */
 			ho->pend_skbs += 1;
 			ho->pend_bytes += len;
+			if (events_on)
+				emit_event(skb, &ho->pend_key, 0, len);
 			return 0;
 		}
 		account(ho, &ho->key, 0, len, &slot_state, use_slots);
@@ -1100,6 +1168,8 @@ static __always_inline int classify(bool direct, bool use_slots,
 		ho->pend_key = k;
 		ho->pend_valid = true;
 		ho->next_child = frag_list;
+		if (events_on)
+			stash_event(skb, &k, ho->pend_datagrams, len);
 		return 0;
 	}
 
@@ -1237,8 +1307,9 @@ static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb,
 		}
 		account_n(ho, &k, ho->pend_datagrams, ho->pend_skbs,
 			  ho->pend_bytes, &slot_state, use_slots);
+		/* the skb is gone: its event was made while it was there */
 		if (events_on)
-			emit_event(NULL, &k, ho->pend_datagrams, ho->pend_bytes);
+			emit_stashed(&k, ho->pend_datagrams);
 		return 0;
 	}
 	ho->fail_sk = (__u64)sk;

@@ -569,12 +569,14 @@ static int write_counts(struct recorder *rc, uint64_t t)
 		if (owner__judge(&rc->own, k, true) != OWNER_YES)
 			continue;
 		/*
-		 * A closing socket's purged queue has no netns in the kernel's
-		 * record: only the live model knows whose it was, so its share
-		 * is written as that socket's. (Other flows the report matches
-		 * as before.)
+		 * A drop the kernel named no socket for (a closing socket's
+		 * purged queue, which has no netns there either; a receive
+		 * queue's before 6.10, whose udp_fail_queue_rcv_skb comes too
+		 * late): the live model matched its flow to a socket, so its
+		 * share is written as that socket's, and the report shows it
+		 * where top did.
 		 */
-		if (!(k->flags & UD_KEY_SOCK) && (k->flags & UD_KEY_CLOSE))
+		if (!(k->flags & UD_KEY_SOCK))
 			np = model__flow_parts(&rc->w->m, k, val, parts, FLOW_SEGS);
 		if (np) {
 			/* a flow may split in up to FLOW_SEGS: room for them */
