@@ -186,7 +186,7 @@ check: deps
 # integration tests; one table kernel x check (docs/kernels.md).
 KERNELS ?= bullseye bookworm trixie sid
 check-kernels: deps
-	$(Q)$(MAKE) --no-print-directory udpdrop $(HELPER_BIN) $(TRACECAT_BIN)
+	$(Q)$(MAKE) --no-print-directory udpdrop $(STATIC_BIN) $(HELPER_BIN) $(TRACECAT_BIN)
 	$(Q)tests/kernels/matrix.sh $(KERNELS)
 
 deps:

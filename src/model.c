@@ -392,7 +392,7 @@ static void index_port(struct model *m, const struct sock_info *si)
 			       .proto = si->proto };
 	struct port_socks *ps;
 
-	if (!si->sport)
+	if (!si->sport || si->no_flow_match)
 		return;
 	ps = htab__upsert(&m->by_port, &pk, NULL);
 	if (!ps)
@@ -440,7 +440,7 @@ static void remember_sock(struct model *m, struct sock_info *si, bool baseline,
 	if (si->inode && !si->partial &&
 	    (c = htab__upsert(&m->inode2cookie, &si->inode, NULL)))
 		*c = si->cookie;
-	if (created)
+	if (created || prev.no_flow_match)
 		index_port(m, si);
 }
 
@@ -463,12 +463,19 @@ static void remember_fresh(struct model *m, const struct sock_info *si,
 	k->drops = si->drops;
 	k->have_mem = si->have_mem;
 	k->last_seen_ns = now;
+	/* the model's own look at it: a flow's candidate from now on */
+	if (k->no_flow_match) {
+		k->no_flow_match = false;
+		index_port(m, k);
+	}
 }
 
 void model__learn_socket(struct model *m, struct sock_info *si, uint64_t now)
 {
-	if (si->inode && !si->partial && !htab__find(&m->inode2cookie, &si->inode))
+	if (si->inode && !si->partial && !htab__find(&m->inode2cookie, &si->inode)) {
+		si->no_flow_match = true;
 		remember_sock(m, si, false, now);
+	}
 }
 
 /* The sockets of the table from index first on: just dumped. */
@@ -584,13 +591,24 @@ static int cmp_last_seen(const void *a, const void *b)
 	return x->last_seen_ns > y->last_seen_ns ? -1 : x->last_seen_ns < y->last_seen_ns;
 }
 
+/*
+ * Has the model's own dump named the socket of this inode? (One that only
+ * lifetimes' dump saw is no flow's candidate: its partial record, known by
+ * the port, stands in for it.)
+ */
+static bool named_by_dump(struct model *m, uint32_t ino)
+{
+	uint64_t *c = htab__find(&m->inode2cookie, &ino);
+	const struct sock_info *full = c ? htab__find(&m->known, c) : NULL;
+
+	return c && !(full && full->no_flow_match);
+}
+
 /* A socket known by its inode from deliveries that a dump named since. */
 static bool superseded(struct model *m, const struct sock_info *si)
 {
-	uint32_t ino = (uint32_t)si->cookie;
-
 	return si->partial && (si->cookie & UD_RX_INODE) &&
-	       htab__find(&m->inode2cookie, &ino);
+	       named_by_dump(m, (uint32_t)si->cookie);
 }
 
 static void candidates(struct model *m, const struct port_socks *ps,
@@ -627,12 +645,8 @@ static void learn_from_rx(struct model *m, uint64_t now)
 			continue;
 		if (m->opts.netns && v->netns != m->opts.netns)
 			continue;
-		if (id & UD_RX_INODE) {
-			uint32_t ino = (uint32_t)id;
-
-			if (htab__find(&m->inode2cookie, &ino))
-				continue; /* dumped: known by its cookie */
-		}
+		if ((id & UD_RX_INODE) && named_by_dump(m, (uint32_t)id))
+			continue; /* dumped: known by its cookie */
 		/*
 		 * Seen once: its last_seen stays when it was learnt, so of
 		 * two sockets that had the same port in turn, the later one

@@ -547,6 +547,16 @@ static bool flow_part_in_scope(const struct recorder *rc, const struct ud_key *k
 	return !ns || !(k->flags & UD_KEY_CLOSE) || (p->cookie && p->netns == ns);
 }
 
+static bool enqueue_or_close(struct recorder *rc, const struct ud_key *k)
+{
+	enum cause c;
+
+	if (k->flags & UD_KEY_CLOSE)
+		return true;
+	c = model__cause(&rc->w->m, k->reason, k->flags);
+	return c == CAUSE_RCVBUF || c == CAUSE_UDP_MEM;
+}
+
 static int write_counts(struct recorder *rc, uint64_t t)
 {
 	struct htab *d = &rc->w->drops;
@@ -569,14 +579,15 @@ static int write_counts(struct recorder *rc, uint64_t t)
 		if (owner__judge(&rc->own, k, true) != OWNER_YES)
 			continue;
 		/*
-		 * A drop the kernel named no socket for (a closing socket's
-		 * purged queue, which has no netns there either; a receive
-		 * queue's before 6.10, whose udp_fail_queue_rcv_skb comes too
-		 * late): the live model matched its flow to a socket, so its
-		 * share is written as that socket's, and the report shows it
-		 * where top did.
+		 * A drop at a socket that the kernel named no socket for (a
+		 * closing socket's purged queue, which has no netns there
+		 * either; a full receive queue's from 5.17 to 6.9, whose
+		 * udp_fail_queue_rcv_skb comes after the free): the live model
+		 * matched its flow to a socket, so its share is written as
+		 * that socket's, and the report shows it where top did.
+		 * (Other flows the report matches as before.)
 		 */
-		if (!(k->flags & UD_KEY_SOCK))
+		if (!(k->flags & UD_KEY_SOCK) && enqueue_or_close(rc, k))
 			np = model__flow_parts(&rc->w->m, k, val, parts, FLOW_SEGS);
 		if (np) {
 			/* a flow may split in up to FLOW_SEGS: room for them */

@@ -45,6 +45,14 @@ struct sock_info {
 	 * socket had no cookie yet.
 	 */
 	bool partial;
+	/*
+	 * The model learnt it from another dump than its own (lifetimes'),
+	 * to join the socket's drops under inode and cookie: it names its
+	 * rows but is no candidate for a flow's drops (which a socket with
+	 * an address would win over the sockets known only by their port)
+	 * until the model's own dump finds it.
+	 */
+	bool no_flow_match;
 };
 
 struct socktab {

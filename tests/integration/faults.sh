@@ -188,9 +188,16 @@ fault_stop_gensink() { # WHO (sink or gen)
 	setup_hosts || return
 	start_sink "$V4B:5105" --rcvbuf 16K --xdp veth0 || return
 	ip netns exec "$A" "$UDPDROP" gen "$V4B:5105" -t 3 --pps 2000 -l 1000 --json >"$T/gen.json" 2>"$T/gen.err" &
-	local gen=$!
+	local gen=$! base i
 	BG_PIDS+=("$gen")
-	sleep 0.8
+	# stop it mid-stream: once datagrams flow (gen loads its tracer and
+	# waits for the sink's READY first, which on a busy machine can take
+	# longer than any fixed sleep: a stop before the stream proves nothing)
+	base=$(mib "$B" Udp InDatagrams)
+	for ((i = 0; i < 200; i++)); do
+		(($(mib "$B" Udp InDatagrams) - base >= 200)) && break
+		sleep 0.05
+	done
 	if [[ $1 == sink ]]; then stop_cont "$SINK_PID"; else stop_cont "$gen"; fi
 	wait "$gen"
 	expect_eq "gen exit" "$?" 0
