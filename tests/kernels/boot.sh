@@ -19,7 +19,8 @@
 #
 # Exit status: COMMAND's, or 125 when the guest did not say (no boot, a
 # panic, a timeout), with one line naming the kernel and why.
-# The guest has: proc, sys, devtmpfs, devpts, fresh tmpfs on /tmp and /run,
+# The guest has: proc, sys, devtmpfs, devpts, fresh tmpfs on /tmp and /run
+# (the current directory stays visible at its path even if under them),
 # bpffs at /sys/fs/bpf, debugfs, tracefs at /sys/kernel/tracing, cgroup2 at
 # /sys/fs/cgroup, the kernel's own modules at /lib/modules/$(uname -r)
 # (modprobe works, and the kernel's own module loading), lo up, no NIC.

@@ -21,7 +21,14 @@ mount -t devtmpfs dev /dev
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o ptmxmode=666 devpts /dev/pts
 mount -t tmpfs shm /dev/shm
+# the tree the command runs in (a CI clone may live under /tmp): kept
+# visible at its path under the fresh tmpfs mounts
+cwd=$(cat "$R/cwd")
+mkdir -p /udpdrop-cwd && mount --bind "$cwd" /udpdrop-cwd
 for d in /tmp /run /var/tmp; do mount -t tmpfs -o mode=1777 tmp "$d"; done
+if [[ ! -d $cwd ]]; then
+	mkdir -p "$cwd" && mount --bind /udpdrop-cwd "$cwd"
+fi
 mount -t bpf bpf /sys/fs/bpf
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null ||
@@ -35,7 +42,7 @@ echo "guest: $(uname -r) up after $(cut -d' ' -f1 /proc/uptime) s (uptime), $(np
 
 mapfile -d '' cmd <"$R/cmd"
 . "$R/env"
-cd "$(cat "$R/cwd")" || { echo 126 >"$R/rc"; poweroff; }
+cd "$cwd" || { echo 126 >"$R/rc"; poweroff; }
 "${cmd[@]}" </dev/null
 rc=$?
 echo "guest: exit $rc after $(cut -d' ' -f1 /proc/uptime) s (uptime)"
