@@ -40,7 +40,7 @@ CHECKS=(
 	"record+report=record_rcvbuf report_round_trip"
 	"doctor=doctor_rcvbuf"
 	"gen/sink=gen_sink_rcvbuf"
-	"static binary=static_empty_root"
+	"static=static_empty_root"
 )
 if [[ -n ${UDPDROP_MATRIX_CHECKS:-} ]]; then
 	sel=()
