@@ -618,8 +618,22 @@ static void candidates(struct model *m, const struct port_socks *ps,
 		struct sock_info *ks = htab__find(&m->known, &ps->cookies[i]);
 
 		if (ks && !superseded(m, ks) &&
-		    !!socktab__by_cookie(&m->st, ps->cookies[i]) == alive)
-			one->v[one->n++] = *ks;
+		    !!socktab__by_cookie(&m->st, ps->cookies[i]) == alive) {
+			one->v[one->n] = *ks;
+			/*
+			 * A partial record whose socket lifetimes' dump named:
+			 * it still matches by port alone, but its drops are the
+			 * cookie's row, where its deliveries are.
+			 */
+			if (ks->partial && (ks->cookie & UD_RX_INODE)) {
+				uint32_t ino = (uint32_t)ks->cookie;
+				uint64_t *c = htab__find(&m->inode2cookie, &ino);
+
+				if (c)
+					one->v[one->n].cookie = *c;
+			}
+			one->n++;
+		}
 	}
 }
 

@@ -43,6 +43,8 @@ close_unseen_case() { # ARGS for start_top; $1: the port
 	expect_eq "its netns" "$(port_field "$port" .netns)" "$(ns_inode "$B")"
 	expect_eq "totals: socket_close" "$(final '.totals.causes.socket_close')" 10
 	expect_eq "nothing of unknown netns" "$(final '.totals.netns_unknown')" 0
+	expect_eq "rows on its port" \
+		"$(final --arg p ":$port" '[.sockets[] | select(.local | endswith($p))] | length')" 1
 }
 
 test_close_unseen_socket_netns() {
