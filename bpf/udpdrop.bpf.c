@@ -1324,32 +1324,29 @@ static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb,
  * (6.10), which added the sport field tested here.
  * Only loaded when kfree_skb lacks rx_sk (or the loader is told so).
  */
-SEC("raw_tp/udp_fail_queue_rcv_skb")
-int BPF_PROG(udpdrop_fail_raw, int rc, struct sock *sk)
+static __always_inline int from_fail(__u64 *ctx, int rc, struct sock *sk,
+				     bool use_slots)
 {
 	__u64 skb = 0;
 
-	if (bpf_core_field_exists(struct trace_event_raw_udp_fail_queue_rcv_skb,
-				  sport))
+	if (fail_tp_has_skb())
 		skb = ctx[2];
 	else if (!derive_sites)
 		return 0; /* fired after its kfree_skb (before 6.10): the drop
 			     went by its flow; without reasons it waits (pend) */
-	return fail_handover(rc, sk, skb, true);
+	return fail_handover(rc, sk, skb, use_slots);
+}
+
+SEC("raw_tp/udp_fail_queue_rcv_skb")
+int BPF_PROG(udpdrop_fail_raw, int rc, struct sock *sk)
+{
+	return from_fail(ctx, rc, sk, true);
 }
 
 SEC("raw_tp/udp_fail_queue_rcv_skb")
 int BPF_PROG(udpdrop_fail_raw_noatomic, int rc, struct sock *sk)
 {
-	__u64 skb = 0;
-
-	if (bpf_core_field_exists(struct trace_event_raw_udp_fail_queue_rcv_skb,
-				  sport))
-		skb = ctx[2];
-	else if (!derive_sites)
-		return 0; /* fired after its kfree_skb (before 6.10): the drop
-			     went by its flow; without reasons it waits (pend) */
-	return fail_handover(rc, sk, skb, false);
+	return from_fail(ctx, rc, sk, false);
 }
 
 /*

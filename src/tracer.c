@@ -139,61 +139,6 @@ int tracer__kernel_too_old(char *msg, size_t len)
 	return -ENOTSUP;
 }
 
-/* Does this kernel's kfree_skb tracepoint carry rx_sk (6.11+)? */
-static bool kernel_has_rx_sk(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool found = false;
-	int id;
-
-	if (!btf)
-		return false;
-	id = btf__find_by_name_kind(btf, "trace_event_raw_kfree_skb",
-				    BTF_KIND_STRUCT);
-	if (id > 0) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const struct btf_member *m = btf_members(t);
-
-		for (int i = 0; i < btf_vlen(t); i++)
-			if (!strcmp(btf__name_by_offset(btf, m[i].name_off),
-				    "rx_sk"))
-				found = true;
-	}
-	btf__free(btf);
-	return found;
-}
-
-/*
- * Does udp:udp_fail_queue_rcv_skb name its skb (6.10+, with the sport
- * field)? Only then does it fire BEFORE that skb's kfree_skb: earlier
- * kernels fire it after kfree_skb_reason() (net/ipv4/udp.c
- * __udp_queue_rcv_skb), so its socket belongs to the drop just counted,
- * and handing it to the next kfree_skb on the CPU, whatever skb that is
- * (an ICMPv6 router solicitation, another socket's drop), miscounts.
- */
-static bool kernel_fail_tp_names_skb(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool found = false;
-	int id;
-
-	if (!btf)
-		return false;
-	id = btf__find_by_name_kind(btf, "trace_event_raw_udp_fail_queue_rcv_skb",
-				    BTF_KIND_STRUCT);
-	if (id > 0) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const struct btf_member *m = btf_members(t);
-
-		for (int i = 0; i < btf_vlen(t); i++)
-			if (!strcmp(btf__name_by_offset(btf, m[i].name_off),
-				    "sport"))
-				found = true;
-	}
-	btf__free(btf);
-	return found;
-}
-
 /* The member of struct (or union) type id named name, or NULL. */
 static const struct btf_member *btf_member_named(const struct btf *btf, int id,
 						 const char *name)
@@ -208,6 +153,40 @@ static const struct btf_member *btf_member_named(const struct btf *btf, int id,
 		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), name))
 			return &m[i];
 	return NULL;
+}
+
+/* Does this kernel's BTF have struct st with a member named member? */
+static bool kernel_struct_has(const char *st, const char *member)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
+	found = id > 0 && btf_member_named(btf, id, member);
+	btf__free(btf);
+	return found;
+}
+
+/* Does this kernel's kfree_skb tracepoint carry rx_sk (6.11+)? */
+static bool kernel_has_rx_sk(void)
+{
+	return kernel_struct_has("trace_event_raw_kfree_skb", "rx_sk");
+}
+
+/*
+ * Does udp:udp_fail_queue_rcv_skb name its skb (6.10+, with the sport
+ * field)? Only then does it fire BEFORE that skb's kfree_skb: earlier
+ * kernels fire it after kfree_skb_reason() (net/ipv4/udp.c
+ * __udp_queue_rcv_skb), so its socket belongs to the drop just counted,
+ * and handing it to the next kfree_skb on the CPU, whatever skb that is
+ * (an ICMPv6 router solicitation, another socket's drop), miscounts.
+ */
+static bool kernel_fail_tp_names_skb(void)
+{
+	return kernel_struct_has("trace_event_raw_udp_fail_queue_rcv_skb", "sport");
 }
 
 /*

@@ -294,27 +294,33 @@ test_netfilter() {
 
 # Three fragments each; nft drops the last one before reassembly, the
 # other two wait ipfrag_time (1 s) and expire: one frag_timeout per datagram.
-test_frag_timeout() {
+# frag_timeout_case PORT START: START (start_top, or a variant) with -N B.
+frag_timeout_case() {
+	local port=$1 start=$2
 	setup_hosts || return
 	lose_last_fragments "$B" || { fail "nft"; return; }
-	start_recv "$B" "$V4B:5005" --read || return
+	start_recv "$B" "$V4B:$port" --read || return
 	local rpid=$RECV_PID rout=$RECV_OUT
 	local fails=$(mib "$B" Ip ReasmFails) tmo=$(mib "$B" Ip ReasmTimeout)
-	start_top -N "$B" || return
-	local sent=$(send "$A" "$V4B:5005" -c 30 -s 3000)
+	"$start" -N "$B" || return
+	send "$A" "$V4B:$port" -c 30 -s 3000 >/dev/null
 	settle 3 # ipfrag_time plus the timer's slack
 	stop_top || return
 	local got=$(stop_recv "$rpid" "$rout")
 	expect_eq "read by the app" "$got" 0
 	expect_eq "IpReasmFails delta" "$(($(mib "$B" Ip ReasmFails) - fails))" 30
 	expect_eq "IpReasmTimeout delta" "$(($(mib "$B" Ip ReasmTimeout) - tmo))" 30
-	expect_eq "socket cause frag_timeout" "$(socket_field "$V4B:5005" .causes.frag_timeout)" 30
-	expect_eq "socket drops (one per datagram)" "$(socket_field "$V4B:5005" .drops)" 30
+	expect_eq "socket cause frag_timeout" "$(socket_field "$V4B:$port" .causes.frag_timeout)" 30
+	expect_eq "socket drops (one per datagram)" "$(socket_field "$V4B:$port" .drops)" 30
+	expect_eq "totals.causes.frag_timeout" "$(final .totals.causes.frag_timeout)" 30
+	# nft's fragment is no datagram of its own: the reassembly's loss counts
 	expect_eq "totals.drops (no double count)" "$(final .totals.drops)" 30
 	expect_eq "fragment skb events (2 timed out + 1 by nft, each)" "$(final .totals.skb_events)" 90
 	expect_eq "reconcile frag_timeout" \
 		"$(final '[.reconcile[] | select(.cause == "frag_timeout")][0] | "\(.kernel) \(.udpdrop)"')" "30 30"
 }
+
+test_frag_timeout() { frag_timeout_case 5005 start_top; }
 
 test_socket_filter() {
 	setup_hosts || return

@@ -82,28 +82,7 @@ test_sites_checksum() {
 		"$(final '[.reconcile[] | select(.cause == "checksum")][0] | "\(.kernel) \(.udpdrop)"')" "40 40"
 }
 
-test_sites_frag_timeout() {
-	setup_hosts || return
-	lose_last_fragments "$B" || { fail "nft"; return; }
-	start_recv "$B" "$V4B:5105" --read || return
-	local rpid=$RECV_PID rout=$RECV_OUT
-	local fails=$(mib "$B" Ip ReasmFails) tmo=$(mib "$B" Ip ReasmTimeout)
-	sites_top -N "$B" || return
-	local sent=$(send "$A" "$V4B:5105" -c 30 -s 3000)
-	settle 3 # ipfrag_time plus the timer's slack
-	stop_top || return
-	local got=$(stop_recv "$rpid" "$rout")
-	expect_eq "read by the app" "$got" 0
-	expect_eq "IpReasmFails delta" "$(($(mib "$B" Ip ReasmFails) - fails))" 30
-	expect_eq "IpReasmTimeout delta" "$(($(mib "$B" Ip ReasmTimeout) - tmo))" 30
-	expect_eq "socket cause frag_timeout" "$(socket_field "$V4B:5105" .causes.frag_timeout)" 30
-	expect_eq "totals.causes.frag_timeout" "$(final .totals.causes.frag_timeout)" 30
-	expect_eq "reconcile frag_timeout" \
-		"$(final '[.reconcile[] | select(.cause == "frag_timeout")][0] | "\(.kernel) \(.udpdrop)"')" "30 30"
-	# nft's fragment is no datagram of its own: the reassembly's loss counts
-	expect_eq "totals.drops (no double count)" "$(final .totals.drops)" 30
-	expect_eq "fragment skb events (2 timed out + 1 by nft, each)" "$(final .totals.skb_events)" 90
-}
+test_sites_frag_timeout() { frag_timeout_case 5105 sites_top; }
 
 test_sites_socket_filter() {
 	setup_hosts || return
