@@ -327,6 +327,13 @@ static int draw_header(struct tui *t)
 	if (!any)
 		putf(y, x, A_NORMAL, " none yet");
 	y++;
+	/* as batch mode and report say it: the causes are a derivation here */
+	if (m->sites) {
+		char note[512];
+
+		cause__sites_note(note, sizeof(note));
+		putf(y++, 0, pair(t, PAIR_WARN, A_NORMAL), "%s", note);
+	}
 
 	/* reconciliation with the kernel's counters */
 	struct reconcile_line rl[16];

@@ -127,6 +127,13 @@ test_sites_text() {
 	out=$(UDPDROP_NO_DROP_REASONS=1 "$UDPDROP" top -b -n 1 -i 0.2 -N "$B" -v 2>&1 >/dev/null)
 	[[ $out == *"drop reasons (5.17+) "* && $out == *"causes from drop locations"* ]] ||
 		fail "top -v does not show the kernel's features and the derivation: '$out'"
+	# the full-screen view says it too (its own tmux server inherits this)
+	export UDPDROP_NO_DROP_REASONS=1
+	tui_start 200 30 -N "$B" || return
+	tui_wait 'causes derived from drop locations' 50 ||
+		fail "the full-screen view does not say how causes were derived: $(tui_screen | head -6)"
+	tui_keys q
+	expect_eq "full-screen exit" "$(tui_exit)" 0
 }
 
 # Below 5.10: one line naming the minimum, exit 4, nothing loaded.
