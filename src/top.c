@@ -18,6 +18,7 @@
 #include "log.h"
 #include "model.h"
 #include "output.h"
+#include "proc.h"
 #include "top.h"
 #include "tracer.h"
 #include "tui.h"
@@ -228,6 +229,29 @@ static int refresh_or_say(struct watch *w)
 	return err;
 }
 
+/*
+ * -p: the process has exited (as record -p, top then ends). Its sockets'
+ * unread queues are freed an RCU grace period after the close
+ * (SOCK_RCU_FREE), so the end waits PID_LINGER_NS for those socket_close
+ * drops first, when it held any socket.
+ */
+#define PID_LINGER_NS (1000 * 1000000ull)
+static bool pid_exited;
+
+static bool pid_gone(struct model *m)
+{
+	if (m->opts.pid && !pid_exited && proc__check(m->opts.pid) == -ESRCH)
+		pid_exited = true;
+	return pid_exited;
+}
+
+static void pid_linger(struct model *m)
+{
+	fprintf(stderr, "udpdrop: process %d exited: stopping\n", m->opts.pid);
+	if (m->pid_inodes.n)
+		sleep_until(now_ns() + PID_LINGER_NS);
+}
+
 /* What the full-screen view calls each interval. */
 static int tui_refresh(void *arg)
 {
@@ -236,7 +260,7 @@ static int tui_refresh(void *arg)
 
 	if (!err)
 		track(&w->m);
-	if (w->netns_gone)
+	if (w->netns_gone || pid_gone(&w->m))
 		stop_signal = -1; /* the view ends; said after it (do_top) */
 	return err;
 }
@@ -313,6 +337,9 @@ int do_top(int argc, char **argv)
 		} else {
 			if (w.netns_gone)
 				cli__say_netns_gone("udpdrop", "stopping");
+			else if (pid_exited)
+				pid_linger(m);
+			stopped = w.netns_gone ? "netns_gone" : pid_exited ? "pid_gone" : NULL;
 			/* what the screen showed is gone with it: leave the summary */
 			if (refresh_or_say(&w))
 				goto out;
@@ -336,7 +363,7 @@ int do_top(int argc, char **argv)
 			next = now_ns() + step;
 		if (refresh_or_say(&w))
 			goto out;
-		if (w.netns_gone)
+		if (w.netns_gone || pid_gone(m))
 			break;
 		if (o.count && i + 1 == o.count)
 			break; /* the last interval is the summary's */
@@ -348,7 +375,10 @@ int do_top(int argc, char **argv)
 	}
 	if (w.netns_gone)
 		cli__say_netns_gone("udpdrop", "stopping");
-	stopped = w.netns_gone ? "netns_gone" : stop_signal ? "signal" : "count";
+	else if (pid_exited)
+		pid_linger(m);
+	stopped = w.netns_gone ? "netns_gone" : pid_exited ? "pid_gone"
+		: stop_signal ? "signal" : "count";
 	/* the summary: one last read so nothing between ticks is lost */
 	if (refresh_or_say(&w))
 		goto out;

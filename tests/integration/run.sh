@@ -746,6 +746,29 @@ test_socket_close() {
 	expect_eq "netns" "$(socket_field "$V4B:5030" .netns)" "$(ns_inode "$B")"
 }
 
+# top -p ends when its process exits (as record -p does): after the
+# socket_close drops of the queue the process left, with "pid_gone".
+test_top_pid_exits() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:5031" --rcvbuf 1000000 || return
+	local rpid=$RECV_PID rc
+	start_top -p "$rpid" || return
+	local sent=$(send "$A" "$V4B:5031" -c 25 -s 200)
+	settle
+	{ kill -KILL "$rpid"; wait "$rpid"; } 2>/dev/null
+	ended "$TOP_PID" || { fail "top -p still runs 15 s after its process exited"; kill -INT "$TOP_PID"; }
+	wait "$TOP_PID"
+	rc=$?
+	TOP_PID=
+	expect_eq "top exit code" "$rc" 0
+	expect_eq "the line" "$(grep -c "udpdrop: process $rpid exited: stopping" "$T/top.err")" 1
+	tail -n 1 "$TOP_OUT" >"$T/final.json"
+	expect_eq "stopped" "$(final .stopped)" pid_gone
+	expect_eq sent "$sent" 25
+	expect_eq "socket_close drops, counted before the end" \
+		"$(socket_field "$V4B:5031" .causes.socket_close)" 25
+}
+
 # The same, with a live socket on the same port in a third netns: the
 # purged queue is B's, not C's (it has no netns of its own in the kernel).
 test_socket_close_other_netns() {
