@@ -341,11 +341,13 @@ test_doctor_rcvbuf_host_wide() {
 	local before=$(mib "$B" Udp RcvbufErrors)
 	start_sink "$V4B:5073" --no-tracer --stall 300 --every 1000 || return
 	local sink_pid=$SINK_PID
+	start_top -N "$B" || return
 	start_doctor -N "$B" -d 600 || return
 	run_gen "$V4B:5073" --count 3000 --pps 1000 --size 256 || return
 	wait_sink || return
 	kill -INT "$DOC_PID"
 	wait_doctor || return
+	stop_top || return
 	local dropped=$(($(mib "$B" Udp RcvbufErrors) - before))
 	local f='[.findings[] | select(.cause == "rcvbuf" and .local == "'"$V4B:5073"'")][0]'
 	expect_gt "drops at the default buffer" "$dropped" 0
@@ -363,6 +365,15 @@ test_doctor_rcvbuf_host_wide() {
 		fail "the change does not say where: $(dq "$f.change")"
 	dq "$f.change" | grep -qF "SO_RCVBUF, $((value / 2))" ||
 		fail "no per-socket alternative: $(dq "$f.change")"
+	# top says the same of the same socket: owner, scope, where to run it
+	local t='[.sockets[] | select(.local == "'"$V4B:5073"'")][0]'
+	local ta="$t.advice | map(select(.cause == \"rcvbuf\"))[0]"
+	expect_eq "top: pid" "$(final "$t.pid")" "$sink_pid"
+	expect_eq "top: comm" "$(final "$t.comm")" udpdrop
+	expect_eq "top: setting" "$(final "$ta.setting")" net.core.rmem_default
+	expect_eq "top: scope" "$(final "$ta.setting_scope")" host-wide
+	expect_eq "top: run on" "$(final "$ta.setting_run_on")" host
+	expect_eq "top: command" "$(final "$ta.setting_command")" "sysctl -w net.core.rmem_default=$(final "$ta.value")"
 	# the same command inside B is what the old advice amounted to: refused
 	ip netns exec "$B" sh -c "$cmd" >/dev/null 2>&1
 	expect_eq "B still has the host's value" "$(sysctl_in "$B" net.core.rmem_default)" "$orig"
