@@ -781,10 +781,10 @@ static void scope_note(const struct advice_where *w)
 		}
 	}
 	if (host && !host_here)
-		printf("  host-wide: one value for every netns, read-only inside this one: set them on "
-		       "the host (sysctl -w in the initial netns)\n");
+		printf("  host-wide: one value for all netns, read-only in this one: sysctl -w on the "
+		       "host sets them\n");
 	else if (host)
-		printf("  host-wide: one value for every netns: sysctl -w here sets them for all\n");
+		printf("  host-wide: one value for all netns: sysctl -w here sets them for all\n");
 	if (netns && advice__sysctl_cmd(w, example, "VALUE", cmd, sizeof(cmd), &on_host)) {
 		snprintf(line, sizeof(line), "  per-netns: this netns's own: %s", cmd);
 		printf("%s\n", line);

@@ -301,7 +301,7 @@ test_doctor_settings_scope() {
 	expect_eq "ipfrag_time" "$(dq '.sysctl_scope["net.ipv4.ipfrag_time"]')" per-netns
 	expect_eq "checklist scopes are the settings'" \
 		"$(dq '[.checklist[] | select(.scope != $s[0].sysctl_scope[.setting])] | length' --slurpfile s "$T/doc.json")" 0
-	grep -q '^  host-wide: one value for every netns, read-only inside this one: set them on the host' \
+	grep -qx '  host-wide: one value for all netns, read-only in this one: sysctl -w on the host sets them' \
 		"$T/doc.txt" || fail "no host-wide note: $(sed -n '/^Settings/,/^Findings/p' "$T/doc.txt")"
 
 	# the per-netns command as printed, with a value one above B's
