@@ -304,7 +304,7 @@ const char *advice__scope_name(enum advice_scope s)
 const struct advice_sysctl_scope *advice__scope_of(const struct advice_where *w, const char *name)
 {
 	for (int i = 0; w && i < w->n && i < ADVICE_SCOPES; i++)
-		if (w->s[i].name && !strcmp(w->s[i].name, name))
+		if (w->s[i].name[0] && !strcmp(w->s[i].name, name))
 			return &w->s[i];
 	return NULL;
 }

@@ -60,7 +60,7 @@ struct advice_dbl {
  */
 enum advice_scope { ADVICE_SCOPE_UNKNOWN, ADVICE_SCOPE_NETNS, ADVICE_SCOPE_HOST };
 struct advice_sysctl_scope {
-	const char *name;         /* "net.core.rmem_max" */
+	char name[40];            /* "net.core.rmem_max" ("": none) */
 	enum advice_scope scope;
 	bool settable;            /* a write in the netns viewed works (tested) */
 };

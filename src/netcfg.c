@@ -264,7 +264,7 @@ void netcfg__sysctls(const struct netns_table *nt, uint32_t inode, struct netcfg
 	for (size_t i = 0; i < NETCFG_NSYSCTLS; i++) {
 		struct advice_sysctl_scope *sc = &s->where.s[s->where.n++];
 
-		sc->name = netcfg__sysctl_names[i];
+		snprintf(sc->name, sizeof(sc->name), "%s", netcfg__sysctl_names[i]);
 		sc->scope = netcfg__scope(here[i], fresh[i], other);
 		sc->settable = here[i] == NETCFG_PROBE_WRITABLE;
 		/* per-netns, but this netns shows none (a netns owned by

@@ -927,8 +927,10 @@ static struct advice_where container_where(void)
 					     "net.ipv4.udp_mem" };
 	struct advice_where w = { .self = false };
 
-	for (size_t i = 0; i < sizeof(host) / sizeof(host[0]); i++)
-		w.s[w.n++] = (struct advice_sysctl_scope){ host[i], ADVICE_SCOPE_HOST, false };
+	for (size_t i = 0; i < sizeof(host) / sizeof(host[0]); i++) {
+		snprintf(w.s[w.n].name, sizeof(w.s[w.n].name), "%s", host[i]);
+		w.s[w.n++].scope = ADVICE_SCOPE_HOST;
+	}
 	w.s[w.n++] = (struct advice_sysctl_scope){ "net.ipv4.ipfrag_max_dist", ADVICE_SCOPE_NETNS, true };
 	w.s[w.n++] = (struct advice_sysctl_scope){ "net.ipv4.ipfrag_time", ADVICE_SCOPE_NETNS, false };
 	snprintf(w.enter, sizeof(w.enter), "ip netns exec blue ");
