@@ -294,6 +294,144 @@ static void set_value(struct advice_finding *f, const char *setting, uint64_t v)
 	f->value = v;
 }
 
+/* ---- where a sysctl takes effect -------------------------------------- */
+
+const char *advice__scope_name(enum advice_scope s)
+{
+	return s == ADVICE_SCOPE_HOST ? "host-wide" : s == ADVICE_SCOPE_NETNS ? "per-netns" : NULL;
+}
+
+const struct advice_sysctl_scope *advice__scope_of(const struct advice_where *w, const char *name)
+{
+	for (int i = 0; w && i < w->n && i < ADVICE_SCOPES; i++)
+		if (w->s[i].name[0] && !strcmp(w->s[i].name, name))
+			return &w->s[i];
+	return NULL;
+}
+
+/* "NAME=VALUE", quoted for the shell when the value has spaces (udp_mem) */
+static void sysctl_assign(char *buf, size_t len, const char *name, const char *value)
+{
+	snprintf(buf, len, strchr(value, ' ') ? "%s='%s'" : "%s=%s", name, value);
+}
+
+bool advice__sysctl_cmd(const struct advice_where *w, const char *name, const char *value,
+			char *cmd, size_t len, bool *on_host)
+{
+	const struct advice_sysctl_scope *sc = advice__scope_of(w, name);
+	char as[160];
+
+	sysctl_assign(as, sizeof(as), name, value);
+	*on_host = false;
+	snprintf(cmd, len, "sysctl -w %s", as);
+	if (!sc || sc->scope == ADVICE_SCOPE_UNKNOWN)
+		return true; /* not tested: the plain command, as before */
+	if (sc->scope == ADVICE_SCOPE_HOST) {
+		/* one value for all: written in the initial netns, where
+		 * udpdrop runs when the netns viewed can write it (it is
+		 * the initial one), else on the host: entering another
+		 * netns (nsenter -t 1 -n) does not help from a container,
+		 * whose pid 1 is its own */
+		*on_host = !sc->settable;
+		return true;
+	}
+	/* per-netns: in the netns viewed */
+	if (!sc->settable)
+		return false;
+	if (w->self)
+		return true;
+	if (!w->enter[0])
+		return false;
+	snprintf(cmd, len, "%ssysctl -w %s", w->enter, as);
+	return true;
+}
+
+void advice__sysctl_phrase(const struct advice_where *w, const char *name, const char *value,
+			   char *buf, size_t len)
+{
+	const struct advice_sysctl_scope *sc = advice__scope_of(w, name);
+	char cmd[320], as[160];
+	bool on_host, ok = advice__sysctl_cmd(w, name, value, cmd, sizeof(cmd), &on_host);
+
+	sysctl_assign(as, sizeof(as), name, value);
+	if (!sc || sc->scope == ADVICE_SCOPE_UNKNOWN) {
+		add(buf, len, "%s", cmd);
+		return;
+	}
+	if (sc->scope == ADVICE_SCOPE_HOST && on_host) {
+		add(buf, len, "on the host (%s is host-wide: one value for every netns, read-only in "
+		    "netns %s; no container can set it): %s", name, w->label, cmd);
+		return;
+	}
+	if (sc->scope == ADVICE_SCOPE_HOST) {
+		add(buf, len, "%s (host-wide: every netns gets it)", cmd);
+		return;
+	}
+	if (ok)
+		add(buf, len, "%s (per-netns: netns %s only", cmd, w->label);
+	else if (sc->settable)
+		add(buf, len, "in netns %s: %s (per-netns: that netns only", w->label, cmd);
+	else
+		add(buf, len, "in netns %s, where it is read-only from here: %s (per-netns", w->label,
+		    cmd);
+	if (!w->self || !ok)
+		add(buf, len, "; for a container set it at its start: docker run --sysctl %s, or "
+		    "Kubernetes securityContext.sysctls (an unsafe sysctl: the kubelet must allow it)",
+		    as);
+	add(buf, len, ")");
+}
+
+/*
+ * The change's setting, a sysctl, and its value (for scripts), with its
+ * scope and the command that applies it (value_text: the value as the
+ * command writes it; NULL: v).
+ */
+static void set_sysctl(const struct advice_input *in, struct advice_finding *f, const char *name,
+		       uint64_t v, const char *value_text)
+{
+	const struct advice_sysctl_scope *sc = advice__scope_of(in->where, name);
+	char num[24];
+	const char *sn = sc ? advice__scope_name(sc->scope) : NULL;
+
+	set_value(f, name, v);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+	snprintf(f->setting_scope, sizeof(f->setting_scope), "%s", sn ? sn : "");
+	if (!advice__sysctl_cmd(in->where, name, value_text ? value_text : num, f->setting_command,
+				sizeof(f->setting_command), &f->setting_on_host))
+		f->setting_command[0] = 0;
+}
+
+/* The phrase for sysctl `name` = v in the advice's text (advice__sysctl_phrase). */
+static void add_sysctl(const struct advice_input *in, char *buf, size_t len, const char *name,
+		       uint64_t v)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+	advice__sysctl_phrase(in->where, name, num, buf, len);
+}
+
+/* The record command for the netns viewed, for a live view's "record,
+ * then report" (an unnamed netns: -N takes its inode, but a bare number
+ * in the advice reads as a mistake; record -a finds it too). */
+static const char *record_cmd(const struct advice_input *in, char *buf, size_t len)
+{
+	if (in->where && !in->where->self && in->where->name[0])
+		snprintf(buf, len, "udpdrop record -N %s -d 30", in->where->name);
+	else
+		snprintf(buf, len, "udpdrop record -d 30");
+	return buf;
+}
+#define RECORD_CMD(in) record_cmd((in), (char[128]){ 0 }, 128)
+
+/* Is sysctl `name` host-wide and not settable in the netns viewed? */
+static bool host_only(const struct advice_input *in, const char *name)
+{
+	const struct advice_sysctl_scope *sc = advice__scope_of(in->where, name);
+
+	return sc && sc->scope == ADVICE_SCOPE_HOST && !sc->settable;
+}
+
 static struct advice_finding *next(struct advice_finding *out, int max, int *n,
 				   enum cause c)
 {
@@ -415,28 +553,44 @@ static void rcvbuf_change(const struct advice_input *in, struct advice_finding *
 	if (set != 0)
 		set_value(f, "SO_RCVBUF", req);
 	else
-		set_value(f, "net.core.rmem_default", need);
+		set_sysctl(in, f, "net.core.rmem_default", need, NULL);
 	if (set != 0) {
 		add(c, cl, "%s", not_reading ? "have" : "Have");
 		add(c, cl, " the application call setsockopt(fd, SOL_SOCKET, SO_RCVBUF, %llu): the kernel "
 		    "doubles it to %s, %s", (unsigned long long)req, B(need), why);
-		if (in->rmem_max.known && req > in->rmem_max.v)
-			add(c, cl, "; allow it first: sysctl -w net.core.rmem_max=%llu (now %s: a larger "
-			    "request is silently cut to it)", (unsigned long long)req, B(in->rmem_max.v));
-		else if (in->rmem_max.known)
+		if (in->rmem_max.known && req > in->rmem_max.v) {
+			add(c, cl, "; allow it first: ");
+			add_sysctl(in, c, cl, "net.core.rmem_max", req);
+			add(c, cl, " (now %s: a larger request is silently cut to it)", B(in->rmem_max.v));
+			/* a container cannot raise a host-wide cap: the call that
+			 * ignores it, where the application may */
+			if (host_only(in, "net.core.rmem_max"))
+				add(c, cl, "; or, with no host setting, SO_RCVBUFFORCE instead of SO_RCVBUF "
+				    "(the same value; it ignores rmem_max but needs CAP_NET_ADMIN)");
+		} else if (in->rmem_max.known) {
 			add(c, cl, "; net.core.rmem_max (%s) already allows it", B(in->rmem_max.v));
-		else
+		} else {
 			add(c, cl, "; net.core.rmem_max must be at least %llu", (unsigned long long)req);
+		}
 		add(c, cl, ". ");
 	}
-	if (set == 0)
-		add(c, cl, "%s sysctl -w net.core.rmem_default=%llu: every new socket that sets no "
-		    "SO_RCVBUF gets %s, %s. ", not_reading ? "run" : "Run", (unsigned long long)need,
-		    B(need), why);
-	else if (set == -1)
-		add(c, cl, "Or, if it sets none: sysctl -w net.core.rmem_default=%llu: every new socket "
-		    "that sets no SO_RCVBUF gets %s (the same size: rmem_default is not doubled). ",
-		    (unsigned long long)need, B(need));
+	if (set == 0) {
+		add(c, cl, "%s ", not_reading ? "run" : "Run");
+		add_sysctl(in, c, cl, "net.core.rmem_default", need);
+		add(c, cl, ": every new socket that sets no SO_RCVBUF gets %s, %s. ", B(need), why);
+	} else if (set == -1) {
+		add(c, cl, "Or, if it sets none: ");
+		add_sysctl(in, c, cl, "net.core.rmem_default", need);
+		add(c, cl, ": every new socket that sets no SO_RCVBUF gets %s (the same size: "
+		    "rmem_default is not doubled). ", B(need));
+	}
+	/* rmem_default host-wide and out of reach from the netns: the
+	 * per-socket call does the same for this application alone */
+	if (set == 0 && host_only(in, "net.core.rmem_default"))
+		add(c, cl, "Or, per socket, with no host setting: setsockopt(fd, SOL_SOCKET, SO_RCVBUF, "
+		    "%llu) (doubled to %s; capped at net.core.rmem_max%s), or SO_RCVBUFFORCE with "
+		    "CAP_NET_ADMIN past that cap. ", (unsigned long long)req, B(need),
+		    in->rmem_max.known && req > in->rmem_max.v ? ", which is lower" : "");
 	add(c, cl, "Existing sockets keep their size: restart the application; make a sysctl "
 	    "permanent in /etc/sysctl.d/.");
 }
@@ -626,16 +780,19 @@ static int udp_mem(const struct advice_input *in, struct advice_finding *out, in
 		    "rcvbuf; past pressure the kernel holds buffers back. ");
 	}
 	trim(e);
-	if (have)
-		set_value(f, "net.ipv4.udp_mem", sat_mul(in->udp_mem[2].v, 2));
-	if (have)
-		snprintf(f->change, sizeof(f->change), "Find who holds the memory first: ss -uam (sockets with "
-			 "large r, often ones nobody reads) and the UDP line of /proc/net/sockstat (mem, in "
-			 "pages). If the load is legitimate, double pressure and max: sysctl -w "
-			 "net.ipv4.udp_mem='%llu %llu %llu'.", (unsigned long long)in->udp_mem[0].v,
+	if (have) {
+		char three[72];
+
+		snprintf(three, sizeof(three), "%llu %llu %llu", (unsigned long long)in->udp_mem[0].v,
 			 (unsigned long long)sat_mul(in->udp_mem[1].v, 2),
 			 (unsigned long long)sat_mul(in->udp_mem[2].v, 2));
-	else
+		set_sysctl(in, f, "net.ipv4.udp_mem", sat_mul(in->udp_mem[2].v, 2), three);
+		snprintf(f->change, sizeof(f->change), "Find who holds the memory first: ss -uam (sockets with "
+			 "large r, often ones nobody reads) and the UDP line of /proc/net/sockstat (mem, in "
+			 "pages). If the load is legitimate, double pressure and max: ");
+		advice__sysctl_phrase(in->where, "net.ipv4.udp_mem", three, f->change, sizeof(f->change));
+		add(f->change, sizeof(f->change), ".");
+	} else
 		snprintf(f->change, sizeof(f->change), "Find who holds the memory: ss -uam and the UDP line "
 			 "of /proc/net/sockstat; then raise net.ipv4.udp_mem (sysctl net.ipv4.udp_mem shows "
 			 "the three values, in pages).");
@@ -718,9 +875,10 @@ static int sender(const struct advice_input *in, struct advice_finding *out, int
 		add(c, cl, "Keep the send buffer under %s: setsockopt(fd, SOL_SOCKET, SO_SNDBUF, %llu) (the "
 		    "kernel doubles it to %s)", B(limit), (unsigned long long)(limit / 2),
 		    B(advice__sockbuf_effective(limit / 2, UINT64_MAX, false)));
-		if (!in->sndbuf.known)
-			add(c, cl, ", or for sockets that set none: sysctl -w net.core.wmem_default=%llu",
-			    (unsigned long long)limit);
+		if (!in->sndbuf.known) {
+			add(c, cl, ", or for sockets that set none: ");
+			add_sysctl(in, c, cl, "net.core.wmem_default", limit);
+		}
 		add(c, cl, "; the sender then blocks (or sees EAGAIN) instead of losing datagrams. Existing "
 		    "sockets keep their size: restart the application.");
 	} else {
@@ -832,12 +990,13 @@ static int frag(const struct advice_input *in, struct advice_finding *out, int m
 		add(c, cl, "Nothing to tune here: duplicated fragments come from the path (a loop, a mirrored "
 		    "port, a middlebox that retransmits). ");
 	} else if (in->cause == CAUSE_FRAG_TOO_FAR && in->ipfrag_max_dist.known) {
-		set_value(f, "net.ipv4.ipfrag_max_dist",
-			  in->ipfrag_max_dist.v ? sat_mul(in->ipfrag_max_dist.v, 2) : 64);
-		add(c, cl, "Tolerate more reordering: sysctl -w net.ipv4.ipfrag_max_dist=%llu (now %s; 0 "
-		    "turns the check off, and a larger value raises the odds of a wrong assembly when the "
-		    "IP ID wraps). ", (unsigned long long)(in->ipfrag_max_dist.v ? sat_mul(in->ipfrag_max_dist.v, 2) : 64),
-		    N(in->ipfrag_max_dist.v));
+		uint64_t dist = in->ipfrag_max_dist.v ? sat_mul(in->ipfrag_max_dist.v, 2) : 64;
+
+		set_sysctl(in, f, "net.ipv4.ipfrag_max_dist", dist, NULL);
+		add(c, cl, "Tolerate more reordering: ");
+		add_sysctl(in, c, cl, "net.ipv4.ipfrag_max_dist", dist);
+		add(c, cl, " (now %s; 0 turns the check off, and a larger value raises the odds of a wrong "
+		    "assembly when the IP ID wraps). ", N(in->ipfrag_max_dist.v));
 	}
 	if (in->cause != CAUSE_FRAG_DUP) {
 		if (maxpl && !f->has_value)
@@ -951,28 +1110,32 @@ static int simple(const struct advice_input *in, struct advice_finding *out, int
 			 "application stops.");
 		break;
 	case CAUSE_CPU_BACKLOG:
-		set_value(f, "net.core.netdev_max_backlog",
-			  in->netdev_max_backlog.known && in->netdev_max_backlog.v
-				  ? sat_mul(in->netdev_max_backlog.v, 2) : 2000);
+		set_sysctl(in, f, "net.core.netdev_max_backlog",
+			   in->netdev_max_backlog.known && in->netdev_max_backlog.v
+				   ? sat_mul(in->netdev_max_backlog.v, 2) : 2000, NULL);
 		if (in->netdev_max_backlog.known)
 			add(e, el, "A CPU's input backlog (net.core.netdev_max_backlog = %s packets) was full: "
 			    "packets came faster than that CPU's softirq took them (RPS, veth and loopback "
 			    "traffic queue there).", N(in->netdev_max_backlog.v));
 		else
 			add(e, el, "A CPU's input backlog (net.core.netdev_max_backlog) was full.");
-		snprintf(f->change, sizeof(f->change), "sysctl -w net.core.netdev_max_backlog=%llu%s, and "
-			 "spread the receive work over CPUs (RSS queues, or RPS: echo MASK > "
-			 "/sys/class/net/%s/queues/rx-0/rps_cpus).",
-			 (unsigned long long)(in->netdev_max_backlog.known && in->netdev_max_backlog.v
-						 ? sat_mul(in->netdev_max_backlog.v, 2) : 2000),
-			 in->netdev_max_backlog.known ? " (twice today's)" : "",
-			 in->ifname ? in->ifname : "IF");
+		add_sysctl(in, f->change, sizeof(f->change), "net.core.netdev_max_backlog",
+			   in->netdev_max_backlog.known && in->netdev_max_backlog.v
+				   ? sat_mul(in->netdev_max_backlog.v, 2) : 2000);
+		add(f->change, sizeof(f->change), "%s, and spread the receive work over CPUs (RSS queues, "
+		    "or RPS: echo MASK > /sys/class/net/%s/queues/rx-0/rps_cpus).",
+		    in->netdev_max_backlog.known ? " (twice today's)" : "", in->ifname ? in->ifname : "IF");
 		snprintf(f->verify, sizeof(f->verify), "The second column of /proc/net/softnet_stat (drops, "
 			 "one line per CPU) stops growing, and udpdrop shows 0 cpu_backlog drops.");
 		break;
 	default:
-		add(e, el, "The kernel's reason and the function that dropped them are in the report's "
-		    "per-socket detail (udpdrop report --by reason, --by location).");
+		/* a live view has no recording to report on: how to make one */
+		if (in->live)
+			add(e, el, "The kernel's reason and the function that dropped them: record the drops "
+			    "(%s), then udpdrop report --by reason (and --by location).", RECORD_CMD(in));
+		else
+			add(e, el, "The kernel's reason and the function that dropped them are in the "
+			    "report's per-socket detail (udpdrop report --by reason, --by location).");
 		switch (in->cause) {
 		case CAUSE_NEIGH:
 			snprintf(f->change, sizeof(f->change), "The next hop did not resolve (ARP/ND) or its "
@@ -997,8 +1160,13 @@ static int simple(const struct advice_input *in, struct advice_finding *out, int
 				 cause__name(in->cause));
 			break;
 		default:
-			snprintf(f->change, sizeof(f->change), "Start from the kernel reason and drop location "
-				 "(udpdrop report --by reason, --by location).");
+			if (in->live)
+				snprintf(f->change, sizeof(f->change), "Start from the kernel reason and drop "
+					 "location: %s, then udpdrop report --by reason (and --by location).",
+					 RECORD_CMD(in));
+			else
+				snprintf(f->change, sizeof(f->change), "Start from the kernel reason and drop "
+					 "location (udpdrop report --by reason, --by location).");
 			break;
 		}
 		snprintf(f->verify, sizeof(f->verify), "udpdrop top (or record + report) shows 0 %s drops.",
@@ -1235,6 +1403,12 @@ void advice__json_end(struct json *j, const struct advice_finding *f, bool setti
 			json_u64(j, f->value);
 		else
 			json_null(j);
+		json_key(j, "setting_scope");
+		json_str(j, f->setting_scope[0] ? f->setting_scope : NULL);
+		json_key(j, "setting_command");
+		json_str(j, f->setting_command[0] ? f->setting_command : NULL);
+		json_key(j, "setting_run_on");
+		json_str(j, !f->setting_command[0] ? NULL : f->setting_on_host ? "host" : "here");
 	}
 	json_obj_end(j);
 }

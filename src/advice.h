@@ -51,6 +51,58 @@ struct advice_dbl {
  * it, so a hostile or corrupt input cannot overflow the arithmetic. */
 #define ADVICE_PAYLOAD_MAX 65535u
 
+/*
+ * Where a sysctl takes effect, as the running kernel showed it (netcfg.c
+ * tests it: a write of the value it holds, in the netns viewed and in a
+ * fresh one): per-netns (each netns has its own value) or host-wide (one
+ * value for every netns; inside a non-initial netns it is read-only or
+ * missing). Unknown: not tested (no privileges, a recording without it).
+ */
+enum advice_scope { ADVICE_SCOPE_UNKNOWN, ADVICE_SCOPE_NETNS, ADVICE_SCOPE_HOST };
+struct advice_sysctl_scope {
+	char name[40];            /* "net.core.rmem_max" ("": none) */
+	enum advice_scope scope;
+	bool settable;            /* a write in the netns viewed works (tested) */
+};
+#define ADVICE_SCOPES 16
+struct advice_where {
+	struct advice_sysctl_scope s[ADVICE_SCOPES];
+	int n;
+	bool self;                /* the netns viewed is udpdrop's own */
+	/* the words that run a command in the netns viewed, from where
+	 * udpdrop runs, shell-safe: "ip netns exec NAME " (a named netns),
+	 * "nsenter --net=PATH " (else); "" when self or when no safe way is
+	 * known (then label names it) */
+	char enter[160];
+	char name[64];            /* its `ip netns` name when shell-safe, else "" */
+	char label[80];           /* printable: its name, or its inode */
+};
+/* "host-wide", "per-netns"; NULL when unknown */
+const char *advice__scope_name(enum advice_scope s);
+/* The scope of sysctl `name` in w (NULL: w is NULL or does not list it). */
+const struct advice_sysctl_scope *advice__scope_of(const struct advice_where *w, const char *name);
+/*
+ * The command that sets sysctl `name` to `value` (quoted when it holds
+ * spaces) where it takes effect, exactly as it is to be run into cmd, and
+ * where it is run: *on_host true for a host-wide setting the netns viewed
+ * cannot write (run it on the host, in the initial netns), else from
+ * where udpdrop runs. Returns false (cmd: the plain "sysctl -w ..."
+ * anyway) when no command works from either: a per-netns setting
+ * read-only in its netns (the container runtime sets it), or a per-netns
+ * one of a netns with no safe way in.
+ */
+bool advice__sysctl_cmd(const struct advice_where *w, const char *name, const char *value,
+			char *cmd, size_t len, bool *on_host);
+/*
+ * The same as a phrase for the advice's text: the command with its
+ * scope ("on the host (net.core.rmem_max is host-wide: read-only in netns
+ * X): sysctl -w net.core.rmem_max=N", "ip netns exec X sysctl -w ... (per
+ * netns: ...; a container: docker run --sysctl ...)"); the plain command
+ * when the scope is unknown. Appended to buf.
+ */
+void advice__sysctl_phrase(const struct advice_where *w, const char *name, const char *value,
+			   char *buf, size_t len);
+
 struct advice_input {
 	enum cause cause;
 	/* where: for the text only, all optional */
@@ -74,6 +126,9 @@ struct advice_input {
 				     (burst_s: that run's length); intervals
 				     and intervals_dropping are then sample
 				     intervals, and the text says so */
+	/* where the sysctls take effect and how to reach the netns (NULL:
+	 * unknown: the commands are the plain sysctl -w) */
+	const struct advice_where *where;
 	bool live;                /* a live sample (top, doctor), not a recording:
 				     intervals are refreshes (sample intervals
 				     with burst_episode), not snapshots */
@@ -137,6 +192,13 @@ struct advice_finding {
 	char setting[40];
 	bool has_value;
 	uint64_t value;
+	/* when the setting is a sysctl: its scope ("host-wide", "per-netns",
+	 * "" unknown), the command that applies it exactly as printed in
+	 * change ("" when none works from here or the host) and where it runs
+	 * (on_host: on the host, else where udpdrop runs) */
+	char setting_scope[16];
+	char setting_command[320];
+	bool setting_on_host;
 };
 
 /*
@@ -161,7 +223,11 @@ void advice__hint(const struct advice_input *in, char *buf, size_t len);
  * with sock, "socket" (the id, or null) and "socket_id_kind" ("cookie",
  * "inode" or null); then whatever keys the caller adds between begin and
  * end; then "what", "evidence", "change", "verify"; with setting,
- * "setting" and "value" (null when the change is not a setting).
+ * "setting" and "value" (null when the change is not a setting), then
+ * "setting_scope" ("host-wide", "per-netns"; null: not a sysctl or not
+ * known), "setting_command" (the command in change that applies it, null
+ * when none) and "setting_run_on" ("host": the initial netns, "here":
+ * where udpdrop runs; null with no command).
  * advice__json_begin opens the object, advice__json_end closes it.
  */
 struct json;

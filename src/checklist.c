@@ -73,9 +73,11 @@ static const char *ts_note(const struct check_rx *rx)
 						       "for full-MTU ones)";
 }
 
-static struct check_item *item(struct check_item *out, int max, int *n, const char *setting,
-			       struct advice_u64 now)
+static struct check_item *item(const struct check_input *in, struct check_item *out, int max,
+			       int *n, const char *setting, struct advice_u64 now)
 {
+	const struct advice_sysctl_scope *sc = advice__scope_of(&in->where, setting);
+	const char *scope = sc ? advice__scope_name(sc->scope) : NULL;
 	struct check_item *it;
 
 	if (*n >= max)
@@ -83,10 +85,42 @@ static struct check_item *item(struct check_item *out, int max, int *n, const ch
 	it = &out[(*n)++];
 	memset(it, 0, sizeof(*it));
 	snprintf(it->setting, sizeof(it->setting), "%s", setting);
+	snprintf(it->scope, sizeof(it->scope), "%s", scope ? scope : "");
 	it->has_now = now.known;
 	it->now = now.v;
 	return it;
 }
+
+/* The command that sets the item's setting to `value` where it applies
+ * (advice.h: the same words as the findings'), appended to why and kept
+ * for scripts; then `tail`. */
+static void item_cmd(const struct check_input *in, struct check_item *it, const char *value,
+		     const char *tail)
+{
+	size_t l = strlen(it->why);
+
+	advice__sysctl_phrase(&in->where, it->setting, value, it->why, sizeof(it->why));
+	if (!advice__sysctl_cmd(&in->where, it->setting, value, it->command, sizeof(it->command),
+				&it->on_host))
+		it->command[0] = 0;
+	l = strlen(it->why);
+	snprintf(it->why + l, sizeof(it->why) - l, "%s", tail);
+}
+
+/* Is the setting host-wide and out of reach from the netns viewed? */
+static bool host_only(const struct check_input *in, const char *setting)
+{
+	const struct advice_sysctl_scope *sc = advice__scope_of(&in->where, setting);
+
+	return sc && sc->scope == ADVICE_SCOPE_HOST && !sc->settable;
+}
+
+static const char *u64s(char *buf, size_t len, uint64_t v)
+{
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+#define U64S(v) u64s((char[24]){ 0 }, 24, (v))
 
 /* why the buffers go unjudged on a kernel that cannot count arrivals */
 #define NO_ARRIVALS "A socket's arrival rate is counted from the sock:sk_data_ready tracepoint " \
@@ -138,8 +172,10 @@ static void rmem_default(const struct check_input *in, struct check_item *it)
 		it->has_value = true;
 		it->value = need;
 		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why),
-			 " %.0f ms needs %s: sysctl -w net.core.rmem_default=%llu (or SO_RCVBUF in the "
-			 "application).", CHECK_STALL_S * 1e3, B(need), (unsigned long long)need);
+			 " %.0f ms needs %s: ", CHECK_STALL_S * 1e3, B(need));
+		item_cmd(in, it, U64S(need), host_only(in, it->setting)
+			 ? " (or SO_RCVBUF in the application, up to rmem_max; SO_RCVBUFFORCE with "
+			   "CAP_NET_ADMIN past it)." : " (or SO_RCVBUF in the application).");
 	}
 }
 
@@ -178,8 +214,10 @@ static void rmem_max(const struct check_input *in, struct check_item *it)
 	if (it->risky) {
 		it->has_value = true;
 		it->value = req;
-		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why),
-			 " sysctl -w net.core.rmem_max=%llu.", (unsigned long long)req);
+		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why), " ");
+		item_cmd(in, it, U64S(req), host_only(in, it->setting)
+			 ? " (or SO_RCVBUFFORCE in the application, with CAP_NET_ADMIN: it ignores "
+			   "rmem_max)." : ".");
 	}
 }
 
@@ -215,8 +253,8 @@ static void backlog(const struct check_input *in, struct check_item *it)
 		it->has_value = true;
 		it->value = pow2_at_least((uint64_t)ceil(rate * CHECK_BACKLOG_S));
 		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why),
-			 " %.0f ms needs %.0f: sysctl -w net.core.netdev_max_backlog=%llu.",
-			 CHECK_BACKLOG_S * 1e3, ceil(rate * CHECK_BACKLOG_S), (unsigned long long)it->value);
+			 " %.0f ms needs %.0f: ", CHECK_BACKLOG_S * 1e3, ceil(rate * CHECK_BACKLOG_S));
+		item_cmd(in, it, U64S(it->value), ".");
 	}
 }
 
@@ -264,9 +302,9 @@ static void ipfrag(const struct check_input *in, struct check_item *it)
 			need = (double)(UINT64_C(1) << 40);
 		it->has_value = true;
 		it->value = advice__round_up((uint64_t)need, 1 << 20);
-		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why),
-			 " sysctl -w net.ipv4.ipfrag_high_thresh=%llu, or a shorter ipfrag_time, or no "
-			 "fragments (smaller datagrams).", (unsigned long long)it->value);
+		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why), " ");
+		item_cmd(in, it, U64S(it->value), ", or a shorter ipfrag_time, or no fragments "
+			 "(smaller datagrams).");
 	}
 }
 
@@ -294,11 +332,14 @@ static void udp_mem(const struct check_input *in, struct check_item *it)
 	if (it->risky) {
 		it->has_value = true;
 		it->value = pages * 2 > in->udp_mem[2].v ? pages * 2 : in->udp_mem[2].v;
-		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why),
-			 " If they fill at once, every UDP socket drops (udp_mem): sysctl -w "
-			 "net.ipv4.udp_mem='%llu %llu %llu' (pages).",
+		char three[72];
+
+		snprintf(three, sizeof(three), "%llu %llu %llu",
 			 (unsigned long long)(in->udp_mem[0].known ? in->udp_mem[0].v : pages / 2),
 			 (unsigned long long)pages, (unsigned long long)it->value);
+		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why),
+			 " If they fill at once, every UDP socket drops (udp_mem): ");
+		item_cmd(in, it, three, " (pages).");
 	}
 }
 
@@ -307,15 +348,15 @@ int check__build(const struct check_input *in, struct check_item *out, int max)
 	int n = 0;
 	struct check_item *it;
 
-	if ((it = item(out, max, &n, "net.core.rmem_default", in->rmem_default)))
+	if ((it = item(in, out, max, &n, "net.core.rmem_default", in->rmem_default)))
 		rmem_default(in, it);
-	if ((it = item(out, max, &n, "net.core.rmem_max", in->rmem_max)))
+	if ((it = item(in, out, max, &n, "net.core.rmem_max", in->rmem_max)))
 		rmem_max(in, it);
-	if ((it = item(out, max, &n, "net.core.netdev_max_backlog", in->netdev_max_backlog)))
+	if ((it = item(in, out, max, &n, "net.core.netdev_max_backlog", in->netdev_max_backlog)))
 		backlog(in, it);
-	if ((it = item(out, max, &n, "net.ipv4.ipfrag_high_thresh", in->ipfrag_high_thresh)))
+	if ((it = item(in, out, max, &n, "net.ipv4.ipfrag_high_thresh", in->ipfrag_high_thresh)))
 		ipfrag(in, it);
-	if ((it = item(out, max, &n, "net.ipv4.udp_mem", in->udp_mem[2])))
+	if ((it = item(in, out, max, &n, "net.ipv4.udp_mem", in->udp_mem[2])))
 		udp_mem(in, it);
 	return n;
 }

@@ -58,11 +58,15 @@ struct check_input {
 						  drops: those without any) */
 	struct advice_u64 rcvbuf_sum;          /* bytes: all UDP sockets' rcvbuf */
 	uint64_t nsockets;                     /* ... of that many sockets */
+	struct advice_where where;             /* each setting's scope (n 0: not known) */
 };
 
-#define CHECK_TEXT 768
+#define CHECK_TEXT 1280
 struct check_item {
 	char setting[40];         /* "net.core.rmem_default" */
+	char scope[16];           /* "host-wide", "per-netns", "" unknown (advice.h) */
+	char command[320];        /* the command in why that applies value ("": none) */
+	bool on_host;             /* ... to be run on the host, else where udpdrop runs */
 	bool evaluated;           /* false: nothing observed to judge it by */
 	bool risky;
 	bool has_now, has_value;

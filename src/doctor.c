@@ -387,6 +387,11 @@ struct item {
 	bool have_port;
 	uint64_t rcvbuf;
 	bool have_rcvbuf;
+	/* the socket's owner, as top's JSON rows give it: the first process
+	 * holding it and how many do (0: none found) */
+	int npids;
+	int pid;
+	char comm[16];
 	int nf;
 	struct advice_finding f[ADVICE_MAX];
 };
@@ -456,6 +461,9 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 			snprintf(it->local, sizeof(it->local), "socket %llu",
 				 (unsigned long long)r->key.cookie);
 		if (r->have_sock && r->sock.npids) {
+			it->npids = r->sock.npids;
+			it->pid = r->sock.pids[0];
+			snprintf(it->comm, sizeof(it->comm), "%s", r->sock.comm);
 			snprintf(it->who, sizeof(it->who), "%s  netns %s  %d/%s%s", it->local, ns,
 				 r->sock.pids[0], r->sock.comm,
 				 r->sock.npids > 1 ? " and others" : "");
@@ -583,6 +591,11 @@ static int counter_items(struct doctor *d, struct item **out)
 			it->has_socket = in.has_socket = true;
 			it->socket = only->cookie;
 			it->port = only->sport;
+			if (only->npids) {
+				it->npids = only->npids;
+				it->pid = only->pids[0];
+				snprintf(it->comm, sizeof(it->comm), "%s", only->comm);
+			}
 			it->have_port = true;
 			in.port = ADVICE_U64(only->sport);
 			in.family = only->family;
@@ -632,6 +645,7 @@ static void check_input(struct doctor *d, struct check_input *ci)
 	ci->ipfrag_time = env.ipfrag_time;
 	memcpy(ci->udp_mem, env.udp_mem, sizeof(ci->udp_mem));
 	ci->page_size = env.page_size;
+	ci->where = env.where;
 	if (!d->bpf) {
 		/* no socket's arrivals or datagram sizes: the checklist says
 		 * so rather than "none received" */
@@ -750,6 +764,36 @@ static const char *ns_name(struct doctor *d, uint32_t netns, char *buf, size_t l
 	return buf;
 }
 
+/* How to change the settings listed, by scope: one line each. */
+static void scope_note(const struct advice_where *w)
+{
+	bool host = false, host_here = false, netns = false;
+	char cmd[320], line[512];
+	const char *example = NULL;
+	bool on_host;
+
+	for (int i = 0; i < w->n; i++) {
+		host |= w->s[i].scope == ADVICE_SCOPE_HOST;
+		host_here |= w->s[i].scope == ADVICE_SCOPE_HOST && w->s[i].settable;
+		if (w->s[i].scope == ADVICE_SCOPE_NETNS && !netns) {
+			netns = true;
+			example = w->s[i].name;
+		}
+	}
+	if (host && !host_here)
+		printf("  host-wide: one value for all netns, read-only in this one: sysctl -w on the "
+		       "host sets them\n");
+	else if (host)
+		printf("  host-wide: one value for all netns: sysctl -w here sets them for all\n");
+	if (netns && advice__sysctl_cmd(w, example, "VALUE", cmd, sizeof(cmd), &on_host)) {
+		snprintf(line, sizeof(line), "  per-netns: this netns's own: %s", cmd);
+		printf("%s\n", line);
+	} else if (netns) {
+		printf("  per-netns: this netns's own, read-only from here: set them at its start (docker "
+		       "run --sysctl, Kubernetes securityContext.sysctls)\n");
+	}
+}
+
 static void print_text(struct doctor *d, const struct item *v, int n, const struct check_item *ck,
 		       int nck)
 {
@@ -780,10 +824,17 @@ static void print_text(struct doctor *d, const struct item *v, int n, const stru
 		wrapped(stdout, "causes", "from the kernel's drop reasons");
 	}
 	printf("\nSettings (netns %s):\n", ns_name(d, d->ctx_netns, ns, sizeof(ns)));
-	for (int i = 0; i < NETCFG_NSYSCTLS; i++)
+	for (int i = 0; i < NETCFG_NSYSCTLS; i++) {
+		const char *scope = advice__scope_name(nc->sc.where.s[i].scope);
+
+		/* the scope as tested (netcfg.c); untested: host-wide when the
+		 * netns has none of its own, as before */
+		if (!scope && nc->sc.from_self[i])
+			scope = "host-wide";
 		if (nc->sc.ok[i])
-			printf("  %-28s %s%s\n", netcfg__sysctl_names[i], nc->sc.v[i],
-			       nc->sc.from_self[i] ? "  (host-wide)" : "");
+			printf("  %-28s %s%s%s%s\n", netcfg__sysctl_names[i], nc->sc.v[i],
+			       scope ? "  (" : "", scope ? scope : "", scope ? ")" : "");
+	}
 	if (nc->ifs)
 		for (uint32_t i = 0; i < nc->ifs->n; i++) {
 			char ifname[64]; /* any byte but '/', ':' and space is allowed */
@@ -793,6 +844,7 @@ static void print_text(struct doctor *d, const struct item *v, int n, const stru
 			printf("  %-28s mtu %u txqueuelen %u\n", ifname, nc->ifs->v[i].mtu,
 			       nc->ifs->v[i].txqueuelen);
 		}
+	scope_note(&nc->sc.where);
 
 	printf("\nFindings (most drops first):\n");
 	if (!n)
@@ -889,6 +941,24 @@ static void print_json(struct doctor *d, const struct item *v, int n, const stru
 			json_str(&j, nc->sc.v[i]);
 		}
 	json_obj_end(&j);
+	/* each one's scope, as tested (null: not known), and whether a write
+	 * in the netns works */
+	json_key(&j, "sysctl_scope");
+	json_obj_begin(&j);
+	for (int i = 0; i < NETCFG_NSYSCTLS; i++)
+		if (nc->sc.ok[i]) {
+			json_key(&j, netcfg__sysctl_names[i]);
+			json_str(&j, advice__scope_name(nc->sc.where.s[i].scope));
+		}
+	json_obj_end(&j);
+	json_key(&j, "sysctl_settable");
+	json_obj_begin(&j);
+	for (int i = 0; i < NETCFG_NSYSCTLS; i++)
+		if (nc->sc.ok[i] && nc->sc.where.s[i].scope != ADVICE_SCOPE_UNKNOWN) {
+			json_key(&j, netcfg__sysctl_names[i]);
+			json_bool(&j, nc->sc.where.s[i].settable);
+		}
+	json_obj_end(&j);
 	json_key(&j, "interfaces");
 	json_arr_begin(&j);
 	for (uint32_t i = 0; nc->ifs && i < nc->ifs->n; i++) {
@@ -960,6 +1030,16 @@ static void print_json(struct doctor *d, const struct item *v, int n, const stru
 				json_u64(&j, v[i].rcvbuf);
 			else
 				json_null(&j);
+			/* top's keys for the owner */
+			json_key(&j, "pid");
+			if (v[i].npids)
+				json_i64(&j, v[i].pid);
+			else
+				json_null(&j);
+			json_key(&j, "comm");
+			json_str(&j, v[i].npids ? v[i].comm : NULL);
+			json_key(&j, "nprocs");
+			json_i64(&j, v[i].npids);
 			advice__json_end(&j, &v[i].f[k], true);
 		}
 	json_arr_end(&j);
@@ -985,6 +1065,12 @@ static void print_json(struct doctor *d, const struct item *v, int n, const stru
 			json_null(&j);
 		json_key(&j, "why");
 		json_str(&j, ck[i].why);
+		json_key(&j, "scope");
+		json_str(&j, ck[i].scope[0] ? ck[i].scope : NULL);
+		json_key(&j, "command");
+		json_str(&j, ck[i].command[0] ? ck[i].command : NULL);
+		json_key(&j, "run_on");
+		json_str(&j, !ck[i].command[0] ? NULL : ck[i].on_host ? "host" : "here");
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);

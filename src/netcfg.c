@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The network settings of a netns: sysctls and interfaces (netcfg.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include "netcfg.h"
+#include "util.h"
 
 const char *const netcfg__sysctl_names[NETCFG_NSYSCTLS] = {
 	[NETCFG_RMEM_DEFAULT] = "net.core.rmem_default",
@@ -41,19 +44,27 @@ static void collapse_ws(char *s)
 	*o = 0;
 }
 
+/* /proc/sys/net/core/rmem_max for "net.core.rmem_max"; false if too long */
+static bool sysctl_path(const char *name, char *path, size_t len)
+{
+	int i = snprintf(path, len, "/proc/sys/%s", name);
+
+	if (i < 0 || (size_t)i >= len)
+		return false;
+	for (char *p = path + 10; *p; p++)
+		if (*p == '.')
+			*p = '/';
+	return true;
+}
+
 int netcfg__sysctl_read(const char *name, char *buf, size_t len)
 {
 	char path[128];
 	FILE *f;
 	size_t n;
-	int i;
 
-	i = snprintf(path, sizeof(path), "/proc/sys/%s", name);
-	if (i < 0 || (size_t)i >= sizeof(path))
+	if (!sysctl_path(name, path, sizeof(path)))
 		return -ENAMETOOLONG;
-	for (char *p = path + 10; *p; p++)
-		if (*p == '.')
-			*p = '/';
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -64,25 +75,206 @@ int netcfg__sysctl_read(const char *name, char *buf, size_t len)
 	return 0;
 }
 
+/* The errors by which the kernel refuses a sysctl write (procps's sysctl
+ * prints EINVAL's and still exits 0) */
+static bool refused(int err)
+{
+	return err == EACCES || err == EPERM || err == EROFS || err == EINVAL;
+}
+
+/*
+ * Does the kernel let sysctl `name` be written in this thread's netns?
+ * The file opened read-write (the permission check), the value it holds
+ * read and those very bytes written back through the same descriptor: a
+ * write of what is there changes nothing (it is never a different value;
+ * a writer changing it in between these two calls, microseconds apart,
+ * would see its value restored: the one race left).
+ */
+static enum netcfg_probe probe_write(const char *name)
+{
+	char path[128], buf[256];
+	enum netcfg_probe r = NETCFG_PROBE_UNKNOWN;
+	ssize_t n;
+	int fd;
+
+	if (!sysctl_path(name, path, sizeof(path)))
+		return NETCFG_PROBE_UNKNOWN;
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? NETCFG_PROBE_ABSENT
+		       : refused(errno) ? NETCFG_PROBE_READONLY : NETCFG_PROBE_UNKNOWN;
+	n = pread(fd, buf, sizeof(buf), 0);
+	/* all of it or nothing: a partial value written back would change it */
+	if (n > 0 && (size_t)n < sizeof(buf)) {
+		ssize_t w = pwrite(fd, buf, n, 0);
+
+		r = w == n ? NETCFG_PROBE_WRITABLE
+		    : w < 0 && refused(errno) ? NETCFG_PROBE_READONLY : NETCFG_PROBE_UNKNOWN;
+	}
+	close(fd);
+	return r;
+}
+
+static void probe_all(enum netcfg_probe *v)
+{
+	for (size_t i = 0; i < NETCFG_NSYSCTLS; i++)
+		v[i] = probe_write(netcfg__sysctl_names[i]);
+}
+
+/*
+ * The probes in a fresh netns, made for them and gone with them (the
+ * thread's own: nothing else sees it), once per run: which sysctls the
+ * kernel gives every netns of its own. All unknown without the
+ * privileges to make one, or to write there.
+ */
+static const enum netcfg_probe *fresh_probes(void)
+{
+	static enum netcfg_probe v[NETCFG_NSYSCTLS];
+	static bool done;
+	bool any = false;
+	int self;
+
+	if (done)
+		return v;
+	done = true;
+	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return v;
+	if (!unshare(CLONE_NEWNET)) {
+		probe_all(v);
+		if (setns(self, CLONE_NEWNET)) {
+			/* stuck in the fresh netns: every later answer would be wrong */
+			perror("udpdrop: setns back to the original netns");
+			abort();
+		}
+	}
+	close(self);
+	/* nothing writable even in a netns of our own: no privileges to
+	 * write sysctls, so a refusal says nothing of the scope */
+	for (size_t i = 0; i < NETCFG_NSYSCTLS; i++)
+		any |= v[i] == NETCFG_PROBE_WRITABLE;
+	if (!any)
+		memset(v, 0, sizeof(v));
+	return v;
+}
+
+enum advice_scope netcfg__scope(enum netcfg_probe in_netns, enum netcfg_probe in_fresh,
+				bool other_netns)
+{
+	if (in_fresh == NETCFG_PROBE_WRITABLE)
+		return ADVICE_SCOPE_NETNS;
+	if (in_fresh == NETCFG_PROBE_ABSENT || in_fresh == NETCFG_PROBE_READONLY)
+		return ADVICE_SCOPE_HOST;
+	return in_netns == NETCFG_PROBE_ABSENT && other_netns ? ADVICE_SCOPE_HOST
+							       : ADVICE_SCOPE_UNKNOWN;
+}
+
+/* The probes in each netns, once per run (a netns's inode is not reused
+ * while it lives; past the cache's size each look probes again). */
+#define PROBE_CACHE 64
+static struct {
+	uint32_t inode;
+	enum netcfg_probe v[NETCFG_NSYSCTLS];
+} probe_cache[PROBE_CACHE];
+static int probe_cached;
+
+struct sysctls_arg {
+	struct netcfg_sysctls *s;
+	enum netcfg_probe *probes; /* NULL: cached already */
+};
+
 static int sysctls_here(void *arg)
 {
-	struct netcfg_sysctls *s = arg;
+	struct sysctls_arg *a = arg;
+	struct netcfg_sysctls *s = a->s;
 
 	for (size_t i = 0; i < NETCFG_NSYSCTLS; i++)
 		if (!s->ok[i])
 			s->ok[i] = !netcfg__sysctl_read(netcfg__sysctl_names[i], s->v[i],
 							sizeof(s->v[i]));
+	if (a->probes)
+		probe_all(a->probes);
 	return 0;
+}
+
+/* safe in a shell command as it is: no quoting needed */
+static bool shell_safe(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      strchr("._-/@+=:,", *s)))
+			return false;
+	return true;
+}
+
+/* How a command reaches netns `inode` from udpdrop's, for the advice. */
+static void where_of(const struct netns_table *nt, uint32_t inode, struct advice_where *w)
+{
+	const struct netns_info *ni = inode ? netns__find(nt, inode) : NULL;
+
+	w->self = !inode || inode == nt->self;
+	if (ni && ni->name[0] && shell_safe(ni->name) && !strchr(ni->name, '/')) {
+		snprintf(w->name, sizeof(w->name), "%s", ni->name);
+		snprintf(w->enter, sizeof(w->enter), "ip netns exec %s ", ni->name);
+	} else if (ni && ni->path[0] && shell_safe(ni->path)) {
+		snprintf(w->enter, sizeof(w->enter), "nsenter --net=%s ", ni->path);
+	}
+	if (w->self)
+		w->enter[0] = 0;
+	if (ni && ni->name[0]) {
+		snprintf(w->label, sizeof(w->label), "%s", ni->name);
+		str_printable(w->label);
+	} else {
+		snprintf(w->label, sizeof(w->label), "%u", inode ? inode : nt->self);
+	}
 }
 
 void netcfg__sysctls(const struct netns_table *nt, uint32_t inode, struct netcfg_sysctls *s)
 {
+	enum netcfg_probe here[NETCFG_NSYSCTLS] = { 0 };
+	const enum netcfg_probe *fresh = fresh_probes();
+	uint32_t key = inode ? inode : nt->self;
+	struct sysctls_arg a = { s, NULL };
+	bool other = inode && inode != nt->self;
+	int c;
+
 	memset(s, 0, sizeof(*s));
-	if (inode && inode != nt->self)
-		netns__run_in(nt, inode, sysctls_here, s);
+	for (c = 0; c < probe_cached && probe_cache[c].inode != key; c++)
+		;
+	if (c < probe_cached)
+		memcpy(here, probe_cache[c].v, sizeof(here));
+	else
+		a.probes = here;
+	if (other)
+		netns__run_in(nt, inode, sysctls_here, &a);
 	for (size_t i = 0; i < NETCFG_NSYSCTLS; i++)
-		s->from_self[i] = !s->ok[i] && inode && inode != nt->self;
-	sysctls_here(s);
+		s->from_self[i] = !s->ok[i] && other;
+	if (!other)
+		sysctls_here(&a);
+	else
+		sysctls_here(&(struct sysctls_arg){ s, NULL });
+	/* probed only when the netns could be entered (or is ours) */
+	if (a.probes && (!other || here[0] || here[NETCFG_IPFRAG_TIME]) && probe_cached < PROBE_CACHE) {
+		probe_cache[probe_cached].inode = key;
+		memcpy(probe_cache[probe_cached++].v, here, sizeof(here));
+	}
+	where_of(nt, inode, &s->where);
+	for (size_t i = 0; i < NETCFG_NSYSCTLS; i++) {
+		struct advice_sysctl_scope *sc = &s->where.s[s->where.n++];
+
+		snprintf(sc->name, sizeof(sc->name), "%s", netcfg__sysctl_names[i]);
+		sc->scope = netcfg__scope(here[i], fresh[i], other);
+		sc->settable = here[i] == NETCFG_PROBE_WRITABLE;
+		/* per-netns, but this netns shows none (a netns owned by
+		 * another user namespace hides some): udpdrop's own value
+		 * would be another netns's */
+		if (sc->scope == ADVICE_SCOPE_NETNS && s->from_self[i]) {
+			s->ok[i] = s->from_self[i] = false;
+			s->v[i][0] = 0;
+		}
+	}
 }
 
 bool netcfg__u64(const struct netcfg_sysctls *s, enum netcfg_sysctl i, unsigned field,

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "advice.h"
 #include "netns.h"
 #include "trace.h"
 
@@ -29,7 +30,26 @@ struct netcfg_sysctls {
 	bool ok[NETCFG_NSYSCTLS];
 	/* read in udpdrop's own netns: the target netns has none of its own */
 	bool from_self[NETCFG_NSYSCTLS];
+	/* each one's scope (where.s[i] is sysctl i) and how to run a command
+	 * in the netns (netcfg__scope) */
+	struct advice_where where;
 };
+
+/* What a write of a sysctl's own value did in one netns. */
+enum netcfg_probe {
+	NETCFG_PROBE_UNKNOWN,   /* not tried, or failed for another reason */
+	NETCFG_PROBE_ABSENT,    /* the netns has no such file */
+	NETCFG_PROBE_READONLY,  /* EACCES, EPERM, EROFS or EINVAL: the kernel refuses */
+	NETCFG_PROBE_WRITABLE,
+};
+/*
+ * A sysctl's scope from the probes (pure): writable in a fresh netns:
+ * per-netns (each netns gets its own); missing or read-only there:
+ * host-wide. Without that probe (no privileges to make a netns), only a
+ * sysctl missing from another netns than udpdrop's is known: host-wide.
+ */
+enum advice_scope netcfg__scope(enum netcfg_probe in_netns, enum netcfg_probe in_fresh,
+				bool other_netns);
 
 /* A sysctl's value ("net.core.rmem_max") as /proc/sys prints it,
  * whitespace runs collapsed to one space. 0 or a negative errno. */
@@ -38,7 +58,10 @@ int netcfg__sysctl_read(const char *name, char *buf, size_t len);
  * The sysctls of netns `inode`; those it does not have of its own (the
  * host-wide ones) from udpdrop's netns, marked from_self. Entering
  * another netns needs root: without it, all come from udpdrop's own
- * (marked so).
+ * (marked so). Each one's scope is tested once per netns and run (then
+ * cached): the value it holds written back through the same descriptor,
+ * in the netns and in a fresh netns made for the test (gone with it); a
+ * different value is never written.
  */
 void netcfg__sysctls(const struct netns_table *nt, uint32_t inode, struct netcfg_sysctls *s);
 /* One value as a number (the first of several: udp_mem's min); false if

@@ -221,6 +221,7 @@ void output__env_sysctls(struct live_env *e, const struct netcfg_sysctls *sv)
 	e->ipfrag_time = sysctl_u64(sv, NETCFG_IPFRAG_TIME, 0);
 	e->ipfrag_high_thresh = sysctl_u64(sv, NETCFG_IPFRAG_HIGH_THRESH, 0);
 	e->ipfrag_max_dist = sysctl_u64(sv, NETCFG_IPFRAG_MAX_DIST, 0);
+	e->where = sv->where;
 }
 
 void output__env_iface(struct live_env *e, const struct trace_iface *f)
@@ -331,6 +332,8 @@ void output__env_apply(struct advice_input *in, const struct live_env *e)
 	in->ipfrag_time = e->ipfrag_time;
 	in->ipfrag_high_thresh = e->ipfrag_high_thresh;
 	in->ipfrag_max_dist = e->ipfrag_max_dist;
+	/* each sysctl's scope: the commands in the text work where it applies */
+	in->where = e->where.n ? &e->where : NULL;
 	if (e->ifname[0]) {
 		in->ifname = e->ifname;
 		in->mtu = e->mtu;

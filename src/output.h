@@ -57,6 +57,7 @@ struct live_env {
 	struct advice_u64 ipfrag_time, ipfrag_high_thresh, ipfrag_max_dist;
 	char ifname[16];                /* "": not known */
 	struct advice_u64 mtu, txqueuelen;
+	struct advice_where where;      /* each sysctl's scope (n 0: not known) */
 };
 void output__read_env(struct model *m, uint32_t netns, bool loopback, struct live_env *e);
 /* Its parts, for a caller that has read the sysctls or the interfaces

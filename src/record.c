@@ -368,6 +368,31 @@ static int write_meta(struct trace_writer *tw, struct model *m, int argc,
 	kv_add(&l, "sysctl_netns", "%u", ns);
 	if (fallback.len)
 		kv_add(&l, "sysctl_from_udpdrop_netns", "%s", fallback.buf);
+	/* each one's scope as tested (netcfg.h), and how to reach the netns,
+	 * so that report's commands work where they apply, as top's do */
+	struct strbuf hostwide = {}, own = {}, settable = {};
+
+	for (int i = 0; i < sv.where.n; i++) {
+		const struct advice_sysctl_scope *sc = &sv.where.s[i];
+		struct strbuf *b = sc->scope == ADVICE_SCOPE_HOST ? &hostwide
+				   : sc->scope == ADVICE_SCOPE_NETNS ? &own : NULL;
+
+		if (b)
+			sb_printf(b, "%s%s", b->len ? "," : "", sc->name);
+		if (b && sc->settable)
+			sb_printf(&settable, "%s%s", settable.len ? "," : "", sc->name);
+	}
+	if (hostwide.len)
+		kv_add(&l, "sysctl_host_wide", "%s", hostwide.buf);
+	if (own.len)
+		kv_add(&l, "sysctl_per_netns", "%s", own.buf);
+	if (hostwide.len || own.len)
+		kv_add(&l, "sysctl_settable", "%s", settable.len ? settable.buf : "");
+	if (sv.where.name[0])
+		kv_add(&l, "sysctl_netns_name", "%s", sv.where.name);
+	sb_free(&hostwide);
+	sb_free(&own);
+	sb_free(&settable);
 
 	struct trace_meta meta = { .n = l.n, .v = l.v };
 

@@ -2214,8 +2214,83 @@ static bool is_loopback(const struct trace_socket *k)
  * quotes it); it must outlive *in. */
 #define ADV_IFNAME 64
 
+/* a token of a META list, safe in a command as it is (a hostile file's
+ * bytes never reach the advice's commands) */
+static bool meta_token_safe(const char *s, size_t n, bool name)
+{
+	if (!n || n >= 40)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '.' ||
+		      s[i] == '_' || (name && ((s[i] >= 'A' && s[i] <= 'Z') || s[i] == '-'))))
+			return false;
+	return true;
+}
+
+/* Is tok (n bytes) an item of the comma-separated list? */
+static bool meta_list_has(const char *list, const char *tok, size_t n)
+{
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l == n && !memcmp(p, tok, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+static void meta_scopes(struct advice_where *w, const char *list, enum advice_scope scope,
+			const char *settable)
+{
+	for (const char *p = list; p && *p && w->n < ADVICE_SCOPES;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (meta_token_safe(p, l, false)) {
+			struct advice_sysctl_scope *sc = &w->s[w->n++];
+
+			memcpy(sc->name, p, l);
+			sc->name[l] = 0;
+			sc->scope = scope;
+			sc->settable = meta_list_has(settable, p, l);
+		}
+		p = e ? e + 1 : NULL;
+	}
+}
+
+/*
+ * The sysctls' scope as record tested it (META sysctl_host_wide,
+ * sysctl_per_netns, sysctl_settable, sysctl_netns_name), for the advice of
+ * a row in the recorded netns, so report's commands are top's; false (the
+ * plain commands) for another netns's row or a file without them.
+ */
+static bool meta_where(const struct report *rp, uint32_t netns, struct advice_where *w)
+{
+	const char *host = meta_get(rp, "sysctl_host_wide"), *own = meta_get(rp, "sysctl_per_netns");
+	const char *set = meta_get(rp, "sysctl_settable"), *name = meta_get(rp, "sysctl_netns_name");
+	const char *sn = meta_get(rp, "sysctl_netns"), *opt = meta_get(rp, "netns");
+	uint64_t sysns, optns = 0;
+
+	memset(w, 0, sizeof(*w));
+	if ((!host && !own) || !sn || parse_u64(sn, 0, UINT32_MAX, &sysns) || sysns != netns)
+		return false;
+	meta_scopes(w, host, ADVICE_SCOPE_HOST, set);
+	meta_scopes(w, own, ADVICE_SCOPE_NETNS, set);
+	/* recorded without -N: the netns record ran in, where its commands run */
+	w->self = !opt || parse_u64(opt, 0, UINT32_MAX, &optns) || !optns;
+	if (!w->self && name && meta_token_safe(name, strlen(name), true)) {
+		snprintf(w->name, sizeof(w->name), "%s", name);
+		snprintf(w->enter, sizeof(w->enter), "ip netns exec %s ", name);
+	}
+	snprintf(w->label, sizeof(w->label), "%s", w->name[0] ? w->name : sn);
+	return w->n > 0;
+}
+
 static void adv_common(const struct report *rp, const struct htab *picks, uint32_t netns,
-		       bool loopback, struct advice_input *in, char ifname[ADV_IFNAME])
+		       bool loopback, struct advice_input *in, char ifname[ADV_IFNAME],
+		       struct advice_where *where)
 {
 	static const enum mib_id rcvbuf_n[] = { MIB_UdpRcvbufErrors, MIB_Udp6RcvbufErrors, MIB_MAX };
 	static const enum mib_id mem_n[] = { MIB_UdpMemErrors, MIB_Udp6MemErrors, MIB_MAX };
@@ -2230,6 +2305,7 @@ static void adv_common(const struct report *rp, const struct htab *picks, uint32
 	unsigned long long m0, m1, m2;
 
 	in->span_s = duration_s(rp);
+	in->where = meta_where(rp, netns, where) ? where : NULL;
 	meta_u64(rp, "net.core.rmem_default", &in->rmem_default);
 	meta_u64(rp, "net.core.rmem_max", &in->rmem_max);
 	meta_u64(rp, "net.core.wmem_default", &in->wmem_default);
@@ -2378,6 +2454,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 	int nrows = timeline(rp, &rows);
 	struct htab ivb, picks;
 	char ifname[ADV_IFNAME];
+	struct advice_where where; /* outlives each in, as ifname */
 
 	interval_bursts(rp, &ivb);
 	iface_picks(rp, &picks);
@@ -2403,7 +2480,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 			fmt_owner(o, sizeof(o), k);
 			fmt_netns(ns, sizeof(ns), k->netns);
 			snprintf(it->who, sizeof(it->who), "%s  netns %s  %s", l, ns, o);
-			adv_common(rp, &picks, k->netns, ts && is_loopback(ts), &in, ifname);
+			adv_common(rp, &picks, k->netns, ts && is_loopback(ts), &in, ifname, &where);
 			in.who = l;
 			in.drops = k->cause[c];
 			in.skbs = k->cause_skbs[c];
@@ -2478,7 +2555,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 		else
 			snprintf(it->who, sizeof(it->who), "no socket: %d flows, the most from %s  netns %s",
 				 nflows, f, ns);
-		adv_common(rp, &picks, topf->netns, false, &in, ifname);
+		adv_common(rp, &picks, topf->netns, false, &in, ifname, &where);
 		in.who = f;
 		in.family = topf->family;
 		in.drops = drops;

@@ -260,3 +260,143 @@ test_doctor_hostile_names() {
 	expect_eq "report JSON: the comm as it is" \
 		"$(jq -r --arg c "$esc" '[.sockets[] | select(.comm == $c)] | length' "$T/report.json")" 1
 }
+
+# sysctl_settable_in NS NAME: does a write of its own value work in NS?
+# The test's own check, not udpdrop's: the shell reads the value and
+# writes it back (a read-only file refuses; nothing changes either way).
+sysctl_settable_in() {
+	ip netns exec "$1" sh -c 'v=$(cat "$1") && printf "%s\n" "$v" >"$1"' sh \
+		"/proc/sys/${2//.//}" 2>/dev/null
+}
+
+sysctl_in() { ip netns exec "$1" cat "/proc/sys/${2//.//}"; }
+
+# Host-wide settings are not per netns (issue 13, 3): each sysctl doctor
+# shows for B is labelled per-netns exactly when a write works in B, in
+# the text, the JSON and the checklist alike; the per-netns command doctor
+# prints, run as printed, changes B's value and no other netns's; seen
+# from udpdrop's own (the initial) netns, the host-wide ones are writable
+# there (a plain sysctl -w sets them for all).
+test_doctor_settings_scope() {
+	setup_hosts || return
+	"$UDPDROP" doctor -N "$B" -d 0.5 --json >"$T/doc.json" 2>"$T/doc.err" ||
+		{ fail "doctor --json: $(cat "$T/doc.err")"; return 1; }
+	"$UDPDROP" doctor -N "$B" -d 0.5 >"$T/doc.txt" 2>"$T/doc.err" ||
+		{ fail "doctor: $(cat "$T/doc.err")"; return 1; }
+	local name want n=0 hosts=0
+	for name in $(dq '.sysctls | keys[]'); do
+		if sysctl_settable_in "$B" "$name"; then want=per-netns; else want=host-wide; fi
+		[[ $want == host-wide ]] && hosts=$((hosts + 1))
+		expect_eq "JSON scope of $name" "$(dq --arg k "$name" '.sysctl_scope[$k]')" "$want"
+		expect_eq "JSON: $name settable in B" "$(dq --arg k "$name" '.sysctl_settable[$k]')" \
+			"$([[ $want == per-netns ]] && echo true || echo false)"
+		grep -qE "^  ${name//./\\.} +.*  \\($want\\)\$" "$T/doc.txt" ||
+			fail "text: $name is not labelled ($want): $(grep -F "$name" "$T/doc.txt")"
+		n=$((n + 1))
+	done
+	expect_eq "sysctls labelled" "$n" 10
+	# the issue's case, on every kernel since netns: the socket buffers'
+	# limits are the host's; fragment reassembly is each netns's
+	expect_eq "rmem_max" "$(dq '.sysctl_scope["net.core.rmem_max"]')" host-wide
+	expect_eq "ipfrag_time" "$(dq '.sysctl_scope["net.ipv4.ipfrag_time"]')" per-netns
+	expect_eq "checklist scopes are the settings'" \
+		"$(dq '[.checklist[] | select(.scope != $s[0].sysctl_scope[.setting])] | length' --slurpfile s "$T/doc.json")" 0
+	grep -qx '  host-wide: one value for all netns, read-only in this one: sysctl -w on the host sets them' \
+		"$T/doc.txt" || fail "no host-wide note: $(sed -n '/^Settings/,/^Findings/p' "$T/doc.txt")"
+
+	# the per-netns command as printed, with a value one above B's
+	local cmd=$(sed -n "s/^  per-netns: this netns's own: //p" "$T/doc.txt")
+	local set=${cmd##* }; set=${set%%=*}
+	[[ $cmd == "ip netns exec $B sysctl -w "*=VALUE ]] || { fail "per-netns command: '$cmd'"; return 1; }
+	local before=$(sysctl_in "$B" "$set") here=$(cat "/proc/sys/${set//.//}") inA=$(sysctl_in "$A" "$set")
+	local new=$((before + 4096))
+	local out rc
+	out=$(eval "${cmd/%VALUE/$new}" 2>&1)
+	rc=$?
+	expect_eq "'${cmd/%VALUE/$new}' exit code" "$rc" 0
+	[[ $out == *"Invalid argument"* || $out == *"ermission denied"* ]] && fail "it said: $out"
+	expect_eq "$set in B, changed" "$(sysctl_in "$B" "$set")" "$new"
+	expect_eq "$set in A, unchanged" "$(sysctl_in "$A" "$set")" "$inA"
+	expect_eq "$set here, unchanged" "$(cat "/proc/sys/${set//.//}")" "$here"
+
+	# udpdrop's own netns (the initial one, where the tests run): the
+	# host-wide ones are writable here, still host-wide
+	"$UDPDROP" doctor -d 0.5 --json >"$T/doc.json" 2>"$T/doc.err" ||
+		{ fail "doctor --json: $(cat "$T/doc.err")"; return 1; }
+	expect_eq "own netns: rmem_max" "$(dq '.sysctl_scope["net.core.rmem_max"]')" host-wide
+	expect_eq "own netns: rmem_max settable" "$(dq '.sysctl_settable["net.core.rmem_max"]')" true
+	expect_eq "own netns: host-wide ones" "$(dq '[.sysctl_scope[] | select(. == "host-wide")] | length')" "$hosts"
+}
+
+# The receive-buffer advice for a socket at the default buffer, in a
+# netns: rmem_default is host-wide, so the command is the host's (not one
+# that fails inside B) and the per-socket alternative is given; the
+# finding names the socket's owner (pid, comm). Run as printed (on the
+# host: here), it raises the default for B's next socket, and the same
+# load into a new sink then drops less. The host's value is restored at
+# once (the machine is shared).
+test_doctor_rcvbuf_host_wide() {
+	setup_hosts || return
+	local orig=$(cat /proc/sys/net/core/rmem_default)
+	local before=$(mib "$B" Udp RcvbufErrors)
+	start_sink "$V4B:5073" --no-tracer --stall 300 --every 1000 || return
+	local sink_pid=$SINK_PID
+	start_top -N "$B" || return
+	start_doctor -N "$B" -d 600 || return
+	run_gen "$V4B:5073" --count 3000 --pps 1000 --size 256 || return
+	wait_sink || return
+	kill -INT "$DOC_PID"
+	wait_doctor || return
+	stop_top || return
+	local dropped=$(($(mib "$B" Udp RcvbufErrors) - before))
+	local f='[.findings[] | select(.cause == "rcvbuf" and .local == "'"$V4B:5073"'")][0]'
+	expect_gt "drops at the default buffer" "$dropped" 0
+	expect_eq "finding: drops" "$(dq "$f.drops")" "$dropped"
+	expect_eq "finding: rcvbuf (the default)" "$(dq "$f.rcvbuf")" "$orig"
+	expect_eq "finding: pid (top's key)" "$(dq "$f.pid")" "$sink_pid"
+	expect_eq "finding: comm" "$(dq "$f.comm")" udpdrop
+	expect_eq "finding: setting" "$(dq "$f.setting")" net.core.rmem_default
+	expect_eq "finding: scope" "$(dq "$f.setting_scope")" host-wide
+	expect_eq "finding: run on" "$(dq "$f.setting_run_on")" host
+	local value=$(dq "$f.value") cmd=$(dq "$f.setting_command")
+	expect_gt "advised rmem_default" "$value" "$orig"
+	expect_eq "finding: command" "$cmd" "sysctl -w net.core.rmem_default=$value"
+	dq "$f.change" | grep -qF "on the host (net.core.rmem_default is host-wide: one value for every netns, read-only in netns $B; no container can set it): $cmd" ||
+		fail "the change does not say where: $(dq "$f.change")"
+	dq "$f.change" | grep -qF "SO_RCVBUF, $((value / 2))" ||
+		fail "no per-socket alternative: $(dq "$f.change")"
+	# top says the same of the same socket: owner, scope, where to run it
+	local t='[.sockets[] | select(.local == "'"$V4B:5073"'")][0]'
+	local ta="$t.advice | map(select(.cause == \"rcvbuf\"))[0]"
+	expect_eq "top: pid" "$(final "$t.pid")" "$sink_pid"
+	expect_eq "top: comm" "$(final "$t.comm")" udpdrop
+	expect_eq "top: setting" "$(final "$ta.setting")" net.core.rmem_default
+	expect_eq "top: scope" "$(final "$ta.setting_scope")" host-wide
+	expect_eq "top: run on" "$(final "$ta.setting_run_on")" host
+	expect_eq "top: command" "$(final "$ta.setting_command")" "sysctl -w net.core.rmem_default=$(final "$ta.value")"
+	# the same command inside B is what the old advice amounted to: refused
+	ip netns exec "$B" sh -c "$cmd" >/dev/null 2>&1
+	expect_eq "B still has the host's value" "$(sysctl_in "$B" net.core.rmem_default)" "$orig"
+
+	# run it as printed, on the host
+	RESTORE_SYSCTLS+=("net.core.rmem_default=$orig")
+	local out rc
+	out=$(eval "$cmd" 2>&1)
+	rc=$?
+	expect_eq "'$cmd' exit code" "$rc" 0
+	[[ $out == *"Invalid argument"* ]] && fail "it said: $out"
+	expect_eq "the host's value" "$(cat /proc/sys/net/core/rmem_default)" "$value"
+	expect_eq "B's (host-wide)" "$(sysctl_in "$B" net.core.rmem_default)" "$value"
+	# a new socket in B gets it; then the host's value goes back
+	before=$(mib "$B" Udp RcvbufErrors)
+	start_sink "$V4B:5074" --no-tracer --stall 300 --every 1000
+	local started=$?
+	sysctl -qw "net.core.rmem_default=$orig"
+	((started == 0)) || return
+	expect_eq "the new socket's rcvbuf" "$(ss_skmem "$B" 5074 rb)" "$value"
+	run_gen "$V4B:5074" --count 3000 --pps 1000 --size 256 || return
+	wait_sink || return
+	local after=$(($(mib "$B" Udp RcvbufErrors) - before))
+	echo "    drops: $dropped before the change, $after after"
+	((after * 2 < dropped)) || fail "the change did not halve the drops: $dropped -> $after"
+}

@@ -16,6 +16,9 @@ TMUX_SOCK= # a private tmux server for the full-screen tests
 declare -a TMUX_SOCKS=() # every one a test started: cleanup kills them
 declare -a BG_PIDS=()
 declare -a EXTRA_NETNS=() # more hosts a test made: removed with the rest
+# host-wide sysctls a test changed, "name=value" as they were: cleanup
+# writes them back (the machine is shared: other tests see the host's)
+declare -a RESTORE_SYSCTLS=()
 
 fail() {
 	echo "    FAIL: $*" >&2
@@ -53,6 +56,9 @@ cleanup() {
 		kill -KILL "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
+	for p in "${RESTORE_SYSCTLS[@]}"; do
+		sysctl -qw "$p" >/dev/null || echo "    cannot restore $p" >&2
+	done
 	for p in "${EXTRA_NETNS[@]}"; do
 		ip netns del "$p" 2>/dev/null
 	done

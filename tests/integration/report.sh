@@ -213,3 +213,47 @@ test_report_pcap_full_disk() {
 	expect_eq "full disk: nothing else left" "$(ls "$T/mnt" | tr '\n' ' ')" "fill old.pcapng "
 	umount "$T/mnt"
 }
+
+# The settings' scope travels in the recording (META sysctl_host_wide,
+# sysctl_per_netns, sysctl_settable, sysctl_netns_name), so report's advice
+# for a socket at the default buffer in B gives the host's command, as top
+# and doctor do (issue 13, 3), not a sysctl -w that fails inside B.
+test_report_settings_scope() {
+	setup_hosts || return
+	start_sink "$V4B:5045" --no-tracer --stall 300 --every 1000 || return
+	"$UDPDROP" record -N "$B" -o "$T/t.data" -d 600 -i 0.5 2>"$T/rec.err" &
+	local rec=$! i
+	BG_PIDS+=("$rec")
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'recording UDP drops' "$T/rec.err" && break
+		kill -0 "$rec" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q 'recording UDP drops' "$T/rec.err" ||
+		{ fail "udpdrop record did not start: $(cat "$T/rec.err")"; return; }
+	run_gen "$V4B:5045" --count 3000 --pps 1000 --size 256 || return
+	wait_sink || return
+	kill -INT "$rec"
+	wait "$rec"
+	expect_eq "record exit code" "$?" 0
+	"$UDPDROP" report --json "$T/t.data" >"$T/report.json" || { fail "report --json failed"; return; }
+	"$UDPDROP" report "$T/t.data" >"$T/report.txt" || { fail "report failed"; return; }
+	expect_eq "META: rmem_default host-wide" \
+		"$(rq '.meta.sysctl_host_wide | split(",") | index("net.core.rmem_default") != null')" true
+	expect_eq "META: ipfrag_time per-netns" \
+		"$(rq '.meta.sysctl_per_netns | split(",") | index("net.ipv4.ipfrag_time") != null')" true
+	expect_eq "META: ipfrag_time settable in B" \
+		"$(rq '.meta.sysctl_settable | split(",") | index("net.ipv4.ipfrag_time") != null')" true
+	expect_eq "META: rmem_default not settable in B" \
+		"$(rq '.meta.sysctl_settable | split(",") | index("net.core.rmem_default") == null')" true
+	expect_eq "META: the netns's name" "$(rq .meta.sysctl_netns_name)" "$B"
+	local f='[.advice[] | select(.cause == "rcvbuf" and .setting == "net.core.rmem_default")][0]'
+	expect_eq "advice: scope" "$(rq "$f.setting_scope")" host-wide
+	expect_eq "advice: run on" "$(rq "$f.setting_run_on")" host
+	expect_eq "advice: command" "$(rq "$f.setting_command")" "sysctl -w net.core.rmem_default=$(rq "$f.value")"
+	rq "$f.change" | grep -qF "on the host (net.core.rmem_default is host-wide: one value for every netns, read-only in netns $B" ||
+		fail "the change does not say where: $(rq "$f.change")"
+	# (the text wraps: joined first)
+	tr -s ' \n' ' ' <"$T/report.txt" | grep -qF "on the host (net.core.rmem_default is host-wide" ||
+		fail "the text does not say where: $(grep -A3 change "$T/report.txt")"
+}

@@ -917,7 +917,7 @@ test_tui() {
 	tui_wait "advice +rcvbuf: the socket's receive buffer was full|advice +rcvbuf: .*sender is faster" ||
 		fail "detail: no rcvbuf advice: $(tui_screen)"
 	tui_wait "evidence +$(commas "$d1") datagrams of ~" || fail "detail: no evidence: $(tui_screen)"
-	tui_wait "change +(First make|Have the|Run sysctl|Pace|A bigger|Raise)" || fail "detail: no change: $(tui_screen)"
+	tui_wait "change +(First make|Have the|Run sysctl|Run on the host|Pace|A bigger|Raise)" || fail "detail: no change: $(tui_screen)"
 	tui_wait "SO_RCVBUF, [0-9]+\\): the kernel doubles it|net.core.rmem_default=[0-9]+" ||
 		fail "detail: no buffer size computed: $(tui_screen)"
 	tui_wait "verify +Under the same load the socket drops nothing" || fail "detail: no verify: $(tui_screen)"

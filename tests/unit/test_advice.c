@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "advice.h"
+#include "netcfg.h"
 #include "text_assert.h"
 #include "util.h"
 
@@ -915,6 +916,217 @@ static void test_others(void **state)
 	assert_int_equal(advice__build(&in, f, 1), 1);
 }
 
+/* ---- where a sysctl applies ---- */
+
+/* A container netns as doctor -N sees it on this kernel: the socket
+ * buffers and udp_mem host-wide (read-only in it), ipfrag_* its own. */
+static struct advice_where container_where(void)
+{
+	static const char *const host[] = { "net.core.rmem_default", "net.core.rmem_max",
+					     "net.core.wmem_default", "net.core.netdev_max_backlog",
+					     "net.ipv4.udp_mem" };
+	struct advice_where w = { .self = false };
+
+	for (size_t i = 0; i < sizeof(host) / sizeof(host[0]); i++) {
+		snprintf(w.s[w.n].name, sizeof(w.s[w.n].name), "%s", host[i]);
+		w.s[w.n++].scope = ADVICE_SCOPE_HOST;
+	}
+	w.s[w.n++] = (struct advice_sysctl_scope){ "net.ipv4.ipfrag_max_dist", ADVICE_SCOPE_NETNS, true };
+	w.s[w.n++] = (struct advice_sysctl_scope){ "net.ipv4.ipfrag_time", ADVICE_SCOPE_NETNS, false };
+	snprintf(w.enter, sizeof(w.enter), "ip netns exec blue ");
+	snprintf(w.name, sizeof(w.name), "blue");
+	snprintf(w.label, sizeof(w.label), "blue");
+	return w;
+}
+
+static void test_sysctl_scope(void **state)
+{
+	struct advice_where w = container_where();
+	char cmd[320], buf[1024] = "";
+	bool on_host = true;
+
+	/* not tested: the plain command, run here */
+	assert_true(advice__sysctl_cmd(NULL, "net.core.rmem_max", "8388608", cmd, sizeof(cmd), &on_host));
+	assert_string_equal(cmd, "sysctl -w net.core.rmem_max=8388608");
+	assert_false(on_host);
+	advice__sysctl_phrase(NULL, "net.core.rmem_max", "8388608", buf, sizeof(buf));
+	assert_string_equal(buf, "sysctl -w net.core.rmem_max=8388608");
+	assert_null(advice__scope_name(ADVICE_SCOPE_UNKNOWN));
+	assert_string_equal(advice__scope_name(ADVICE_SCOPE_HOST), "host-wide");
+	assert_string_equal(advice__scope_name(ADVICE_SCOPE_NETNS), "per-netns");
+
+	/* host-wide from a container's netns: the host's command, run there
+	 * (not ip netns exec, not nsenter -t 1 -n) */
+	assert_true(advice__sysctl_cmd(&w, "net.core.rmem_max", "8388608", cmd, sizeof(cmd), &on_host));
+	assert_string_equal(cmd, "sysctl -w net.core.rmem_max=8388608");
+	assert_true(on_host);
+	buf[0] = 0;
+	advice__sysctl_phrase(&w, "net.core.rmem_max", "8388608", buf, sizeof(buf));
+	assert_string_equal(buf, "on the host (net.core.rmem_max is host-wide: one value for every netns, "
+			    "read-only in netns blue; no container can set it): sysctl -w "
+			    "net.core.rmem_max=8388608");
+	/* udp_mem's three values, quoted for the shell */
+	assert_true(advice__sysctl_cmd(&w, "net.ipv4.udp_mem", "1 2 3", cmd, sizeof(cmd), &on_host));
+	assert_string_equal(cmd, "sysctl -w net.ipv4.udp_mem='1 2 3'");
+
+	/* per-netns, settable: run in that netns, or set by the runtime */
+	assert_true(advice__sysctl_cmd(&w, "net.ipv4.ipfrag_max_dist", "128", cmd, sizeof(cmd), &on_host));
+	assert_string_equal(cmd, "ip netns exec blue sysctl -w net.ipv4.ipfrag_max_dist=128");
+	assert_false(on_host);
+	buf[0] = 0;
+	advice__sysctl_phrase(&w, "net.ipv4.ipfrag_max_dist", "128", buf, sizeof(buf));
+	assert_string_equal(buf, "ip netns exec blue sysctl -w net.ipv4.ipfrag_max_dist=128 (per-netns: "
+			    "netns blue only; for a container set it at its start: docker run --sysctl "
+			    "net.ipv4.ipfrag_max_dist=128, or Kubernetes securityContext.sysctls (an "
+			    "unsafe sysctl: the kubelet must allow it))");
+	/* an unnamed netns: through its nsfs file */
+	snprintf(w.enter, sizeof(w.enter), "nsenter --net=/proc/4242/ns/net ");
+	w.name[0] = 0;
+	assert_true(advice__sysctl_cmd(&w, "net.ipv4.ipfrag_max_dist", "128", cmd, sizeof(cmd), &on_host));
+	assert_string_equal(cmd, "nsenter --net=/proc/4242/ns/net sysctl -w net.ipv4.ipfrag_max_dist=128");
+	/* no safe way in: no command, and the text names the netns */
+	w.enter[0] = 0;
+	assert_false(advice__sysctl_cmd(&w, "net.ipv4.ipfrag_max_dist", "128", cmd, sizeof(cmd), &on_host));
+	buf[0] = 0;
+	advice__sysctl_phrase(&w, "net.ipv4.ipfrag_max_dist", "128", buf, sizeof(buf));
+	ASSERT_HAS(buf, "in netns blue: sysctl -w net.ipv4.ipfrag_max_dist=128 (per-netns: that netns only");
+	/* per-netns but read-only here: the runtime's option, no command */
+	assert_false(advice__sysctl_cmd(&w, "net.ipv4.ipfrag_time", "5", cmd, sizeof(cmd), &on_host));
+	buf[0] = 0;
+	advice__sysctl_phrase(&w, "net.ipv4.ipfrag_time", "5", buf, sizeof(buf));
+	ASSERT_HAS(buf, "read-only from here");
+	ASSERT_HAS(buf, "docker run --sysctl net.ipv4.ipfrag_time=5");
+
+	/* udpdrop's own netns, the initial one: host-wide ones writable there */
+	w.self = true;
+	w.s[1].settable = true;
+	w.s[5].settable = true;
+	assert_true(advice__sysctl_cmd(&w, "net.core.rmem_max", "8388608", cmd, sizeof(cmd), &on_host));
+	assert_string_equal(cmd, "sysctl -w net.core.rmem_max=8388608");
+	assert_false(on_host);
+	buf[0] = 0;
+	advice__sysctl_phrase(&w, "net.core.rmem_max", "8388608", buf, sizeof(buf));
+	assert_string_equal(buf, "sysctl -w net.core.rmem_max=8388608 (host-wide: every netns gets it)");
+	assert_true(advice__sysctl_cmd(&w, "net.ipv4.ipfrag_max_dist", "128", cmd, sizeof(cmd), &on_host));
+	assert_string_equal(cmd, "sysctl -w net.ipv4.ipfrag_max_dist=128");
+	buf[0] = 0;
+	advice__sysctl_phrase(&w, "net.ipv4.ipfrag_max_dist", "128", buf, sizeof(buf));
+	assert_string_equal(buf, "sysctl -w net.ipv4.ipfrag_max_dist=128 (per-netns: netns blue only)");
+}
+
+/* the probes decide the scope, never the name */
+static void test_sysctl_scope_probes(void **state)
+{
+	/* writable in a fresh netns: every netns has its own */
+	assert_int_equal(netcfg__scope(NETCFG_PROBE_WRITABLE, NETCFG_PROBE_WRITABLE, true), ADVICE_SCOPE_NETNS);
+	assert_int_equal(netcfg__scope(NETCFG_PROBE_ABSENT, NETCFG_PROBE_WRITABLE, true), ADVICE_SCOPE_NETNS);
+	/* read-only (6.x's socket buffers) or missing there: the host's */
+	assert_int_equal(netcfg__scope(NETCFG_PROBE_READONLY, NETCFG_PROBE_READONLY, true), ADVICE_SCOPE_HOST);
+	assert_int_equal(netcfg__scope(NETCFG_PROBE_WRITABLE, NETCFG_PROBE_READONLY, false), ADVICE_SCOPE_HOST);
+	assert_int_equal(netcfg__scope(NETCFG_PROBE_ABSENT, NETCFG_PROBE_ABSENT, true), ADVICE_SCOPE_HOST);
+	/* no fresh netns (no privileges): only a file missing from another
+	 * netns says host-wide; anything else is not known */
+	assert_int_equal(netcfg__scope(NETCFG_PROBE_ABSENT, NETCFG_PROBE_UNKNOWN, true), ADVICE_SCOPE_HOST);
+	assert_int_equal(netcfg__scope(NETCFG_PROBE_ABSENT, NETCFG_PROBE_UNKNOWN, false), ADVICE_SCOPE_UNKNOWN);
+	assert_int_equal(netcfg__scope(NETCFG_PROBE_READONLY, NETCFG_PROBE_UNKNOWN, true), ADVICE_SCOPE_UNKNOWN);
+	assert_int_equal(netcfg__scope(NETCFG_PROBE_WRITABLE, NETCFG_PROBE_UNKNOWN, true), ADVICE_SCOPE_UNKNOWN);
+}
+
+/* the findings' commands follow the scope: rcvbuf at the default in a
+ * container's netns, udp_mem, backlog, ipfrag_max_dist; a live view's
+ * "record, then report" */
+static void test_scope_in_findings(void **state)
+{
+	struct advice_where w = container_where();
+	struct advice_input in = sysctls(CAUSE_RCVBUF);
+	struct advice_finding f[ADVICE_MAX];
+	int n;
+	char *t;
+
+	in.where = &w;
+	in.drops = in.skbs = 20000;
+	in.span_s = 10;
+	in.burst = ADVICE_U64(4000);
+	in.burst_s = 1;
+	in.avg_size = ADVICE_DBL(1024);
+	in.rcvbuf = ADVICE_U64(212992);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "Run on the host (net.core.rmem_default is host-wide: one value for every netns, "
+		   "read-only in netns blue; no container can set it): sysctl -w "
+		   "net.core.rmem_default=18644992: every new socket");
+	ASSERT_HAS(t, "Or, per socket, with no host setting: setsockopt(fd, SOL_SOCKET, SO_RCVBUF, "
+		   "9322496) (doubled to 18644992 B (18 MiB); capped at net.core.rmem_max, which is "
+		   "lower), or SO_RCVBUFFORCE with CAP_NET_ADMIN past that cap.");
+	assert_string_equal(f[0].setting, "net.core.rmem_default");
+	assert_string_equal(f[0].setting_scope, "host-wide");
+	assert_string_equal(f[0].setting_command, "sysctl -w net.core.rmem_default=18644992");
+	assert_true(f[0].setting_on_host);
+	free(t);
+
+	/* the app set one above a host-wide rmem_max: SO_RCVBUFFORCE too */
+	in.rcvbuf = ADVICE_U64(425984);
+	in.rmem_max = ADVICE_U64(212992);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "allow it first: on the host (net.core.rmem_max is host-wide");
+	ASSERT_HAS(t, "): sysctl -w net.core.rmem_max=9428992 (now 212992 B (208 KiB)");
+	ASSERT_HAS(t, "SO_RCVBUFFORCE instead of SO_RCVBUF");
+	assert_string_equal(f[0].setting, "SO_RCVBUF");
+	assert_string_equal(f[0].setting_scope, "");
+	assert_string_equal(f[0].setting_command, "");
+	free(t);
+
+	in = sysctls(CAUSE_UDP_MEM);
+	in.where = &w;
+	in.drops = in.skbs = 10;
+	in.page_size = ADVICE_U64(4096);
+	n = advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].setting_command, "sysctl -w net.ipv4.udp_mem='575799 1535464 2303196'");
+	assert_true(f[0].setting_on_host);
+	ASSERT_HAS(f[0].change, "on the host (net.ipv4.udp_mem is host-wide");
+
+	in = sysctls(CAUSE_CPU_BACKLOG);
+	in.where = &w;
+	in.drops = in.skbs = 10;
+	n = advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].setting_command, "sysctl -w net.core.netdev_max_backlog=2000");
+	assert_string_equal(f[0].setting_scope, "host-wide");
+	ASSERT_HAS(f[0].change, "on the host (net.core.netdev_max_backlog is host-wide");
+
+	in = sysctls(CAUSE_FRAG_TOO_FAR);
+	in.where = &w;
+	in.drops = in.skbs = 10;
+	n = advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].setting_scope, "per-netns");
+	assert_string_equal(f[0].setting_command, "ip netns exec blue sysctl -w net.ipv4.ipfrag_max_dist=128");
+	assert_false(f[0].setting_on_host);
+	ASSERT_HAS(f[0].change, "Tolerate more reordering: ip netns exec blue sysctl -w "
+		   "net.ipv4.ipfrag_max_dist=128 (per-netns: netns blue only; for a container");
+
+	/* live: no recording to report on; the record command for the netns */
+	in = sysctls(CAUSE_NEIGH);
+	in.where = &w;
+	in.live = true;
+	in.drops = in.skbs = 10;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "record the drops (udpdrop record -N blue -d 30), then udpdrop report --by reason");
+	free(t);
+	in.live = false;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "are in the report's per-socket detail (udpdrop report --by reason, --by location)");
+	ASSERT_LACKS(t, "udpdrop record");
+	free(t);
+	in = sysctls(CAUSE_OTHER);
+	in.live = true;
+	in.drops = in.skbs = 10;
+	n = advice__build(&in, f, ADVICE_MAX);
+	ASSERT_HAS(f[0].change, "Start from the kernel reason and drop location: udpdrop record -d 30, "
+		   "then udpdrop report --by reason");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -936,6 +1148,9 @@ int main(void)
 		cmocka_unit_test(test_qdisc),
 		cmocka_unit_test(test_frag),
 		cmocka_unit_test(test_others),
+		cmocka_unit_test(test_sysctl_scope),
+		cmocka_unit_test(test_sysctl_scope_probes),
+		cmocka_unit_test(test_scope_in_findings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

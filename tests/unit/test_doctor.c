@@ -484,6 +484,56 @@ static void test_setting_value(void **state)
 	ASSERT_HAS(f[0].what, "nothing listens on port 5999");
 }
 
+/* Each item carries its setting's scope, and its command works there:
+ * the host's for a host-wide one seen from a container's netns (with the
+ * per-socket call that needs no host setting), the netns's own for a
+ * per-netns one; the same words as the findings' (advice.h). */
+static void test_scope(void **state)
+{
+	struct check_input in = defaults();
+	struct check_item v[CHECK_MAX];
+	const struct check_item *it;
+	int n;
+
+	in.where.s[in.where.n++] = (struct advice_sysctl_scope){ "net.core.rmem_max", ADVICE_SCOPE_HOST, false };
+	in.where.s[in.where.n++] = (struct advice_sysctl_scope){ "net.core.rmem_default", ADVICE_SCOPE_HOST, false };
+	in.where.s[in.where.n++] = (struct advice_sysctl_scope){ "net.ipv4.ipfrag_high_thresh", ADVICE_SCOPE_NETNS, true };
+	snprintf(in.where.enter, sizeof(in.where.enter), "ip netns exec blue ");
+	snprintf(in.where.label, sizeof(in.where.label), "blue");
+	in.busiest = rx(40000, 1000, 8192);
+	in.frag_dgps = ADVICE_DBL(10000);
+	in.frag_k = 3;
+	in.frag_mtu = 1500;
+	n = check__build(&in, v, CHECK_MAX);
+
+	it = find(v, n, "net.core.rmem_max");
+	assert_true(it->risky);
+	assert_string_equal(it->scope, "host-wide");
+	assert_string_equal(it->command, "sysctl -w net.core.rmem_max=4608000");
+	assert_true(it->on_host);
+	ASSERT_HAS(it->why, "silently cuts. on the host (net.core.rmem_max is host-wide: one value for "
+		   "every netns, read-only in netns blue; no container can set it): sysctl -w "
+		   "net.core.rmem_max=4608000 (or SO_RCVBUFFORCE in the application, with CAP_NET_ADMIN: "
+		   "it ignores rmem_max).");
+
+	it = find(v, n, "net.ipv4.ipfrag_high_thresh");
+	assert_true(it->risky);
+	assert_string_equal(it->scope, "per-netns");
+	assert_string_equal(it->command, "ip netns exec blue sysctl -w net.ipv4.ipfrag_high_thresh=41943040");
+	assert_false(it->on_host);
+	ASSERT_HAS(it->why, "ip netns exec blue sysctl -w net.ipv4.ipfrag_high_thresh=41943040 (per-netns: "
+		   "netns blue only; for a container set it at its start: docker run --sysctl "
+		   "net.ipv4.ipfrag_high_thresh=41943040");
+
+	/* not judged: the scope still, no command */
+	it = find(v, n, "net.core.rmem_default");
+	assert_string_equal(it->scope, "host-wide");
+	assert_string_equal(it->command, "");
+	/* untested (netns backlog not listed): no scope, the plain command */
+	it = find(v, n, "net.core.netdev_max_backlog");
+	assert_string_equal(it->scope, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -496,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_udp_mem),
 		cmocka_unit_test(test_counters_only),
 		cmocka_unit_test(test_no_arrivals),
+		cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_rate_labels),
 		cmocka_unit_test(test_ipfrag_unknown_family),
 		cmocka_unit_test(test_drop_owner),

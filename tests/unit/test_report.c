@@ -230,7 +230,7 @@ static void test_complete(void **state)
 	ASSERT_JQ(j, ".totals.drops == 312 and .totals.skb_events == 313 and .totals.causes.rcvbuf.drops == 305");
 	ASSERT_JQ(j, ".reconcile[] | select(.netns == %u and .cause == \"rcvbuf\") | .status == \"match\" and .kernel == 305 and .udpdrop == 305", NS1);
 	ASSERT_JQ(j, ".reconcile[] | select(.netns == %u and .cause == \"no_socket\") | .status == \"differ\" and .diff == -2", NS2);
-	ASSERT_JQ(j, ".advice | all(keys == [\"cause\",\"change\",\"evidence\",\"setting\",\"socket\",\"socket_id_kind\",\"value\",\"verify\",\"what\"])");
+	ASSERT_JQ(j, ".advice | all(keys == [\"cause\",\"change\",\"evidence\",\"setting\",\"setting_command\",\"setting_run_on\",\"setting_scope\",\"socket\",\"socket_id_kind\",\"value\",\"verify\",\"what\"])");
 	ASSERT_JQ(j, "[.advice[] | select(.socket != null) | .socket_id_kind] | unique == [\"cookie\"]");
 	ASSERT_JQ(j, "[.advice[] | select(.socket == null) | .socket_id_kind] | unique == [null]");
 	ASSERT_JQ(j, "[.advice[] | select(.socket == 42)] | length == 1 and .[0].cause == \"rcvbuf\"");
@@ -1165,6 +1165,11 @@ static void test_hostile_strings(void **state)
 		{ "port", ESCS },
 		{ "pid", ESCS },
 		{ ESCS "key" C1S, ESCS "value" },
+		/* the scopes: a hostile name is dropped, never quoted in a command */
+		{ "sysctl_netns", "4026532001" },
+		{ "sysctl_host_wide", "net.core.rmem_default," ESCS "evil" },
+		{ "sysctl_settable", "" },
+		{ "sysctl_netns_name", ESCS "blue" },
 	};
 	struct trace_meta meta = { ARRAY_SIZE(meta_v), meta_v };
 	static const struct trace_reason reasons_v[] = {
@@ -1236,6 +1241,10 @@ static void test_hostile_strings(void **state)
 	}
 	t = render_by(&rp, true, REPORT_BY_SOCKET);
 	assert_null(unsafe_byte(t));
+	ASSERT_JQ(t, ".advice | map(.change) | join(\" \") | contains(\"on the host (net.core.rmem_default "
+		  "is host-wide: one value for every netns, read-only in netns 4026532001; no container "
+		  "can set it): sysctl -w net.core.rmem_default=\")");
+	ASSERT_JQ(t, ".advice | map(.change) | join(\" \") | contains(\"evil\") | not");
 	ASSERT_JQ(t, ".meta.host == \"\\u001b]0;owned\\u0007\\u001b[2J\\u001b[31mhost\\u009b2J\\ufffd31m\\u0085\\ufffd\\ufffd\"");
 	ASSERT_JQ(t, ".sockets[0].comm == \"%s\"", "\\u001b]0;x\\u0007\\u001b[2J\\u001b[31m");
 	ASSERT_JQ(t, "[.sockets[0].reasons[].name] | index(\"\\u001b]0;owned\\u0007\\u001b[2J\\u001b[31mREASON\\nforged line\\u009b2J\\ufffd31m\\u0085\\ufffd\\ufffd\") != null");
