@@ -59,9 +59,9 @@ int netcfg__sysctl_read(const char *name, char *buf, size_t len);
  * host-wide ones) from udpdrop's netns, marked from_self. Entering
  * another netns needs root: without it, all come from udpdrop's own
  * (marked so). Each one's scope is tested once per netns and run (then
- * cached): the value it holds written back through the same descriptor,
- * in the netns and in a fresh netns made for the test (gone with it); a
- * different value is never written.
+ * cached) by opening it for writing (the kernel's permission check;
+ * nothing is written), in the netns and in a fresh netns made for the
+ * test (gone with it).
  */
 void netcfg__sysctls(const struct netns_table *nt, uint32_t inode, struct netcfg_sysctls *s);
 /* One value as a number (the first of several: udp_mem's min); false if
