@@ -547,16 +547,6 @@ static bool flow_part_in_scope(const struct recorder *rc, const struct ud_key *k
 	return !ns || !(k->flags & UD_KEY_CLOSE) || (p->cookie && p->netns == ns);
 }
 
-static bool enqueue_or_close(struct recorder *rc, const struct ud_key *k)
-{
-	enum cause c;
-
-	if (k->flags & UD_KEY_CLOSE)
-		return true;
-	c = model__cause(&rc->w->m, k->reason, k->flags);
-	return c == CAUSE_RCVBUF || c == CAUSE_UDP_MEM;
-}
-
 static int write_counts(struct recorder *rc, uint64_t t)
 {
 	struct htab *d = &rc->w->drops;
@@ -579,15 +569,18 @@ static int write_counts(struct recorder *rc, uint64_t t)
 		if (owner__judge(&rc->own, k, true) != OWNER_YES)
 			continue;
 		/*
-		 * A drop at a socket that the kernel named no socket for (a
-		 * closing socket's purged queue, which has no netns there
-		 * either; a full receive queue's from 5.17 to 6.9, whose
-		 * udp_fail_queue_rcv_skb comes after the free): the live model
-		 * matched its flow to a socket, so its share is written as
-		 * that socket's, and the report shows it where top did.
-		 * (Other flows the report matches as before.)
+		 * A drop the kernel named no socket for (a closing socket's
+		 * purged queue, which has no netns there either; a full
+		 * receive queue's from 5.17 to 6.9, whose
+		 * udp_fail_queue_rcv_skb comes after the free; a datagram a
+		 * kernel tunnel's socket refused, say an unknown VXLAN VNI; a
+		 * fragment whose reassembly failed): wherever the live model
+		 * matched its flow to a socket, that share is written as the
+		 * socket's, so the report shows each drop where top did. The
+		 * model holds the one rule (add_flow); the report matches
+		 * nothing itself.
 		 */
-		if (!(k->flags & UD_KEY_SOCK) && enqueue_or_close(rc, k))
+		if (!(k->flags & UD_KEY_SOCK))
 			np = model__flow_parts(&rc->w->m, k, val, parts, FLOW_SEGS);
 		if (np) {
 			/* a flow may split in up to FLOW_SEGS: room for them */
