@@ -838,6 +838,9 @@ static void json_socket(struct model *m, const struct output_ctx *o, struct env_
 		json_null(j);
 	json_key(j, "comm");
 	json_str(j, r->sock.npids ? r->sock.comm : NULL);
+	/* a kernel device's socket, which no process holds (kowner.h) */
+	json_key(j, "kernel_owner");
+	json_str(j, !r->sock.npids && r->sock.kowner[0] ? r->sock.kowner : NULL);
 	json_key(j, "nprocs");
 	json_i64(j, r->sock.npids);
 	json_key(j, "pids");

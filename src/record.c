@@ -422,6 +422,7 @@ struct recorder {
 	struct trace_writer *tw;
 	struct watch *w;
 	struct htab syms;      /* location -> u8: already in a SYMBOLS record */
+	struct htab names;     /* NAME_NETNS | inode, or a cookie -> char[64]: as last in META */
 	uint64_t drops;        /* datagrams in the last COUNTS */
 	/* events */
 	struct ring_buffer *rb;
@@ -696,6 +697,91 @@ static int write_sockets(struct recorder *rc, uint64_t t)
 	}
 	err = trace_writer__sockets(rc->tw, &s);
 	free(v);
+	return err;
+}
+
+/*
+ * The names top shows, for the report to show the same (META, written
+ * again whenever one is new or changed): "netns_name.INODE" (the `ip
+ * netns` name of a namespace in view) and "kernel_owner.COOKIE" (the
+ * kernel device that owns a socket no process holds, kowner.h). At most
+ * NAMES_MAX keys per trace, far below TRACE_META_MAX.
+ */
+#define NAME_NETNS (1ull << 63)
+#define NAMES_MAX 2048u
+
+static void name_add(struct recorder *rc, struct trace_kv *v, char (*keys)[40],
+		     char (*vals)[KOWNER_LABEL_LEN], uint32_t *n, uint32_t max,
+		     uint64_t id, const char *value)
+{
+	int created;
+	char *last;
+
+	if (*n >= max || (rc->names.n >= NAMES_MAX && !htab__find(&rc->names, &id)))
+		return;
+	last = htab__upsert(&rc->names, &id, &created);
+	if (!last || (!created && !strcmp(last, value)))
+		return;
+	snprintf(last, KOWNER_LABEL_LEN, "%s", value);
+	if (id & NAME_NETNS)
+		snprintf(keys[*n], sizeof(keys[*n]), "netns_name.%u", (uint32_t)id);
+	else
+		snprintf(keys[*n], sizeof(keys[*n]), "kernel_owner.%llu", (unsigned long long)id);
+	snprintf(vals[*n], sizeof(vals[*n]), "%s", value);
+	v[*n].key = keys[*n];
+	v[*n].value = vals[*n];
+	(*n)++;
+}
+
+static int write_names(struct recorder *rc)
+{
+	struct model *m = &rc->w->m;
+	uint32_t max = m->rows.n + m->ncounters + 1, n = 0;
+	struct trace_kv *v = calloc(max, sizeof(*v));
+	char (*keys)[40] = calloc(max, sizeof(*keys));
+	char (*vals)[KOWNER_LABEL_LEN] = calloc(max, sizeof(*vals));
+	char nsbuf[64];
+	size_t it = 0;
+	const void *key;
+	void *val;
+	int err = 0;
+
+	if (!v || !keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (htab__next(&m->rows, &it, &key, &val)) {
+		const struct row *r = val;
+		uint32_t ns = r->key.kind == ROW_SOCKET && r->have_sock && r->sock.netns
+				      ? r->sock.netns : r->key.netns;
+
+		if (r->key.kind == ROW_SOCKET && m->opts.pid && !r->owned_by_pid)
+			continue;
+		if (ns && model__netns_named(m, ns))
+			name_add(rc, v, keys, vals, &n, max, NAME_NETNS | ns,
+				 model__netns_label(m, ns, nsbuf, sizeof(nsbuf)));
+		/* the cookie write_sockets gives it */
+		if (r->key.kind == ROW_SOCKET && r->have_sock && !r->sock.npids && r->sock.kowner[0])
+			name_add(rc, v, keys, vals, &n, max,
+				 (r->sock.cookie ? r->sock.cookie : r->key.cookie) & ~NAME_NETNS,
+				 r->sock.kowner);
+	}
+	for (int i = 0; i < m->ncounters; i++) {
+		uint32_t ns = m->counters[i].netns;
+
+		if (m->counters[i].in_view && ns && model__netns_named(m, ns))
+			name_add(rc, v, keys, vals, &n, max, NAME_NETNS | ns,
+				 model__netns_label(m, ns, nsbuf, sizeof(nsbuf)));
+	}
+	if (n) {
+		struct trace_meta meta = { .n = n, .v = v };
+
+		err = trace_writer__meta(rc->tw, &meta);
+	}
+out:
+	free(v);
+	free(keys);
+	free(vals);
 	return err;
 }
 
@@ -1070,6 +1156,8 @@ static int snapshot(struct recorder *rc, uint64_t t)
 	if (!err)
 		err = write_sockets(rc, t);
 	if (!err)
+		err = write_names(rc);
+	if (!err)
 		err = trace_writer__flush(rc->tw);
 	return err;
 }
@@ -1147,7 +1235,8 @@ int do_record(int argc, char **argv)
 		fprintf(stderr, WHO ": %s\n", msg);
 		return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
-	if (htab__init(&rc.syms, sizeof(uint64_t), 1)) {
+	if (htab__init(&rc.syms, sizeof(uint64_t), 1) ||
+	    htab__init(&rc.names, sizeof(uint64_t), KOWNER_LABEL_LEN)) {
 		fprintf(stderr, WHO ": out of memory\n");
 		ret = EXIT_FAIL;
 		goto fail;
@@ -1349,6 +1438,7 @@ int do_record(int argc, char **argv)
 	rc.rb = NULL;
 	watch__close(&w);
 	htab__free(&rc.syms);
+	htab__free(&rc.names);
 	/* the size from the writer: a FIFO's or a device's stat has none */
 	err = trace_writer__end(rc.tw);
 	bytes = trace_writer__offset(rc.tw);
@@ -1404,6 +1494,7 @@ fail:
 	owner__free(&rc.own);
 	proc__user_free(&user);
 	htab__free(&rc.syms);
+	htab__free(&rc.names);
 	if (running) {
 		/* what reached the file reads back: kept, and said to be cut */
 		if (trace_writer__to_stream(rc.tw))
