@@ -7,9 +7,11 @@
 # rq FILTER...: jq -r over the JSON report in $T/report.json.
 rq() { jq -r "$@" "$T/report.json"; }
 
+# The socket is connected to its sender's port: the REMOTE column, as top's;
+# the netns by its name, as top shows it (record writes the names).
 test_report_round_trip() {
 	setup_hosts || return
-	start_recv "$B" "$V4B:5041" --rcvbuf 4096 || return
+	start_recv "$B" "$V4B:5041" --rcvbuf 4096 --connect "$V4A:5042" || return
 	local rpid=$RECV_PID rout=$RECV_OUT ns rc i
 	ns=$(ns_inode "$B")
 	"$UDPDROP" record -N "$B" -o "$T/t.data" -d 3 -i 0.5 2>"$T/rec.err" &
@@ -22,7 +24,7 @@ test_report_round_trip() {
 	done
 	grep -q 'recording UDP drops' "$T/rec.err" ||
 		{ fail "udpdrop record did not start: $(cat "$T/rec.err")"; return; }
-	local sent=$(send "$A" "$V4B:5041" -c 300 -s 1000)
+	local sent=$(send "$A" "$V4B:5041" -c 300 -s 1000 --sport 5042)
 	wait "$rec"
 	expect_eq "record exit code" "$?" 0
 	local got=$(stop_recv "$rpid" "$rout")
@@ -35,9 +37,11 @@ test_report_round_trip() {
 	rc=$?
 	expect_eq "report exit code" "$rc" 0
 	[[ -s $T/report.err ]] && fail "report wrote to stderr: $(cat "$T/report.err")"
-	grep -qE "^  $V4B:5041 +$ns +$rpid/udptest +$(commas "$dropped") +[0-9,]+ +rcvbuf " "$T/report.txt" ||
+	grep -qE '^  LOCAL +REMOTE +NETNS +PID/COMM +DROPS +SKBS +CAUSE +RCVBUF$' "$T/report.txt" ||
+		fail "no REMOTE column: $(grep -A2 '^Sockets' "$T/report.txt")"
+	grep -qE "^  $V4B:5041 +$V4A:5042 +$B +$rpid/udptest +$(commas "$dropped") +[0-9,]+ +rcvbuf " "$T/report.txt" ||
 		fail "no socket row with $dropped rcvbuf drops: $(cat "$T/report.txt")"
-	grep -qE "^  $ns +rcvbuf +$(commas "$dropped") +$(commas "$dropped") +match " "$T/report.txt" ||
+	grep -qE "^  $B +rcvbuf +$(commas "$dropped") +$(commas "$dropped") +match " "$T/report.txt" ||
 		fail "no rcvbuf reconciliation 'match' row: $(cat "$T/report.txt")"
 	grep -q "^  file:      complete" "$T/report.txt" || fail "not said complete: $(head -n 5 "$T/report.txt")"
 
@@ -51,6 +55,8 @@ test_report_round_trip() {
 	expect_eq "socket drops = sent - read" "$(rq "$sel | .drops")" "$dropped"
 	expect_eq "socket cause" "$(rq "$sel | .cause")" rcvbuf
 	expect_eq "socket netns" "$(rq "$sel | .netns")" "$ns"
+	expect_eq "socket netns_name" "$(rq "$sel | .netns_name")" "$B"
+	expect_eq "socket remote" "$(rq "$sel | .remote")" "$V4A:5042"
 	expect_eq "socket pid" "$(rq "$sel | .pid")" "$rpid"
 	expect_eq "socket comm" "$(rq "$sel | .comm")" udptest
 	expect_eq "socket reason" "$(rq "$sel | .reasons[0].name")" "$(rcvbuf_reason)"
