@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <linux/genetlink.h>
+#include <linux/fou.h>
 #include <linux/if_link.h>
+#include <linux/l2tp.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/wireguard.h>
@@ -259,41 +261,124 @@ static void wg_port_fn(const uint8_t *p, const uint8_t *end, void *arg)
 			memcpy(arg, a.data, 2); /* host order */
 }
 
-static void wireguard_ports(struct kowner_list *out, uint8_t *buf)
+/* The id of generic netlink family `name`, 0 if the kernel has none. */
+static uint16_t genl_family(int fd, const char *name, uint8_t *buf)
 {
 	struct genl_req req = {};
 	uint16_t family = 0;
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	struct genl_walk w = { family_id_fn, &family };
 
-	if (fd < 0)
-		return;
 	req.nh.nlmsg_type = GENL_ID_CTRL;
 	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	req.g.cmd = CTRL_CMD_GETFAMILY;
 	req.g.version = 1;
 	req.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN) +
-			   put_attr(req.attrs, CTRL_ATTR_FAMILY_NAME, WG_GENL_NAME, sizeof(WG_GENL_NAME));
-	if (nl_send(fd, &req, req.nh.nlmsg_len) || nl_recv_all(fd, buf, genl_cb, &w) || !family) {
-		close(fd);
-		return;
-	}
-	for (int i = 0; i < out->n; i++) {
+			   put_attr(req.attrs, CTRL_ATTR_FAMILY_NAME, name, strlen(name) + 1);
+	if (nl_send(fd, &req, req.nh.nlmsg_len) || nl_recv_all(fd, buf, genl_cb, &w))
+		return 0;
+	return family;
+}
+
+/* A dump of cmd (with one u32 attribute when attr): fn for each reply. */
+static int genl_dump(int fd, uint16_t family, uint8_t cmd, uint8_t version, uint16_t attr,
+		     uint32_t value, uint8_t *buf, const struct genl_walk *w)
+{
+	struct genl_req req = {};
+
+	req.nh.nlmsg_type = family;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.g.cmd = cmd;
+	req.g.version = version;
+	req.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN) +
+			   (attr ? put_attr(req.attrs, attr, &value, sizeof(value)) : 0);
+	return nl_send(fd, &req, req.nh.nlmsg_len) ?: nl_recv_all(fd, buf, genl_cb, (void *)w);
+}
+
+static void wireguard_ports(int fd, struct kowner_list *out, uint8_t *buf)
+{
+	uint16_t family = genl_family(fd, WG_GENL_NAME, buf);
+
+	for (int i = 0; family && i < out->n; i++) {
 		uint16_t port = 0;
-		uint32_t ifindex = out->v[i].ifindex;
+		struct genl_walk w = { wg_port_fn, &port };
 
 		if (strcmp(out->v[i].kind, "wireguard"))
 			continue;
-		memset(&req, 0, sizeof(req));
-		req.nh.nlmsg_type = family;
-		req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP; /* the family answers dumps only */
-		req.g.cmd = WG_CMD_GET_DEVICE;
-		req.g.version = WG_GENL_VERSION;
-		req.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN) +
-				   put_attr(req.attrs, WGDEVICE_A_IFINDEX, &ifindex, sizeof(ifindex));
-		w = (struct genl_walk){ wg_port_fn, &port };
-		if (!nl_send(fd, &req, req.nh.nlmsg_len) && !nl_recv_all(fd, buf, genl_cb, &w))
+		/* the family answers dumps only */
+		if (!genl_dump(fd, family, WG_CMD_GET_DEVICE, WG_GENL_VERSION, WGDEVICE_A_IFINDEX,
+			       out->v[i].ifindex, buf, &w))
 			out->v[i].port = port;
+	}
+}
+
+/*
+ * FOU/GUE receive ports (ip fou add) and unmanaged L2TP tunnels (ip l2tp
+ * add tunnel): kernel sockets with no device of their own, listed by
+ * their generic netlink families; entries without a name.
+ */
+static void fou_fn(const uint8_t *p, const uint8_t *end, void *arg)
+{
+	struct kowner_list *out = arg;
+	struct kowner_dev d = { .kind = "fou" };
+	struct nl_attr a;
+	int proto = -1;
+
+	while (attr_next(&p, end, &a)) {
+		if (a.type == FOU_ATTR_PORT)
+			d.port = attr_be16(&a);
+		else if (a.type == FOU_ATTR_IPPROTO && a.len >= 1)
+			proto = a.data[0];
+		else if (a.type == FOU_ATTR_TYPE && a.len >= 1 && a.data[0] == FOU_ENCAP_GUE)
+			snprintf(d.kind, sizeof(d.kind), "gue");
+	}
+	if (proto >= 0)
+		snprintf(d.id, sizeof(d.id), "ipproto %d", proto);
+	if (d.port && out->n < KOWNER_DEVS_MAX)
+		out->v[out->n++] = d;
+}
+
+static void l2tp_fn(const uint8_t *p, const uint8_t *end, void *arg)
+{
+	struct kowner_list *out = arg;
+	struct kowner_dev d = { .kind = "l2tp" };
+	struct nl_attr a;
+	bool udp = true;
+
+	while (attr_next(&p, end, &a)) {
+		if (a.type == L2TP_ATTR_UDP_SPORT && a.len >= 2)
+			memcpy(&d.port, a.data, 2); /* host order */
+		else if (a.type == L2TP_ATTR_CONN_ID)
+			snprintf(d.id, sizeof(d.id), "tunnel %u", attr_u32(&a));
+		else if (a.type == L2TP_ATTR_ENCAP_TYPE && a.len >= 2)
+			udp = !(a.data[0] | a.data[1]); /* L2TP_ENCAPTYPE_UDP is 0 */
+	}
+	if (udp && d.port && out->n < KOWNER_DEVS_MAX)
+		out->v[out->n++] = d;
+}
+
+static void genl_owners(struct kowner_list *out, uint8_t *buf)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	uint16_t family;
+	bool wg = false;
+
+	if (fd < 0)
+		return;
+	for (int i = 0; i < out->n; i++)
+		wg |= !strcmp(out->v[i].kind, "wireguard");
+	if (wg)
+		wireguard_ports(fd, out, buf);
+	family = genl_family(fd, FOU_GENL_NAME, buf);
+	if (family) {
+		struct genl_walk w = { fou_fn, out };
+
+		genl_dump(fd, family, FOU_CMD_GET, FOU_GENL_VERSION, 0, 0, buf, &w);
+	}
+	family = genl_family(fd, L2TP_GENL_NAME, buf);
+	if (family) {
+		struct genl_walk w = { l2tp_fn, out };
+
+		genl_dump(fd, family, L2TP_CMD_TUNNEL_GET, L2TP_GENL_VERSION, 0, 0, buf, &w);
 	}
 	close(fd);
 }
@@ -313,7 +398,6 @@ static int read_here(void *arg)
 	};
 	uint8_t *buf = malloc(NL_BUF);
 	int fd, err;
-	bool wg = false;
 
 	if (!buf)
 		return -ENOMEM;
@@ -327,10 +411,8 @@ static int read_here(void *arg)
 	if (!err)
 		err = nl_recv_all(fd, buf, links_cb, out);
 	close(fd);
-	for (int i = 0; !err && i < out->n; i++)
-		wg |= !strcmp(out->v[i].kind, "wireguard");
-	if (wg)
-		wireguard_ports(out, buf);
+	if (!err)
+		genl_owners(out, buf);
 	free(buf);
 	return err;
 }
@@ -346,13 +428,17 @@ int kowner__read(const struct netns_table *nt, uint32_t inode, struct kowner_lis
 
 static void dev_text(const struct kowner_dev *d, bool with_kind, char *buf, size_t len)
 {
-	char id[32] = "";
+	char id[40] = "";
 
 	if (d->external)
 		snprintf(id, sizeof(id), " external");
 	else if (d->has_vni)
 		snprintf(id, sizeof(id), " vni %u", d->vni);
-	snprintf(buf, len, "%s%s%s%s", with_kind ? d->kind : "", with_kind ? " " : "", d->name, id);
+	else if (d->id[0])
+		snprintf(id, sizeof(id), " %s", d->id);
+	/* "vxlan vxlan0 vni 42"; a device-less one: "fou ipproto 4" */
+	snprintf(buf, len, "%s%s%s%s", with_kind ? d->kind : "", with_kind && d->name[0] ? " " : "",
+		 d->name, with_kind || d->name[0] ? id : id + 1);
 }
 
 bool kowner__label(const struct kowner_list *l, uint16_t port, char *buf, size_t len)

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Kernel-owned UDP sockets: a VXLAN, GENEVE, bare UDP or WireGuard device
- * opens its UDP socket inside the kernel, so no process holds it and
- * /proc names no owner. The device that owns it is found by the socket's
- * netns and local port: the devices of that netns (rtnetlink RTM_GETLINK:
- * IFLA_INFO_KIND, IFLA_VXLAN_PORT/ID, IFLA_GENEVE_PORT/ID,
- * IFLA_BAREUDP_PORT; WireGuard's listen port from its generic netlink
- * family) are read once and matched by port. The label, e.g.
- * "kernel vxlan vxlan0 vni 42", is what every view shows as the owner.
+ * Kernel-owned UDP sockets: a VXLAN, GENEVE, bare UDP or WireGuard device,
+ * a FOU/GUE receive port or an unmanaged L2TP tunnel opens its UDP socket
+ * inside the kernel, so no process holds it and /proc names no owner. The
+ * owner is found by the socket's netns and local port: the devices of that
+ * netns (rtnetlink RTM_GETLINK: IFLA_INFO_KIND, IFLA_VXLAN_PORT/ID,
+ * IFLA_GENEVE_PORT/ID, IFLA_BAREUDP_PORT; WireGuard's listen port from its
+ * generic netlink family) and the fou and l2tp generic netlink families'
+ * ports are read once and matched by port. The label, e.g. "kernel vxlan
+ * vxlan0 vni 42", "kernel fou ipproto 4", "kernel l2tp tunnel 7", is what
+ * every view shows as the owner.
  */
 #ifndef UD_KOWNER_H
 #define UD_KOWNER_H
@@ -22,12 +24,13 @@
 #define KOWNER_LABEL_LEN 64
 
 struct kowner_dev {
-	char kind[16];          /* "vxlan", "geneve", "bareudp", "wireguard" */
+	char kind[16];          /* "vxlan", "geneve", "bareudp", "wireguard", "fou", "gue", "l2tp" */
 	char name[IF_NAMESIZE]; /* printable */
 	uint32_t ifindex;
 	uint16_t port;          /* host order; 0: not known (yet) */
 	bool has_vni, external; /* external: collect_metadata, any VNI */
 	uint32_t vni;
+	char id[24];            /* no device: "ipproto 4" (fou, gue), "tunnel 7" (l2tp) */
 };
 
 struct kowner_list {

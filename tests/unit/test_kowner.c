@@ -188,12 +188,28 @@ static void test_many(void **state)
 	free(l);
 }
 
+/* Owners without a device (fou/gue ports, l2tp tunnels): kind and id. */
+static void test_label_no_device(void **state)
+{
+	struct kowner_list l = { .n = 3 };
+	char buf[KOWNER_LABEL_LEN];
+
+	l.v[0] = (struct kowner_dev){ .kind = "fou", .port = 5555, .id = "ipproto 4" };
+	l.v[1] = (struct kowner_dev){ .kind = "fou", .port = 5555, .id = "ipproto 47" };
+	l.v[2] = (struct kowner_dev){ .kind = "l2tp", .port = 1701, .id = "tunnel 7" };
+	assert_true(kowner__label(&l, 5555, buf, sizeof(buf)));
+	assert_string_equal(buf, "kernel fou ipproto 4, ipproto 47");
+	assert_true(kowner__label(&l, 1701, buf, sizeof(buf)));
+	assert_string_equal(buf, "kernel l2tp tunnel 7");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_and_label),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_label_no_device),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
