@@ -256,9 +256,18 @@ test_report_kernel_tunnel() {
 	done
 	start_record "$T/v.data" -N "$B" -i 0.5 || return
 	start_doctor -N "$B" -d 600 || return
+	tui_start 160 30 -N "$B" -i 0.5 || return
 	local sent=$(send "$A" "192.168.$id.2:7000" -c 100 -s 100)
 	expect_eq sent "$sent" 100
 	settle 1.5
+	local owner="kernel vxlan vxlan0 vni 42"
+	# the live view: the row, then its detail (Enter), then q
+	tui_wait "\\*:4789 .* $owner .* $sent tunnel" ||
+		fail "TUI: no row *:4789 '$owner' $sent tunnel: $(tui_screen)"
+	tui_keys Enter
+	tui_wait "owner +$owner  cookie" || fail "TUI detail: no owner line: $(tui_screen)"
+	tui_keys q
+	expect_eq "TUI exit code" "$(tui_exit)" 0
 	kill -INT "$DOC_PID"
 	wait_doctor
 	kill -INT "$REC"
@@ -270,7 +279,7 @@ test_report_kernel_tunnel() {
 	expect_eq "top text exit code" "$?" 0
 	expect_eq "UdpInDatagrams delta (the tunnel socket's)" "$(($(mib "$B" Udp InDatagrams) - in0))" "$sent"
 
-	local owner="kernel vxlan vxlan0 vni 42" sel='.sockets[] | select(.local == "*:4789")'
+	local sel='.sockets[] | select(.local == "*:4789")'
 	# top
 	expect_eq "top: the socket row" "$(final -c "[$sel | {kernel_owner, pid, cause, drops, causes, reasons, netns_name}]")" \
 		"[{\"kernel_owner\":\"$owner\",\"pid\":null,\"cause\":\"tunnel\",\"drops\":$sent,\"causes\":{\"tunnel\":$sent},\"reasons\":{\"VXLAN_VNI_NOT_FOUND\":$sent},\"netns_name\":\"$B\"}]"
