@@ -755,7 +755,8 @@ static int write_names(struct recorder *rc)
 		uint32_t ns = r->key.kind == ROW_SOCKET && r->have_sock && r->sock.netns
 				      ? r->sock.netns : r->key.netns;
 
-		if (r->key.kind == ROW_SOCKET && m->opts.pid && !r->owned_by_pid)
+		/* -p: the process's sockets only, as SOCKETS */
+		if (m->opts.pid && (r->key.kind != ROW_SOCKET || !r->owned_by_pid))
 			continue;
 		if (ns && model__netns_named(m, ns))
 			name_add(rc, v, keys, vals, &n, max, NAME_NETNS | ns,

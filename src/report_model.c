@@ -1767,8 +1767,20 @@ static void text_header(const struct report *rp, struct strbuf *out)
 	printable_line(out, "command:", meta_get(rp, TRACE_META_CMDLINE));
 	const char *pid = meta_get(rp, "pid"), *tree = meta_get(rp, "pid_tree");
 
+	/* -N's netns by its name where the recorder knew one, as top shows it */
+	char nsname[96] = "";
+
+	if (netns && strcmp(netns, "0")) {
+		char key[48];
+		const char *name;
+
+		snprintf(key, sizeof(key), "netns_name.%s", netns);
+		name = meta_get(rp, key);
+		if (name && name[0])
+			snprintf(nsname, sizeof(nsname), "%.63s (inode %.20s)", name, netns);
+	}
 	snprintf(buf, sizeof(buf), "netns %s, port %s%s%s%s",
-		 netns && strcmp(netns, "0") ? netns : "any",
+		 nsname[0] ? nsname : netns && strcmp(netns, "0") ? netns : "any",
 		 port && strcmp(port, "0") ? port : "any",
 		 pid && strcmp(pid, "0") ? ", pid " : "",
 		 pid && strcmp(pid, "0") ? pid : "",

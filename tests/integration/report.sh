@@ -44,6 +44,8 @@ test_report_round_trip() {
 	grep -qE "^  $B +rcvbuf +$(commas "$dropped") +$(commas "$dropped") +match " "$T/report.txt" ||
 		fail "no rcvbuf reconciliation 'match' row: $(cat "$T/report.txt")"
 	grep -q "^  file:      complete" "$T/report.txt" || fail "not said complete: $(head -n 5 "$T/report.txt")"
+	grep -qx "  filters:   netns $B (inode $ns), port any" "$T/report.txt" ||
+		fail "filters line without the netns name: $(grep filters: "$T/report.txt")"
 
 	# JSON
 	"$UDPDROP" report --json "$T/t.data" >"$T/report.json"
