@@ -1128,6 +1128,20 @@ static int simple(const struct advice_input *in, struct advice_finding *out, int
 		snprintf(f->verify, sizeof(f->verify), "The second column of /proc/net/softnet_stat (drops, "
 			 "one line per CPU) stops growing, and udpdrop shows 0 cpu_backlog drops.");
 		break;
+	case CAUSE_TUNNEL:
+		add(e, el, "A kernel tunnel's UDP socket (VXLAN, GENEVE, ...) took them and refused "
+		    "them: VXLAN_VNI_NOT_FOUND means no device here has the packet's VNI, "
+		    "VXLAN_INVALID_HDR a header or flags the device does not accept, IP_TUNNEL_ECN an "
+		    "ECN mark the inner packet cannot carry (the reason is in udpdrop report --by reason).");
+		snprintf(f->change, sizeof(f->change), "Compare what the sender encapsulates with this "
+			 "host's devices: ip -d link show type vxlan (or geneve) lists each one's id (VNI) "
+			 "and dstport; tcpdump -ni any udp port %s -v shows the VNI on the wire. Create the "
+			 "device for that VNI, or fix the sender's VNI or port, or stop the sender.",
+			 in->port.known ? port : "PORT");
+		snprintf(f->verify, sizeof(f->verify), "ip -s link show DEV counts the tunnel's packets "
+			 "as RX, and udpdrop shows 0 tunnel drops%s%s.", in->port.known ? " for port " : "",
+			 in->port.known ? port : "");
+		break;
 	default:
 		/* a live view has no recording to report on: how to make one */
 		if (in->live)
@@ -1353,6 +1367,9 @@ void advice__hint(const struct advice_input *in, char *buf, size_t len)
 	case CAUSE_TC:
 	case CAUSE_CGROUP_BPF:
 		snprintf(buf, len, "a BPF program: bpftool");
+		return;
+	case CAUSE_TUNNEL:
+		snprintf(buf, len, "VNI/port: ip -d link");
 		return;
 	default:
 		snprintf(buf, len, "see detail (Enter)");

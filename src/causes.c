@@ -30,6 +30,7 @@ static const struct {
 	[CAUSE_SOCKET_CLOSE] = { "socket_close", "socket closed with datagrams still queued (never read)" },
 	[CAUSE_CGROUP_BPF] = { "cgroup_bpf", "dropped by a cgroup BPF program" },
 	[CAUSE_OTHER] = { "other", "a kernel reason udpdrop has no cause for (see the raw reason)" },
+	[CAUSE_TUNNEL] = { "tunnel", "a kernel tunnel (VXLAN, GENEVE, ...) refused the encapsulated packet: unknown VNI, bad tunnel header or ECN" },
 };
 
 const char *cause__name(enum cause c)
@@ -99,6 +100,10 @@ static const struct {
 	{ "IP_LOCAL", true, CAUSE_ROUTE },
 	{ "IP_INVALID_", true, CAUSE_ROUTE },
 	{ "NEIGH_", true, CAUSE_NEIGH },
+	/* a kernel tunnel's socket (vxlan_rcv, ip_tunnel_rcv, ...) */
+	{ "VXLAN_", true, CAUSE_TUNNEL },
+	{ "IP_TUNNEL_ECN", false, CAUSE_TUNNEL },
+	{ "TUNNEL_TXINFO", false, CAUSE_TUNNEL },
 };
 
 /*

@@ -31,6 +31,11 @@ enum cause {
 	CAUSE_SOCKET_CLOSE,
 	CAUSE_CGROUP_BPF,
 	CAUSE_OTHER,
+	/*
+	 * Added after other (numbers are never reused: traces and shed
+	 * tallies name causes by number with their writer's list).
+	 */
+	CAUSE_TUNNEL,
 	CAUSE_MAX,
 };
 

@@ -383,6 +383,7 @@ struct item {
 	uint32_t netns;
 	char local[64];            /* the socket's address, or the flow's destination */
 	char who[256];             /* the header line */
+	char kowner[64];           /* a kernel device's socket: "kernel vxlan vxlan0 vni 42" */
 	uint64_t port;
 	bool have_port;
 	uint64_t rcvbuf;
@@ -468,6 +469,10 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 				 r->sock.pids[0], r->sock.comm,
 				 r->sock.npids > 1 ? " and others" : "");
 			str_printable(it->who); /* a comm may hold anything */
+		} else if (r->have_sock && r->sock.kowner[0]) {
+			snprintf(it->kowner, sizeof(it->kowner), "%s", r->sock.kowner);
+			snprintf(it->who, sizeof(it->who), "%s  netns %s  %s", it->local, ns,
+				 it->kowner);
 		} else {
 			snprintf(it->who, sizeof(it->who), "%s  netns %s  (no owner found)", it->local,
 				 ns);
@@ -1023,6 +1028,8 @@ static void print_json(struct doctor *d, const struct item *v, int n, const stru
 				json_null(&j);
 			json_key(&j, "netns");
 			json_u64(&j, v[i].netns);
+			json_key(&j, "kernel_owner");
+			json_str(&j, v[i].kowner[0] ? v[i].kowner : NULL);
 			json_key(&j, "drops");
 			json_u64(&j, v[i].drops);
 			json_key(&j, "rcvbuf");

@@ -61,6 +61,7 @@ int model__init(struct model *m, const struct model_opts *o)
 	if (netns__scan(&m->nt) || socktab__init(&m->st) ||
 	    htab__init(&m->known, sizeof(uint64_t), sizeof(struct sock_info)) ||
 	    htab__init(&m->inode2cookie, sizeof(uint32_t), sizeof(uint64_t)) ||
+	    htab__init(&m->kowners, sizeof(uint32_t), sizeof(struct kowner_list)) ||
 	    htab__init(&m->flow_attr, sizeof(struct ud_key), sizeof(struct flow_attr)) ||
 	    htab__init(&m->by_port, sizeof(struct port_key), sizeof(struct port_socks)) ||
 	    htab__init(&m->local_addrs, sizeof(uint32_t), sizeof(struct local_addrs)) ||
@@ -107,6 +108,7 @@ void model__free(struct model *m)
 	htab__free(&m->known);
 	htab__free(&m->inode2cookie);
 	htab__free(&m->flow_attr);
+	htab__free(&m->kowners);
 	htab__free(&m->by_port);
 	htab__free(&m->local_addrs);
 	htab__free(&m->rows);
@@ -428,6 +430,7 @@ static void remember_sock(struct model *m, struct sock_info *si, bool baseline,
 	memcpy(k->pids, prev.pids, sizeof(k->pids));
 	memcpy(k->fds, prev.fds, sizeof(k->fds));
 	memcpy(k->comm, prev.comm, sizeof(k->comm));
+	memcpy(k->kowner, prev.kowner, sizeof(k->kowner));
 	k->owner_tried = prev.owner_tried;
 	k->no_exact = prev.no_exact;
 	k->last_seen_ns = now;
@@ -1201,6 +1204,33 @@ static int cmp_rows(const void *a, const void *b)
 	return cmp_rows_total(a, b);
 }
 
+/*
+ * A UDP socket in view that no process holds: the tunnel device of its
+ * netns that owns its port names it (read once per netns between owner
+ * refreshes). The name stays with the socket (known) after it closes.
+ */
+static void kernel_owner(struct model *m, struct row *r)
+{
+	struct sock_info *k = htab__find(&m->known, &r->key.cookie);
+	struct kowner_list *l;
+	int created;
+	char label[sizeof(r->sock.kowner)];
+
+	if (!r->have_sock || r->sock.npids || r->sock.proto != IPPROTO_UDP || !r->sock.sport ||
+	    r->sock.partial)
+		return;
+	l = htab__upsert(&m->kowners, &r->key.netns, &created);
+	if (!l)
+		return;
+	if (created && kowner__read(&m->nt, r->key.netns, l))
+		l->n = 0; /* not readable (privileges, gone): no name */
+	if (!kowner__label(l, r->sock.sport, label, sizeof(label)))
+		return;
+	memcpy(r->sock.kowner, label, sizeof(label));
+	if (k)
+		memcpy(k->kowner, label, sizeof(label));
+}
+
 static void fill_sock(struct model *m, struct row *r)
 {
 	struct sock_info *si = htab__find(&m->known, &r->key.cookie);
@@ -1896,6 +1926,12 @@ int model__update(struct model *m, struct htab *drops,
 			}
 		}
 	}
+
+	/* sockets no process holds: a kernel tunnel device's? (kowner.h) */
+	if (looked)
+		htab__clear(&m->kowners);
+	for (int i = 0; i < nsock; i++)
+		kernel_owner(m, m->view_sockets[i]);
 
 	/* the overflow bucket: no socket, but the cause is kept */
 	m->totals.overflow = m->totals.overflow_skbs = 0;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "causes.h"
 #include "htab.h"
+#include "kowner.h"
 #include "ksyms.h"
 #include "mib.h"
 #include "netns.h"
@@ -178,6 +179,7 @@ struct model {
 	struct htab rx_sock;    /* row cookie -> struct rx_sock: rx joined per socket */
 	struct htab dumped;     /* netns -> uint64_t: when all its sockets were last dumped */
 	struct htab unknown;    /* socket id a dump has not found (cookie, or UD_RX_INODE | inode) */
+	struct htab kowners;    /* netns -> struct kowner_list: its tunnel devices, read since the last owner refresh */
 	uint32_t st_netns[256]; /* the netns whose sockets st holds */
 	int nst_netns;          /* -1: too many to list (any may be there) */
 	struct netns_counters *counters;

@@ -533,15 +533,37 @@ static int rows_unlisted(const struct model *m, bool final)
 	return n;
 }
 
+/* PID/COMM: the process(es), or the kernel device owning it (kowner.h) */
+static void sock_owner(const struct row *r, char *buf, size_t len)
+{
+	if (r->sock.npids > 1)
+		snprintf(buf, len, "%d/%s +%d", r->sock.pids[0], r->sock.comm, r->sock.npids - 1);
+	else if (r->sock.npids == 1)
+		snprintf(buf, len, "%d/%s", r->sock.pids[0], r->sock.comm);
+	else if (r->sock.kowner[0])
+		snprintf(buf, len, "%s", r->sock.kowner);
+	else
+		snprintf(buf, len, "-");
+	str_printable(buf);
+}
+
 static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 {
-	char local[64], remote[64], ns[32], nsbuf[64], owner[40], rate[24],
+	char local[64], remote[64], ns[32], nsbuf[64], owner[64], rate[24],
 		total[24], rcvbuf[16], queue[16], pbuf[8], rx[24];
 	double elapsed = (m->last_ns - m->start_ns) / 1e9;
+	int wo = 22; /* wider for a kernel device's name, whole */
 
+	for (int i = 0; i < m->nview_sockets; i++) {
+		if (!row_listed(m, m->view_sockets[i], final))
+			continue;
+		sock_owner(m->view_sockets[i], owner, sizeof(owner));
+		if ((int)strlen(owner) > wo)
+			wo = strlen(owner);
+	}
 	/* RX/s: datagrams delivered to the socket (the summary: on average) */
-	sb_printf(sb, "%-5s %-22s %-22s %-14s %-22s %9s %9s %9s %-13s %8s %5s\n",
-		  "PROTO", "LOCAL", "REMOTE", "NETNS", "PID/COMM",
+	sb_printf(sb, "%-5s %-22s %-22s %-14s %-*s %9s %9s %9s %-13s %8s %5s\n",
+		  "PROTO", "LOCAL", "REMOTE", "NETNS", wo, "PID/COMM",
 		  final ? "RX AVG/s" : "RX/s", final ? "AVG/s" : "DROPS/s", "DROPS",
 		  "CAUSE", "RCVBUF", "QUEUE");
 	for (int i = 0; i < m->nview_sockets; i++) {
@@ -553,15 +575,7 @@ static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 		sock_remote(r, remote, sizeof(remote));
 		snprintf(ns, sizeof(ns), "%s",
 			 model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf)));
-		if (r->sock.npids > 1)
-			snprintf(owner, sizeof(owner), "%d/%s +%d", r->sock.pids[0],
-				 r->sock.comm, r->sock.npids - 1);
-		else if (r->sock.npids == 1)
-			snprintf(owner, sizeof(owner), "%d/%s", r->sock.pids[0],
-				 r->sock.comm);
-		else
-			snprintf(owner, sizeof(owner), "-");
-		str_printable(owner);
+		sock_owner(r, owner, sizeof(owner));
 		str_printable(ns);
 		snprintf(rate, sizeof(rate), "%.0f", row_rate(m, r, final));
 		if (!m->have_rx)
@@ -578,9 +592,9 @@ static void plain_sockets(struct model *m, struct strbuf *sb, bool final)
 			snprintf(rcvbuf, sizeof(rcvbuf), "-");
 			snprintf(queue, sizeof(queue), "-");
 		}
-		sb_printf(sb, "%-5s %-22s %-22s %-14.14s %-22.22s %9s %9s %9s %-13s %8s %5s\n",
+		sb_printf(sb, "%-5s %-22s %-22s %-14.14s %-*.*s %9s %9s %9s %-13s %8s %5s\n",
 			  r->have_sock ? proto_name(r->sock.proto, pbuf, sizeof(pbuf)) : "?",
-			  local, remote, ns, owner, rx, rate, total,
+			  local, remote, ns, wo, wo, owner, rx, rate, total,
 			  r->drops || r->skbs ? cause__name(row__main_cause(r)) : "-",
 			  rcvbuf, queue);
 	}
@@ -841,6 +855,9 @@ static void json_socket(struct model *m, const struct output_ctx *o, struct env_
 		json_null(j);
 	json_key(j, "comm");
 	json_str(j, r->sock.npids ? r->sock.comm : NULL);
+	/* a kernel device's socket, which no process holds (kowner.h) */
+	json_key(j, "kernel_owner");
+	json_str(j, !r->sock.npids && r->sock.kowner[0] ? r->sock.kowner : NULL);
 	json_key(j, "nprocs");
 	json_i64(j, r->sock.npids);
 	json_key(j, "pids");

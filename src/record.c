@@ -447,6 +447,7 @@ struct recorder {
 	struct trace_writer *tw;
 	struct watch *w;
 	struct htab syms;      /* location -> u8: already in a SYMBOLS record */
+	struct htab names;     /* NAME_NETNS | inode, or a cookie -> char[64]: as last in META */
 	uint64_t drops;        /* datagrams in the last COUNTS */
 	/* events */
 	struct ring_buffer *rb;
@@ -572,16 +573,6 @@ static bool flow_part_in_scope(const struct recorder *rc, const struct ud_key *k
 	return !ns || !(k->flags & UD_KEY_CLOSE) || (p->cookie && p->netns == ns);
 }
 
-static bool enqueue_or_close(struct recorder *rc, const struct ud_key *k)
-{
-	enum cause c;
-
-	if (k->flags & UD_KEY_CLOSE)
-		return true;
-	c = model__cause(&rc->w->m, k->reason, k->flags);
-	return c == CAUSE_RCVBUF || c == CAUSE_UDP_MEM;
-}
-
 static int write_counts(struct recorder *rc, uint64_t t)
 {
 	struct htab *d = &rc->w->drops;
@@ -604,15 +595,18 @@ static int write_counts(struct recorder *rc, uint64_t t)
 		if (owner__judge(&rc->own, k, true) != OWNER_YES)
 			continue;
 		/*
-		 * A drop at a socket that the kernel named no socket for (a
-		 * closing socket's purged queue, which has no netns there
-		 * either; a full receive queue's from 5.17 to 6.9, whose
-		 * udp_fail_queue_rcv_skb comes after the free): the live model
-		 * matched its flow to a socket, so its share is written as
-		 * that socket's, and the report shows it where top did.
-		 * (Other flows the report matches as before.)
+		 * A drop the kernel named no socket for (a closing socket's
+		 * purged queue, which has no netns there either; a full
+		 * receive queue's from 5.17 to 6.9, whose
+		 * udp_fail_queue_rcv_skb comes after the free; a datagram a
+		 * kernel tunnel's socket refused, say an unknown VXLAN VNI; a
+		 * fragment whose reassembly failed): wherever the live model
+		 * matched its flow to a socket, that share is written as the
+		 * socket's, so the report shows each drop where top did. The
+		 * model holds the one rule (add_flow); the report matches
+		 * nothing itself.
 		 */
-		if (!(k->flags & UD_KEY_SOCK) && enqueue_or_close(rc, k))
+		if (!(k->flags & UD_KEY_SOCK))
 			np = model__flow_parts(&rc->w->m, k, val, parts, FLOW_SEGS);
 		if (np) {
 			/* a flow may split in up to FLOW_SEGS: room for them */
@@ -728,6 +722,92 @@ static int write_sockets(struct recorder *rc, uint64_t t)
 	}
 	err = trace_writer__sockets(rc->tw, &s);
 	free(v);
+	return err;
+}
+
+/*
+ * The names top shows, for the report to show the same (META, written
+ * again whenever one is new or changed): "netns_name.INODE" (the `ip
+ * netns` name of a namespace in view) and "kernel_owner.COOKIE" (the
+ * kernel device that owns a socket no process holds, kowner.h). At most
+ * NAMES_MAX keys per trace, far below TRACE_META_MAX.
+ */
+#define NAME_NETNS (1ull << 63)
+#define NAMES_MAX 2048u
+
+static void name_add(struct recorder *rc, struct trace_kv *v, char (*keys)[40],
+		     char (*vals)[KOWNER_LABEL_LEN], uint32_t *n, uint32_t max,
+		     uint64_t id, const char *value)
+{
+	int created;
+	char *last;
+
+	if (*n >= max || (rc->names.n >= NAMES_MAX && !htab__find(&rc->names, &id)))
+		return;
+	last = htab__upsert(&rc->names, &id, &created);
+	if (!last || (!created && !strcmp(last, value)))
+		return;
+	snprintf(last, KOWNER_LABEL_LEN, "%s", value);
+	if (id & NAME_NETNS)
+		snprintf(keys[*n], sizeof(keys[*n]), "netns_name.%u", (uint32_t)id);
+	else
+		snprintf(keys[*n], sizeof(keys[*n]), "kernel_owner.%llu", (unsigned long long)id);
+	snprintf(vals[*n], sizeof(vals[*n]), "%s", value);
+	v[*n].key = keys[*n];
+	v[*n].value = vals[*n];
+	(*n)++;
+}
+
+static int write_names(struct recorder *rc)
+{
+	struct model *m = &rc->w->m;
+	uint32_t max = m->rows.n + m->ncounters + 1, n = 0;
+	struct trace_kv *v = calloc(max, sizeof(*v));
+	char (*keys)[40] = calloc(max, sizeof(*keys));
+	char (*vals)[KOWNER_LABEL_LEN] = calloc(max, sizeof(*vals));
+	char nsbuf[64];
+	size_t it = 0;
+	const void *key;
+	void *val;
+	int err = 0;
+
+	if (!v || !keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (htab__next(&m->rows, &it, &key, &val)) {
+		const struct row *r = val;
+		uint32_t ns = r->key.kind == ROW_SOCKET && r->have_sock && r->sock.netns
+				      ? r->sock.netns : r->key.netns;
+
+		/* -p: the process's sockets only, as SOCKETS */
+		if (m->opts.pid && (r->key.kind != ROW_SOCKET || !r->owned_by_pid))
+			continue;
+		if (ns && model__netns_named(m, ns))
+			name_add(rc, v, keys, vals, &n, max, NAME_NETNS | ns,
+				 model__netns_label(m, ns, nsbuf, sizeof(nsbuf)));
+		/* the cookie write_sockets gives it */
+		if (r->key.kind == ROW_SOCKET && r->have_sock && !r->sock.npids && r->sock.kowner[0])
+			name_add(rc, v, keys, vals, &n, max,
+				 (r->sock.cookie ? r->sock.cookie : r->key.cookie) & ~NAME_NETNS,
+				 r->sock.kowner);
+	}
+	for (int i = 0; i < m->ncounters; i++) {
+		uint32_t ns = m->counters[i].netns;
+
+		if (m->counters[i].in_view && ns && model__netns_named(m, ns))
+			name_add(rc, v, keys, vals, &n, max, NAME_NETNS | ns,
+				 model__netns_label(m, ns, nsbuf, sizeof(nsbuf)));
+	}
+	if (n) {
+		struct trace_meta meta = { .n = n, .v = v };
+
+		err = trace_writer__meta(rc->tw, &meta);
+	}
+out:
+	free(v);
+	free(keys);
+	free(vals);
 	return err;
 }
 
@@ -1102,6 +1182,8 @@ static int snapshot(struct recorder *rc, uint64_t t)
 	if (!err)
 		err = write_sockets(rc, t);
 	if (!err)
+		err = write_names(rc);
+	if (!err)
 		err = trace_writer__flush(rc->tw);
 	return err;
 }
@@ -1179,7 +1261,8 @@ int do_record(int argc, char **argv)
 		fprintf(stderr, WHO ": %s\n", msg);
 		return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
-	if (htab__init(&rc.syms, sizeof(uint64_t), 1)) {
+	if (htab__init(&rc.syms, sizeof(uint64_t), 1) ||
+	    htab__init(&rc.names, sizeof(uint64_t), KOWNER_LABEL_LEN)) {
 		fprintf(stderr, WHO ": out of memory\n");
 		ret = EXIT_FAIL;
 		goto fail;
@@ -1381,6 +1464,7 @@ int do_record(int argc, char **argv)
 	rc.rb = NULL;
 	watch__close(&w);
 	htab__free(&rc.syms);
+	htab__free(&rc.names);
 	/* the size from the writer: a FIFO's or a device's stat has none */
 	err = trace_writer__end(rc.tw);
 	bytes = trace_writer__offset(rc.tw);
@@ -1436,6 +1520,7 @@ fail:
 	owner__free(&rc.own);
 	proc__user_free(&user);
 	htab__free(&rc.syms);
+	htab__free(&rc.names);
 	if (running) {
 		/* what reached the file reads back: kept, and said to be cut */
 		if (trace_writer__to_stream(rc.tw))

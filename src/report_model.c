@@ -1590,9 +1590,35 @@ static void fmt_local(char *buf, size_t len, const struct agg_sock *s)
 			 (unsigned long long)s->cookie);
 }
 
-static void fmt_owner(char *buf, size_t len, const struct agg_sock *s)
+/* The REMOTE column, as top's: the connected peer, "*" for none. */
+static void fmt_remote(char *buf, size_t len, const struct agg_sock *s)
+{
+	if (!s->sock || (s->sock->family != AF_INET && s->sock->family != AF_INET6))
+		snprintf(buf, len, "?");
+	else if (s->sock->rport)
+		fmt_endpoint(buf, len, s->sock->family, s->sock->raddr, s->sock->rport);
+	else
+		snprintf(buf, len, "*");
+}
+
+/*
+ * The kernel device that owns a socket no process holds, as top named
+ * it (META kernel_owner.COOKIE, written by record; NULL if none).
+ */
+static const char *kernel_owner(const struct report *rp, const struct agg_sock *s)
+{
+	char key[48];
+
+	if (!s->sock || s->sock->pid)
+		return NULL;
+	snprintf(key, sizeof(key), "kernel_owner.%llu", (unsigned long long)s->sock->cookie);
+	return meta_get(rp, key);
+}
+
+static void fmt_owner(const struct report *rp, char *buf, size_t len, const struct agg_sock *s)
 {
 	char comm[16];
+	const char *kowner = kernel_owner(rp, s);
 
 	if (!s->sock) {
 		snprintf(buf, len, "?");
@@ -1600,10 +1626,14 @@ static void fmt_owner(char *buf, size_t len, const struct agg_sock *s)
 	}
 	snprintf(comm, sizeof(comm), "%s", s->sock->comm);
 	str_printable(comm);
-	if (s->sock->pid)
+	if (s->sock->pid) {
 		snprintf(buf, len, "%u/%s", s->sock->pid, comm[0] ? comm : "?");
-	else
+	} else if (kowner) {
+		snprintf(buf, len, "%s", kowner);
+		str_printable(buf); /* the file's text */
+	} else {
 		snprintf(buf, len, "%s", comm[0] ? comm : "?");
+	}
 }
 
 static void fmt_flow(char *buf, size_t len, const struct agg_flow *f)
@@ -1647,12 +1677,30 @@ static void fmt_loc(char *buf, size_t len, const struct report *rp, uint64_t add
 	str_printable(buf); /* the file's name for it */
 }
 
-static void fmt_netns(char *buf, size_t len, uint32_t ns)
+/* The netns's `ip netns` name where record knew one (META
+ * netns_name.INODE), as top shows it; else its inode. NULL: no name. */
+static const char *netns_name(const struct report *rp, uint32_t ns)
 {
-	if (ns)
+	char key[32];
+
+	if (!ns)
+		return NULL;
+	snprintf(key, sizeof(key), "netns_name.%u", ns);
+	return meta_get(rp, key);
+}
+
+static void fmt_netns(const struct report *rp, char *buf, size_t len, uint32_t ns)
+{
+	const char *name = netns_name(rp, ns);
+
+	if (name && name[0]) {
+		snprintf(buf, len, "%s", name);
+		str_printable(buf); /* the file's text */
+	} else if (ns) {
 		snprintf(buf, len, "%u", ns);
-	else
+	} else {
 		snprintf(buf, len, "?");
+	}
 }
 
 /* udpdrop's count minus the kernel's, saturated to int64 (JSON "diff"). */
@@ -1719,8 +1767,20 @@ static void text_header(const struct report *rp, struct strbuf *out)
 	printable_line(out, "command:", meta_get(rp, TRACE_META_CMDLINE));
 	const char *pid = meta_get(rp, "pid"), *tree = meta_get(rp, "pid_tree");
 
+	/* -N's netns by its name where the recorder knew one, as top shows it */
+	char nsname[96] = "";
+
+	if (netns && strcmp(netns, "0")) {
+		char key[48];
+		const char *name;
+
+		snprintf(key, sizeof(key), "netns_name.%s", netns);
+		name = meta_get(rp, key);
+		if (name && name[0])
+			snprintf(nsname, sizeof(nsname), "%.63s (inode %.20s)", name, netns);
+	}
 	snprintf(buf, sizeof(buf), "netns %s, port %s%s%s%s",
-		 netns && strcmp(netns, "0") ? netns : "any",
+		 nsname[0] ? nsname : netns && strcmp(netns, "0") ? netns : "any",
 		 port && strcmp(port, "0") ? port : "any",
 		 pid && strcmp(pid, "0") ? ", pid " : "",
 		 pid && strcmp(pid, "0") ? pid : "",
@@ -1745,8 +1805,8 @@ static void text_sockets(const struct report *rp, const struct agg *a, uint64_t 
 			 struct strbuf *out)
 {
 	int shown = a->nsocks < (int64_t)top ? a->nsocks : (int)top;
-	int wl = 5, wo = 8;
-	char l[96], o[64], d[32], s[32], rb[32], ns[16];
+	int wl = 5, wr = 6, wn = 10, wo = 8;
+	char l[96], r[96], o[64], d[32], s[32], rb[32], ns[64];
 
 	sb_printf(out, "Sockets (the last snapshot; drops are datagrams, skbs the kernel's events):\n");
 	if (!a->nsocks) {
@@ -1755,28 +1815,35 @@ static void text_sockets(const struct report *rp, const struct agg *a, uint64_t 
 	}
 	for (int i = 0; i < shown; i++) {
 		fmt_local(l, sizeof(l), &a->socks[i]);
-		fmt_owner(o, sizeof(o), &a->socks[i]);
+		fmt_remote(r, sizeof(r), &a->socks[i]);
+		fmt_netns(rp, ns, sizeof(ns), a->socks[i].netns);
+		fmt_owner(rp, o, sizeof(o), &a->socks[i]);
 		if ((int)strlen(l) > wl)
 			wl = strlen(l);
+		if ((int)strlen(r) > wr)
+			wr = strlen(r);
+		if ((int)strlen(ns) > wn)
+			wn = strlen(ns);
 		if ((int)strlen(o) > wo)
 			wo = strlen(o);
 	}
-	sb_printf(out, "  %-*s  %-10s  %-*s  %10s  %10s  %-13s  %9s\n", wl, "LOCAL", "NETNS",
-		  wo, "PID/COMM", "DROPS", "SKBS", "CAUSE", "RCVBUF");
+	sb_printf(out, "  %-*s  %-*s  %-*s  %-*s  %10s  %10s  %-13s  %9s\n", wl, "LOCAL", wr,
+		  "REMOTE", wn, "NETNS", wo, "PID/COMM", "DROPS", "SKBS", "CAUSE", "RCVBUF");
 	for (int i = 0; i < shown; i++) {
 		const struct agg_sock *k = &a->socks[i];
 
 		fmt_local(l, sizeof(l), k);
-		fmt_owner(o, sizeof(o), k);
+		fmt_remote(r, sizeof(r), k);
+		fmt_owner(rp, o, sizeof(o), k);
 		fmt_count(d, sizeof(d), k->drops);
 		fmt_count(s, sizeof(s), k->skbs);
-		fmt_netns(ns, sizeof(ns), k->netns);
+		fmt_netns(rp, ns, sizeof(ns), k->netns);
 		if (k->sock && k->sock->rcvbuf)
 			fmt_bytes(rb, sizeof(rb), k->sock->rcvbuf);
 		else
 			snprintf(rb, sizeof(rb), "?");
-		sb_printf(out, "  %-*s  %-10s  %-*s  %10s  %10s  %-13s  %9s\n", wl, l, ns, wo, o,
-			  d, s, cause__name(main_cause(k)), rb);
+		sb_printf(out, "  %-*s  %-*s  %-*s  %-*s  %10s  %10s  %-13s  %9s\n", wl, l, wr, r,
+			  wn, ns, wo, o, d, s, cause__name(main_cause(k)), rb);
 	}
 	if (shown < a->nsocks)
 		sb_printf(out, "  ... %d more socket%s (--top to show more)\n",
@@ -1784,10 +1851,10 @@ static void text_sockets(const struct report *rp, const struct agg *a, uint64_t 
 	sb_printf(out, "\n");
 }
 
-static void text_flows(const struct agg *a, struct strbuf *out)
+static void text_flows(const struct report *rp, const struct agg *a, struct strbuf *out)
 {
-	char f[200], d[32], s[32], ns[16];
-	int wf = 4;
+	char f[200], d[32], s[32], ns[64];
+	int wf = 4, wn = 10;
 
 	sb_printf(out, "Drops that belong to no socket:\n");
 	if (!a->nflows) {
@@ -1796,10 +1863,13 @@ static void text_flows(const struct agg *a, struct strbuf *out)
 	}
 	for (int i = 0; i < a->nflows; i++) {
 		fmt_flow(f, sizeof(f), &a->flows[i]);
+		fmt_netns(rp, ns, sizeof(ns), a->flows[i].netns);
 		if ((int)strlen(f) > wf)
 			wf = strlen(f);
+		if ((int)strlen(ns) > wn)
+			wn = strlen(ns);
 	}
-	sb_printf(out, "  %-13s  %-10s  %-*s  %10s  %10s\n", "CAUSE", "NETNS", wf, "FLOW",
+	sb_printf(out, "  %-13s  %-*s  %-*s  %10s  %10s\n", "CAUSE", wn, "NETNS", wf, "FLOW",
 		  "DROPS", "SKBS");
 	for (int i = 0; i < a->nflows; i++) {
 		const struct agg_flow *fl = &a->flows[i];
@@ -1807,8 +1877,8 @@ static void text_flows(const struct agg *a, struct strbuf *out)
 		fmt_flow(f, sizeof(f), fl);
 		fmt_count(d, sizeof(d), fl->drops);
 		fmt_count(s, sizeof(s), fl->skbs);
-		fmt_netns(ns, sizeof(ns), fl->netns);
-		sb_printf(out, "  %-13s  %-10s  %-*s  %10s  %10s\n", cause__name(fl->cause), ns,
+		fmt_netns(rp, ns, sizeof(ns), fl->netns);
+		sb_printf(out, "  %-13s  %-*s  %-*s  %10s  %10s\n", cause__name(fl->cause), wn, ns,
 			  wf, f, d, s);
 	}
 	sb_printf(out, "\n");
@@ -1836,7 +1906,7 @@ static void text_detail(const struct report *rp, const struct agg *a, uint64_t t
 			struct strbuf *out)
 {
 	int shown = a->nsocks < (int64_t)top ? a->nsocks : (int)top;
-	char l[96], o[64], ns[16], n[160], d[32], s[32];
+	char l[96], o[64], ns[64], n[160], d[32], s[32];
 
 	if (!shown)
 		return;
@@ -1845,8 +1915,8 @@ static void text_detail(const struct report *rp, const struct agg *a, uint64_t t
 		const struct agg_sock *k = &a->socks[i];
 
 		fmt_local(l, sizeof(l), k);
-		fmt_owner(o, sizeof(o), k);
-		fmt_netns(ns, sizeof(ns), k->netns);
+		fmt_owner(rp, o, sizeof(o), k);
+		fmt_netns(rp, ns, sizeof(ns), k->netns);
 		sb_printf(out, "  %s  netns %s  %s\n", l, ns, o);
 		for (int j = 0; j < k->nreasons; j++) {
 			fmt_reason(n, sizeof(n), rp, k->reasons[j].reason);
@@ -1867,13 +1937,18 @@ static void text_detail(const struct report *rp, const struct agg *a, uint64_t t
 
 static void text_recon(const struct report *rp, const struct agg *a, struct strbuf *out)
 {
-	char k[32], u[32], ns[16], verdict[64];
-	int shown = 0;
+	char k[32], u[32], ns[64], verdict[64];
+	int shown = 0, wn = 10;
 
 	sb_printf(out, "Reconciliation with the kernel's counters (last snapshot minus first, per netns):\n");
 	if (!rp->nmibs) {
 		sb_printf(out, "  no kernel counters in the file\n");
 		return;
+	}
+	for (int i = 0; i < a->nrecon; i++) {
+		fmt_netns(rp, ns, sizeof(ns), a->recon[i].netns);
+		if ((a->recon[i].kernel || a->recon[i].udpdrop) && (int)strlen(ns) > wn)
+			wn = strlen(ns);
 	}
 	for (int i = 0; i < a->nrecon; i++) {
 		const struct agg_recon *r = &a->recon[i];
@@ -1882,9 +1957,9 @@ static void text_recon(const struct report *rp, const struct agg *a, struct strb
 		if (!r->kernel && !r->udpdrop)
 			continue;
 		if (!shown++)
-			sb_printf(out, "  %-10s  %-13s  %10s  %10s  %-12s  %s\n", "NETNS", "CAUSE",
+			sb_printf(out, "  %-*s  %-13s  %10s  %10s  %-12s  %s\n", wn, "NETNS", "CAUSE",
 				  "KERNEL", "UDPDROP", "VERDICT", "COUNTERS");
-		fmt_netns(ns, sizeof(ns), r->netns);
+		fmt_netns(rp, ns, sizeof(ns), r->netns);
 		if (r->have_kernel)
 			fmt_count(k, sizeof(k), r->kernel);
 		else
@@ -1897,7 +1972,7 @@ static void text_recon(const struct report *rp, const struct agg *a, struct strb
 		else
 			snprintf(verdict, sizeof(verdict), "differ by %llu",
 				 (unsigned long long)recon_gap(r));
-		sb_printf(out, "  %-10s  %-13s  %10s  %10s  %-12s  %s\n", ns, cause__name(r->cause),
+		sb_printf(out, "  %-*s  %-13s  %10s  %10s  %-12s  %s\n", wn, ns, cause__name(r->cause),
 			  k, u, verdict, r->counters[0] ? r->counters : "-");
 	}
 	if (!shown)
@@ -2096,7 +2171,7 @@ static void print_text(const struct report *rp, const struct agg *a, uint64_t to
 		break;
 	}
 	text_sockets(rp, a, top, out);
-	text_flows(a, out);
+	text_flows(rp, a, out);
 	text_totals(a, out);
 	text_timeline(rp, out);
 	text_detail(rp, a, top, out);
@@ -2466,7 +2541,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 		for (int c = 0; c < CAUSE_MAX; c++) {
 			struct advice_input in = { .cause = c, .has_socket = true };
 			struct adv_item *it;
-			char l[96], o[64], ns[16];
+			char l[96], o[64], ns[64];
 
 			if (!k->cause[c] && !k->cause_skbs[c])
 				continue;
@@ -2477,8 +2552,8 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 			it->cause = c;
 			it->drops = k->cause[c];
 			fmt_local(l, sizeof(l), k);
-			fmt_owner(o, sizeof(o), k);
-			fmt_netns(ns, sizeof(ns), k->netns);
+			fmt_owner(rp, o, sizeof(o), k);
+			fmt_netns(rp, ns, sizeof(ns), k->netns);
 			snprintf(it->who, sizeof(it->who), "%s  netns %s  %s", l, ns, o);
 			adv_common(rp, &picks, k->netns, ts && is_loopback(ts), &in, ifname, &where);
 			in.who = l;
@@ -2525,7 +2600,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 		int nflows = 0;
 		bool one_port = true;
 		struct adv_item *it;
-		char f[200], ns[16];
+		char f[200], ns[64];
 
 		for (int i = 0; i < a->nflows; i++) {
 			const struct agg_flow *fl = &a->flows[i];
@@ -2549,7 +2624,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 		it->cause = c;
 		it->drops = drops;
 		fmt_flow(f, sizeof(f), topf);
-		fmt_netns(ns, sizeof(ns), topf->netns);
+		fmt_netns(rp, ns, sizeof(ns), topf->netns);
 		if (nflows == 1)
 			snprintf(it->who, sizeof(it->who), "no socket: %s  netns %s", f, ns);
 		else
@@ -2794,7 +2869,15 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 		jkey_u64(&j, k->by_inode ? "inode" : "cookie", k->cookie);
 		fmt_local(buf, sizeof(buf), k);
 		jkey_str(&j, "local", buf);
+		/* as top's: the peer of a connected socket, "*" for none */
+		fmt_remote(buf, sizeof(buf), k);
+		json_key(&j, "remote");
+		json_str(&j, k->sock ? buf : NULL);
 		jkey_u64(&j, "netns", k->netns);
+		json_key(&j, "netns_name");
+		json_str(&j, netns_name(rp, k->netns));
+		json_key(&j, "kernel_owner");
+		json_str(&j, kernel_owner(rp, k));
 		json_key(&j, "pid");
 		if (k->sock && k->sock->pid)
 			json_u64(&j, k->sock->pid);
@@ -2861,6 +2944,8 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 		json_obj_begin(&j);
 		jkey_str(&j, "cause", cause__name(f->cause));
 		jkey_u64(&j, "netns", f->netns);
+		json_key(&j, "netns_name");
+		json_str(&j, netns_name(rp, f->netns));
 		if (f->family == AF_INET || f->family == AF_INET6) {
 			fmt_addr(buf, sizeof(buf), f->family, f->saddr);
 			jkey_str(&j, "saddr", buf);
@@ -2905,6 +2990,8 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 
 		json_obj_begin(&j);
 		jkey_u64(&j, "netns", r->netns);
+		json_key(&j, "netns_name");
+		json_str(&j, netns_name(rp, r->netns));
 		jkey_str(&j, "cause", cause__name(r->cause));
 		json_key(&j, "counters");
 		json_arr_begin(&j);

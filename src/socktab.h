@@ -36,6 +36,12 @@ struct sock_info {
 	int pids[SOCK_MAX_PIDS];
 	int fds[SOCK_MAX_PIDS]; /* where pids[i] holds it (one of its fds) */
 	char comm[16];         /* of pids[0] */
+	/*
+	 * No process holds it and a kernel device owns its port (kowner.h):
+	 * "kernel vxlan vxlan0 vni 42", printable; "" otherwise. Filled by
+	 * the model for the sockets in view, kept after they close.
+	 */
+	char kowner[64];
 	bool owner_tried;      /* looked for owners at least once */
 	uint64_t last_seen_ns; /* alive in a dump or an exact request (model's clock) */
 	/*

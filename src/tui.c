@@ -834,12 +834,14 @@ static void draw_group_detail(struct tui *t, struct dctx *d, const float *hist, 
 	for (int i = 0; i < m->nview_sockets; i++) {
 		const struct row *r = m->view_sockets[i];
 		struct row_key k;
-		char owner[40], q[16];
+		char owner[64], q[16];
 
 		if (!view__group_key(r, &k) || memcmp(&k, gk, sizeof(k)))
 			continue;
-		snprintf(owner, sizeof(owner), r->sock.npids ? "%d/%s" : "-",
-			 r->sock.npids ? r->sock.pids[0] : 0, r->sock.comm);
+		if (r->sock.npids)
+			snprintf(owner, sizeof(owner), "%d/%s", r->sock.pids[0], r->sock.comm);
+		else
+			snprintf(owner, sizeof(owner), "%s", r->sock.kowner[0] ? r->sock.kowner : "-");
 		fmt_count(b, sizeof(b), r->drops);
 		fmt_bytes(c, sizeof(c), r->sock.rcvbuf);
 		snprintf(q, sizeof(q), "%.0f%%", r->sock.have_mem && r->sock.rcvbuf
@@ -890,6 +892,9 @@ static void draw_detail(struct tui *t)
 			     s->npids > 1 ? " and other processes share it" : "",
 			     (unsigned long long)r->key.cookie, s->inode,
 			     r->sock_alive ? "open" : "closed");
+		else if (s->kowner[0])
+			dput(&d, A_NORMAL, "owner", "%s  cookie %llu  inode %u  %s", s->kowner,
+			     (unsigned long long)r->key.cookie, s->inode, r->sock_alive ? "open" : "closed");
 		else
 			dput(&d, A_NORMAL, "owner", "no process found  cookie %llu  inode %u  %s",
 			     (unsigned long long)r->key.cookie, s->inode, r->sock_alive ? "open" : "closed");

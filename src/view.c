@@ -187,6 +187,8 @@ static void fill_socket_row(const struct view *v, struct view_row *vr, struct mo
 				 s->npids - 1);
 		else if (s->npids == 1)
 			snprintf(vr->text[COL_OWNER], 64, "%d/%s", s->pids[0], s->comm);
+		else if (s->kowner[0])
+			snprintf(vr->text[COL_OWNER], 64, "%s", s->kowner);
 		else
 			snprintf(vr->text[COL_OWNER], 64, "-");
 		if (s->have_mem) {

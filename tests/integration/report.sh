@@ -7,9 +7,11 @@
 # rq FILTER...: jq -r over the JSON report in $T/report.json.
 rq() { jq -r "$@" "$T/report.json"; }
 
+# The socket is connected to its sender's port: the REMOTE column, as top's;
+# the netns by its name, as top shows it (record writes the names).
 test_report_round_trip() {
 	setup_hosts || return
-	start_recv "$B" "$V4B:5041" --rcvbuf 4096 || return
+	start_recv "$B" "$V4B:5041" --rcvbuf 4096 --connect "$V4A:5042" || return
 	local rpid=$RECV_PID rout=$RECV_OUT ns rc i
 	ns=$(ns_inode "$B")
 	"$UDPDROP" record -N "$B" -o "$T/t.data" -d 3 -i 0.5 2>"$T/rec.err" &
@@ -22,7 +24,7 @@ test_report_round_trip() {
 	done
 	grep -q 'recording UDP drops' "$T/rec.err" ||
 		{ fail "udpdrop record did not start: $(cat "$T/rec.err")"; return; }
-	local sent=$(send "$A" "$V4B:5041" -c 300 -s 1000)
+	local sent=$(send "$A" "$V4B:5041" -c 300 -s 1000 --sport 5042)
 	wait "$rec"
 	expect_eq "record exit code" "$?" 0
 	local got=$(stop_recv "$rpid" "$rout")
@@ -35,11 +37,15 @@ test_report_round_trip() {
 	rc=$?
 	expect_eq "report exit code" "$rc" 0
 	[[ -s $T/report.err ]] && fail "report wrote to stderr: $(cat "$T/report.err")"
-	grep -qE "^  $V4B:5041 +$ns +$rpid/udptest +$(commas "$dropped") +[0-9,]+ +rcvbuf " "$T/report.txt" ||
+	grep -qE '^  LOCAL +REMOTE +NETNS +PID/COMM +DROPS +SKBS +CAUSE +RCVBUF$' "$T/report.txt" ||
+		fail "no REMOTE column: $(grep -A2 '^Sockets' "$T/report.txt")"
+	grep -qE "^  $V4B:5041 +$V4A:5042 +$B +$rpid/udptest +$(commas "$dropped") +[0-9,]+ +rcvbuf " "$T/report.txt" ||
 		fail "no socket row with $dropped rcvbuf drops: $(cat "$T/report.txt")"
-	grep -qE "^  $ns +rcvbuf +$(commas "$dropped") +$(commas "$dropped") +match " "$T/report.txt" ||
+	grep -qE "^  $B +rcvbuf +$(commas "$dropped") +$(commas "$dropped") +match " "$T/report.txt" ||
 		fail "no rcvbuf reconciliation 'match' row: $(cat "$T/report.txt")"
 	grep -q "^  file:      complete" "$T/report.txt" || fail "not said complete: $(head -n 5 "$T/report.txt")"
+	grep -qx "  filters:   netns $B (inode $ns), port any" "$T/report.txt" ||
+		fail "filters line without the netns name: $(grep filters: "$T/report.txt")"
 
 	# JSON
 	"$UDPDROP" report --json "$T/t.data" >"$T/report.json"
@@ -51,6 +57,8 @@ test_report_round_trip() {
 	expect_eq "socket drops = sent - read" "$(rq "$sel | .drops")" "$dropped"
 	expect_eq "socket cause" "$(rq "$sel | .cause")" rcvbuf
 	expect_eq "socket netns" "$(rq "$sel | .netns")" "$ns"
+	expect_eq "socket netns_name" "$(rq "$sel | .netns_name")" "$B"
+	expect_eq "socket remote" "$(rq "$sel | .remote")" "$V4A:5042"
 	expect_eq "socket pid" "$(rq "$sel | .pid")" "$rpid"
 	expect_eq "socket comm" "$(rq "$sel | .comm")" udptest
 	expect_eq "socket reason" "$(rq "$sel | .reasons[0].name")" "$(rcvbuf_reason)"
@@ -256,4 +264,94 @@ test_report_settings_scope() {
 	# (the text wraps: joined first)
 	tr -s ' \n' ' ' <"$T/report.txt" | grep -qF "on the host (net.core.rmem_default is host-wide" ||
 		fail "the text does not say where: $(grep -A3 change "$T/report.txt")"
+}
+
+# A kernel tunnel: B has a VXLAN device (VNI 42, port 4789), whose UDP
+# socket the kernel opens (no process holds it); A sends 100 frames
+# encapsulated with VNI 43, which B has no device for: the kernel drops
+# each at that socket (VXLAN_VNI_NOT_FOUND, in vxlan_rcv, with no socket
+# named: the model matches the flow to it). top, the report of a
+# recording of the same run and doctor must put them on that one socket,
+# named after its device, with the cause tunnel; the counts equal what was
+# sent and the kernel's UdpInDatagrams (the tunnel socket took them, then
+# refused them). The report's text shows the REMOTE column and the netns
+# by its name, as top does.
+test_report_kernel_tunnel() {
+	setup_hosts || return
+	local id=$((RANDOM % 200 + 20))
+	ip netns exec "$B" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 &&
+	ip netns exec "$A" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 &&
+	ip -n "$B" link add vxlan0 type vxlan id 42 dstport 4789 local "$V4B" dev veth0 &&
+	ip -n "$B" addr add "192.168.$id.2/24" dev vxlan0 &&
+	ip -n "$B" link set vxlan0 up &&
+	ip -n "$A" link add vxlan43 type vxlan id 43 dstport 4789 remote "$V4B" local "$V4A" dev veth0 &&
+	ip -n "$A" addr add "192.168.$id.1/24" dev vxlan43 &&
+	ip -n "$A" link set vxlan43 up &&
+	ip -n "$A" neigh add "192.168.$id.2" lladdr 02:00:00:00:00:42 dev vxlan43 nud permanent ||
+		{ fail "cannot build the VXLAN devices"; return; }
+	local in0=$(mib "$B" Udp InDatagrams)
+	start_top -N "$B" || return
+	# and top's text, beside its JSON
+	"$UDPDROP" top --batch -N "$B" -i 0.5 >"$T/top.txt" 2>"$T/top-text.err" &
+	local toptext=$! i
+	BG_PIDS+=("$toptext")
+	for ((i = 0; i < 600; i++)); do
+		grep -q 'tracing UDP drops' "$T/top-text.err" && break
+		kill -0 "$toptext" 2>/dev/null || break
+		sleep 0.1
+	done
+	start_record "$T/v.data" -N "$B" -i 0.5 || return
+	start_doctor -N "$B" -d 600 || return
+	tui_start 160 30 -N "$B" -i 0.5 || return
+	local sent=$(send "$A" "192.168.$id.2:7000" -c 100 -s 100)
+	expect_eq sent "$sent" 100
+	settle 1.5
+	local owner="kernel vxlan vxlan0 vni 42"
+	# the live view: the row, then its detail (Enter), then q
+	tui_wait "\\*:4789 .* $owner .* $sent tunnel" ||
+		fail "TUI: no row *:4789 '$owner' $sent tunnel: $(tui_screen)"
+	tui_keys Enter
+	tui_wait "owner +$owner  cookie" || fail "TUI detail: no owner line: $(tui_screen)"
+	tui_keys q
+	expect_eq "TUI exit code" "$(tui_exit)" 0
+	kill -INT "$DOC_PID"
+	wait_doctor
+	kill -INT "$REC"
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	stop_top || return
+	kill -INT "$toptext"
+	wait "$toptext"
+	expect_eq "top text exit code" "$?" 0
+	expect_eq "UdpInDatagrams delta (the tunnel socket's)" "$(($(mib "$B" Udp InDatagrams) - in0))" "$sent"
+
+	local sel='.sockets[] | select(.local == "*:4789")'
+	# top
+	expect_eq "top: the socket row" "$(final -c "[$sel | {kernel_owner, pid, cause, drops, causes, reasons, netns_name}]")" \
+		"[{\"kernel_owner\":\"$owner\",\"pid\":null,\"cause\":\"tunnel\",\"drops\":$sent,\"causes\":{\"tunnel\":$sent},\"reasons\":{\"VXLAN_VNI_NOT_FOUND\":$sent},\"netns_name\":\"$B\"}]"
+	expect_eq "top: no socketless flow" "$(final '[.unattributed[]?] | length')" 0
+	grep -qE "^udp +\*:4789 +\* +$B +$owner +.* $sent +tunnel " "$T/top.txt" ||
+		fail "top text: no row *:4789 * $B '$owner' $sent tunnel: $(tail -n 30 "$T/top.txt")"
+	# report, JSON and text
+	"$UDPDROP" report --json "$T/v.data" >"$T/report.json" 2>"$T/report.err"
+	expect_eq "report --json exit" "$?" 0
+	expect_eq "report: the socket row" "$(rq -c "[$sel | {kernel_owner, pid, cause, drops, causes, netns_name, remote}]")" \
+		"[{\"kernel_owner\":\"$owner\",\"pid\":null,\"cause\":\"tunnel\",\"drops\":$sent,\"causes\":{\"tunnel\":$sent},\"netns_name\":\"$B\",\"remote\":\"*\"}]"
+	expect_eq "report: the socket's reason" "$(rq -c "[$sel | .reasons[] | {name, drops}]")" \
+		"[{\"name\":\"VXLAN_VNI_NOT_FOUND\",\"drops\":$sent}]"
+	expect_eq "report: no socketless flow" "$(rq '.unattributed | length')" 0
+	expect_eq "report: the same cookie as top" "$(rq "$sel | .cookie")" "$(final "$sel | .cookie")"
+	"$UDPDROP" report "$T/v.data" >"$T/report.txt" 2>"$T/report.err"
+	expect_eq "report exit" "$?" 0
+	grep -qE '^  LOCAL +REMOTE +NETNS +PID/COMM +DROPS +SKBS +CAUSE +RCVBUF$' "$T/report.txt" ||
+		fail "report: no REMOTE column: $(grep -A3 '^Sockets' "$T/report.txt")"
+	grep -qE "^  \*:4789 +\* +$B +$owner +$sent +$sent +tunnel " "$T/report.txt" ||
+		fail "report: no row *:4789 * $B '$owner' $sent tunnel: $(grep -A3 '^Sockets' "$T/report.txt")"
+	grep -q "^  \*:4789  netns $B  $owner: tunnel, $sent datagrams" "$T/report.txt" ||
+		fail "report: advice header: $(grep -A2 '^Advice' "$T/report.txt")"
+	# doctor
+	expect_eq "doctor: the finding" \
+		"$(dq -c '[.findings[] | select(.cause == "tunnel") | {local, kernel_owner, drops}]')" \
+		"[{\"local\":\"*:4789\",\"kernel_owner\":\"$owner\",\"drops\":$sent}]"
+	expect_eq "doctor: no other finding" "$(dq '[.findings[] | select(.cause != "tunnel")] | length')" 0
 }

@@ -9,7 +9,7 @@
  *                [--gso SEGSIZE] [--ports N]
  *   udptest recv ADDR:PORT [--rcvbuf BYTES] [--read] [--filter-drop]
  *                [--share] [--gro] [--sockets N] [--read-gap-us USEC]
- *                [--reuseport N]
+ *                [--reuseport N] [--connect ADDR:PORT]
  *
  * recv prints "ready" once bound, then holds (or reads, with --read) until
  * SIGUSR1 or SIGTERM, drains what is queued and prints "received N".
@@ -24,6 +24,9 @@
  *
  * --reuseport N: N sockets bound to ADDR:PORT with SO_REUSEPORT; the
  * first is read (with --read), the rest are held.
+ *
+ * --connect ADDR:PORT: the socket is connected to that peer (it then takes
+ * only that peer's datagrams), for the views' REMOTE column.
  *
  * --read-gap-us USEC: read, but sleep USEC after each datagram (a slow
  * reader, for the demo).
@@ -295,6 +298,7 @@ static int do_recv(int argc, char **argv)
 	int rcvbuf = 0, fd, received = 0;
 	bool reading = false, filter_drop = false, share = false, gro = false;
 	int nsock = 1, read_gap_us = 0, reuseport = 0;
+	const char *peer = NULL; /* --connect: a connected socket (REMOTE) */
 	static char buf[65536];
 	pid_t child = 0;
 
@@ -313,6 +317,8 @@ static int do_recv(int argc, char **argv)
 			share = true;
 		else if (!strcmp(argv[i], "--gro"))
 			gro = true;
+		else if (!strcmp(argv[i], "--connect") && i + 1 < argc)
+			peer = argv[++i];
 		else if (!strcmp(argv[i], "--sockets") && i + 1 < argc)
 			nsock = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--reuseport") && i + 1 < argc)
@@ -338,6 +344,15 @@ static int do_recv(int argc, char **argv)
 		    (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) ||
 		    bind(fd, (void *)&a, alen)) {
 			perror("recv socket");
+			return 1;
+		}
+	}
+	if (peer) {
+		struct sockaddr_storage p;
+		socklen_t plen;
+
+		if (parse_ep(peer, &p, &plen) || connect(fd, (void *)&p, plen)) {
+			fprintf(stderr, "recv --connect %s: cannot connect\n", peer);
 			return 1;
 		}
 	}

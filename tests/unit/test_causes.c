@@ -99,6 +99,11 @@ static void test_prefix_rules(void **state)
 		{ "NEIGH_CREATEFAIL", CAUSE_NEIGH },
 		{ "NEIGH_DEAD", CAUSE_NEIGH },
 		{ "NEIGH_HH_FILLFAIL", CAUSE_NEIGH },
+		{ "VXLAN_VNI_NOT_FOUND", CAUSE_TUNNEL },
+		{ "VXLAN_INVALID_HDR", CAUSE_TUNNEL },
+		{ "VXLAN_NO_REMOTE", CAUSE_TUNNEL },
+		{ "IP_TUNNEL_ECN", CAUSE_TUNNEL },
+		{ "TUNNEL_TXINFO", CAUSE_TUNNEL },
 	};
 
 	check_cases(cases, ARRAY_SIZE(cases), 0);
@@ -124,6 +129,8 @@ static void test_near_misses(void **state)
 		{ "IPV6_NDISC_FRAG", CAUSE_OTHER },
 		{ "SKB_CONSUMED", CAUSE_OTHER },
 		{ "NOT_SPECIFIED", CAUSE_OTHER },
+		{ "VXLAN", CAUSE_OTHER },            /* prefix needs the _ */
+		{ "MAC_INVALID_SOURCE", CAUSE_OTHER },
 	};
 
 	check_cases(cases, ARRAY_SIZE(cases), 0);
@@ -219,6 +226,7 @@ static void test_names_pinned(void **state)
 		[CAUSE_SOCKET_CLOSE] = "socket_close",
 		[CAUSE_CGROUP_BPF] = "cgroup_bpf",
 		[CAUSE_OTHER] = "other",
+		[CAUSE_TUNNEL] = "tunnel",
 	};
 
 	for (int c = 0; c < CAUSE_MAX; c++) {

@@ -182,8 +182,9 @@ static void test_complete(void **state)
 	ASSERT_HAS(t, "  duration:  3.0 s, first to last of 2 snapshots\n");
 	ASSERT_LACKS(t, "CUT SHORT");
 	/* sockets, by drops: cookie 42 first, joined with SOCKETS */
-	ASSERT_HAS(t, "  10.0.0.2:5001  4026532001  77/rx            300         301  rcvbuf           4.5 KiB\n");
-	ASSERT_HAS(t, "  10.0.0.2:5002  4026532001  78/rx2             5           5  rcvbuf           208 KiB\n");
+	ASSERT_HAS(t, "  LOCAL          REMOTE  NETNS       PID/COMM       DROPS        SKBS  CAUSE             RCVBUF\n");
+	ASSERT_HAS(t, "  10.0.0.2:5001  *       4026532001  77/rx            300         301  rcvbuf           4.5 KiB\n");
+	ASSERT_HAS(t, "  10.0.0.2:5002  *       4026532001  78/rx2             5           5  rcvbuf           208 KiB\n");
 	assert_true(strstr(t, "10.0.0.2:5001  ") < strstr(t, "10.0.0.2:5002  "));
 	/* the flow with no socket */
 	ASSERT_HAS(t, "  no_socket      4026532002  10.0.0.1 -> 10.0.0.9:53           7           7\n");
@@ -225,7 +226,7 @@ static void test_complete(void **state)
 		  " and .cause == \"rcvbuf\" and .rcvbuf == 4608", NS1);
 	ASSERT_JQ(j, ".sockets[0].reasons[0] | .name == \"SOCKET_RCVBUFF\" and .cause == \"rcvbuf\"");
 	ASSERT_JQ(j, ".sockets[0].locations[0].symbol == \"__udp_queue_rcv_skb+0x1a4\"");
-	ASSERT_JQ(j, ".unattributed == [{\"cause\":\"no_socket\",\"netns\":%u,\"saddr\":\"10.0.0.1\","
+	ASSERT_JQ(j, ".unattributed == [{\"cause\":\"no_socket\",\"netns\":%u,\"netns_name\":null,\"saddr\":\"10.0.0.1\","
 		  "\"daddr\":\"10.0.0.9\",\"dport\":53,\"drops\":7,\"skb_events\":7}]", NS2);
 	ASSERT_JQ(j, ".totals.drops == 312 and .totals.skb_events == 313 and .totals.causes.rcvbuf.drops == 305");
 	ASSERT_JQ(j, ".reconcile[] | select(.netns == %u and .cause == \"rcvbuf\") | .status == \"match\" and .kernel == 305 and .udpdrop == 305", NS1);
@@ -1264,6 +1265,74 @@ static void test_hostile_strings(void **state)
 	report__free(&rp);
 }
 
+/*
+ * The names top shows, as record writes them in META (a later META adds
+ * to the first): netns_name.INODE and kernel_owner.COOKIE; and the REMOTE
+ * column of a connected socket. A name from the file is made printable.
+ * A trace without them reads as before (inodes; test_complete).
+ */
+static void test_names_and_remote(void **state)
+{
+	struct trace_writer *w;
+	static const struct trace_kv meta_v[] = {
+		{ TRACE_META_START, "1763880000.250000000" },
+		{ TRACE_META_VERSION, "0.1.0" },
+	};
+	static const struct trace_kv names_v[] = {
+		{ "netns_name.4026532001", "blue" },
+		{ "netns_name.4026532002", "red\033[2J" },
+		{ "kernel_owner.44", "kernel vxlan vxlan0 vni 42" },
+	};
+	struct trace_meta meta = { ARRAY_SIZE(meta_v), meta_v };
+	struct trace_meta names = { ARRAY_SIZE(names_v), names_v };
+	static const struct trace_reason reasons_v[] = {
+		{ R_NO_SOCKET, "NO_SOCKET" }, { R_RCVBUF, "SOCKET_RCVBUFF" },
+		{ 110, "VXLAN_VNI_NOT_FOUND" },
+	};
+	struct trace_reasons reasons = { ARRAY_SIZE(reasons_v), reasons_v };
+	struct trace_count cv[3];
+	struct trace_counts c0 = { .time_ns = 1000000000ull };
+	struct trace_counts c1 = { .time_ns = 2000000000ull, .n = 3, .v = cv };
+	struct trace_socket sv[2] = {
+		{ .cookie = 42, .netns = NS1, .inode = 900, .pid = 77, .family = AF_INET,
+		  .proto = 17, .laddr = { 10, 0, 0, 2 }, .lport = 5001, .raddr = { 10, 0, 0, 1 },
+		  .rport = 40000, .comm = "rx", .rcvbuf = 4608 },
+		{ .cookie = 44, .netns = NS1, .inode = 902, .family = AF_INET, .proto = 17,
+		  .lport = 4789, .rcvbuf = 212992 },
+	};
+	struct trace_sockets socks = { .time_ns = 2000000000ull, .n = 2, .v = sv };
+	struct report rp;
+	char *t, *j;
+
+	unlink(path);
+	assert_int_equal(trace_writer__open(path, false, &w), 0);
+	assert_int_equal(trace_writer__meta(w, &meta), 0);
+	assert_int_equal(trace_writer__reasons(w, &reasons), 0);
+	assert_int_equal(trace_writer__counts(w, &c0), 0);
+	cv[0] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 30, 30);
+	cv[1] = count(44, NS1, 110, 0, 9, 9);
+	cv[2] = count(0, NS2, R_NO_SOCKET, LOC_NOPORT, 7, 7);
+	cv[2].key.daddr[0] = 10, cv[2].key.daddr[3] = 9, cv[2].key.dport = 53;
+	assert_int_equal(trace_writer__counts(w, &c1), 0);
+	assert_int_equal(trace_writer__sockets(w, &socks), 0);
+	assert_int_equal(trace_writer__meta(w, &names), 0);
+	assert_int_equal(trace_writer__close(w), 0);
+
+	assert_int_equal(report__load(&rp, path), 0);
+	t = render(&rp, false, 0);
+	ASSERT_HAS(t, "  LOCAL          REMOTE          NETNS       PID/COMM                         DROPS        SKBS  CAUSE             RCVBUF\n");
+	ASSERT_HAS(t, "  10.0.0.2:5001  10.0.0.1:40000  blue        77/rx                               30          30  rcvbuf           4.5 KiB\n");
+	ASSERT_HAS(t, "  *:4789         *               blue        kernel vxlan vxlan0 vni 42           9           9  tunnel           208 KiB\n");
+	ASSERT_HAS(t, "  no_socket      red?[2J     ");
+	ASSERT_LACKS(t, "\033");
+	j = render(&rp, true, 0);
+	ASSERT_HAS(j, "\"local\":\"10.0.0.2:5001\",\"remote\":\"10.0.0.1:40000\",\"netns\":4026532001,\"netns_name\":\"blue\",\"kernel_owner\":null,");
+	ASSERT_HAS(j, "\"local\":\"*:4789\",\"remote\":\"*\",\"netns\":4026532001,\"netns_name\":\"blue\",\"kernel_owner\":\"kernel vxlan vxlan0 vni 42\",");
+	free(t);
+	free(j);
+	report__free(&rp);
+}
+
 /* ---- golden: real recordings in tests/fixtures ---- */
 
 static void golden(const char *data, const char *want, bool json, int exit_code)
@@ -1298,6 +1367,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_complete, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_names_and_remote, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_trace, setup, teardown),
