@@ -449,6 +449,7 @@ struct recorder {
 	struct htab syms;      /* location -> u8: already in a SYMBOLS record */
 	struct htab names;     /* NAME_NETNS | inode, or a cookie -> char[64]: as last in META */
 	uint64_t drops;        /* datagrams in the last COUNTS */
+	uint64_t missed;       /* the kernel's skipped runs, as last in META */
 	/* events */
 	struct ring_buffer *rb;
 	uint64_t events;       /* EVENT records written */
@@ -809,6 +810,25 @@ out:
 	free(keys);
 	free(vals);
 	return err;
+}
+
+/*
+ * META "missed": the runs of the programs the kernel skipped (a drop
+ * inside a drop on one CPU; recursion_misses, as top's "missed"), since
+ * the attach, written again whenever it grows: their drops are in no
+ * count, so report says so as top does.
+ */
+static int write_missed(struct recorder *rc)
+{
+	uint64_t missed = rc->w->m.missed;
+	char val[24];
+	struct trace_kv kv = { .key = "missed", .value = val };
+
+	if (missed == rc->missed)
+		return 0;
+	rc->missed = missed;
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)missed);
+	return trace_writer__meta(rc->tw, &(struct trace_meta){ .n = 1, .v = &kv });
 }
 
 static int exists(const char *path)
@@ -1183,6 +1203,8 @@ static int snapshot(struct recorder *rc, uint64_t t)
 		err = write_sockets(rc, t);
 	if (!err)
 		err = write_names(rc);
+	if (!err)
+		err = write_missed(rc);
 	if (!err)
 		err = trace_writer__flush(rc->tw);
 	return err;

@@ -1884,7 +1884,21 @@ static void text_flows(const struct report *rp, const struct agg *a, struct strb
 	sb_printf(out, "\n");
 }
 
-static void text_totals(const struct agg *a, struct strbuf *out)
+/* META "missed" (record.c write_missed): 0 when absent (an older file). */
+static uint64_t meta_missed(const struct report *rp)
+{
+	const char *v = meta_get(rp, "missed");
+	char *end;
+	unsigned long long n;
+
+	if (!v)
+		return 0;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	return errno || end == v || *end ? 0 : n;
+}
+
+static void text_totals(const struct report *rp, const struct agg *a, struct strbuf *out)
 {
 	char d[32], s[32];
 
@@ -1899,7 +1913,12 @@ static void text_totals(const struct agg *a, struct strbuf *out)
 	}
 	fmt_count(d, sizeof(d), a->drops);
 	fmt_count(s, sizeof(s), a->skbs);
-	sb_printf(out, "  %-13s  %10s  %10s\n\n", "total", d, s);
+	sb_printf(out, "  %-13s  %10s  %10s\n", "total", d, s);
+	if (meta_missed(rp)) {
+		fmt_count(d, sizeof(d), meta_missed(rp));
+		sb_printf(out, "  and %s events the kernel skipped (a drop inside a drop on one CPU): in no count above\n", d);
+	}
+	sb_printf(out, "\n");
 }
 
 static void text_detail(const struct report *rp, const struct agg *a, uint64_t top,
@@ -2172,7 +2191,7 @@ static void print_text(const struct report *rp, const struct agg *a, uint64_t to
 	}
 	text_sockets(rp, a, top, out);
 	text_flows(rp, a, out);
-	text_totals(a, out);
+	text_totals(rp, a, out);
 	text_timeline(rp, out);
 	text_detail(rp, a, top, out);
 	text_recon(rp, a, out);
@@ -2968,6 +2987,8 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 	json_obj_begin(&j);
 	jkey_u64(&j, "drops", a->drops);
 	jkey_u64(&j, "skb_events", a->skbs);
+	/* as top's: runs the kernel skipped, their drops in no count */
+	jkey_u64(&j, "missed", meta_missed(rp));
 	json_key(&j, "causes");
 	json_obj_begin(&j);
 	for (int c = 0; c < CAUSE_MAX; c++) {

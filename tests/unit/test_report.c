@@ -1271,6 +1271,50 @@ static void test_hostile_strings(void **state)
  * column of a connected socket. A name from the file is made printable.
  * A trace without them reads as before (inodes; test_complete).
  */
+/* META "missed" (written again as it grows): the last one, in the totals
+ * of the text and JSON, as top shows it; none: 0 and no line. */
+static void test_missed(void **state)
+{
+	struct trace_writer *w;
+	static const struct trace_kv meta_v[] = { { TRACE_META_START, "1763880000.250000000" } };
+	static const struct trace_kv m1_v[] = { { "missed", "3" } };
+	static const struct trace_kv m2_v[] = { { "missed", "1207" } };
+	struct trace_meta meta = { 1, meta_v }, m1 = { 1, m1_v }, m2 = { 1, m2_v };
+	struct trace_count cv[1];
+	struct trace_counts c0 = { .time_ns = 1000000000ull };
+	struct trace_counts c1 = { .time_ns = 2000000000ull, .n = 1, .v = cv };
+	struct report rp;
+	char *t, *j;
+
+	(void)state;
+	for (int with = 0; with < 2; with++) {
+		unlink(path);
+		assert_int_equal(trace_writer__open(path, false, &w), 0);
+		assert_int_equal(trace_writer__meta(w, &meta), 0);
+		assert_int_equal(trace_writer__counts(w, &c0), 0);
+		if (with)
+			assert_int_equal(trace_writer__meta(w, &m1), 0);
+		cv[0] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 30, 30);
+		assert_int_equal(trace_writer__counts(w, &c1), 0);
+		if (with)
+			assert_int_equal(trace_writer__meta(w, &m2), 0);
+		assert_int_equal(trace_writer__close(w), 0);
+		assert_int_equal(report__load(&rp, path), 0);
+		t = render(&rp, false, 0);
+		j = render(&rp, true, 0);
+		if (with) {
+			ASSERT_HAS(t, "  and 1,207 events the kernel skipped (a drop inside a drop on one CPU): in no count above\n");
+			ASSERT_HAS(j, "\"totals\":{\"drops\":30,\"skb_events\":30,\"missed\":1207,");
+		} else {
+			ASSERT_LACKS(t, "skipped");
+			ASSERT_HAS(j, "\"totals\":{\"drops\":30,\"skb_events\":30,\"missed\":0,");
+		}
+		free(t);
+		free(j);
+		report__free(&rp);
+	}
+}
+
 static void test_names_and_remote(void **state)
 {
 	struct trace_writer *w;
@@ -1368,6 +1412,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_complete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_and_remote, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_trace, setup, teardown),
