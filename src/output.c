@@ -756,8 +756,10 @@ void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *s
 					  model__reason_name(m, r->reasons[k].reason, reason, sizeof(reason)),
 					  r->reasons[k].drops, r->reasons[k].skbs);
 			if (r->have_sock && r->sock.have_mem)
-				sb_printf(sb, "; kernel sk_drops +%u since start",
-					  r->sock.drops - r->sock.drops_base);
+				sb_printf(sb, "; kernel sk_drops +%u since start%s",
+					  r->sock.drops - r->sock.drops_base,
+					  r->sock_alive ? ""
+					  : " when last read (closed since: its later drops are not in it)");
 			sb_printf(sb, "\n");
 		}
 		plain_reconcile(m, sb);
@@ -876,6 +878,13 @@ static void json_socket(struct model *m, const struct output_ctx *o, struct env_
 	json_key(j, "sk_drops_since_start");
 	if (r->have_sock && r->sock.have_mem)
 		json_u64(j, r->sock.drops - r->sock.drops_base);
+	else
+		json_null(j);
+	/* closed: the kernel's counter went with it, these are its last
+	 * read (a dump before the close), no match for the drops expected */
+	json_key(j, "sk_drops_stale");
+	if (r->have_sock && r->sock.have_mem)
+		json_bool(j, !r->sock_alive);
 	else
 		json_null(j);
 	json_key(j, "drops");
