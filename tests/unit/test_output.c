@@ -332,7 +332,7 @@ static void test_socket_row_unknown_socket(void **state)
 	ASSERT_HAS(j, ",\"cookie\":123456789,\"inode\":null,\"pid\":null,"
 		   "\"comm\":null,\"nprocs\":0,\"pids\":[],\"alive\":false,"
 		   "\"attribution\":[\"rx_sk\"],\"rcvbuf\":null,\"queued\":null,\"sk_drops\":null,"
-		   "\"sk_drops_since_start\":null,\"drops\":5,\"skb_events\":5,"
+		   "\"sk_drops_since_start\":null,\"sk_drops_stale\":null,\"drops\":5,\"skb_events\":5,"
 		   "\"bytes\":500,\"drops_per_s\":2.5,\"cause\":\"rcvbuf\","
 		   "\"causes\":{\"rcvbuf\":5},\"reasons\":{\"SOCKET_RCVBUFF\":5},"
 		   "\"locations\":{");
@@ -702,7 +702,7 @@ static void test_known_socket(void **state)
 	ASSERT_HAS(j, ",\"cookie\":%" PRIu64 ",\"inode\":%lu,\"pid\":%d,"
 		   "\"comm\":\"%s\",\"nprocs\":1,\"pids\":[%d],\"alive\":true,"
 		   "\"attribution\":[\"rx_sk\"],\"rcvbuf\":%d,\"queued\":0,\"sk_drops\":0,"
-		   "\"sk_drops_since_start\":0,\"drops\":3,\"skb_events\":3,"
+		   "\"sk_drops_since_start\":0,\"sk_drops_stale\":false,\"drops\":3,\"skb_events\":3,"
 		   "\"bytes\":300,\"drops_per_s\":1.5,\"cause\":\"rcvbuf\",",
 		   cookie, (unsigned long)st.st_ino, (int)getpid(), comm,
 		   (int)getpid(), rcvbuf);
