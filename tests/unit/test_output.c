@@ -726,6 +726,47 @@ static void test_known_socket(void **state)
 	j = json(f, true);
 	ASSERT_JQ(j, ".sockets[0] | .local == \"127.0.0.1:%u\" and .alive == false "
 		  "and .drops == 3", port);
+	/* its sk_drops is the last read, before the close: said so */
+	ASSERT_JQ(j, ".sockets[0] | .sk_drops == 0 and .sk_drops_stale == true");
+	p = plain(f, true);
+	ASSERT_HAS(p, "127.0.0.1:%u: SOCKET_RCVBUFF 3 (3 skbs); kernel sk_drops +0 since start "
+		   "when last read (closed since: its later drops are not in it)\n", port);
+}
+
+/*
+ * A socket a dump found before it dropped (so never in view while alive)
+ * that drops and closes between two updates: its owner was looked up when
+ * the dump found it, and the row names it after the close.
+ */
+static void test_owner_before_view(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	uint16_t port;
+	uint64_t cookie;
+	char comm[32];
+	const char *j;
+	struct row *r;
+
+	fx_init(f, &o);
+	cookie = open_udp(f, 0, &port);
+	self_comm(comm, sizeof(comm));
+	update_at(f, 1000);
+	assert_non_null(htab__find(&f->x.m.known, &cookie)); /* dumped */
+	assert_int_equal(f->x.m.nview_sockets, 0);            /* not in view */
+	put(f, sock_key(f, f->r_rcvbuff, cookie), 4, 4, 400);
+	close(f->fds[0]);
+	f->fds[0] = -1;
+	update_at(f, 2000);
+	r = find_sock(&f->x.m, cookie);
+	assert_non_null(r);
+	assert_false(r->sock_alive);
+	assert_int_equal(r->sock.npids, 1);
+	assert_int_equal(r->sock.pids[0], getpid());
+	assert_string_equal(r->sock.comm, comm);
+	j = json(f, true);
+	ASSERT_JQ(j, ".sockets[0] | .alive == false and .drops == 4 and .pid == %d "
+		  "and .comm == \"%s\" and .sk_drops_stale == true", (int)getpid(), comm);
 }
 
 /* A socketless drop to a port a socket of ours is bound to goes to it. */
@@ -982,6 +1023,7 @@ int main(void)
 		T(test_overflow),
 		T(test_plain),
 		T(test_known_socket),
+		T(test_owner_before_view),
 		T(test_forget_closed_sockets),
 		T(test_flow_attributed),
 		T(test_pid_filter),
