@@ -4,9 +4,9 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sockid.h"
 #include "lifetimes.h"
 #include "log.h"
+#include "sockid.h"
 #include "udpdrop.h"
 
 /* Forget closed sockets' records this long after they were handed out. */

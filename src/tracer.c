@@ -11,8 +11,8 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "sockid.h"
 #include "log.h"
+#include "sockid.h"
 #include "tracer.h"
 #include "util.h"
 #include "udpdrop.skel.h"

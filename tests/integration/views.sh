@@ -2,7 +2,8 @@
 # One socket, one row, in every view (issue 13): a real application's
 # socket is one row in top --json and in report (text and JSON) with the
 # kernel's counts, and a socket that closes keeps its owner and reads as
-# no reconciliation mismatch. Sourced by run.sh (record.sh's helpers).
+# no reconciliation mismatch. Sourced by run.sh (record.sh's and
+# doctor.sh's helpers).
 
 # vq FILE FILTER...: jq -r over a JSON file.
 vq() { local f=$1; shift; jq -r "$@" "$f"; }
@@ -31,7 +32,8 @@ views_stop() {
 # iperf3 over UDP into a receiver that cannot keep up: the server's data
 # socket is made after udpdrop's first dump, so its first drops are known
 # by inode, the rest by cookie. It is one socket: one row in top and in
-# report (text and JSON), each with the kernel's count. The server is
+# report (text and JSON) and doctor's findings, each with the kernel's
+# count. The server is
 # stopped before the client ends so the socket is still there for ss.
 test_views_iperf3_one_row() {
 	command -v iperf3 >/dev/null || { fail "iperf3 is not installed (tools/deps.sh)"; return; }
@@ -47,6 +49,7 @@ test_views_iperf3_one_row() {
 	done
 	local before=$(mib "$B" Udp RcvbufErrors)
 	views_record_and_top "$B" || return
+	start_doctor -N "$B" -d 600 || return
 	ip netns exec "$A" timeout 15 iperf3 -c "$V4B" -p "$port" -u -b 2G -l 1400 -t 3 \
 		>"$T/iperf-c.out" 2>&1 &
 	cpid=$!
@@ -62,6 +65,8 @@ test_views_iperf3_one_row() {
 	settle 1
 	local d=$(ss_drops "$B" "$port")
 	local kernel=$(($(mib "$B" Udp RcvbufErrors) - before))
+	kill -INT "$DOC_PID"
+	wait_doctor
 	views_stop
 	{ kill -KILL "$spid" && wait "$spid"; } 2>/dev/null
 	expect_gt "kernel UdpRcvbufErrors delta" "$kernel" 0
@@ -86,6 +91,11 @@ test_views_iperf3_one_row() {
 		fail "report text row: $(sed -n '/^Sockets/,/^$/p' "$T/v.txt")"
 	expect_eq "report text: advice items for it" \
 		"$(sed -n '/^Advice/,$p' "$T/v.txt" | grep -c "^  $l  netns")" 1
+	local dsel=".findings[] | select(.local == \"$l\")"
+	expect_eq "doctor: findings for the receiver" "$(dq "[$dsel] | length")" 1
+	expect_eq "doctor: its rcvbuf drops" "$(dq "[$dsel | select(.cause == \"rcvbuf\")][0].drops")" "$kernel"
+	expect_eq "doctor: its socket = report's" "$(dq "[$dsel][0] | \"\(.socket) \(.socket_id_kind)\"")" \
+		"$(vq "$T/v.json" "[$rsel][0].cookie") cookie"
 	expect_eq "report: rcvbuf reconciliation" \
 		"$(vq "$T/v.json" --argjson ns "$ns" '.reconcile[] | select(.netns == $ns and .cause == "rcvbuf") | "\(.kernel) \(.status)"')" \
 		"$kernel match"
