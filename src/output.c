@@ -15,6 +15,7 @@
 #include "json.h"
 #include "netcfg.h"
 #include "output.h"
+#include "sockid.h"
 
 const char *proto_name(int proto, char *buf, int len)
 {
@@ -826,11 +827,18 @@ static void json_socket(struct model *m, const struct output_ctx *o, struct env_
 	json_key(j, "netns_name");
 	name = model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf));
 	json_str(j, model__netns_named(m, r->key.netns) ? name : NULL);
+	/* a row known by its inode alone (no dump named its cookie yet):
+	 * no cookie, its inode, as report shows it (sockid.h) */
 	json_key(j, "cookie");
-	json_u64(j, r->key.cookie);
+	if (sockid__inode(r->key.cookie))
+		json_null(j);
+	else
+		json_u64(j, r->key.cookie);
 	json_key(j, "inode");
-	if (r->have_sock)
+	if (r->have_sock && r->sock.inode)
 		json_u64(j, r->sock.inode);
+	else if (sockid__inode(r->key.cookie))
+		json_u64(j, sockid__inode(r->key.cookie));
 	else
 		json_null(j);
 	json_key(j, "pid");

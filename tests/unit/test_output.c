@@ -734,6 +734,40 @@ static void test_known_socket(void **state)
 }
 
 /*
+ * Rows by inode (sockid.h): a socket whose drops name its inode and then
+ * its cookie is one row (the cookie's); an inode no dump named is a row
+ * of its own, whose JSON says inode, not a cookie.
+ */
+static void test_inode_rows(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct ud_key k;
+	struct stat st;
+	uint16_t port;
+	uint64_t cookie;
+	const char *j;
+
+	fx_init(f, &o);
+	cookie = open_udp(f, 0, &port);
+	assert_int_equal(fstat(f->fds[0], &st), 0);
+	k = sock_key(f, f->r_rcvbuff, st.st_ino);
+	k.flags |= UD_KEY_INODE;
+	put(f, k, 2, 2, 200);
+	put(f, sock_key(f, f->r_rcvbuff, cookie), 3, 3, 300);
+	k = sock_key(f, f->r_rcvbuff, 4242); /* no socket has it */
+	k.flags |= UD_KEY_INODE;
+	put(f, k, 7, 7, 700);
+	update_at(f, 2000);
+	assert_int_equal(f->x.m.nview_sockets, 2);
+	j = json(f, true);
+	ASSERT_JQ(j, "[.sockets[] | select(.local == \"127.0.0.1:%u\")] | length == 1", port);
+	ASSERT_JQ(j, ".sockets[] | select(.local == \"127.0.0.1:%u\") | .cookie == %" PRIu64
+		  " and .inode == %lu and .drops == 5", port, cookie, (unsigned long)st.st_ino);
+	ASSERT_JQ(j, ".sockets[] | select(.drops == 7) | .cookie == null and .inode == 4242");
+}
+
+/*
  * A socket a dump found before it dropped (so never in view while alive)
  * that drops and closes between two updates: its owner was looked up when
  * the dump found it, and the row names it after the close.
@@ -1024,6 +1058,7 @@ int main(void)
 		T(test_plain),
 		T(test_known_socket),
 		T(test_owner_before_view),
+		T(test_inode_rows),
 		T(test_forget_closed_sockets),
 		T(test_flow_attributed),
 		T(test_pid_filter),
