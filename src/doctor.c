@@ -29,6 +29,7 @@
 #include "model.h"
 #include "netcfg.h"
 #include "output.h"
+#include "sockid.h"
 #include "socktab.h"
 #include "tracer.h"
 #include "util.h"
@@ -453,8 +454,10 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 	snprintf(ns, sizeof(ns), "%s", model__netns_label(m, r->key.netns, (char[64]){ 0 }, 64));
 	if (sock) {
 		it->has_socket = true;
-		it->socket = r->key.cookie;
-		it->by_inode = !!(r->flags & UD_KEY_INODE);
+		/* the row's own identity (sockid.h): a row joined from its
+		 * inode's counts is its cookie's, whatever its keys' flags */
+		it->by_inode = sockid__inode(r->key.cookie) != 0;
+		it->socket = it->by_inode ? sockid__inode(r->key.cookie) : r->key.cookie;
 		if (r->have_sock)
 			fmt_endpoint(it->local, sizeof(it->local), r->sock.family, r->sock.saddr,
 				     r->sock.sport);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "lifetimes.h"
 #include "log.h"
+#include "sockid.h"
 #include "udpdrop.h"
 
 /* Forget closed sockets' records this long after they were handed out. */
@@ -86,8 +87,7 @@ int lifetimes__note(struct lifetimes *l, const struct htab *drops,
 
 		if (!(k->flags & UD_KEY_SOCK) || !k->cookie)
 			continue;
-		id = k->flags & UD_KEY_INODE ? UD_RX_INODE | (uint32_t)k->cookie
-					     : k->cookie;
+		id = sockid__of(k->cookie, k->flags & UD_KEY_INODE);
 		lt = note_one(l, id, k->netns);
 		if (!lt)
 			return -ENOMEM;

@@ -8,6 +8,7 @@
 #include "model.h"
 #include "proc.h"
 #include "util.h"
+#include "sockid.h"
 
 /* How often the list of netns is made again (see model__update). */
 #define NETNS_RESCAN_NS (10 * 1000000000ull)
@@ -60,7 +61,7 @@ int model__init(struct model *m, const struct model_opts *o)
 		pr_warn("cannot read /proc/kallsyms: drop locations stay addresses\n");
 	if (netns__scan(&m->nt) || socktab__init(&m->st) ||
 	    htab__init(&m->known, sizeof(uint64_t), sizeof(struct sock_info)) ||
-	    htab__init(&m->inode2cookie, sizeof(uint32_t), sizeof(uint64_t)) ||
+	    sockid__init(&m->inode2cookie) ||
 	    htab__init(&m->kowners, sizeof(uint32_t), sizeof(struct kowner_list)) ||
 	    htab__init(&m->flow_attr, sizeof(struct ud_key), sizeof(struct flow_attr)) ||
 	    htab__init(&m->by_port, sizeof(struct port_key), sizeof(struct port_socks)) ||
@@ -417,7 +418,6 @@ static void remember_sock(struct model *m, struct sock_info *si, bool baseline,
 {
 	int created;
 	struct sock_info *k = htab__upsert(&m->known, &si->cookie, &created);
-	uint64_t *c;
 
 	if (!k)
 		return;
@@ -439,10 +439,12 @@ static void remember_sock(struct model *m, struct sock_info *si, bool baseline,
 	memcpy(si->pids, k->pids, sizeof(si->pids));
 	memcpy(si->fds, k->fds, sizeof(si->fds));
 	memcpy(si->comm, k->comm, sizeof(si->comm));
+	/* a dump's socket: its owner is looked up while it lives (see update) */
+	if (created && !si->partial && !si->no_flow_match)
+		m->owners_new = true;
 	/* inode2cookie maps to real cookies only (a partial one may be the inode) */
-	if (si->inode && !si->partial &&
-	    (c = htab__upsert(&m->inode2cookie, &si->inode, NULL)))
-		*c = si->cookie;
+	if (!si->partial)
+		sockid__learn(&m->inode2cookie, si->inode, si->cookie);
 	if (created || prev.no_flow_match)
 		index_port(m, si);
 }
@@ -628,13 +630,8 @@ static void candidates(struct model *m, const struct port_socks *ps,
 			 * it still matches by port alone, but its drops are the
 			 * cookie's row, where its deliveries are.
 			 */
-			if (ks->partial && (ks->cookie & UD_RX_INODE)) {
-				uint32_t ino = (uint32_t)ks->cookie;
-				uint64_t *c = htab__find(&m->inode2cookie, &ino);
-
-				if (c)
-					one->v[one->n].cookie = *c;
-			}
+			if (ks->partial)
+				one->v[one->n].cookie = sockid__row(&m->inode2cookie, ks->cookie);
 			one->n++;
 		}
 	}
@@ -762,7 +759,7 @@ static void forget_sockets(struct model *m, uint64_t now,
 	m->forget_ns = now;
 	if (htab__init(&known, sizeof(uint64_t), sizeof(struct sock_info)))
 		return;
-	if (htab__init(&inodes, sizeof(uint32_t), sizeof(uint64_t))) {
+	if (sockid__init(&inodes)) {
 		htab__free(&known);
 		return;
 	}
@@ -776,7 +773,6 @@ static void forget_sockets(struct model *m, uint64_t now,
 		struct row_key rk = { .kind = ROW_SOCKET, .netns = si->netns,
 				      .cookie = si->cookie };
 		struct sock_info *ns;
-		uint64_t *c;
 
 		struct row *r = htab__find(&m->rows, &rk);
 
@@ -795,8 +791,8 @@ static void forget_sockets(struct model *m, uint64_t now,
 		if (!ns)
 			goto fail;
 		*ns = *si;
-		if (si->inode && !si->partial && (c = htab__upsert(&inodes, &si->inode, NULL)))
-			*c = si->cookie;
+		if (!si->partial && sockid__learn(&inodes, si->inode, si->cookie))
+			goto fail;
 	}
 	/* the port index and the inode map now name only kept sockets */
 	htab__free(&m->known);
@@ -958,8 +954,7 @@ static int prune_stale(struct model *m, const struct htab *drops)
 			return -ENOMEM;
 		for (it = 0; htab__next(drops, &it, &key, &val);) {
 			const struct ud_key *k = key;
-			uint64_t id = k->flags & UD_KEY_INODE ? UD_RX_INODE | (uint32_t)k->cookie
-							      : k->cookie;
+			uint64_t id = sockid__of(k->cookie, k->flags & UD_KEY_INODE);
 
 			if ((k->flags & UD_KEY_SOCK) && !htab__upsert(&named, &id, NULL)) {
 				htab__free(&named);
@@ -1066,13 +1061,8 @@ static int rx_join(struct model *m)
 
 		if (!id)
 			continue; /* a socket with neither cookie nor inode: no row */
-		if (id & UD_RX_INODE) {
-			uint32_t ino = id;
-			uint64_t *ck = htab__find(&m->inode2cookie, &ino);
-
-			/* not dumped yet: the row stays keyed by inode too */
-			id = ck ? *ck : UD_RX_INODE | ino;
-		}
+		/* not dumped yet: the row stays keyed by inode too */
+		id = sockid__row(&m->inode2cookie, id);
 		rs = htab__upsert(&m->rx_sock, &id, NULL);
 		if (!rs)
 			return -ENOMEM;
@@ -1772,15 +1762,9 @@ int model__update(struct model *m, struct htab *drops,
 		enum cause c = model__cause(m, k->reason, k->flags);
 
 		if (k->flags & UD_KEY_SOCK) {
-			uint64_t cookie = k->cookie;
+			/* not dumped yet: stays keyed by inode */
+			uint64_t cookie = sockid__row(&m->inode2cookie, sockid__of_key(k));
 
-			if (k->flags & UD_KEY_INODE) {
-				uint32_t ino = k->cookie;
-				uint64_t *ck = htab__find(&m->inode2cookie, &ino);
-
-				/* not dumped yet: stays keyed by inode */
-				cookie = ck ? *ck : UD_RX_INODE | ino;
-			}
 			/* dumped and not found: no dump is done for it again */
 			if (cookie && !htab__find(&m->known, &cookie))
 				htab__upsert(&m->unknown, &cookie, NULL);
@@ -1893,6 +1877,24 @@ int model__update(struct model *m, struct htab *drops,
 	}
 	m->nview_sockets = nsock;
 	m->nview_flows = nflow;
+	/*
+	 * And the owners of sockets a dump has just learnt, in view or not:
+	 * one that drops and closes between two refreshes is gone before it
+	 * comes into view, but the drops were its process's (the row keeps
+	 * the owner found while it lived). One /proc walk per dump that
+	 * found new sockets, as for a new socket in view.
+	 */
+	if (m->owners_new) {
+		for (int i = 0; i < m->st.n; i++) {
+			struct sock_info *k = htab__find(&m->known, &m->st.v[i].cookie);
+
+			if (k && !k->owner_tried) {
+				want[i] = any_want = any_new = true;
+				k->owner_tried = true;
+			}
+		}
+		m->owners_new = false;
+	}
 
 	/* owners of the sockets in view (the /proc walk ss -p does) */
 	bool looked = any_want && (any_new || refresh_owners);
@@ -1905,6 +1907,18 @@ int model__update(struct model *m, struct htab *drops,
 			m->owners_full_ns = now;
 		}
 		m->owners_ns = now;
+	}
+	/* what the walk found is the socket's from now on, closed or not */
+	for (int i = 0; looked && i < m->st.n; i++) {
+		const struct sock_info *live = &m->st.v[i];
+		struct sock_info *k = want[i] ? htab__find(&m->known, &live->cookie) : NULL;
+
+		if (k) {
+			k->npids = live->npids;
+			memcpy(k->pids, live->pids, sizeof(live->pids));
+			memcpy(k->fds, live->fds, sizeof(live->fds));
+			memcpy(k->comm, live->comm, sizeof(live->comm));
+		}
 	}
 	free(want);
 	for (int i = 0; i < nsock; i++) {

@@ -193,6 +193,7 @@ struct model {
 	uint64_t nt_ns;          /* when nt was scanned */
 	uint64_t owners_ns;      /* last lookup of the owners of the sockets in view */
 	uint64_t owners_full_ns; /* ... by a full walk of /proc */
+	bool owners_new;         /* a dump learnt a socket whose owner is not looked up */
 	struct model_sock_stats {
 		uint64_t full, ports, exact, exact_missed; /* dumps, requests */
 	} sock_stats;            /* how the socket table was kept (-vv, tests) */

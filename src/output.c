@@ -15,6 +15,7 @@
 #include "json.h"
 #include "netcfg.h"
 #include "output.h"
+#include "sockid.h"
 
 const char *proto_name(int proto, char *buf, int len)
 {
@@ -773,8 +774,10 @@ void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *s
 					  model__reason_name(m, r->reasons[k].reason, reason, sizeof(reason)),
 					  r->reasons[k].drops, r->reasons[k].skbs);
 			if (r->have_sock && r->sock.have_mem)
-				sb_printf(sb, "; kernel sk_drops +%u since start",
-					  r->sock.drops - r->sock.drops_base);
+				sb_printf(sb, "; kernel sk_drops +%u since start%s",
+					  r->sock.drops - r->sock.drops_base,
+					  r->sock_alive ? ""
+					  : " when last read (closed since: its later drops are not in it)");
 			sb_printf(sb, "\n");
 		}
 		plain_reconcile(m, sb);
@@ -841,11 +844,18 @@ static void json_socket(struct model *m, const struct output_ctx *o, struct env_
 	json_key(j, "netns_name");
 	name = model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf));
 	json_str(j, model__netns_named(m, r->key.netns) ? name : NULL);
+	/* a row known by its inode alone (no dump named its cookie yet):
+	 * no cookie, its inode, as report shows it (sockid.h) */
 	json_key(j, "cookie");
-	json_u64(j, r->key.cookie);
+	if (sockid__inode(r->key.cookie))
+		json_null(j);
+	else
+		json_u64(j, r->key.cookie);
 	json_key(j, "inode");
-	if (r->have_sock)
+	if (r->have_sock && r->sock.inode)
 		json_u64(j, r->sock.inode);
+	else if (sockid__inode(r->key.cookie))
+		json_u64(j, sockid__inode(r->key.cookie));
 	else
 		json_null(j);
 	json_key(j, "pid");
@@ -896,6 +906,13 @@ static void json_socket(struct model *m, const struct output_ctx *o, struct env_
 	json_key(j, "sk_drops_since_start");
 	if (r->have_sock && r->sock.have_mem)
 		json_u64(j, r->sock.drops - r->sock.drops_base);
+	else
+		json_null(j);
+	/* closed: the kernel's counter went with it, these are its last
+	 * read (a dump before the close), no match for the drops expected */
+	json_key(j, "sk_drops_stale");
+	if (r->have_sock && r->sock.have_mem)
+		json_bool(j, !r->sock_alive);
 	else
 		json_null(j);
 	json_key(j, "drops");

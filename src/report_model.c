@@ -21,6 +21,7 @@
 #include "mib.h"
 #include "model.h"
 #include "report_model.h"
+#include "sockid.h"
 
 /* ---- loading ---------------------------------------------------------- */
 
@@ -361,6 +362,96 @@ static void add_snap(struct report *rp, const struct trace_counts *tc)
 	htab__free(&idx);
 }
 
+/* ---- one row per socket (sockid.h) ----------------------------------- */
+
+/* A SOCKETS entry's identity: its cookie (record writes UD_RX_INODE |
+ * inode there for a socket known only by its inode), else its inode. */
+static uint64_t entry_id(const struct trace_socket *s)
+{
+	if (s->cookie)
+		return s->cookie;
+	return s->inode ? sockid__of(s->inode, true) : 0;
+}
+
+static uint64_t cookie_of_inode(const struct report *rp, uint32_t inode)
+{
+	uint64_t k = inode;
+	const uint64_t *c = inode ? xfind(&rp->inode_cookie, &k) : NULL;
+
+	return c ? *c : 0;
+}
+
+/* The row an identity counts on: sockid.h's rule over the file's SOCKETS. */
+static uint64_t report_row(const struct report *rp, uint64_t id)
+{
+	return sockid__join(id, cookie_of_inode(rp, sockid__inode(id)));
+}
+
+static bool has_owner(const struct trace_socket *s)
+{
+	return s->pid || s->comm[0];
+}
+
+static const struct trace_socket *socket_of_row(const struct report *rp, uint64_t id)
+{
+	const uint32_t *i = xfind(&rp->sock_idx, &id);
+
+	return i ? &rp->sockets[*i] : NULL;
+}
+
+/*
+ * A SOCKETS record into rp->sockets, one entry per row: the newest look
+ * at each socket, keeping the owner an earlier look found (under either
+ * identity) where the newest has none: the socket closed, or its process
+ * left, but the drops were that process's.
+ */
+static void merge_sockets(struct report *rp, const struct trace_sockets *ts)
+{
+	if (!rp->sock_idx.cap) {
+		xhtab_init(&rp->sock_idx, sizeof(uint64_t), sizeof(uint32_t));
+		xhtab_init(&rp->inode_cookie, sizeof(uint64_t), sizeof(uint64_t));
+	}
+	for (uint32_t i = 0; i < ts->n; i++) {
+		const struct trace_socket *e = &ts->v[i];
+		uint64_t ino = e->inode;
+
+		if (sockid__joins(e->inode, e->cookie))
+			*(uint64_t *)xupsert(&rp->inode_cookie, &ino, NULL) = e->cookie;
+	}
+	for (uint32_t i = 0; i < ts->n; i++) {
+		const struct trace_socket *e = &ts->v[i];
+		uint64_t id = report_row(rp, entry_id(e));
+		struct trace_socket prev = { 0 }, *s;
+		const struct trace_socket *by_inode;
+		uint32_t *slot;
+		int created;
+
+		if (!id)
+			continue;
+		slot = xupsert(&rp->sock_idx, &id, &created);
+		if (created) {
+			*slot = rp->nsockets;
+			rp->sockets = grow_arr(rp->sockets, rp->nsockets, sizeof(*rp->sockets));
+			rp->nsockets++;
+			/* known by its inode before a dump named its cookie */
+			by_inode = e->inode && !(id & UD_RX_INODE)
+				   ? socket_of_row(rp, sockid__of(e->inode, true)) : NULL;
+			if (by_inode)
+				prev = *by_inode;
+		} else {
+			prev = rp->sockets[*slot];
+		}
+		s = &rp->sockets[*slot];
+		*s = *e;
+		if (!(id & UD_RX_INODE))
+			s->cookie = id; /* an inode's look joined to its cookie */
+		if (!has_owner(s) && has_owner(&prev)) {
+			s->pid = prev.pid;
+			memcpy(s->comm, prev.comm, sizeof(s->comm));
+		}
+	}
+}
+
 /* Each socket's queue: how full at every SOCKETS snapshot that listed it. */
 static void add_queues(struct report *rp, const struct trace_sockets *ts)
 {
@@ -541,6 +632,42 @@ static void ev_burst_add(struct ev_burst *b, uint64_t time_ns, uint64_t datagram
 	}
 }
 
+/*
+ * One socket's events under two keys (by inode until a dump gave it a
+ * cookie, by cookie after) as one: into takes b's slots in time order, so
+ * a window across the change counts both sides where the rings still hold
+ * them, and each side's best window stands.
+ */
+static void ev_burst_join(struct ev_burst *into, const struct ev_burst *b)
+{
+	const struct ev_burst *late = b;
+	struct ev_burst early;
+	uint64_t datagrams, best;
+
+	if (!b->started)
+		return;
+	if (!into->started) {
+		*into = *b;
+		return;
+	}
+	datagrams = add_sat(into->datagrams, b->datagrams);
+	best = into->best > b->best ? into->best : b->best;
+	early = *into;
+	if (b->head < into->head) {
+		early = *b;
+		late = into;
+	}
+	/* the later ring's slots, oldest first, replayed onto the earlier */
+	for (uint64_t x = late->head >= BURST_RING - 1 ? late->head - (BURST_RING - 1) : 0;
+	     x <= late->head; x++)
+		if (late->n[x % BURST_RING])
+			ev_burst_add(&early, x * BURST_SLOT_NS, late->n[x % BURST_RING]);
+	*into = early;
+	into->datagrams = datagrams;
+	if (best > into->best)
+		into->best = best;
+}
+
 static int rc_cause(const struct report *rp, uint32_t reason, uint32_t flags);
 
 static void add_event(struct report *rp, const struct trace_event *e)
@@ -579,10 +706,8 @@ static bool take(struct report *rp, const struct trace_record *rec)
 		rp->ncounts++;
 		break;
 	case TRACE_SOCKETS:
-		free(rp->sockets);
 		rp->have_sockets = true;
-		rp->nsockets = rec->sockets.n;
-		rp->sockets = xmemdup(rec->sockets.v, rec->sockets.n * sizeof(*rec->sockets.v));
+		merge_sockets(rp, &rec->sockets);
 		add_queues(rp, &rec->sockets);
 		break;
 	case TRACE_IFACES:
@@ -705,6 +830,8 @@ void report__free(struct report *rp)
 	free(rp->mib_last);
 	htab__free(&rp->queue_idx);
 	htab__free(&rp->ev_burst);
+	htab__free(&rp->sock_idx);
+	htab__free(&rp->inode_cookie);
 	htab__free(&rp->meta_idx);
 	htab__free(&rp->reason_idx);
 	htab__free(&rp->symbol_idx);
@@ -1089,12 +1216,6 @@ static const struct report_mib *mib_of(const struct report *rp, uint32_t netns,
 	return &rp->mib_first[*i];
 }
 
-/* A socket in agg: by cookie (or inode) and which of the two. */
-struct sock_key {
-	uint64_t cookie;
-	uint64_t by_inode;
-};
-
 /* A flow with no socket in agg: the fields that tell flows apart. */
 struct flow_key {
 	uint8_t saddr[16], daddr[16];
@@ -1105,32 +1226,14 @@ struct flow_key {
 	uint32_t pad;
 };
 
-/* The file's last SOCKETS by cookie and by inode (the first listed wins,
- * as the linear search it replaces found it). */
-static void socket_index(const struct report *rp, struct htab *h)
-{
-	xhtab_init(h, sizeof(struct sock_key), sizeof(uint32_t));
-	for (uint32_t i = 0; i < rp->nsockets; i++)
-		for (int by_inode = 0; by_inode < 2; by_inode++) {
-			struct sock_key k = { by_inode ? rp->sockets[i].inode : rp->sockets[i].cookie,
-					      (uint64_t)by_inode };
-			int created;
-			uint32_t *slot = xupsert(h, &k, &created);
-
-			if (created)
-				*slot = i;
-		}
-}
-
 static void build(const struct report *rp, struct agg *a)
 {
 	const struct report_counts *last = &rp->last;
-	struct htab sidx, socks, flows, sums_first, sums_last;
+	struct htab socks, flows, sums_first, sums_last;
 	struct sock_rows rows;
 
 	memset(a, 0, sizeof(*a));
-	socket_index(rp, &sidx);
-	xhtab_init(&socks, sizeof(struct sock_key), sizeof(int));
+	xhtab_init(&socks, sizeof(uint64_t), sizeof(int));
 	xhtab_init(&flows, sizeof(struct flow_key), sizeof(int));
 	xhtab_init(&rows.reasons, sizeof(struct sock_reason_key), sizeof(int));
 	xhtab_init(&rows.locs, sizeof(struct sock_loc_key), sizeof(int));
@@ -1144,20 +1247,19 @@ static void build(const struct report *rp, struct agg *a)
 		a->cause[cause] += tc->val.datagrams;
 		a->cause_skbs[cause] += tc->val.skbs;
 		if (k->cookie) {
-			bool by_inode = k->flags & UD_KEY_INODE;
-			struct sock_key sk = { k->cookie, by_inode };
-			int j, created, *slot = xupsert(&socks, &sk, &created);
+			/* one row per socket, as top's: its inode's counts
+			 * and its cookie's together once a dump named both */
+			uint64_t id = report_row(rp, sockid__of(k->cookie, k->flags & UD_KEY_INODE));
+			int j, created, *slot = xupsert(&socks, &id, &created);
 
 			if (created) {
-				const uint32_t *si = xfind(&sidx, &sk);
-
 				j = *slot = a->nsocks;
 				a->socks = grow_arr(a->socks, a->nsocks, sizeof(*a->socks));
 				memset(&a->socks[j], 0, sizeof(a->socks[j]));
-				a->socks[j].cookie = k->cookie;
-				a->socks[j].by_inode = by_inode;
+				a->socks[j].by_inode = sockid__inode(id) != 0;
+				a->socks[j].cookie = a->socks[j].by_inode ? sockid__inode(id) : id;
 				a->socks[j].netns = k->netns;
-				a->socks[j].sock = si ? &rp->sockets[*si] : NULL;
+				a->socks[j].sock = socket_of_row(rp, id);
 				if (a->socks[j].sock && a->socks[j].sock->netns)
 					a->socks[j].netns = a->socks[j].sock->netns;
 				a->nsocks++;
@@ -1200,7 +1302,6 @@ static void build(const struct report *rp, struct agg *a)
 			a->flows[j].skbs += tc->val.skbs;
 		}
 	}
-	htab__free(&sidx);
 	htab__free(&socks);
 	htab__free(&flows);
 	htab__free(&rows.reasons);
@@ -2492,8 +2593,10 @@ static void interval_bursts(const struct report *rp, struct htab *h)
 
 			if (created)
 				*c = rc_cause(rp, rf[0], rf[1]) + 1;
-			key = (struct ev_key){ sn->sk[j].cookie, (uint32_t)(*c - 1),
-					       !!(sn->sk[j].flags & UD_KEY_INODE) };
+			/* by row: a socket's inode and cookie counts add up */
+			key = (struct ev_key){ report_row(rp, sockid__of(sn->sk[j].cookie,
+									 sn->sk[j].flags & UD_KEY_INODE)),
+					       (uint32_t)(*c - 1), 0 };
 			b = xupsert(h, &key, NULL);
 			if (b->cur_snap != i + 1) {
 				iv_close(rp, b);
@@ -2523,11 +2626,25 @@ static bool have_events(const struct report *rp)
  * sized from it too small, so the exact interval counts are used, and
  * the advice says the burst is per interval and why).
  */
-static void set_burst(const struct report *rp, uint64_t cookie, bool by_inode, int cause,
+static void set_burst(const struct report *rp, const struct agg_sock *k, int cause,
 		      uint64_t drops, struct advice_input *in)
 {
-	struct ev_key key = { cookie, (uint32_t)cause, cookie && by_inode };
-	const struct ev_burst *eb = xfind(&rp->ev_burst, &key);
+	struct ev_key key = { k ? k->cookie : 0, (uint32_t)cause, k && k->by_inode };
+	const struct ev_burst *own = xfind(&rp->ev_burst, &key), *eb = own;
+	struct ev_burst joined;
+
+	/* a row by cookie holds its socket's events by inode too (sockid.h) */
+	if (k && !k->by_inode && k->sock && k->sock->inode) {
+		struct ev_key ik = { k->sock->inode, (uint32_t)cause, 1 };
+		const struct ev_burst *ib = xfind(&rp->ev_burst, &ik);
+
+		if (ib) {
+			joined = *ib;
+			if (own)
+				ev_burst_join(&joined, own);
+			eb = &joined;
+		}
+	}
 
 	if (!have_events(rp))
 		return;
@@ -2598,7 +2715,8 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 			if (k->size_dgrams[c] && k->size_bytes[c] && !frag_cause(c))
 				in.avg_size = ADVICE_DBL((double)k->size_bytes[c] / k->size_dgrams[c]);
 			if (rp->ncounts >= 2) {
-				struct ev_key key = { k->cookie, (uint32_t)c, k->by_inode };
+				struct ev_key key = { sockid__of(k->cookie, k->by_inode),
+						      (uint32_t)c, 0 };
 				const struct iv_burst *b = xfind(&ivb, &key);
 
 				in.burst = ADVICE_U64(b ? b->best : 0);
@@ -2606,7 +2724,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 				in.intervals = ADVICE_U64(rp->ncounts - 1);
 				in.intervals_dropping = ADVICE_U64(b ? b->dropping : 0);
 			}
-			set_burst(rp, k->cookie, k->by_inode, c, k->cause[c], &in);
+			set_burst(rp, k, c, k->cause[c], &in);
 			it->nf = advice__build(&in, it->f, ADVICE_MAX);
 			n++;
 		}
@@ -2668,7 +2786,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 			in.intervals = ADVICE_U64(nrows);
 			in.intervals_dropping = ADVICE_U64(dropping);
 		}
-		set_burst(rp, 0, false, c, drops, &in);
+		set_burst(rp, NULL, c, drops, &in);
 		it->nf = advice__build(&in, it->f, ADVICE_MAX);
 		n++;
 	}

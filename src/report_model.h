@@ -111,6 +111,10 @@ struct report {
 	uint64_t ncounts;  /* COUNTS records */
 	struct report_snap *snaps; /* ncounts of them, in file order */
 	bool have_sockets;
+	/* every socket the file's SOCKETS named, one entry per row (sockid.h:
+	 * a socket named first by inode, then by cookie, is one): the newest
+	 * look at it, with the owner an earlier look found where the newest
+	 * has none (the socket closed, its process left) */
 	uint32_t nsockets;
 	struct trace_socket *sockets;
 	uint32_t nqueues;
@@ -132,6 +136,9 @@ struct report {
 	 * per-(socket, cause) burst windows from EVENTs (report_model.c) */
 	struct htab queue_idx;
 	struct htab ev_burst;
+	/* sockets by row id (uint32_t index), and inode -> cookie as the
+	 * SOCKETS named both (the join of sockid.h) */
+	struct htab sock_idx, inode_cookie;
 	/* the tables above by key, to their uint32_t index: META keys,
 	 * reason values, symbol addresses, (netns, ifindex), MIB netns */
 	struct htab meta_idx, reason_idx, symbol_idx, iface_idx, mib_idx;

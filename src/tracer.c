@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "log.h"
+#include "sockid.h"
 #include "tracer.h"
 #include "util.h"
 #include "udpdrop.skel.h"
@@ -905,7 +906,7 @@ static uint64_t key_id(const struct ud_key *k)
 {
 	if (!(k->flags & UD_KEY_SOCK) || !k->cookie)
 		return 0;
-	return k->flags & UD_KEY_INODE ? UD_RX_INODE | (uint32_t)k->cookie : k->cookie;
+	return sockid__of(k->cookie, k->flags & UD_KEY_INODE);
 }
 
 /* One per-CPU hash entry's last counts, deleted in the same call. */

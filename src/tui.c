@@ -941,8 +941,9 @@ static void draw_detail(struct tui *t)
 		if (r->queue_peak)
 			dput(&d, A_NORMAL, "", "queue peak %u B (%.0f%% of rcvbuf) since start",
 			     r->queue_peak, r->sock.rcvbuf ? 100.0 * r->queue_peak / r->sock.rcvbuf : 0);
-		dput(&d, A_NORMAL, "kernel", "the socket's own drop counter (ss -uam d): %u, +%u since udpdrop started",
-		     r->sock.drops, r->sock.drops - r->sock.drops_base);
+		dput(&d, A_NORMAL, "kernel", "the socket's own drop counter (ss -uam d): %u, +%u since udpdrop started%s",
+		     r->sock.drops, r->sock.drops - r->sock.drops_base,
+		     r->sock_alive ? "" : ", when last read before it closed");
 	}
 
 	/* the history: one mark per refresh, as wide as the screen allows */

@@ -105,7 +105,11 @@ void fmt_addr(char *buf, size_t len, int family, const void *addr)
 	}
 	/* an IPv4 peer of a dual-stack socket (::ffff:a.b.c.d): the IPv4
 	 * address, so the column lines up with the IPv4 sockets' */
-	if (family == AF_INET6 && IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)addr)) {
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	/* by bytes: addr may sit unaligned in a packed record (IN6_IS_ADDR_
+	 * V4MAPPED reads it as struct in6_addr: UBSan's misaligned access) */
+	if (family == AF_INET6 && !memcmp(addr, v4mapped, sizeof(v4mapped))) {
 		family = AF_INET;
 		addr = (const uint8_t *)addr + 12;
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include "output.h"
+#include "sockid.h"
 #include "util.h"
 #include "view.h"
 
@@ -208,8 +209,13 @@ static void fill_socket_row(const struct view *v, struct view_row *vr, struct mo
 		snprintf(vr->text[COL_OWNER], 64, "-");
 	} else {
 		snprintf(vr->text[COL_PROTO], 64, "?");
-		snprintf(vr->text[COL_LOCAL], 64, "? (cookie %llu)",
-			 (unsigned long long)r->key.cookie);
+		/* gone before a dump named it: by inode until then (sockid.h) */
+		if (sockid__inode(r->key.cookie))
+			snprintf(vr->text[COL_LOCAL], 64, "? (inode %u)",
+				 sockid__inode(r->key.cookie));
+		else
+			snprintf(vr->text[COL_LOCAL], 64, "? (cookie %llu)",
+				 (unsigned long long)r->key.cookie);
 		snprintf(vr->text[COL_REMOTE], 64, "?");
 		snprintf(vr->text[COL_OWNER], 64, "-");
 	}

@@ -974,6 +974,7 @@ test_tui() {
 . tests/integration/faults.sh
 . tests/integration/static.sh
 . tests/integration/sites.sh
+. tests/integration/views.sh
 
 ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 SELECTED=("$@")

@@ -332,7 +332,7 @@ static void test_socket_row_unknown_socket(void **state)
 	ASSERT_HAS(j, ",\"cookie\":123456789,\"inode\":null,\"pid\":null,"
 		   "\"comm\":null,\"kernel_owner\":null,\"nprocs\":0,\"pids\":[],\"alive\":false,"
 		   "\"attribution\":[\"rx_sk\"],\"rcvbuf\":null,\"queued\":null,\"sk_drops\":null,"
-		   "\"sk_drops_since_start\":null,\"drops\":5,\"skb_events\":5,"
+		   "\"sk_drops_since_start\":null,\"sk_drops_stale\":null,\"drops\":5,\"skb_events\":5,"
 		   "\"bytes\":500,\"drops_per_s\":2.5,\"cause\":\"rcvbuf\","
 		   "\"causes\":{\"rcvbuf\":5},\"reasons\":{\"SOCKET_RCVBUFF\":5},"
 		   "\"locations\":{");
@@ -702,7 +702,7 @@ static void test_known_socket(void **state)
 	ASSERT_HAS(j, ",\"cookie\":%" PRIu64 ",\"inode\":%lu,\"pid\":%d,"
 		   "\"comm\":\"%s\",\"kernel_owner\":null,\"nprocs\":1,\"pids\":[%d],\"alive\":true,"
 		   "\"attribution\":[\"rx_sk\"],\"rcvbuf\":%d,\"queued\":0,\"sk_drops\":0,"
-		   "\"sk_drops_since_start\":0,\"drops\":3,\"skb_events\":3,"
+		   "\"sk_drops_since_start\":0,\"sk_drops_stale\":false,\"drops\":3,\"skb_events\":3,"
 		   "\"bytes\":300,\"drops_per_s\":1.5,\"cause\":\"rcvbuf\",",
 		   cookie, (unsigned long)st.st_ino, (int)getpid(), comm,
 		   (int)getpid(), rcvbuf);
@@ -726,6 +726,81 @@ static void test_known_socket(void **state)
 	j = json(f, true);
 	ASSERT_JQ(j, ".sockets[0] | .local == \"127.0.0.1:%u\" and .alive == false "
 		  "and .drops == 3", port);
+	/* its sk_drops is the last read, before the close: said so */
+	ASSERT_JQ(j, ".sockets[0] | .sk_drops == 0 and .sk_drops_stale == true");
+	p = plain(f, true);
+	ASSERT_HAS(p, "127.0.0.1:%u: SOCKET_RCVBUFF 3 (3 skbs); kernel sk_drops +0 since start "
+		   "when last read (closed since: its later drops are not in it)\n", port);
+}
+
+/*
+ * Rows by inode (sockid.h): a socket whose drops name its inode and then
+ * its cookie is one row (the cookie's); an inode no dump named is a row
+ * of its own, whose JSON says inode, not a cookie.
+ */
+static void test_inode_rows(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct ud_key k;
+	struct stat st;
+	uint16_t port;
+	uint64_t cookie;
+	const char *j;
+
+	fx_init(f, &o);
+	cookie = open_udp(f, 0, &port);
+	assert_int_equal(fstat(f->fds[0], &st), 0);
+	k = sock_key(f, f->r_rcvbuff, st.st_ino);
+	k.flags |= UD_KEY_INODE;
+	put(f, k, 2, 2, 200);
+	put(f, sock_key(f, f->r_rcvbuff, cookie), 3, 3, 300);
+	k = sock_key(f, f->r_rcvbuff, 4242); /* no socket has it */
+	k.flags |= UD_KEY_INODE;
+	put(f, k, 7, 7, 700);
+	update_at(f, 2000);
+	assert_int_equal(f->x.m.nview_sockets, 2);
+	j = json(f, true);
+	ASSERT_JQ(j, "[.sockets[] | select(.local == \"127.0.0.1:%u\")] | length == 1", port);
+	ASSERT_JQ(j, ".sockets[] | select(.local == \"127.0.0.1:%u\") | .cookie == %" PRIu64
+		  " and .inode == %lu and .drops == 5", port, cookie, (unsigned long)st.st_ino);
+	ASSERT_JQ(j, ".sockets[] | select(.drops == 7) | .cookie == null and .inode == 4242");
+}
+
+/*
+ * A socket a dump found before it dropped (so never in view while alive)
+ * that drops and closes between two updates: its owner was looked up when
+ * the dump found it, and the row names it after the close.
+ */
+static void test_owner_before_view(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	uint16_t port;
+	uint64_t cookie;
+	char comm[32];
+	const char *j;
+	struct row *r;
+
+	fx_init(f, &o);
+	cookie = open_udp(f, 0, &port);
+	self_comm(comm, sizeof(comm));
+	update_at(f, 1000);
+	assert_non_null(htab__find(&f->x.m.known, &cookie)); /* dumped */
+	assert_int_equal(f->x.m.nview_sockets, 0);            /* not in view */
+	put(f, sock_key(f, f->r_rcvbuff, cookie), 4, 4, 400);
+	close(f->fds[0]);
+	f->fds[0] = -1;
+	update_at(f, 2000);
+	r = find_sock(&f->x.m, cookie);
+	assert_non_null(r);
+	assert_false(r->sock_alive);
+	assert_int_equal(r->sock.npids, 1);
+	assert_int_equal(r->sock.pids[0], getpid());
+	assert_string_equal(r->sock.comm, comm);
+	j = json(f, true);
+	ASSERT_JQ(j, ".sockets[0] | .alive == false and .drops == 4 and .pid == %d "
+		  "and .comm == \"%s\" and .sk_drops_stale == true", (int)getpid(), comm);
 }
 
 /* A socketless drop to a port a socket of ours is bound to goes to it. */
@@ -982,6 +1057,8 @@ int main(void)
 		T(test_overflow),
 		T(test_plain),
 		T(test_known_socket),
+		T(test_owner_before_view),
+		T(test_inode_rows),
 		T(test_forget_closed_sockets),
 		T(test_flow_attributed),
 		T(test_pid_filter),

@@ -917,6 +917,62 @@ static void test_event_burst(void **state)
 	report__free(&rp);
 }
 
+/*
+ * One socket, one row (sockid.h): socket 42 (inode 900) drops 5 while it
+ * has no cookie yet (counted by inode), then a dump names it by both and
+ * it drops 3 more by cookie; the last SOCKETS, after it closed, has lost
+ * its owner. The report shows one row of 8 with the owner it had, one
+ * advice, and a burst window over the change of key (events 5 + 3 in
+ * 70 ms).
+ */
+static void test_inode_then_cookie(void **state)
+{
+	struct trace_writer *w = w_open(true);
+	struct trace_count cv[2];
+	struct trace_socket sv[1] = { sock42() };
+	struct trace_sockets socks = { .time_ns = 1500000000ull, .n = 1, .v = sv };
+	struct report rp;
+	char *t, *j;
+
+	cv[0] = count(900, NS1, R_RCVBUF, LOC_RCVBUF, 0, 0);
+	cv[0].key.flags |= UD_KEY_INODE;
+	w_counts(w, 1000000000ull, cv, 1);
+	for (int i = 0; i < 5; i++) {
+		struct trace_event e = { .time_ns = 1950000000ull + i * 10000000ull, .netns = NS1,
+					 .cookie = 900, .reason = R_RCVBUF, .family = AF_INET,
+					 .proto = 17, .len = 1000, .datagrams = 1,
+					 .flags = UD_KEY_SOCK | UD_KEY_RX_SK | UD_KEY_INODE };
+
+		assert_int_equal(trace_writer__event(w, &e), 0);
+	}
+	assert_int_equal(trace_writer__sockets(w, &socks), 0);
+	for (int i = 0; i < 3; i++)
+		ev(w, 2000000000ull + i * 10000000ull, 42, 1, 0);
+	cv[0] = count(900, NS1, R_RCVBUF, LOC_RCVBUF, 5, 5);
+	cv[0].key.flags |= UD_KEY_INODE;
+	cv[1] = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 3, 3);
+	w_counts(w, 3000000000ull, cv, 2);
+	/* closed: the owner lookup found no process any more */
+	sv[0].pid = 0;
+	sv[0].comm[0] = 0;
+	socks.time_ns = 3000000000ull;
+	assert_int_equal(trace_writer__sockets(w, &socks), 0);
+	assert_int_equal(trace_writer__close(w), 0);
+	t = render_all(&rp);
+	free(t);
+	j = render(&rp, true, 0);
+	ASSERT_JQ(j, ".sockets | length == 1");
+	ASSERT_JQ(j, ".sockets[0] | .cookie == 42 and .drops == 8 and .causes.rcvbuf == 8");
+	ASSERT_JQ(j, ".sockets[0] | .pid == 77 and .comm == \"rx\" and .local == \"10.0.0.2:5001\"");
+	ASSERT_JQ(j, "[.advice[] | .socket] == [42]");
+	ASSERT_JQ(j, ".advice[0].evidence | test(\"all of them in one 100 ms window \\\\(per-drop events\\\\)\")");
+	free(j);
+	t = render(&rp, false, 0);
+	ASSERT_HAS(t, "  10.0.0.2:5001  *       4026532001  77/rx              8           8  rcvbuf");
+	free(t);
+	report__free(&rp);
+}
+
 /* A socket keyed by inode: JSON advice says what "socket" holds. */
 static void test_socket_id_kind(void **state)
 {
@@ -1428,6 +1484,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_iface, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_burst, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_socket_id_kind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inode_then_cookie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_sockets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_strings, setup, teardown),

@@ -131,6 +131,24 @@ static const char *local_at(struct fx *f, int i)
 	return f->v.rows[i].text[COL_LOCAL];
 }
 
+/* Sockets no dump named (gone first): by cookie, or by inode (sockid.h). */
+static void test_unnamed_sockets(void **state)
+{
+	struct fx *f = *state;
+
+	for (int i = 0; i < 2; i++) {
+		memset(&f->rows[i], 0, sizeof(f->rows[i]));
+		f->rows[i].key.kind = ROW_SOCKET;
+		f->rows[i].drops = f->rows[i].skbs = 10 - i;
+		f->socks[i] = &f->rows[i];
+	}
+	f->rows[0].key.cookie = 42;
+	f->rows[1].key.cookie = UD_RX_INODE | 900;
+	fx_view(f, 2, 0);
+	assert_string_equal(local_at(f, 0), "? (cookie 42)");
+	assert_string_equal(local_at(f, 1), "? (inode 900)");
+}
+
 /* ---- units ---------------------------------------------------------------- */
 
 static void test_fmt_rate(void **state)
@@ -958,6 +976,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_rate),
 		cmocka_unit_test(test_rate_per_s),
 		cmocka_unit_test_setup_teardown(test_default_sort, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unnamed_sockets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sort_columns_and_reverse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmp_three_way, setup, teardown),
 		cmocka_unit_test(test_col_from_name),
