@@ -11,7 +11,9 @@
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "tracer.h"
+#include "log.h"
 #include "netns.h"
+#include "opts.h"
 #include "util.h"
 
 /* A word from the command line, quoted in a message: one printable line. */
@@ -22,20 +24,33 @@ static const char *printable(const char *spec, char *buf, size_t len)
 	return buf;
 }
 
+/* The lines are opts.c's, so that a table's errors and a command's read alike. */
 int cli__bad_value(const char *cmd, const char *opt, const char *val, const char *want)
 {
-	char shown[256];
-
-	fprintf(stderr, "udpdrop %s: invalid %s '%s': %s\n"
-		"Try 'udpdrop %s --help'.\n", cmd, opt,
-		printable(val, shown, sizeof(shown)), want, cmd);
+	opts__say_bad_value("udpdrop", cmd, opt, val, want);
 	return -EXIT_USAGE;
 }
 
 int cli__bad_usage(const char *cmd, const char *msg)
 {
-	fprintf(stderr, "udpdrop %s: %s\nTry 'udpdrop %s --help'.\n", cmd, msg, cmd);
+	opts__say_usage("udpdrop", cmd, msg);
 	return -EXIT_USAGE;
+}
+
+int cli__opts_end(int id)
+{
+	return id == OPTS_DONE ? 1 : -EXIT_USAGE;
+}
+
+int cli__invalid(struct opts_parser *p, const char *want)
+{
+	opts__invalid(p, want);
+	return -EXIT_USAGE;
+}
+
+void cli__verbosity(int n)
+{
+	log__set_level(n >= 2 ? LOG_DEBUG : n ? LOG_INFO : LOG_WARN);
 }
 
 int cli__bad_option(const char *cmd, int c, char **argv,

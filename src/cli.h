@@ -15,6 +15,18 @@ enum exit_code {
 #include <stdint.h>
 
 struct option;
+struct opts_parser;
+
+/*
+ * After an option table's parse loop (opts.h): opts__next's OPTS_DONE is
+ * 1 (--help or --version printed: exit 0), OPTS_USAGE_ERROR -EXIT_USAGE.
+ */
+int cli__opts_end(int id);
+/* The current option's value refused for the command's own reason (want,
+ * or the table's): the one line, then -EXIT_USAGE. */
+int cli__invalid(struct opts_parser *p, const char *want);
+/* -v given n times: warnings (0), details (1), libbpf's debug too (2+). */
+void cli__verbosity(int n);
 
 /*
  * One-line option errors for subcommand `cmd` ("top"), with the hint to
