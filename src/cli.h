@@ -66,6 +66,11 @@ int cli__bad_arg(const char *cmd, const char *arg);
  */
 int cli__map_entries(const char *cmd, const char *val, uint32_t *out);
 
+/* Each command's option table (opts.h): its --help and man page's OPTIONS. */
+struct opts_cmd;
+extern const struct opts_cmd top_opts_cmd, record_opts_cmd, report_opts_cmd,
+	doctor_opts_cmd, gen_opts_cmd, sink_opts_cmd, demo_opts_cmd;
+
 int do_top(int argc, char **argv);
 int do_sink(int argc, char **argv);
 int do_demo(int argc, char **argv);

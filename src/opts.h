@@ -77,7 +77,7 @@ struct opt_spec {
 	const char *alias_note;     /* what the help says of them (NULL: nothing) */
 };
 
-#define OPTS_HELP { .id = OPTS_ID_HELP, .name = "help", .letter = 'h', .help = "this help" }
+#define OPTS_HELP { .id = OPTS_ID_HELP, .name = "help", .letter = 'h', .help = "print this help" }
 #define OPTS_VERSION { .id = OPTS_ID_VERSION, .name = "version", .letter = 'V', \
 		       .help = "print the version" }
 #define OPTS_VERBOSE(text) { .id = OPTS_ID_VERBOSE, .name = "verbose", .letter = 'v', \
