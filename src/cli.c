@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,32 +50,6 @@ int cli__invalid(struct opts_parser *p, const char *want)
 void cli__verbosity(int n)
 {
 	log__set_level(n >= 2 ? LOG_DEBUG : n ? LOG_INFO : LOG_WARN);
-}
-
-int cli__bad_option(const char *cmd, int c, char **argv,
-		    const struct option *longopts)
-{
-	/*
-	 * A long option has been stepped over (argv[optind - 1]); a short one
-	 * may sit inside a bundle ("-zb"): name it by optopt, as
-	 * argv[optind - 1] is still the word before.
-	 */
-	const char *word = argv[optind - 1];
-	char shortopt[3] = { '-', (char)optopt, 0 };
-	const char *name = optopt ? shortopt : word;
-
-	/* a long option's value is its optopt too: is it this word? */
-	for (const struct option *lo = longopts; optopt && lo->name; lo++)
-		if (lo->val == optopt && !strncmp(word, "--", 2) &&
-		    !strncmp(word + 2, lo->name, strlen(lo->name)))
-			name = word;
-	char shown[256];
-
-	fprintf(stderr, c == ':' ? "udpdrop %s: option '%s' needs a value\n"
-				 : "udpdrop %s: unknown option '%s'\n", cmd,
-		printable(name, shown, sizeof(shown)));
-	fprintf(stderr, "Try 'udpdrop %s --help'.\n", cmd);
-	return -EXIT_USAGE;
 }
 
 int cli__bad_arg(const char *cmd, const char *arg)

@@ -14,7 +14,6 @@ enum exit_code {
 #include <stdbool.h>
 #include <stdint.h>
 
-struct option;
 struct opts_parser;
 
 /*
@@ -29,13 +28,12 @@ int cli__invalid(struct opts_parser *p, const char *want);
 void cli__verbosity(int n);
 
 /*
- * One-line option errors for subcommand `cmd` ("top"), with the hint to
- * --help; each returns -EXIT_USAGE. bad_option is getopt_long's '?' or
- * ':' (c), naming the option as it was typed.
+ * One-line errors for subcommand `cmd` ("top") that its option table
+ * cannot say (arguments, options that go together), worded as the
+ * table's (opts.c), with the hint to --help; each returns -EXIT_USAGE.
  */
 int cli__bad_value(const char *cmd, const char *opt, const char *val, const char *want);
 int cli__bad_usage(const char *cmd, const char *msg);
-int cli__bad_option(const char *cmd, int c, char **argv, const struct option *longopts);
 /*
  * -N and -p together, then the privilege check: *netns (the model's
  * filter) from -N, *filter_netns (the kernel's) from -N, else from the

@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <bpf/libbpf.h>
-#include <getopt.h>
 #include <limits.h>
 #include <net/if.h>
 #include <signal.h>
