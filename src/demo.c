@@ -106,7 +106,7 @@ static const struct opt_spec demo_specs[] = {
 	{ DEMO_BATCH, "batch", 'b', OT_FLAG,
 	  .help = "batch output even on a terminal (as when piped)" },
 	{ DEMO_JSON, "json", 'j', OT_FLAG, .help = "JSON lines from top (implies --batch)" },
-	OPTS_VERBOSE("show the commands that build the namespaces\n(twice: libbpf's details too)"),
+	OPTS_VERBOSE("show the commands that build the namespaces"),
 	OPTS_VERSION,
 	OPTS_HELP,
 	{},
@@ -321,14 +321,13 @@ static void remove_stale(void)
 int do_demo(int argc, char **argv)
 {
 	const struct scenario *picked[ARRAY_SIZE(scenarios)];
-	int npicked = 0, verbose = 0, ret = EXIT_FAIL;
+	int npicked = 0, ret = EXIT_FAIL;
 	double duration = 0;
 	bool batch = false, json = false, made_gen = false, made_sink = false;
 	char gen_ns[64], sink_ns[64], dir[] = "/tmp/udpdrop-demo.XXXXXX";
 	char cmd[512], missing[128];
 	bool have_dir = false;
 	int net = getpid() % 250 + 1, failed = -1;
-
 	struct opts_parser p;
 	int id;
 
@@ -342,7 +341,6 @@ int do_demo(int argc, char **argv)
 	}
 	if (id < 0)
 		return id == OPTS_DONE ? EXIT_OK : EXIT_USAGE;
-	verbose = p.verbose;
 	if (p.optind + 1 < argc) {
 		char a[64], b[64], msg[192];
 
@@ -366,7 +364,7 @@ int do_demo(int argc, char **argv)
 		fprintf(stderr, "udpdrop demo: permission denied: the demo builds network namespaces and loads BPF; run as root (sudo udpdrop demo)\n");
 		return EXIT_PRIV;
 	}
-	cli__verbosity(verbose);
+	cli__verbosity(p.verbose);
 	bool interactive = !batch && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 
 	if (!duration && !interactive)
