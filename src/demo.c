@@ -92,8 +92,10 @@ static void on_signal(int sig)
 static void list_scenarios(FILE *f)
 {
 	fprintf(f, "\nScenarios:\n");
-	for (size_t i = 0; i < ARRAY_SIZE(scenarios); i++)
-		fprintf(f, "  %-8s %s\n", scenarios[i].name, scenarios[i].what);
+	for (size_t i = 0; i < ARRAY_SIZE(scenarios); i++) {
+		fprintf(f, "  %-8s ", scenarios[i].name);
+		opts__wrap(f, scenarios[i].what, 11);
+	}
 	fprintf(f, "  %-8s all of the above at once (the default)\n", "all");
 }
 

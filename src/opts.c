@@ -130,6 +130,35 @@ static void alias_text(const struct opt_spec *s, char *buf, size_t len)
 			 s->alias_note ? s->alias_note : "");
 }
 
+/* Terminal width --help fits in; a line's text never narrower than this. */
+#define HELP_COLS 80
+#define HELP_MIN_ROOM 24
+
+/* ('\n' in a table's help is a space: the words are re-wrapped, so no line
+ * outgrows a terminal whatever the option column's width) */
+void opts__wrap(FILE *f, const char *text, size_t col)
+{
+	size_t room = HELP_COLS > col + HELP_MIN_ROOM ? HELP_COLS - col : HELP_MIN_ROOM;
+	size_t used = 0;
+	const char *w = text;
+
+	for (;;) {
+		w += strspn(w, " \n");
+		if (!*w)
+			break;
+		size_t len = strcspn(w, " \n");
+
+		if (used && used + 1 + len > room) {
+			fprintf(f, "\n%*s", (int)col, "");
+			used = 0;
+		}
+		fprintf(f, "%s%.*s", used ? " " : "", (int)len, w);
+		used += (used ? 1 : 0) + len;
+		w += len;
+	}
+	fputc('\n', f);
+}
+
 static bool shown(const struct opt_spec *s)
 {
 	return !(s->flags & OPTS_F_HIDDEN);
@@ -161,16 +190,11 @@ void opts__help(const struct opts_cmd *cmd, FILE *f)
 		opts__expand(s, s->help, text, sizeof(text));
 		alias_text(s, also, sizeof(also));
 		fprintf(f, "  %-*s", (int)(width - 2), col);
-		for (char *line = text, *nl; line; line = nl) {
-			nl = strchr(line, '\n');
-			if (nl)
-				*nl++ = 0;
-			if (line != text)
-				fprintf(f, "%*s", (int)width, "");
-			fprintf(f, "%s\n", line);
+		opts__wrap(f, text, width);
+		if (also[0]) {
+			fprintf(f, "%*s", (int)width, "");
+			opts__wrap(f, also, width);
 		}
-		if (also[0])
-			fprintf(f, "%*s%s\n", (int)width, "", also);
 	}
 	if (cmd->epilog) {
 		fputc('\n', f);

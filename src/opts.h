@@ -69,7 +69,8 @@ struct opt_spec {
 	 * WANT"). %r expands to the range ("0.1 to 3600"), %d to the default.
 	 */
 	const char *want;
-	/* The help text, %r and %d as in want; '\n' starts a continuation line. */
+	/* The help text, %r and %d as in want; --help wraps it to 80 columns
+	 * ('\n' is a space there); the man page's OPTIONS have it as one paragraph. */
 	const char *help;
 	/* other spellings that mean the same, documented as such */
 	int alias_letter;           /* an older short form (report -b for --by) */
@@ -140,6 +141,11 @@ int opts__say_usage(const char *prog, const char *cmd, const char *msg);
 
 /* --help: usage, about, the options, the epilog. */
 void opts__help(const struct opts_cmd *cmd, FILE *f);
+/*
+ * text from column col on, wrapped at spaces and newlines to 80 columns
+ * (24 at least), then a newline; the first line continues the current one.
+ */
+void opts__wrap(FILE *f, const char *text, size_t col);
 /* The man page's OPTIONS section body (roff), from the same table. */
 void opts__man_options(const struct opts_cmd *cmd, FILE *f);
 /* spec's text (help or want) with %r and %d expanded, into buf. */

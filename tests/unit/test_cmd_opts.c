@@ -250,13 +250,21 @@ static void test_every_value(void **state)
 	}
 }
 
-/* The defaults the help names parse, and each table's help names every option. */
+/* Each command's help names every option, and fits an 80-column terminal. */
 static void test_help_lists_every_option(void **state)
 {
 	for (size_t i = 0; i < NCMDS; i++) {
 		char *h[] = { (char *)cmds[i].name, "--help", NULL };
 
 		assert_int_equal(run_cmd(cmds[i].run, h), 0);
+		for (char *line = g_out, *nl; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			if (!nl)
+				break;
+			if (nl - line > 80)
+				fail_msg("%s --help: a line of %d columns: %.*s", cmds[i].name,
+					 (int)(nl - line), (int)(nl - line), line);
+		}
 		for (const struct opt_spec *s = cmds[i].table->specs; s->id; s++) {
 			char col[96];
 

@@ -319,8 +319,7 @@ static const char help_want[] =
 "                         (also --flagge)\n"
 "  -s, --secs SECS        seconds (0.1 to 3600)\n"
 "      --real MS          ms\n"
-"  -n, --count N          a count\n"
-"                         on two lines\n"
+"  -n, --count N          a count on two lines\n"
 "      --port PORT        a port\n"
 "  -p, --pid PID          a pid\n"
 "  -N, --netns NS         a netns\n"
@@ -353,7 +352,8 @@ static void test_help_text(void **state)
 static void test_help_column_grows(void **state)
 {
 	static const struct opt_spec wide[] = {
-		{ 1, "a-very-long-option-name", 'w', OT_COUNT, "COUNT", .help = "wide\nnext" },
+		{ 1, "a-very-long-option-name", 'w', OT_COUNT, "COUNT",
+		  .help = "wide, the words wrapped at 80 columns however wide the option column\nis" },
 		{ 2, "x", 0, OT_FLAG, .help = "narrow" },
 		{},
 	};
@@ -369,9 +369,36 @@ static void test_help_column_grows(void **state)
 		"Usage: p c \n"
 		"\n"
 		"Options:\n"
-		"  -w, --a-very-long-option-name COUNT  wide\n"
-		"                                       next\n"
+		"  -w, --a-very-long-option-name COUNT  wide, the words wrapped at 80 columns\n"
+		"                                       however wide the option column is\n"
 		"      --x                              narrow\n");
+	free(buf);
+}
+
+/* lines fill up to 80 columns, no further; a word longer than the room
+ * gets a line of its own */
+static void test_help_wraps(void **state)
+{
+	static const struct opt_spec s[] = {
+		{ 1, "x", 'x', OT_FLAG, .help = "one two three four five six seven eight nine ten "
+		  "eleven twelve thirteen fourteen fifteen sixteen\n\nseventeen "
+		  "a-word-that-is-far-too-long-for-any-line-of-its-own-the-room-is-fifty-five-columns end" },
+		{},
+	};
+	static const struct opts_cmd c = { .prog = "p", .name = "c", .usage = "", .specs = s };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	opts__help(&c, f);
+	fclose(f);
+	assert_string_equal(buf,
+		"Usage: p c \n"
+		"\n"
+		"  -x, --x                one two three four five six seven eight nine ten eleven\n"
+		"                         twelve thirteen fourteen fifteen sixteen seventeen\n"
+		"                         a-word-that-is-far-too-long-for-any-line-of-its-own-the-room-is-fifty-five-columns\n"
+		"                         end\n");
 	free(buf);
 }
 
@@ -463,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_reparse),
 		cmocka_unit_test(test_help_text),
 		cmocka_unit_test(test_help_column_grows),
+		cmocka_unit_test(test_help_wraps),
 		cmocka_unit_test(test_man_options),
 		cmocka_unit_test(test_hidden_still_parses),
 		cmocka_unit_test(test_expand),
