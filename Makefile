@@ -10,6 +10,8 @@
 #   make bench      per-drop BPF cost and storm rate, side by side
 #   make soak       top and record for SOAK_SECS (600) under socket and netns churn
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make man        write each man/udpdrop-CMD.8's OPTIONS from its option table
+#   make check-man  fail when a committed page's OPTIONS differ from the table
 #   V=1             show full commands
 
 VERSION     := 0.1.0
@@ -54,7 +56,7 @@ TRACECAT_BIN := $(OUTPUT)/tests/tracecat
 SHOWIDS_BIN := $(OUTPUT)/tests/showids
 FLOOR_BIN   := $(OUTPUT)/bench-floor
 
-.PHONY: all static clean check check-kernels unit integration asan deps demo bench soak install uninstall vmlinux
+.PHONY: all static clean check check-kernels unit integration asan deps demo bench soak install uninstall vmlinux man check-man
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -180,7 +182,17 @@ $(OUTPUT)/udpdrop-asan: $(MAIN_OBJ) $(CORE_OBJS)
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(STATIC_BIN) $(UNIT_BINS) $(HELPER_BIN) $(TRACECAT_BIN) $(SHOWIDS_BIN)
+	$(Q)tools/man-options.sh --check
 	$(Q)tools/check.sh
+
+# The man pages' OPTIONS sections come from the option tables (src/opts.h),
+# through the hidden `udpdrop --man-options CMD`: `udpdrop CMD --help` and
+# `man udpdrop-CMD` cannot disagree.
+man: udpdrop
+	$(Q)tools/man-options.sh ./udpdrop
+
+check-man: udpdrop
+	$(Q)tools/man-options.sh --check ./udpdrop
 
 # The kernel matrix: each kernel boots under QEMU (TCG) and runs the core
 # integration tests; one table kernel x check (docs/kernels.md).
@@ -209,13 +221,15 @@ soak: udpdrop
 vmlinux:
 	$(Q)tools/gen-vmlinux.sh
 
+MAN_PAGES   := $(wildcard man/*.8)
+
 install: udpdrop
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0755 udpdrop $(DESTDIR)$(PREFIX)/sbin/udpdrop
-	install -m 0644 man/udpdrop.8 $(DESTDIR)$(PREFIX)/share/man/man8/udpdrop.8
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man8/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/sbin/udpdrop $(DESTDIR)$(PREFIX)/share/man/man8/udpdrop.8
+	rm -f $(DESTDIR)$(PREFIX)/sbin/udpdrop $(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(notdir $(MAN_PAGES)))
 
 clean:
 	$(call msg,CLEAN,)

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +10,9 @@
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "tracer.h"
+#include "log.h"
 #include "netns.h"
+#include "opts.h"
 #include "util.h"
 
 /* A word from the command line, quoted in a message: one printable line. */
@@ -22,46 +23,33 @@ static const char *printable(const char *spec, char *buf, size_t len)
 	return buf;
 }
 
+/* The lines are opts.c's, so that a table's errors and a command's read alike. */
 int cli__bad_value(const char *cmd, const char *opt, const char *val, const char *want)
 {
-	char shown[256];
-
-	fprintf(stderr, "udpdrop %s: invalid %s '%s': %s\n"
-		"Try 'udpdrop %s --help'.\n", cmd, opt,
-		printable(val, shown, sizeof(shown)), want, cmd);
+	opts__say_bad_value("udpdrop", cmd, opt, val, want);
 	return -EXIT_USAGE;
 }
 
 int cli__bad_usage(const char *cmd, const char *msg)
 {
-	fprintf(stderr, "udpdrop %s: %s\nTry 'udpdrop %s --help'.\n", cmd, msg, cmd);
+	opts__say_usage("udpdrop", cmd, msg);
 	return -EXIT_USAGE;
 }
 
-int cli__bad_option(const char *cmd, int c, char **argv,
-		    const struct option *longopts)
+int cli__opts_end(int id)
 {
-	/*
-	 * A long option has been stepped over (argv[optind - 1]); a short one
-	 * may sit inside a bundle ("-zb"): name it by optopt, as
-	 * argv[optind - 1] is still the word before.
-	 */
-	const char *word = argv[optind - 1];
-	char shortopt[3] = { '-', (char)optopt, 0 };
-	const char *name = optopt ? shortopt : word;
+	return id == OPTS_DONE ? 1 : -EXIT_USAGE;
+}
 
-	/* a long option's value is its optopt too: is it this word? */
-	for (const struct option *lo = longopts; optopt && lo->name; lo++)
-		if (lo->val == optopt && !strncmp(word, "--", 2) &&
-		    !strncmp(word + 2, lo->name, strlen(lo->name)))
-			name = word;
-	char shown[256];
-
-	fprintf(stderr, c == ':' ? "udpdrop %s: option '%s' needs a value\n"
-				 : "udpdrop %s: unknown option '%s'\n", cmd,
-		printable(name, shown, sizeof(shown)));
-	fprintf(stderr, "Try 'udpdrop %s --help'.\n", cmd);
+int cli__invalid(struct opts_parser *p, const char *want)
+{
+	opts__invalid(p, want);
 	return -EXIT_USAGE;
+}
+
+void cli__verbosity(int n)
+{
+	log__set_level(n >= 2 ? LOG_DEBUG : n ? LOG_INFO : LOG_WARN);
 }
 
 int cli__bad_arg(const char *cmd, const char *arg)

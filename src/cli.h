@@ -14,16 +14,26 @@ enum exit_code {
 #include <stdbool.h>
 #include <stdint.h>
 
-struct option;
+struct opts_parser;
 
 /*
- * One-line option errors for subcommand `cmd` ("top"), with the hint to
- * --help; each returns -EXIT_USAGE. bad_option is getopt_long's '?' or
- * ':' (c), naming the option as it was typed.
+ * After an option table's parse loop (opts.h): opts__next's OPTS_DONE is
+ * 1 (--help or --version printed: exit 0), OPTS_USAGE_ERROR -EXIT_USAGE.
+ */
+int cli__opts_end(int id);
+/* The current option's value refused for the command's own reason (want,
+ * or the table's): the one line, then -EXIT_USAGE. */
+int cli__invalid(struct opts_parser *p, const char *want);
+/* -v given n times: warnings (0), details (1), libbpf's debug too (2+). */
+void cli__verbosity(int n);
+
+/*
+ * One-line errors for subcommand `cmd` ("top") that its option table
+ * cannot say (arguments, options that go together), worded as the
+ * table's (opts.c), with the hint to --help; each returns -EXIT_USAGE.
  */
 int cli__bad_value(const char *cmd, const char *opt, const char *val, const char *want);
 int cli__bad_usage(const char *cmd, const char *msg);
-int cli__bad_option(const char *cmd, int c, char **argv, const struct option *longopts);
 /*
  * -N and -p together, then the privilege check: *netns (the model's
  * filter) from -N, *filter_netns (the kernel's) from -N, else from the
@@ -53,6 +63,11 @@ int cli__bad_arg(const char *cmd, const char *arg);
  * over 256 MiB it says what it costs. 0, or -EXIT_USAGE after the line.
  */
 int cli__map_entries(const char *cmd, const char *val, uint32_t *out);
+
+/* Each command's option table (opts.h): its --help and man page's OPTIONS. */
+struct opts_cmd;
+extern const struct opts_cmd top_opts_cmd, record_opts_cmd, report_opts_cmd,
+	doctor_opts_cmd, gen_opts_cmd, sink_opts_cmd, demo_opts_cmd;
 
 int do_top(int argc, char **argv);
 int do_sink(int argc, char **argv);

@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include <sys/wait.h>
 #include "caps.h"
 #include "cli.h"
+#include "opts.h"
 #include "log.h"
 #include "util.h"
 
@@ -89,29 +89,42 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static void usage(FILE *f)
+static void list_scenarios(FILE *f)
 {
-	fprintf(f,
-"Usage: udpdrop demo [SCENARIO] [OPTIONS]\n"
-"Real UDP drops in throwaway network namespaces, watched by udpdrop top,\n"
-"then the end-to-end ledger of the run. Removes everything on exit.\n"
-"\n"
-"Scenarios:\n");
-	for (size_t i = 0; i < ARRAY_SIZE(scenarios); i++)
-		fprintf(f, "  %-8s %s\n", scenarios[i].name, scenarios[i].what);
-	fprintf(f,
-"  %-8s all of the above at once (the default)\n"
-"\n"
-"Options:\n"
-"  -d, --duration SECS    stop after SECS (default: q in the live view;\n"
-"                         8 s with batch output)\n"
-"  -b, --batch            batch output even on a terminal (as when piped)\n"
-"  -j, --json             JSON lines from top (implies --batch)\n"
-"  -v, --verbose          show the commands that build the namespaces\n"
-"  -h, --help             this help\n"
-"\n"
-"Needs root. Exit: 0 ok, 1 failure, 2 bad option, 3 not root.\n", "all");
+	fprintf(f, "\nScenarios:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(scenarios); i++) {
+		fprintf(f, "  %-8s ", scenarios[i].name);
+		opts__wrap(f, scenarios[i].what, 11);
+	}
+	fprintf(f, "  %-8s all of the above at once (the default)\n", "all");
 }
+
+enum { DEMO_DURATION = 1, DEMO_BATCH, DEMO_JSON };
+
+static const struct opt_spec demo_specs[] = {
+	{ DEMO_DURATION, "duration", 'd', OT_SECONDS, "SECS", 0.5, 86400,
+	  .want = "give seconds, %r",
+	  .help = "stop after SECS (default: q in the live view;\n8 s with batch output)" },
+	{ DEMO_BATCH, "batch", 'b', OT_FLAG,
+	  .help = "batch output even on a terminal (as when piped)" },
+	{ DEMO_JSON, "json", 'j', OT_FLAG, .help = "JSON lines from top (implies --batch)" },
+	OPTS_VERBOSE("show the commands that build the namespaces"),
+	OPTS_VERSION,
+	OPTS_HELP,
+	{},
+};
+
+const struct opts_cmd demo_opts_cmd = {
+	.prog = "udpdrop", .name = "demo", .version = UDPDROP_VERSION,
+	.usage = "[SCENARIO] [OPTIONS]",
+	.about =
+"Real UDP drops in throwaway network namespaces, watched by udpdrop top,\n"
+"then the end-to-end ledger of the run. Removes everything on exit.\n",
+	.about_more = list_scenarios,
+	.options_title = "Options:",
+	.epilog = "Needs root. Exit: 0 ok, 1 failure, 2 bad option, 3 not root.\n",
+	.specs = demo_specs,
+};
 
 /* ---- running commands ---- */
 
@@ -309,46 +322,38 @@ static void remove_stale(void)
 
 int do_demo(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "duration", required_argument, NULL, 'd' },
-		{ "batch", no_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	const struct scenario *picked[ARRAY_SIZE(scenarios)];
-	int npicked = 0, c, verbose = 0, ret = EXIT_FAIL;
+	int npicked = 0, ret = EXIT_FAIL;
 	double duration = 0;
 	bool batch = false, json = false, made_gen = false, made_sink = false;
 	char gen_ns[64], sink_ns[64], dir[] = "/tmp/udpdrop-demo.XXXXXX";
 	char cmd[512], missing[128];
 	bool have_dir = false;
 	int net = getpid() % 250 + 1, failed = -1;
+	struct opts_parser p;
+	int id;
 
-	while ((c = getopt_long(argc, argv, "d:bjvh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (parse_seconds(optarg, 0.5, 86400, &duration)) {
-				return -cli__bad_value("demo", "--duration", optarg,
-						       "give seconds, 0.5 to 86400");
-			}
-			break;
-		case 'b': batch = true; break;
-		case 'j': json = batch = true; break;
-		case 'v': verbose++; break;
-		case 'h': usage(stdout); return EXIT_OK;
-		default:
-			fprintf(stderr, "Try 'udpdrop demo --help'.\n");
-			return EXIT_USAGE;
+	opts__begin(&p, &demo_opts_cmd, argc, argv);
+	while ((id = opts__next(&p)) > 0) {
+		switch (id) {
+		case DEMO_DURATION: duration = p.d; break;
+		case DEMO_BATCH: batch = true; break;
+		case DEMO_JSON: json = batch = true; break;
 		}
 	}
-	if (optind + 1 < argc) {
-		fprintf(stderr, "udpdrop demo: one scenario at most (got '%s' after '%s')\n"
-			"Try 'udpdrop demo --help'.\n", argv[optind + 1], argv[optind]);
-		return EXIT_USAGE;
+	if (id < 0)
+		return id == OPTS_DONE ? EXIT_OK : EXIT_USAGE;
+	if (p.optind + 1 < argc) {
+		char a[64], b[64], msg[192];
+
+		snprintf(a, sizeof(a), "%s", argv[p.optind]);
+		snprintf(b, sizeof(b), "%s", argv[p.optind + 1]);
+		str_printable(a);
+		str_printable(b);
+		snprintf(msg, sizeof(msg), "one scenario at most (got '%s' after '%s')", b, a);
+		return -cli__bad_usage("demo", msg);
 	}
-	const char *want = optind < argc ? argv[optind] : "all";
+	const char *want = p.optind < argc ? argv[p.optind] : "all";
 
 	for (size_t i = 0; i < ARRAY_SIZE(scenarios); i++)
 		if (!strcmp(want, "all") || !strcmp(want, scenarios[i].name))
@@ -361,7 +366,7 @@ int do_demo(int argc, char **argv)
 		fprintf(stderr, "udpdrop demo: permission denied: the demo builds network namespaces and loads BPF; run as root (sudo udpdrop demo)\n");
 		return EXIT_PRIV;
 	}
-	log__set_level(verbose ? LOG_INFO : LOG_WARN);
+	cli__verbosity(p.verbose);
 	bool interactive = !batch && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 
 	if (!duration && !interactive)

@@ -10,7 +10,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -23,6 +22,7 @@
 #include "caps.h"
 #include "checklist.h"
 #include "cli.h"
+#include "opts.h"
 #include "json.h"
 #include "log.h"
 #include "mib.h"
@@ -47,38 +47,46 @@ static void on_signal(int sig)
 	stop = sig;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"Usage: udpdrop doctor [-d SECS] [-N NETNS] [--json] [--counters-only]\n"
+enum { DOC_DURATION = 1, DOC_NETNS, DOC_JSON, DOC_COUNTERS_ONLY };
+
+static const struct opt_spec doctor_specs[] = {
+	{ DOC_DURATION, "duration", 'd', OT_SECONDS, "SECS", 0.5, 3600, .def = "5",
+	  .flags = OPTS_F_APPLY_DEFAULT, .want = "seconds from %r",
+	  .help = "sample for SECS (default %d, %r); Ctrl-C\nends it early" },
+	{ DOC_NETNS, "netns", 'N', OT_NETNS, "NS",
+	  .help = "only this network namespace: ip-netns NAME, nsfs PATH\nor INODE (needs root)" },
+	{ DOC_JSON, "json", 'j', OT_FLAG,
+	  .help = "one JSON document: mode, sysctls, interfaces, counter\n"
+		  "deltas, findings (as report's advice, with setting and\n"
+		  "value), checklist" },
+	{ DOC_COUNTERS_ONLY, "counters-only", 0, OT_FLAG,
+	  .help = "do not load BPF: the kernel's counters and the\nsockets' own drop counters only" },
+	OPTS_VERBOSE("loader and libbpf details (twice: more)"),
+	OPTS_VERSION,
+	OPTS_HELP,
+	{},
+};
+
+const struct opts_cmd doctor_opts_cmd = {
+	.prog = "udpdrop", .name = "doctor", .version = UDPDROP_VERSION,
+	.usage = "[-d SECS] [-N NETNS] [--json] [--counters-only]",
+	.about =
 "Look at this host for a few seconds and say what to change: the UDP/IP\n"
 "sysctls, each interface's MTU and txqueuelen, and the drops of a short\n"
 "sample, per socket and cause. Prints the findings, most drops first (what,\n"
 "the evidence with its numbers, the change with its value, how to verify\n"
 "it), then a checklist of settings risky even without drops, judged\n"
-"against the rates observed.\n"
-"\n"
-"  -d, --duration SECS    sample for SECS (default 5, 0.5 to 3600); Ctrl-C\n"
-"                         ends it early\n"
-"  -N, --netns NS         only this network namespace: ip-netns NAME, nsfs PATH\n"
-"                         or INODE (needs root)\n"
-"  -j, --json             one JSON document: mode, sysctls, interfaces, counter\n"
-"                         deltas, findings (as report's advice, with setting and\n"
-"                         value), checklist\n"
-"      --counters-only    do not load BPF: the kernel's counters and the\n"
-"                         sockets' own drop counters only\n"
-"  -v, --verbose          loader and libbpf details (twice: more)\n"
-"  -V, --version          print the version\n"
-"  -h, --help             this help\n"
-"\n"
+"against the rates observed.\n",
+	.epilog =
 "As root it traces the drops (BPF): each socket's drops by cause, its\n"
 "arrival rate and buffer. Without root, or when BPF cannot load, it says so\n"
 "in one line and samples counters only: the kernel's counters of its own\n"
 "netns and each socket's drop counter (ss -uam d), no causes per socket.\n"
 "\n"
 "Exit codes: 0 ok (with or without findings), 1 runtime error, 2 bad\n"
-"usage, 3 missing privileges (-N without root).\n");
-}
+"usage, 3 missing privileges (-N without root).\n",
+	.specs = doctor_specs,
+};
 
 struct doctor_opts {
 	double duration;
@@ -88,51 +96,26 @@ struct doctor_opts {
 	struct tracer_opts tracer;
 };
 
-enum { OPT_COUNTERS_ONLY = 256 };
-
 /* 0, 1 (--help, -V: done) or -EXIT_USAGE. */
 static int parse_args(int argc, char **argv, struct doctor_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "duration", required_argument, NULL, 'd' },
-		{ "netns", required_argument, NULL, 'N' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "counters-only", no_argument, NULL, OPT_COUNTERS_ONLY },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
-	int verbose = 0, c;
+	struct opts_parser p;
+	int id;
 
-	o->duration = 5;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:N:jvVh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (parse_seconds(optarg, 0.5, 3600, &o->duration))
-				return cli__bad_value("doctor", "--duration", optarg,
-						      "seconds from 0.5 to 3600");
-			break;
-		case 'N': o->netns_spec = optarg; break;
-		case 'j': o->json = true; break;
-		case OPT_COUNTERS_ONLY: o->counters_only = true; break;
-		case 'v': verbose++; break;
-		case 'V':
-			printf("udpdrop %s\n", UDPDROP_VERSION);
-			return 1;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case ':':
-		default:
-			return cli__bad_option("doctor", c, argv, longopts);
+	opts__begin(&p, &doctor_opts_cmd, argc, argv);
+	while ((id = opts__next(&p)) > 0) {
+		switch (id) {
+		case DOC_DURATION: o->duration = p.d; break;
+		case DOC_NETNS: o->netns_spec = p.arg; break;
+		case DOC_JSON: o->json = true; break;
+		case DOC_COUNTERS_ONLY: o->counters_only = true; break;
 		}
 	}
-	if (optind < argc)
-		return cli__bad_arg("doctor", argv[optind]);
-	log__set_level(verbose >= 2 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_WARN);
+	if (id < 0)
+		return cli__opts_end(id);
+	if (p.optind < argc)
+		return cli__bad_arg("doctor", argv[p.optind]);
+	cli__verbosity(p.verbose);
 	return 0;
 }
 

@@ -17,7 +17,6 @@
  */
 #include <endian.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <netdb.h>
@@ -42,6 +41,7 @@
 #include "caps.h"
 #include "causes.h"
 #include "cli.h"
+#include "opts.h"
 #include "ctl.h"
 #include "gen_report.h"
 #include "hist.h"
@@ -90,53 +90,88 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"Usage: udpdrop gen HOST:PORT [OPTIONS]\n"
+enum {
+	GEN_RATE = 1, GEN_PPS, GEN_SIZE, GEN_BURST, GEN_DURATION, GEN_COUNT, GEN_FLOWS,
+	GEN_SNDBUF, GEN_GSO, GEN_CATCH_UP, GEN_REORDER, GEN_INTERVAL, GEN_JSON, GEN_IPV4,
+	GEN_IPV6, GEN_NO_CONTROL, GEN_NO_TRACER,
+};
+
+/* iperf3's letters where they mean what iperf3's do: -b -l -t -n -P -i -4 -6 */
+static const struct opt_spec gen_specs[] = {
+	{ GEN_RATE, "rate", 'b', OT_STRING, "RATE", .def = "1M",
+	  .want = "bits per second above 0, at most 1T (100M, 1.5G), datagrams with pps (250kpps), or max",
+	  .help = "bits/s of UDP payload (default %d, as iperf3 -u),\n"
+		  "or datagrams/s with a pps suffix (250kpps); max: unpaced,\n"
+		  "as fast as the kernel takes them (sends then block)" },
+	{ GEN_PPS, "pps", 0, OT_STRING, "N",
+	  .want = "datagrams per second above 0, at most 1G (250k, 1.5M), or max",
+	  .help = "datagrams/s (k/M/G prefixes), or max" },
+	{ GEN_SIZE, "size", 'l', OT_SIZE, "BYTES", UG_HDR_LEN, GEN_MAX_V6,
+	  .want = "bytes from 48 (the header) to 65507 (IPv4) or 65527 (IPv6)",
+	  .help = "UDP payload per datagram, 48 to 65507 (IPv4) or 65527\n"
+		  "(IPv6); default: what fits the path MTU, at most 1500.\n"
+		  "Larger than the path MTU: sent, fragmented, with a warning" },
+	{ GEN_BURST, "burst", 0, OT_COUNT, "N", 1, GEN_MAX_BURST, .def = "1",
+	  .want = "datagrams per slot, %r",
+	  .help = "datagrams per slot, in one sendmmsg (default %d; %r);\n"
+		  "the slot period grows to keep the rate" },
+	{ GEN_DURATION, "duration", 't', OT_SECONDS, "SECS", 0.001, 31536000, .def = "10",
+	  .want = "seconds, from 0.001 to a year", .alias_letter = 'd',
+	  .alias_note = "as in udpdrop's other commands",
+	  .help = "how long to send (default %d)" },
+	{ GEN_COUNT, "count", 'n', OT_COUNT, "N", 1, 1ull << 48,
+	  .want = "a number of datagrams, at least 1",
+	  .help = "how many datagrams, over all flows (instead of --duration)" },
+	{ GEN_FLOWS, "flows", 'P', OT_COUNT, "N", 1, GEN_MAX_FLOWS, .want = "%r flows",
+	  .help = "N sockets, each its own source port and sequence\n"
+		  "(%r); slots go round-robin over them, a slot's\n"
+		  "--burst to one flow (one sendmmsg is one socket)" },
+	{ GEN_SNDBUF, "sndbuf", 0, OT_SIZE, "BYTES", 1024, INT32_MAX / 2,
+	  .want = "bytes, 1K to 1G (64K, 4M)", .help = "SO_SNDBUF of each socket" },
+	{ GEN_GSO, "gso", 0, OT_FLAG,
+	  .help = "UDP_SEGMENT: one send carries up to 64 datagrams (each with\n"
+		  "its own header); --burst then defaults to a full send" },
+	{ GEN_CATCH_UP, "catch-up", 0, OT_FLAG,
+	  .help = "after a stall, send the slots it missed back to back\n"
+		  "(default: skip them, count them missed, re-anchor)" },
+	{ GEN_REORDER, "reorder", 0, OT_COUNT, "N", 2, 1000000,
+	  .want = "every Nth datagram goes late, N from %r",
+	  .help = "a test aid: in each --burst batch, the datagrams whose\n"
+		  "sequence number is a multiple of N go one place late\n"
+		  "(the receiver must call them reordered, not lost)" },
+	{ GEN_INTERVAL, "interval", 'i', OT_SECONDS, "SECS", 0.1, 3600, .def = "1",
+	  .flags = OPTS_F_APPLY_DEFAULT, .want = "seconds from %r",
+	  .help = "report every SECS (default %d, %r)" },
+	{ GEN_JSON, "json", 'j', OT_FLAG,
+	  .help = "one JSON object per interval, then the summary (see\nEstimates below)" },
+	{ GEN_IPV4, NULL, '4', OT_FLAG, .help = "IPv4 only" },
+	{ GEN_IPV6, NULL, '6', OT_FLAG, .help = "IPv6 only" },
+	{ GEN_NO_CONTROL, "no-control", 0, OT_FLAG,
+	  .help = "no TCP control channel: the datagrams' total and last\n"
+		  "flags close the run at the sink. A closing datagram sent\n"
+		  "after the schedule (--duration, or a run stopped early)\n"
+		  "is the only one with its flow's total, so it goes 3\n"
+		  "times: the same datagram, the 2 copies from a socket of\n"
+		  "their own (the sink counts them as duplicates; the\n"
+		  "sender's counts leave them out). With --count every\n"
+		  "datagram carries the total: nothing is repeated" },
+	{ GEN_NO_TRACER, "no-tracer", 0, OT_FLAG,
+	  .help = "do not trace this host's drops of our datagrams" },
+	OPTS_VERBOSE("more details (twice: libbpf's too)"),
+	OPTS_VERSION,
+	OPTS_HELP,
+	{},
+};
+
+const struct opts_cmd gen_opts_cmd = {
+	.prog = "udpdrop", .name = "gen", .version = UDPDROP_VERSION, .usage = "HOST:PORT [OPTIONS]",
+	.about =
 "Send paced UDP datagrams to HOST:PORT and account for every one of them:\n"
 "what the kernel refused, what it dropped silently on this host (the\n"
 "tracer, as root), and, with `udpdrop sink` at the other end, the ledger.\n"
 "\n"
-"  HOST:PORT              a name, an IPv4 address or [IPv6]:PORT\n"
-"  -b, --rate RATE        bits/s of UDP payload (default 1M, as iperf3 -u),\n"
-"                         or datagrams/s with a pps suffix (250kpps); max: unpaced,\n"
-"                         as fast as the kernel takes them (sends then block)\n"
-"      --pps N            datagrams/s (k/M/G prefixes), or max\n"
-"  -l, --size BYTES       UDP payload per datagram, 48 to 65507 (IPv4) or 65527\n"
-"                         (IPv6); default: what fits the path MTU, at most 1500.\n"
-"                         Larger than the path MTU: sent, fragmented, with a warning\n"
-"      --burst N          datagrams per slot, in one sendmmsg (default 1; 1 to 1024);\n"
-"                         the slot period grows to keep the rate\n"
-"  -t, --duration SECS    how long to send (default 10)\n"
-"  -n, --count N          how many datagrams, over all flows (instead of --duration)\n"
-"  -P, --flows N          N sockets, each its own source port and sequence (1 to\n"
-"                         1024); slots go round-robin over them, a slot's --burst\n"
-"                         to one flow (one sendmmsg is one socket)\n"
-"      --sndbuf BYTES     SO_SNDBUF of each socket\n"
-"      --gso              UDP_SEGMENT: one send carries up to 64 datagrams (each with\n"
-"                         its own header); --burst then defaults to a full send\n"
-"      --catch-up         after a stall, send the slots it missed back to back\n"
-"                         (default: skip them, count them missed, re-anchor)\n"
-"      --reorder N        a test aid: in each --burst batch, the datagrams whose\n"
-"                         sequence number is a multiple of N go one place late\n"
-"                         (the receiver must call them reordered, not lost)\n"
-"  -i, --interval SECS    report every SECS (default 1, 0.1 to 3600)\n"
-"  -j, --json             one JSON object per interval, then the summary (see\n"
-"                         Estimates below)\n"
-"  -4, -6                 IPv4 or IPv6 only\n"
-"      --no-control       no TCP control channel: the datagrams' total and last\n"
-"                         flags close the run at the sink. A closing datagram sent\n"
-"                         after the schedule (--duration, or a run stopped early)\n"
-"                         is the only one with its flow's total, so it goes 3\n"
-"                         times: the same datagram, the 2 copies from a socket of\n"
-"                         their own (the sink counts them as duplicates; the\n"
-"                         sender's counts leave them out). With --count every\n"
-"                         datagram carries the total: nothing is repeated\n"
-"      --no-tracer        do not trace this host's drops of our datagrams\n"
-"  -v, --verbose          more details (twice: libbpf's too)\n"
-"  -h, --help             this help\n"
-"\n"
+"HOST:PORT: a name, an IPv4 address or [IPv6]:PORT.\n",
+	.epilog =
 "Units: rates take k, M, G, T (powers of 1000; m is mega too) and may end in\n"
 "bit, bits, bps, b/s or bit/s: 100M, 1.5G, 64kbit, 1e9. Datagram rates end in\n"
 "pps: 5000pps, 250kpps, 1Mpps. A rate must be above 0 and at most 1 Tbit/s\n"
@@ -155,7 +190,7 @@ static void usage(FILE *f)
 "errors that came back.\n"
 "\n"
 "Estimates: the lateness p50 and p99 (text: ~97 ns; JSON: lateness_ns.p50,\n"
-".p99) come from a histogram: at most 3.2 %% above the true percentile. max,\n"
+".p99) come from a histogram: at most 3.2 % above the true percentile. max,\n"
 "mean and the counts are exact. A --burst batch the kernel stops partway\n"
 "does not say why: gen then reads the socket's send queue, and a full one\n"
 "is EAGAIN (no packet was built); otherwise the refusal's cause is\n"
@@ -165,8 +200,9 @@ static void usage(FILE *f)
 "Exit codes: 0 ok (also when stopped by Ctrl-C or SIGTERM: the run is closed\n"
 "and summed up), 1 runtime error (also: no sink answered, or the control\n"
 "channel failed before the sink had the counts: the sender's summary is\n"
-"still printed), 2 bad usage, 4 the kernel lacks a feature asked for (--gso).\n");
-}
+"still printed), 2 bad usage, 4 the kernel lacks a feature asked for (--gso).\n",
+	.specs = gen_specs,
+};
 
 static int bad_value(const char *opt, const char *val, const char *want)
 {
@@ -235,118 +271,64 @@ static int parse_rate_opt(const char *opt, const char *val, bool pps_only,
 			 "bits per second above 0, at most 1T (100M, 1.5G), datagrams with pps (250kpps), or max");
 }
 
-enum {
-	OPT_PPS = 256, OPT_BURST, OPT_SNDBUF, OPT_GSO, OPT_CATCH_UP,
-	OPT_NO_CONTROL, OPT_NO_TRACER, OPT_REORDER,
-};
-
-/* 0, 1 (--help: done), or -exit code. */
+/* 0, 1 (--help, -V: done), or -exit code. */
 static int parse_args(int argc, char **argv, struct gen_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "rate", required_argument, NULL, 'b' },
-		{ "pps", required_argument, NULL, OPT_PPS },
-		{ "size", required_argument, NULL, 'l' },
-		{ "burst", required_argument, NULL, OPT_BURST },
-		{ "duration", required_argument, NULL, 't' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "flows", required_argument, NULL, 'P' },
-		{ "sndbuf", required_argument, NULL, OPT_SNDBUF },
-		{ "gso", no_argument, NULL, OPT_GSO },
-		{ "catch-up", no_argument, NULL, OPT_CATCH_UP },
-		{ "reorder", required_argument, NULL, OPT_REORDER },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-control", no_argument, NULL, OPT_NO_CONTROL },
-		{ "no-tracer", no_argument, NULL, OPT_NO_TRACER },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	bool have_rate = false, have_pps = false, have_duration = false;
-	int verbose = 0, c, err;
+	struct opts_parser p;
+	int id, err;
 
 	o->flows = 1;
-	o->interval = 1.0;
 	o->rate.bps = 1e6;
-	optind = 0; /* 0, not 1: glibc then also forgets a half-read "-zb" */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:l:t:n:P:i:j46vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
+	opts__begin(&p, &gen_opts_cmd, argc, argv);
+	while ((id = opts__next(&p)) > 0) {
+		switch (id) {
+		case GEN_RATE:
 			have_rate = true;
-			if ((err = parse_rate_opt("--rate", optarg, false, o)))
+			if ((err = parse_rate_opt("--rate", p.arg, false, o)))
 				return err;
 			break;
-		case OPT_PPS:
+		case GEN_PPS:
 			have_pps = true;
-			if ((err = parse_rate_opt("--pps", optarg, true, o)))
+			if ((err = parse_rate_opt("--pps", p.arg, true, o)))
 				return err;
 			break;
-		case 'l':
-			if (parse_size(optarg, UG_HDR_LEN, GEN_MAX_V6, &o->size))
-				return bad_value("--size", optarg, "bytes from 48 (the header) to 65507 (IPv4) or 65527 (IPv6)");
-			break;
-		case OPT_BURST:
-			if (parse_u64(optarg, 1, GEN_MAX_BURST, &o->burst))
-				return bad_value("--burst", optarg, "datagrams per slot, 1 to 1024");
-			break;
-		case 't':
+		case GEN_SIZE: o->size = p.u; break;
+		case GEN_BURST: o->burst = p.u; break;
+		case GEN_DURATION:
 			have_duration = true;
-			if (parse_seconds(optarg, 0.001, 31536000, &o->duration))
-				return bad_value("--duration", optarg, "seconds, from 0.001 to a year");
+			o->duration = p.d;
 			break;
-		case 'n':
-			if (parse_u64(optarg, 1, 1ull << 48, &o->count))
-				return bad_value("--count", optarg, "a number of datagrams, at least 1");
-			break;
-		case 'P':
-			if (parse_u64(optarg, 1, GEN_MAX_FLOWS, &o->flows))
-				return bad_value("--flows", optarg, "1 to 1024 flows");
-			break;
-		case OPT_SNDBUF:
-			if (parse_size(optarg, 1024, INT32_MAX / 2, &o->sndbuf))
-				return bad_value("--sndbuf", optarg, "bytes, 1K to 1G (64K, 4M)");
-			break;
-		case OPT_GSO: o->gso = true; break;
-		case OPT_CATCH_UP: o->catch_up = true; break;
-		case OPT_REORDER:
-			if (parse_u64(optarg, 2, 1000000, &o->reorder))
-				return bad_value("--reorder", optarg, "every Nth datagram goes late, N from 2 to 1000000");
-			break;
-		case 'i':
-			if (parse_seconds(optarg, 0.1, 3600, &o->interval))
-				return bad_value("--interval", optarg, "seconds from 0.1 to 3600");
-			break;
-		case 'j': o->json = true; break;
-		case '4': o->family = AF_INET; break;
-		case '6': o->family = AF_INET6; break;
-		case OPT_NO_CONTROL: o->no_control = true; break;
-		case OPT_NO_TRACER: o->no_tracer = true; break;
-		case 'v': verbose++; break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case ':':
-		default:
-			return cli__bad_option("gen", c, argv, longopts);
+		case GEN_COUNT: o->count = p.u; break;
+		case GEN_FLOWS: o->flows = p.u; break;
+		case GEN_SNDBUF: o->sndbuf = p.u; break;
+		case GEN_GSO: o->gso = true; break;
+		case GEN_CATCH_UP: o->catch_up = true; break;
+		case GEN_REORDER: o->reorder = p.u; break;
+		case GEN_INTERVAL: o->interval = p.d; break;
+		case GEN_JSON: o->json = true; break;
+		case GEN_IPV4: o->family = AF_INET; break;
+		case GEN_IPV6: o->family = AF_INET6; break;
+		case GEN_NO_CONTROL: o->no_control = true; break;
+		case GEN_NO_TRACER: o->no_tracer = true; break;
 		}
 	}
-	if (optind >= argc)
+	if (id < 0)
+		return cli__opts_end(id);
+	if (p.optind >= argc)
 		return bad_usage("where to? give HOST:PORT");
-	if (argc - optind > 1) {
-		return cli__bad_arg("gen", argv[optind + 1]);
-	}
+	if (argc - p.optind > 1)
+		return cli__bad_arg("gen", argv[p.optind + 1]);
 	if (have_rate && have_pps)
 		return bad_usage("--rate and --pps both set the rate: give one");
 	if (have_duration && o->count)
 		return bad_usage("--duration and --count both end the run: give one");
 	if (!o->count && !have_duration)
 		o->duration = 10;
-	o->target = argv[optind];
+	o->target = argv[p.optind];
 	if ((err = parse_target(o->target, o)))
 		return err;
-	log__set_level(verbose >= 2 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_WARN);
+	cli__verbosity(p.verbose);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "opts.h"
 
 #ifdef UDPDROP_STATIC
 #include <nss.h>
@@ -39,15 +40,32 @@ static const struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *help;
+	const struct opts_cmd *opts;
 } cmds[] = {
-	{ "top", do_top, "which socket drops UDP, and why: live, full-screen or batch/JSON" },
-	{ "sink", do_sink, "receive gen's datagrams; per run, the ledger of where each one went" },
-	{ "gen", do_gen, "paced UDP generator: sender drops counted, the ledger from udpdrop sink" },
-	{ "demo", do_demo, "real drops in throwaway namespaces: sink, gen and top, then the ledger" },
-	{ "record", do_record, "record drops to a trace file (exact counts and their context) for a later report" },
-	{ "doctor", do_doctor, "sample this host's drops and settings for a few seconds: what to change, with values" },
-	{ "report", do_report, "read a trace file from record: sockets, causes, reasons, reconciliation (no root)" },
+	{ "top", do_top, "which socket drops UDP, and why: live, full-screen or batch/JSON", &top_opts_cmd },
+	{ "sink", do_sink, "receive gen's datagrams; per run, the ledger of where each one went", &sink_opts_cmd },
+	{ "gen", do_gen, "paced UDP generator: sender drops counted, the ledger from udpdrop sink", &gen_opts_cmd },
+	{ "demo", do_demo, "real drops in throwaway namespaces: sink, gen and top, then the ledger", &demo_opts_cmd },
+	{ "record", do_record, "record drops to a trace file (exact counts and their context) for a later report", &record_opts_cmd },
+	{ "doctor", do_doctor, "sample this host's drops and settings for a few seconds: what to change, with values", &doctor_opts_cmd },
+	{ "report", do_report, "read a trace file from record: sockets, causes, reasons, reconciliation (no root)", &report_opts_cmd },
 };
+
+/*
+ * `udpdrop --man-options CMD`: the OPTIONS section of udpdrop-CMD(8), from
+ * the same table as its --help (tools/man-options.sh splices it in; not
+ * in --help: it is for the build).
+ */
+static int man_options(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(cmds[i].name, name)) {
+			opts__man_options(cmds[i].opts, stdout);
+			return EXIT_OK;
+		}
+	fprintf(stderr, "udpdrop: --man-options needs a command's name\n");
+	return EXIT_USAGE;
+}
 
 static void usage(FILE *f)
 {
@@ -117,6 +135,8 @@ static int run(int argc, char **argv)
 		printf("udpdrop %s\n", UDPDROP_VERSION);
 		return EXIT_OK;
 	}
+	if (!strcmp(argv[1], "--man-options"))
+		return man_options(argc > 2 ? argv[2] : NULL);
 	/* unambiguous prefixes, as bpftool accepts them */
 	len = strlen(argv[1]);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {

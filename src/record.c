@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <bpf/libbpf.h>
-#include <getopt.h>
 #include <limits.h>
 #include <net/if.h>
 #include <signal.h>
@@ -28,6 +27,7 @@
 #include <sys/utsname.h>
 #include "caps.h"
 #include "cli.h"
+#include "opts.h"
 #include "log.h"
 #include "model.h"
 #include "netcfg.h"
@@ -80,39 +80,57 @@ static bool stopping(void)
 	return stop_signal != 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"Usage: udpdrop record [OPTIONS] [-- COMMAND [ARGS...]]\n"
+enum {
+	REC_OUTPUT = 1, REC_FORCE, REC_DURATION, REC_INTERVAL, REC_NETNS, REC_PORT, REC_PID,
+	REC_HEADERS, REC_NO_EVENTS, REC_MAP_ENTRIES, REC_RING_SIZE,
+};
+
+static const struct opt_spec record_specs[] = {
+	{ REC_OUTPUT, "output", 'o', OT_PATH, "FILE", .def = DEFAULT_OUTPUT,
+	  .flags = OPTS_F_APPLY_DEFAULT, .want = "a file name",
+	  .help = "the trace file (default %d; created mode 0600)" },
+	{ REC_FORCE, "force", 'f', OT_FLAG, .help = "overwrite FILE if it exists" },
+	{ REC_DURATION, "duration", 'd', OT_SECONDS, "SECS", 0.1, 31 * 86400.0,
+	  .want = "seconds from %r (31 days)",
+	  .help = "stop after SECS (default: until Ctrl-C or SIGTERM, or\nwith a COMMAND, until it exits)" },
+	{ REC_INTERVAL, "interval", 'i', OT_SECONDS, "SECS", 0.1, 3600, .def = "1",
+	  .flags = OPTS_F_APPLY_DEFAULT, .want = "seconds from %r",
+	  .help = "write a snapshot every SECS (default %d, %r)" },
+	{ REC_NETNS, "netns", 'N', OT_NETNS, "NS",
+	  .help = "only this network namespace: ip-netns NAME, nsfs PATH or INODE" },
+	{ REC_PORT, "port", 0, OT_PORT, "PORT", .want = "a port from %r",
+	  .help = "only drops to or from this local port" },
+	{ REC_PID, "pid", 'p', OT_PID, "PID", .want = "a process id",
+	  .help = "only sockets process PID holds (or held); stops\nwhen it exits" },
+	{ REC_HEADERS, "headers", 0, OT_COUNT, "BYTES", 0, UD_CAP_MAX, .def = "0",
+	  .want = "a number of bytes from %r",
+	  .help = "keep each dropped packet's first BYTES from its IP\nheader (%r, default %d), for report --pcap" },
+	{ REC_NO_EVENTS, "no-events", 0, OT_FLAG,
+	  .help = "counts and snapshots only, no per-drop events" },
+	{ REC_MAP_ENTRIES, "map-entries", 0, OT_COUNT, "N", 64, 1u << 24, .def = "16384",
+	  .want = "a number from %r",
+	  .help = "size of the in-kernel drop table (default %d); drops\nthat find it full keep only their reason" },
+	{ REC_RING_SIZE, "ring-size", 0, OT_SIZE, "SIZE", 4096, 1u << 30, .range = "4K to 1G",
+	  .def = "16M", .flags = OPTS_F_POW2, .want = "a power of 2 from %r",
+	  .help = "the kernel's event ring buffer (default %d; a power\nof 2 from %r): events that find it full are\nshed and counted" },
+	OPTS_VERBOSE("loader and libbpf details (twice: more)"),
+	OPTS_VERSION,
+	OPTS_HELP,
+	{},
+};
+
+const struct opts_cmd record_opts_cmd = {
+	.prog = "udpdrop", .name = "record", .version = UDPDROP_VERSION,
+	.usage = "[OPTIONS] [-- COMMAND [ARGS...]]",
+	.about =
 "Record UDP drops into a trace file, for a later report (here or elsewhere):\n"
 "every drop as an event (time, CPU, socket, cause, kernel reason, location,\n"
 "flow, length, optionally the packet's first bytes), and each interval the\n"
 "exact per-socket, per-reason counts, the kernel's drop counters and the\n"
 "context to explain them (drop-reason table, symbols, interfaces, sockets,\n"
 "sysctls). Events the writer cannot keep up with are shed and counted per\n"
-"cause; the counts stay exact.\n"
-"\n"
-"  -o, --output FILE      the trace file (default " DEFAULT_OUTPUT "; created mode 0600)\n"
-"  -f, --force            overwrite FILE if it exists\n"
-"  -d, --duration SECS    stop after SECS (default: until Ctrl-C or SIGTERM, or\n"
-"                         with a COMMAND, until it exits)\n"
-"  -i, --interval SECS    write a snapshot every SECS (default 1, 0.1 to 3600)\n"
-"  -N, --netns NS         only this network namespace: ip-netns NAME, nsfs PATH or INODE\n"
-"      --port PORT        only drops to or from this local port\n"
-"  -p, --pid PID          only sockets process PID holds (or held); stops\n"
-"                         when it exits\n"
-"      --headers BYTES    keep each dropped packet's first BYTES from its IP\n"
-"                         header (0 to 256, default 0), for report --pcap\n"
-"      --no-events        counts and snapshots only, no per-drop events\n"
-"      --map-entries N    size of the in-kernel drop table (default 16384); drops\n"
-"                         that find it full keep only their reason\n"
-"      --ring-size SIZE   the kernel's event ring buffer (default 16M; a power\n"
-"                         of 2 from 4K to 1G): events that find it full are\n"
-"                         shed and counted\n"
-"  -v, --verbose          loader and libbpf details (twice: more)\n"
-"  -V, --version          print the version\n"
-"  -h, --help             this help\n"
-"\n"
+"cause; the counts stay exact.\n",
+	.epilog =
 "-- COMMAND [ARGS...] runs COMMAND (as the user who ran sudo, when run\n"
 "through sudo), records the drops of the sockets it and its children hold,\n"
 "stops when it exits (then up to 1 s more, for the queues of the sockets\n"
@@ -125,8 +143,9 @@ static void usage(FILE *f)
 "\n"
 "Exit codes: 0 ok (with a COMMAND: its exit code; 126 or 127 when it cannot\n"
 "be run), 1 runtime error, 2 bad usage, 3 missing privileges, 4 kernel\n"
-"feature missing or BPF load failure.\n");
-}
+"feature missing or BPF load failure.\n",
+	.specs = record_specs,
+};
 
 struct record_opts {
 	char **command;  /* after --: argv, NULL-terminated; NULL: none */
@@ -139,38 +158,12 @@ struct record_opts {
 	struct tracer_opts tracer;
 };
 
-enum { OPT_PORT = 256, OPT_HEADERS, OPT_NO_EVENTS, OPT_RING_SIZE, OPT_MAP_ENTRIES };
-
-static int bad_value(const char *opt, const char *val, const char *want)
-{
-	return cli__bad_value("record", opt, val, want);
-}
-
 /* 0, 1 (--help, -V: done) or -EXIT_USAGE. */
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "netns", required_argument, NULL, 'N' },
-		{ "port", required_argument, NULL, OPT_PORT },
-		{ "headers", required_argument, NULL, OPT_HEADERS },
-		{ "no-events", no_argument, NULL, OPT_NO_EVENTS },
-		{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
-		{ "map-entries", required_argument, NULL, OPT_MAP_ENTRIES },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
-	int verbose = 0, c;
-	uint64_t v;
+	struct opts_parser p;
+	int id;
 
-	o->output = DEFAULT_OUTPUT;
-	o->interval = 1.0;
 	o->tracer.events = true;
 	/* everything after the first "--" is the command, never an option */
 	for (int i = 1; i < argc; i++)
@@ -181,75 +174,41 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			argc = i;
 			break;
 		}
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:fd:i:N:p:vVh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!*optarg)
-				return bad_value("--output", optarg, "a file name");
-			o->output = optarg;
-			break;
-		case 'f': o->force = true; break;
-		case 'd':
-			if (parse_seconds(optarg, 0.1, 31 * 86400.0, &o->duration))
-				return bad_value("--duration", optarg, "seconds from 0.1 to 2678400 (31 days)");
-			break;
-		case 'i':
-			if (parse_seconds(optarg, 0.1, 3600, &o->interval))
-				return bad_value("--interval", optarg, "seconds from 0.1 to 3600");
-			break;
-		case 'N': o->netns_spec = optarg; break;
-		case OPT_PORT:
-			if (parse_u64(optarg, 1, 65535, &v))
-				return bad_value("--port", optarg, "a port from 1 to 65535");
-			o->model.port = o->tracer.filter_port = v;
-			break;
-		case OPT_HEADERS:
-			if (parse_u64(optarg, 0, UD_CAP_MAX, &v))
-				return bad_value("--headers", optarg, "a number of bytes from 0 to 256");
-			o->tracer.cap_len = v;
-			break;
-		case OPT_NO_EVENTS: o->tracer.events = false; break;
-		case OPT_MAP_ENTRIES:
-			if (cli__map_entries("record", optarg, &o->tracer.map_entries))
+	opts__begin(&p, &record_opts_cmd, argc, argv);
+	while ((id = opts__next(&p)) > 0) {
+		switch (id) {
+		case REC_OUTPUT: o->output = p.arg; break;
+		case REC_FORCE: o->force = true; break;
+		case REC_DURATION: o->duration = p.d; break;
+		case REC_INTERVAL: o->interval = p.d; break;
+		case REC_NETNS: o->netns_spec = p.arg; break;
+		case REC_PORT: o->model.port = o->tracer.filter_port = p.u; break;
+		case REC_PID: o->model.pid = p.u; break;
+		case REC_HEADERS: o->tracer.cap_len = p.u; break;
+		case REC_NO_EVENTS: o->tracer.events = false; break;
+		case REC_MAP_ENTRIES: /* in range; then what the machine can give */
+			if (cli__map_entries("record", p.arg, &o->tracer.map_entries))
 				return -EXIT_USAGE;
 			break;
-		case 'p':
-			if (parse_u64(optarg, 1, INT32_MAX, &v))
-				return bad_value("--pid", optarg, "a process id");
-			o->model.pid = v;
+		case REC_RING_SIZE:
+			/* the kernel wants a whole number of pages (64K pages: 64K at least) */
+			if (p.u % (uint64_t)getpagesize())
+				return cli__invalid(&p, NULL);
+			o->tracer.ring_bytes = p.u;
 			break;
-		case OPT_RING_SIZE:
-			/* the kernel wants a power of 2 pages */
-			if (parse_size(optarg, 4096, 1u << 30, &v) || (v & (v - 1)) ||
-			    v % (uint64_t)getpagesize())
-				return bad_value("--ring-size", optarg,
-						 "a power of 2 from 4K to 1G");
-			o->tracer.ring_bytes = v;
-			break;
-		case 'v': verbose++; break;
-		case 'V':
-			printf("udpdrop %s\n", UDPDROP_VERSION);
-			return 1;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case ':':
-		default:
-			return cli__bad_option("record", c, argv, longopts);
 		}
 	}
-	if (optind < argc) {
-		return cli__bad_arg("record", argv[optind]);
-	}
+	if (id < 0)
+		return cli__opts_end(id);
+	if (p.optind < argc)
+		return cli__bad_arg("record", argv[p.optind]);
 	if (o->tracer.cap_len && !o->tracer.events)
 		return cli__bad_usage("record", "--headers needs events: drop --no-events");
 	if (o->command && o->model.pid)
 		return cli__bad_usage("record", "-p and a COMMAND: give one of them");
 	if (o->command && o->duration > 0)
 		return cli__bad_usage("record", "-d and a COMMAND: the command's exit ends the recording");
-	log__set_level(verbose >= 2 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_WARN);
+	cli__verbosity(p.verbose);
 	return 0;
 }
 

@@ -5,10 +5,10 @@
  * prints comes from the file (report_model.c does the work).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "opts.h"
 #include "report_model.h"
 #include "report_pcap.h"
 #include "util.h"
@@ -16,97 +16,85 @@
 #define WHO "udpdrop report"
 #define DEFAULT_INPUT "udpdrop.data"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"Usage: udpdrop report [OPTIONS] [FILE]\n"
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+enum { REP_BY = 1, REP_JSON, REP_TOP, REP_PCAP, REP_FORCE };
+
+static const char *const by_values[] = { "socket", "cause", "reason", "location", "second", NULL };
+
+static const struct opt_spec report_specs[] = {
+	/* -g: -b is top's and demo's --batch (and gen's rate, as iperf3's) */
+	{ REP_BY, "by", 'g', OT_ENUM, "KEY", .values = by_values, .def = "socket",
+	  .want = "one of " REPORT_BY_VALUES, .alias_letter = 'b',
+	  .alias_note = "the older spelling, still accepted",
+	  .help = "group by " REPORT_BY_VALUES "\n"
+		  "(default socket: the full report, with a timeline\n"
+		  "of drops/s between snapshots); the others print the\n"
+		  "header and that one table (JSON: adds \"by\")" },
+	{ REP_JSON, "json", 'j', OT_FLAG, .help = "one JSON document instead of text" },
+	/* -r: -n is top's and gen's --count */
+	{ REP_TOP, "top", 'r', OT_COUNT, "N", 1, 1000000, .def = STR(REPORT_DEFAULT_TOP),
+	  .want = "a number of rows from %r", .alias_letter = 'n',
+	  .alias_note = "the older spelling, still accepted",
+	  .help = "socket rows shown (default %d)" },
+	{ REP_PCAP, "pcap", 0, OT_PATH, "OUT", .want = "a file name",
+	  .help = "write the dropped packets' captured headers (EVENTs\n"
+		  "recorded with --headers) to OUT as pcapng, each with\n"
+		  "its cause, reason, socket and location as a packet\n"
+		  "comment, for tshark, tcpdump or Wireshark; prints no\n"
+		  "report (--json, --by, --top do not apply)" },
+	{ REP_FORCE, "force", 'f', OT_FLAG, .help = "overwrite an existing --pcap OUT" },
+	OPTS_VERBOSE("accepted, as by every command (a report has no more to say)"),
+	OPTS_VERSION,
+	OPTS_HELP,
+	{},
+};
+
+const struct opts_cmd report_opts_cmd = {
+	.prog = "udpdrop", .name = "report", .version = UDPDROP_VERSION, .usage = "[OPTIONS] [FILE]",
+	.about =
 "What a trace written by `udpdrop record` says: the sockets that dropped and\n"
 "why, drops that belong to no socket, totals by cause, the kernel's reasons\n"
 "and drop locations, and the reconciliation with the kernel's counters.\n"
-"Needs neither root nor BPF; reads FILE (default " DEFAULT_INPUT ").\n"
-"\n"
-"  -b, --by KEY           group by " REPORT_BY_VALUES "\n"
-"                         (default socket: the full report, with a timeline\n"
-"                         of drops/s between snapshots); the others print the\n"
-"                         header and that one table (JSON: adds \"by\")\n"
-"  -j, --json             one JSON document instead of text\n"
-"  -n, --top N            socket rows shown (default %d)\n"
-"      --pcap OUT         write the dropped packets' captured headers (EVENTs\n"
-"                         recorded with --headers) to OUT as pcapng, each with\n"
-"                         its cause, reason, socket and location as a packet\n"
-"                         comment, for tshark, tcpdump or Wireshark; prints no\n"
-"                         report (--json, --by, --top do not apply)\n"
-"  -f, --force            overwrite an existing --pcap OUT\n"
-"  -V, --version          print the version\n"
-"  -h, --help             this help\n"
-"\n"
+"Needs neither root nor BPF; reads FILE (default " DEFAULT_INPUT ").\n",
+	.epilog =
 "Exit codes: 0 ok (also for a file cut short: reported, and said so),\n"
 "1 missing file, not a trace (empty, not a regular file), nothing in it\n"
 "(cut before its first block), newer format, corrupt or hostile file (what\n"
 "comes before the damage is reported; --pcap writes nothing), no packet\n"
 "headers in the trace for --pcap, or OUT not written; 2 bad usage (also\n"
-"an existing OUT without -f).\n", REPORT_DEFAULT_TOP);
-}
+"an existing OUT without -f).\n",
+	.specs = report_specs,
+};
 
 /* 0, 1 (--help, -V: done) or -EXIT_USAGE. */
 static int parse_args(int argc, char **argv, struct report_opts *o,
 		      const char **path, const char **pcap, bool *force)
 {
-	enum { OPT_PCAP = 256 };
-	static const struct option longopts[] = {
-		{ "by", required_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "pcap", required_argument, NULL, OPT_PCAP },
-		{ "force", no_argument, NULL, 'f' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
-	int c, by;
+	struct opts_parser p;
+	int id;
 
 	*path = DEFAULT_INPUT;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:jn:fVh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			by = report__by_parse(optarg);
-			if (by < 0)
-				return cli__bad_value("report", "--by", optarg,
-						      "one of " REPORT_BY_VALUES);
-			o->by = by;
-			break;
-		case 'j': o->json = true; break;
-		case 'n':
-			if (parse_u64(optarg, 1, 1000000, &o->top))
-				return cli__bad_value("report", "--top", optarg,
-						      "a number of rows from 1 to 1000000");
-			break;
-		case OPT_PCAP:
-			if (!*optarg)
-				return cli__bad_value("report", "--pcap", optarg, "a file name");
-			*pcap = optarg;
-			break;
-		case 'f': *force = true; break;
-		case 'V':
-			printf("udpdrop %s\n", UDPDROP_VERSION);
-			return 1;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case ':':
-		default:
-			return cli__bad_option("report", c, argv, longopts);
+	opts__begin(&p, &report_opts_cmd, argc, argv);
+	while ((id = opts__next(&p)) > 0) {
+		switch (id) {
+		case REP_BY: o->by = report__by_parse(p.arg); break;
+		case REP_JSON: o->json = true; break;
+		case REP_TOP: o->top = p.u; break;
+		case REP_PCAP: *pcap = p.arg; break;
+		case REP_FORCE: *force = true; break;
 		}
 	}
-	if (optind < argc)
-		*path = argv[optind++];
-	if (optind < argc) {
-		return cli__bad_arg("report", argv[optind]);
-	}
+	if (id < 0)
+		return cli__opts_end(id);
+	if (p.optind < argc)
+		*path = argv[p.optind++];
+	if (p.optind < argc)
+		return cli__bad_arg("report", argv[p.optind]);
 	if (!**path)
 		return cli__bad_value("report", "FILE", *path, "a file name");
+	cli__verbosity(p.verbose);
 	return 0;
 }
 

@@ -21,7 +21,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
@@ -38,6 +37,7 @@
 #include <sys/stat.h>
 #include "caps.h"
 #include "cli.h"
+#include "opts.h"
 #include "ctl.h"
 #include "hist.h"
 #include "json.h"
@@ -203,38 +203,71 @@ struct sink {
 
 /* ---- options -------------------------------------------------------- */
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"Usage: udpdrop sink ADDR:PORT [OPTIONS]\n"
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+enum {
+	SINK_RCVBUF = 1, SINK_READ_DELAY, SINK_STALL, SINK_EVERY, SINK_XDP, SINK_DURATION,
+	SINK_ONE_OFF, SINK_REORDER_WINDOW, SINK_INTERVAL, SINK_JSON, SINK_TRACER, SINK_NO_TRACER,
+};
+
+/* iperf3's letters where they mean what iperf3's do: -i, -1 */
+static const struct opt_spec sink_specs[] = {
+	{ SINK_RCVBUF, "rcvbuf", 0, OT_SIZE, "BYTES", 1, INT32_MAX / 2,
+	  /* the kernel's own limit on SO_RCVBUF is INT_MAX / 2 */
+	  .want = "a size in bytes, 1 to 1 GiB (4096, 64K, 4MiB)",
+	  .help = "ask for this SO_RCVBUF (64K, 4MiB, 212992); the\n"
+		  "kernel doubles it and caps it at net.core.rmem_max" },
+	{ SINK_READ_DELAY, "read-delay", 0, OT_COUNT, "USEC", 0, 10000000,
+	  .want = "microseconds per datagram, %r",
+	  .help = "a slow reader: sleep USEC after each datagram read" },
+	{ SINK_STALL, "stall", 0, OT_REAL, "MS", 0.001, 3600000,
+	  .want = "milliseconds, more than 0",
+	  .help = "a stalling reader: stop reading for MS of every\n--every MS" },
+	{ SINK_EVERY, "every", 0, OT_REAL, "MS", 0.001, 3600000,
+	  .want = "milliseconds, more than 0",
+	  .help = "the period of --stall, in milliseconds" },
+	{ SINK_XDP, "xdp", 'x', OT_STRING, "IFACE", .want = "an interface name",
+	  .help = "count and stamp the run's datagrams at IFACE (XDP):\n"
+		  "loss before the host, arrival -> read latency" },
+	{ SINK_DURATION, "duration", 'd', OT_SECONDS, "SECS", 0.1, 31536000,
+	  .want = "seconds, 0.1 or more",
+	  .help = "stop after SECS (default: until Ctrl-C)" },
+	{ SINK_ONE_OFF, "one-off", '1', OT_FLAG, .help = "exit after the first run" },
+	{ SINK_REORDER_WINDOW, "reorder-window", 'w', OT_COUNT, "N", 1, SEQ_WINDOW_MAX,
+	  .def = STR(SEQ_WINDOW_DEFAULT), .flags = OPTS_F_APPLY_DEFAULT,
+	  .want = "a number of datagrams, %r",
+	  .help = "sequence numbers a datagram may be late by before\n"
+		  "it is called lost (default %d)" },
+	{ SINK_INTERVAL, "interval", 'i', OT_SECONDS, "SECS", 0.1, 3600, .def = "1",
+	  .flags = OPTS_F_APPLY_DEFAULT, .want = "seconds from %r",
+	  .help = "a progress line every SECS during a run (default %d)" },
+	{ SINK_JSON, "json", 'j', OT_FLAG,
+	  .help = "one JSON object per line: per interval (\"final\":\n"
+		  "false) and per run (\"final\": true, with the ledger)" },
+	{ SINK_TRACER, "tracer", 0, OT_FLAG,
+	  .help = "fail rather than run without the drop tracer" },
+	{ SINK_NO_TRACER, "no-tracer", 0, OT_FLAG,
+	  .help = "do not trace the kernel's drops (no root needed)" },
+	OPTS_VERBOSE("loader and libbpf details (twice: more)"),
+	OPTS_VERSION,
+	OPTS_HELP,
+	{},
+};
+
+const struct opts_cmd sink_opts_cmd = {
+	.prog = "udpdrop", .name = "sink", .version = UDPDROP_VERSION, .usage = "ADDR:PORT [OPTIONS]",
+	.about =
 "Receive `udpdrop gen` datagrams on ADDR:PORT (UDP), and the generator's\n"
 "control channel on the same port (TCP); after each run, its ledger: where\n"
 "every datagram went (sent, dropped by the sender, lost on the way, dropped\n"
-"by this host's kernel and why, still queued, read).\n"
-"\n"
-"      --rcvbuf BYTES       ask for this SO_RCVBUF (64K, 4MiB, 212992); the\n"
-"                           kernel doubles it and caps it at net.core.rmem_max\n"
-"      --read-delay USEC    a slow reader: sleep USEC after each datagram read\n"
-"      --stall MS --every MS  a stalling reader: stop reading for MS of every MS\n"
-"  -x, --xdp IFACE          count and stamp the run's datagrams at IFACE (XDP):\n"
-"                           loss before the host, arrival -> read latency\n"
-"  -d, --duration SECS      stop after SECS (default: until Ctrl-C)\n"
-"  -1, --one-off            exit after the first run\n"
-"  -w, --reorder-window N   sequence numbers a datagram may be late by before\n"
-"                           it is called lost (default %u)\n"
-"  -i, --interval SECS      a progress line every SECS during a run (default 1)\n"
-"  -j, --json               one JSON object per line: per interval (\"final\":\n"
-"                           false) and per run (\"final\": true, with the ledger)\n"
-"      --tracer             fail rather than run without the drop tracer\n"
-"      --no-tracer          do not trace the kernel's drops (no root needed)\n"
-"  -v, --verbose            loader and libbpf details (twice: more)\n"
-"  -h, --help               this help\n"
-"\n"
+"by this host's kernel and why, still queued, read).\n",
+	.epilog =
 "ADDR is an address of this host (0.0.0.0 or [::] for any), PORT 1..65535.\n"
 "Tracing drops and --xdp need root. Exit codes: 0 ok, 1 runtime error,\n"
 "2 bad usage, 3 missing privileges, 4 kernel feature missing.\n",
-		SEQ_WINDOW_DEFAULT);
-}
+	.specs = sink_specs,
+};
 
 static int bad_value(const char *opt, const char *val, const char *want)
 {
@@ -313,104 +346,52 @@ static int parse_endpoint(const char *spec, struct sink_opts *o)
 	return 0;
 }
 
-enum { OPT_RCVBUF = 256, OPT_READ_DELAY, OPT_STALL, OPT_EVERY, OPT_TRACER,
-       OPT_NO_TRACER };
-
-/* 0 to go on, 1 to exit 0 (--help), or minus an exit code. */
+/* 0 to go on, 1 to exit 0 (--help, -V), or minus an exit code. */
 static int parse_args(int argc, char **argv, struct sink_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
-		{ "read-delay", required_argument, NULL, OPT_READ_DELAY },
-		{ "stall", required_argument, NULL, OPT_STALL },
-		{ "every", required_argument, NULL, OPT_EVERY },
-		{ "xdp", required_argument, NULL, 'x' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "one-off", no_argument, NULL, '1' },
-		{ "reorder-window", required_argument, NULL, 'w' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "tracer", no_argument, NULL, OPT_TRACER },
-		{ "no-tracer", no_argument, NULL, OPT_NO_TRACER },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	bool have_stall = false, have_every = false;
-	int verbose = 0, c, err;
-	uint64_t v;
+	struct opts_parser p;
+	int id, err;
 
-	o->interval = 1.0;
-	o->window = SEQ_WINDOW_DEFAULT;
-	optind = 0; /* 0, not 1: glibc then also forgets a half-read "-1j" */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":x:d:1w:i:jvh", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_RCVBUF:
-			/* the kernel's own limit on SO_RCVBUF is INT_MAX / 2 */
-			if (parse_size(optarg, 1, INT32_MAX / 2, &o->rcvbuf))
-				return bad_value("--rcvbuf", optarg, "a size in bytes, 1 to 1 GiB (4096, 64K, 4MiB)");
-			break;
-		case OPT_READ_DELAY:
-			if (parse_u64(optarg, 0, 10000000, &o->read_delay_us))
-				return bad_value("--read-delay", optarg, "microseconds per datagram, 0 to 10000000");
-			break;
-		case OPT_STALL:
-			if (parse_seconds(optarg, 0.001, 3600000, &o->stall_ms))
-				return bad_value("--stall", optarg, "milliseconds, more than 0");
+	opts__begin(&p, &sink_opts_cmd, argc, argv);
+	while ((id = opts__next(&p)) > 0) {
+		switch (id) {
+		case SINK_RCVBUF: o->rcvbuf = p.u; break;
+		case SINK_READ_DELAY: o->read_delay_us = p.u; break;
+		case SINK_STALL:
+			o->stall_ms = p.d;
 			have_stall = true;
 			break;
-		case OPT_EVERY:
-			if (parse_seconds(optarg, 0.001, 3600000, &o->every_ms))
-				return bad_value("--every", optarg, "milliseconds, more than 0");
+		case SINK_EVERY:
+			o->every_ms = p.d;
 			have_every = true;
 			break;
-		case 'x':
-			if (!optarg[0])
-				return bad_value("--xdp", optarg, "an interface name");
-			o->xdp_if = optarg;
-			break;
-		case 'd':
-			if (parse_seconds(optarg, 0.1, 31536000, &o->duration))
-				return bad_value("--duration", optarg, "seconds, 0.1 or more");
-			break;
-		case '1': o->one_off = true; break;
-		case 'w':
-			if (parse_u64(optarg, 1, SEQ_WINDOW_MAX, &v))
-				return bad_value("--reorder-window", optarg, "a number of datagrams, 1 to 1048576");
-			o->window = v;
-			break;
-		case 'i':
-			if (parse_seconds(optarg, 0.1, 3600, &o->interval))
-				return bad_value("--interval", optarg, "seconds from 0.1 to 3600");
-			break;
-		case 'j': o->json = true; break;
-		case OPT_TRACER: o->tracer = TRACER_ON; break;
-		case OPT_NO_TRACER: o->tracer = TRACER_OFF; break;
-		case 'v': verbose++; break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case ':':
-		default:
-			return cli__bad_option("sink", c, argv, longopts);
+		case SINK_XDP: o->xdp_if = p.arg; break;
+		case SINK_DURATION: o->duration = p.d; break;
+		case SINK_ONE_OFF: o->one_off = true; break;
+		case SINK_REORDER_WINDOW: o->window = p.u; break;
+		case SINK_INTERVAL: o->interval = p.d; break;
+		case SINK_JSON: o->json = true; break;
+		case SINK_TRACER: o->tracer = TRACER_ON; break;
+		case SINK_NO_TRACER: o->tracer = TRACER_OFF; break;
 		}
 	}
+	if (id < 0)
+		return cli__opts_end(id);
 	if (have_stall != have_every)
 		return bad_usage(have_stall ? "--stall needs --every (stop reading for MS every MS)"
 					    : "--every needs --stall (stop reading for MS every MS)");
 	if (have_stall && o->stall_ms >= o->every_ms)
 		return bad_usage("--stall must be shorter than --every (else it never reads)");
-	if (optind >= argc)
+	if (p.optind >= argc)
 		return bad_usage("missing ADDR:PORT to listen on");
-	if (optind + 1 < argc) {
-		return cli__bad_arg("sink", argv[optind + 1]);
-	}
-	o->spec = argv[optind];
+	if (p.optind + 1 < argc)
+		return cli__bad_arg("sink", argv[p.optind + 1]);
+	o->spec = argv[p.optind];
 	err = parse_endpoint(o->spec, o);
 	if (err)
 		return err;
-	log__set_level(verbose >= 2 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_WARN);
+	cli__verbosity(p.verbose);
 	return 0;
 }
 

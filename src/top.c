@@ -6,7 +6,6 @@
  * parses options, drives the core, and hands the model to a front end.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "cli.h"
 #include "log.h"
 #include "model.h"
+#include "opts.h"
 #include "output.h"
 #include "proc.h"
 #include "top.h"
@@ -33,41 +33,59 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"Usage: udpdrop top [OPTIONS]\n"
+enum {
+	TOP_BATCH = 1, TOP_JSON, TOP_INTERVAL, TOP_COUNT, TOP_PID, TOP_PORT, TOP_NETNS,
+	TOP_ALL, TOP_SORT_KEY, TOP_NO_COLOR, TOP_MAP_ENTRIES, TOP_ATTACH, TOP_NO_RX_SK,
+};
+
+static const char *const attach_values[] = { "auto", "tp_btf", "raw_tp", "tracepoint", NULL };
+
+static const struct opt_spec top_specs[] = {
+	{ TOP_BATCH, "batch", 'b', OT_FLAG,
+	  .help = "plain output each interval (default when stdout is not a tty)" },
+	{ TOP_JSON, "json", 'j', OT_FLAG, .help = "one JSON object per interval (implies --batch)" },
+	{ TOP_INTERVAL, "interval", 'i', OT_SECONDS, "SECS", 0.1, 3600, .def = "1",
+	  .flags = OPTS_F_APPLY_DEFAULT, .want = "seconds from %r",
+	  .help = "refresh interval (default %d, %r)" },
+	{ TOP_COUNT, "count", 'n', OT_COUNT, "N", 1, UINT32_MAX,
+	  .want = "a whole number of intervals, at least 1",
+	  .help = "stop after N intervals (default: until Ctrl-C)" },
+	{ TOP_PID, "pid", 'p', OT_PID, "PID", .want = "a process id",
+	  .help = "only sockets held by process PID" },
+	{ TOP_PORT, "port", 0, OT_PORT, "PORT", .want = "a port from %r",
+	  .help = "only drops to or from this local port" },
+	{ TOP_NETNS, "netns", 'N', OT_NETNS, "NS",
+	  .help = "only this network namespace: ip-netns NAME, nsfs PATH or INODE" },
+	{ TOP_ALL, "all", 'a', OT_FLAG, .help = "list quiet sockets too" },
+	{ TOP_SORT_KEY, "sort-key", 's', OT_STRING, "COLUMN", .def = "rate",
+	  .want = "a column name; --sort-key=help lists them",
+	  .help = "sort the full-screen view by COLUMN (default %d;\n--sort-key=help lists the columns)" },
+	{ TOP_NO_COLOR, "no-color", 0, OT_FLAG, .alias_name = "no-colour",
+	  .help = "full-screen view in monochrome (NO_COLOR is honoured too)" },
+	{ TOP_MAP_ENTRIES, "map-entries", 0, OT_COUNT, "N", 64, 1u << 24, .def = "16384",
+	  .want = "a number from %r",
+	  .help = "size of the in-kernel drop table (default %d)" },
+	{ TOP_ATTACH, "attach", 0, OT_ENUM, "MODE", .values = attach_values, .def = "auto",
+	  .want = "auto, tp_btf, raw_tp or tracepoint",
+	  .help = "auto, tp_btf, raw_tp or tracepoint (default %d)" },
+	{ TOP_NO_RX_SK, "no-rx-sk", 0, OT_FLAG,
+	  .help = "ignore kfree_skb's rx_sk (exercise the pre-6.11 path)" },
+	OPTS_VERBOSE("loader and libbpf details (twice: more)"),
+	OPTS_VERSION,
+	OPTS_HELP,
+	{},
+};
+
+const struct opts_cmd top_opts_cmd = {
+	.prog = "udpdrop", .name = "top", .version = UDPDROP_VERSION, .usage = "[OPTIONS]",
+	.about =
 "Live per-socket UDP drop counts, with cause, from the kernel's drop points.\n"
-"On a terminal: a full-screen view (F1 or h there lists the keys).\n"
-"\n"
-"  -b, --batch            plain output each interval (default when stdout is not a tty)\n"
-"  -j, --json             one JSON object per interval (implies --batch)\n"
-"  -i, --interval SECS    refresh interval (default 1, 0.1 to 3600)\n"
-"  -n, --count N          stop after N intervals (default: until Ctrl-C)\n"
-"  -p, --pid PID          only sockets held by process PID\n"
-"      --port PORT        only drops to or from this local port\n"
-"  -N, --netns NS         only this network namespace: ip-netns NAME, nsfs PATH or INODE\n"
-"  -a, --all              list quiet sockets too\n"
-"  -s, --sort-key COLUMN  sort the full-screen view by COLUMN (default rate;\n"
-"                         --sort-key=help lists the columns)\n"
-"      --no-color         full-screen view in monochrome (NO_COLOR is honoured too)\n"
-"      --map-entries N    size of the in-kernel drop table (default 16384)\n"
-"      --attach MODE      auto, tp_btf, raw_tp or tracepoint (default auto)\n"
-"      --no-rx-sk         ignore kfree_skb's rx_sk (exercise the pre-6.11 path)\n"
-"  -v, --verbose          loader and libbpf details (twice: more)\n"
-"  -V, --version          print the version\n"
-"  -h, --help             this help\n"
-"\n"
+"On a terminal: a full-screen view (F1 or h there lists the keys).\n",
+	.epilog =
 "Exit codes: 0 ok, 1 runtime error, 2 bad usage, 3 missing privileges,\n"
-"4 kernel feature missing or BPF load failure.\n");
-}
-
-static int bad_value(const char *opt, const char *val, const char *want)
-{
-	return cli__bad_value("top", opt, val, want);
-}
-
-enum { OPT_PORT = 256, OPT_MAP_ENTRIES, OPT_ATTACH, OPT_NO_RX_SK, OPT_NO_COLOR };
+"4 kernel feature missing or BPF load failure.\n",
+	.specs = top_specs,
+};
 
 static void sort_keys(FILE *f)
 {
@@ -79,95 +97,45 @@ static void sort_keys(FILE *f)
 
 int top__parse_args(int argc, char **argv, struct top_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "batch", no_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "port", required_argument, NULL, OPT_PORT },
-		{ "netns", required_argument, NULL, 'N' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "map-entries", required_argument, NULL, OPT_MAP_ENTRIES },
-		{ "attach", required_argument, NULL, OPT_ATTACH },
-		{ "no-rx-sk", no_argument, NULL, OPT_NO_RX_SK },
-		{ "sort-key", required_argument, NULL, 's' },
-		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
-		{ "no-colour", no_argument, NULL, OPT_NO_COLOR },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
-	int verbose = 0, c;
-	uint64_t v;
+	struct opts_parser p;
+	int id, col;
 
-	o->interval = 1.0;
 	o->sort = COL_DROP_RATE;
-	optind = 0; /* 0, not 1: glibc then also forgets a half-read "-zb" */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":bji:n:p:N:as:vVh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b': o->batch = true; break;
-		case 'j': o->json = o->batch = true; break;
-		case 'i':
-			if (parse_seconds(optarg, 0.1, 3600, &o->interval))
-				return bad_value("--interval", optarg, "seconds from 0.1 to 3600");
-			break;
-		case 'n':
-			if (parse_u64(optarg, 1, UINT32_MAX, &o->count))
-				return bad_value("--count", optarg, "a whole number of intervals, at least 1");
-			break;
-		case 'p':
-			if (parse_u64(optarg, 1, INT32_MAX, &v))
-				return bad_value("--pid", optarg, "a process id");
-			o->model.pid = v;
-			break;
-		case OPT_PORT:
-			if (parse_u64(optarg, 1, 65535, &v))
-				return bad_value("--port", optarg, "a port from 1 to 65535");
-			o->model.port = o->tracer.filter_port = v;
-			break;
-		case 'N': o->netns_spec = optarg; break;
-		case 'a': o->model.all = true; break;
-		case 's': {
-			int col = view_col__from_name(optarg);
-
-			if (!strcmp(optarg, "help")) {
+	opts__begin(&p, &top_opts_cmd, argc, argv);
+	while ((id = opts__next(&p)) > 0) {
+		switch (id) {
+		case TOP_BATCH: o->batch = true; break;
+		case TOP_JSON: o->json = o->batch = true; break;
+		case TOP_INTERVAL: o->interval = p.d; break;
+		case TOP_COUNT: o->count = p.u; break;
+		case TOP_PID: o->model.pid = p.u; break;
+		case TOP_PORT: o->model.port = o->tracer.filter_port = p.u; break;
+		case TOP_NETNS: o->netns_spec = p.arg; break;
+		case TOP_ALL: o->model.all = true; break;
+		case TOP_SORT_KEY:
+			if (!strcmp(p.arg, "help")) {
 				sort_keys(stdout);
 				return 1;
 			}
+			col = view_col__from_name(p.arg);
 			if (col < 0)
-				return bad_value("--sort-key", optarg, "a column name; --sort-key=help lists them");
+				return cli__invalid(&p, NULL);
 			o->sort = col;
 			break;
-		}
-		case OPT_NO_COLOR: o->no_color = true; break;
-		case OPT_MAP_ENTRIES:
-			if (cli__map_entries("top", optarg, &o->tracer.map_entries))
+		case TOP_NO_COLOR: o->no_color = true; break;
+		case TOP_MAP_ENTRIES: /* in range; then what the machine can give */
+			if (cli__map_entries("top", p.arg, &o->tracer.map_entries))
 				return -EXIT_USAGE;
 			break;
-		case OPT_ATTACH:
-			if (attach_mode__parse(optarg, &o->tracer.mode))
-				return bad_value("--attach", optarg, "auto, tp_btf, raw_tp or tracepoint");
-			break;
-		case OPT_NO_RX_SK: o->tracer.no_rx_sk = true; break;
-		case 'v': verbose++; break;
-		case 'V':
-			printf("udpdrop %s\n", UDPDROP_VERSION);
-			return 1;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case ':':
-		default:
-			return cli__bad_option("top", c, argv, longopts);
+		case TOP_ATTACH: attach_mode__parse(p.arg, &o->tracer.mode); break;
+		case TOP_NO_RX_SK: o->tracer.no_rx_sk = true; break;
 		}
 	}
-	if (optind < argc) {
-		return cli__bad_arg("top", argv[optind]);
-	}
-	log__set_level(verbose >= 2 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_WARN);
+	if (id < 0)
+		return cli__opts_end(id);
+	if (p.optind < argc)
+		return cli__bad_arg("top", argv[p.optind]);
+	cli__verbosity(p.verbose);
 	return 0;
 }
 

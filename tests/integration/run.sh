@@ -641,7 +641,14 @@ test_install() {
 		{ fail "make install"; rm -rf "$d"; return; }
 	[[ -x $d/opt/ud/sbin/udpdrop ]] || fail "binary not installed"
 	[[ -f $d/opt/ud/share/man/man8/udpdrop.8 ]] || fail "man page not installed"
+	# a page per command, each with the OPTIONS of the command's table
+	local cmd
+	for cmd in $("$UDPDROP" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
+		[[ -f $d/opt/ud/share/man/man8/udpdrop-$cmd.8 ]] || fail "udpdrop-$cmd.8 not installed"
+	done
 	expect_eq "installed binary runs" "$("$d/opt/ud/sbin/udpdrop" -V)" "udpdrop $(sed -n 's/^VERSION *:= *//p' Makefile)"
+	make --no-print-directory uninstall DESTDIR="$d" PREFIX=/opt/ud >/dev/null
+	expect_eq "after uninstall: files left" "$(find "$d" -type f | wc -l)" 0
 	rm -rf "$d"
 }
 
