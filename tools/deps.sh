@@ -12,7 +12,8 @@ pkgs=(
 	libclang-rt-14-dev                   # libFuzzer for make fuzz (the trace reader)
 	iproute2 nftables jq tmux util-linux procps # integration: netns, veth, nft, tc, sysctl
 	bpftrace                             # benchmark peer (optional at run time)
-	iperf3                               # the generator benchmark's peer
+	iperf3                               # the generator benchmark's peer; apps.sh
+	dnsmasq-base dnsperf memcached rsyslog # apps.sh: real applications, every view
 	tshark tcpdump                       # unit tests: report --pcap must read in both
 	qemu-system-x86 busybox-static kmod cpio # the kernel matrix: tests/kernels/
 	debian-archive-keyring xz-utils zstd  # its private apt fetch and module unpacking

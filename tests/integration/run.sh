@@ -982,6 +982,7 @@ test_tui() {
 . tests/integration/static.sh
 . tests/integration/sites.sh
 . tests/integration/views.sh
+. tests/integration/apps.sh
 
 ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 SELECTED=("$@")

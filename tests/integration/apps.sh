@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Real applications, every view of one run. Each test runs an unmodified
+# application (iperf3, dnsmasq under dnsperf, rsyslog, memcached) in a namespace of
+# its own, traces that namespace with top, record and doctor at once, and
+# checks that the kernel's counters and every view agree on each of the
+# application's sockets: one row per socket, the same drops, cause, owner
+# and advice. Sourced by run.sh after record.sh (start_record).
+
+# apps_wait_port NS PORT: until a UDP socket is bound to PORT in NS.
+apps_wait_port() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -n $(ip netns exec "$1" ss -uanH "sport = :$2") ]] && return 0
+		sleep 0.1
+	done
+	fail "nothing bound to UDP port $2 in $1"
+	return 1
+}
+
+# views_start NS: top, record and doctor on NS, each tracing before the
+# application's traffic starts (so all three count the same drops).
+views_start() {
+	start_top -N "$1" || return
+	start_record "$T/views.data" -N "$1" -i 0.5 || return
+	"$UDPDROP" doctor -N "$1" -j -d 3600 >"$T/doctor.json" 2>"$T/doctor.err" &
+	DOC_PID=$!
+	BG_PIDS+=("$DOC_PID")
+	local i
+	for ((i = 0; i < 600; i++)); do
+		grep -q "sampling for" "$T/doctor.err" 2>/dev/null && return 0
+		kill -0 "$DOC_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "udpdrop doctor did not start: $(cat "$T/doctor.err")"
+	return 1
+}
+
+# views_stop: Ctrl-C to each, then report the recording.
+views_stop() {
+	local rc
+	kill -INT "$DOC_PID"
+	wait "$DOC_PID"
+	rc=$?
+	expect_eq "doctor exit code" "$rc" 0
+	kill -INT "$REC"
+	wait "$REC"
+	rc=$?
+	expect_eq "record exit code" "$rc" 0
+	stop_top || return
+	"$UDPDROP" report -j "$T/views.data" >"$T/report.json" ||
+		{ fail "report failed: $(head -c 300 "$T/report.json")"; return 1; }
+}
+
+# views_rows PORT: each view's socket rows on local PORT, one line per
+# socket: "cookie drops cause comm pid", sorted. doctor has no socket
+# table: its findings (one per socket and cause) are summed per socket.
+views_rows() {
+	local p=":$1"
+	case $2 in
+	top) jq -r --arg p "$p" '.sockets[] | select(.local | endswith($p))
+		| "\(.cookie) \(.drops) \(.cause) \(.comm) \(.pid)"' "$T/final.json" ;;
+	report) jq -r --arg p "$p" '.sockets[] | select(.local // "" | endswith($p))
+		| "\(.cookie) \(.drops) \(.cause) \(.comm) \(.pid)"' "$T/report.json" ;;
+	doctor) jq -r --arg p "$p" '[.findings[] | select(.local // "" | endswith($p))]
+		| group_by(.socket)[]
+		| "\(.[0].socket) \(map(.drops) | add) \(max_by(.drops).cause) \(.[0].comm) \(.[0].pid)"' \
+		"$T/doctor.json" ;;
+	esac | sort
+}
+
+# views_advice PORT VIEW: each finding on a socket of PORT as
+# "cookie cause setting value | what", sorted.
+views_advice() {
+	local p=":$1"
+	case $2 in
+	top) jq -r --arg p "$p" '.sockets[] | select(.local | endswith($p))
+		| .cookie as $c | .advice[]?
+		| "\($c) \(.cause) \(.setting) \(.value) | \(.what)"' "$T/final.json" ;;
+	report) jq -r --arg p "$p" '([.sockets[] | select(.local // "" | endswith($p)) | .cookie]) as $cs
+		| .advice[] | select(.socket as $s | $cs | index($s))
+		| "\(.socket) \(.cause) \(.setting) \(.value) | \(.what)"' "$T/report.json" ;;
+	doctor) jq -r --arg p "$p" '.findings[] | select(.local // "" | endswith($p))
+		| "\(.socket) \(.cause) \(.setting) \(.value) | \(.what)"' "$T/doctor.json" ;;
+	esac | sort
+}
+
+# views_rcvbuf PORT VIEW: the view's rcvbuf drops on PORT's sockets.
+views_rcvbuf() {
+	local p=":$1"
+	case $2 in
+	top) jq --arg p "$p" '[.sockets[] | select(.local | endswith($p)) | .causes.rcvbuf // 0] | add // 0' \
+		"$T/final.json" ;;
+	report) jq --arg p "$p" '[.sockets[] | select(.local // "" | endswith($p)) | .causes.rcvbuf // 0] | add // 0' \
+		"$T/report.json" ;;
+	doctor) jq --arg p "$p" '[.findings[] | select((.local // "" | endswith($p)) and .cause == "rcvbuf") | .drops] | add // 0' \
+		"$T/doctor.json" ;;
+	esac
+}
+
+# views_check NS PORT KERNEL_RCVBUF APP_FIGURE: every view has the same
+# rows and advice for PORT's sockets; their rcvbuf drops are the kernel's.
+views_check() {
+	local ns=$1 port=$2 kernel=$3 app=$4 v top
+	echo "    figures (rcvbuf): application $app, kernel $kernel," \
+		"top $(views_rcvbuf "$port" top), report $(views_rcvbuf "$port" report)," \
+		"doctor $(views_rcvbuf "$port" doctor)"
+	for v in top report doctor; do
+		expect_eq "$v's rcvbuf drops on port $port = the kernel's" "$(views_rcvbuf "$port" "$v")" "$kernel"
+	done
+	top=$(views_rows "$port" top)
+	for v in report doctor; do
+		expect_eq "$v's rows on port $port = top's" "$(views_rows "$port" "$v")" "$top"
+	done
+	local adv
+	adv=$(views_advice "$port" top)
+	[[ -n $adv ]] || fail "top gives no advice for port $port"
+	for v in report doctor; do
+		expect_eq "$v's advice on port $port = top's" "$(views_advice "$port" "$v")" "$adv"
+	done
+	expect_eq "top's reconciliation" \
+		"$(final -c '[.reconcile[]? | select(.match != true)]')" "[]"
+	expect_eq "report's reconciliation" \
+		"$(jq -c '[.reconcile[]? | select(.status != "match")]' "$T/report.json")" "[]"
+}
+
+# rcvbuf_errors NS: UDP and UDP6 receive-buffer errors so far.
+rcvbuf_errors() { echo $(($(mib "$1" Udp RcvbufErrors) + $(mib "$1" Udp6 RcvbufErrors))); }
+
+# iperf3_case ARGS...: an iperf3 UDP test from A to B's server (with -R
+# B sends and A's client socket drops), every view on the dropping side.
+iperf3_case() {
+	setup_hosts || return
+	local ns=$B
+	[[ " $* " == *" -R "* ]] && ns=$A
+	ip netns exec "$B" iperf3 -s -p 5201 >"$T/iperf3-s.log" 2>&1 &
+	BG_PIDS+=($!)
+	local i
+	for ((i = 0; i < 100; i++)); do # its TCP control port
+		[[ -n $(ip netns exec "$B" ss -tlnH "sport = :5201") ]] && break
+		sleep 0.1
+	done
+	views_start "$ns" || return
+	local k0=$(rcvbuf_errors "$ns")
+	ip netns exec "$A" iperf3 -u -c "$V4B" -p 5201 -b 2G -l 1400 -t 3 "$@" -J \
+		>"$T/iperf3-c.json" 2>&1 || { fail "iperf3 client: $(head -c 300 "$T/iperf3-c.json")"; return; }
+	settle 1
+	local k1=$(rcvbuf_errors "$ns")
+	views_stop || return
+	local port=5201 lost
+	lost=$(jq -r '.end.sum.lost_packets' "$T/iperf3-c.json")
+	# the client's sockets (-R) have ephemeral ports: find them in top
+	[[ $ns == "$A" ]] && port=$(final '[.sockets[] | select(.drops > 0)][0].local | split(":") | last')
+	expect_gt "kernel rcvbuf drops" "$((k1 - k0))" 0
+	views_check "$ns" "$port" "$((k1 - k0))" "iperf3 lost_packets $lost"
+}
+
+test_app_iperf3() { iperf3_case; }
+test_app_iperf3_parallel() { iperf3_case -P 4; }
+test_app_iperf3_reverse() { iperf3_case -R; }
+
+# dnsmasq answering a local name, dnsperf asking faster than it answers.
+test_app_dns() {
+	setup_hosts || return
+	ip netns exec "$B" dnsmasq -k -p 53 --no-resolv --no-hosts --bind-interfaces \
+		--listen-address="$V4B" --address=/udpdrop.test/10.9.9.9 --user=root \
+		--pid-file="$T/dnsmasq.pid" --cache-size=0 --log-facility=- \
+		>"$T/dnsmasq.log" 2>&1 &
+	BG_PIDS+=($!)
+	apps_wait_port "$B" 53 || return
+	local q
+	for q in a b c d e f g h; do echo "$q.udpdrop.test A"; done >"$T/queries"
+	views_start "$B" || return
+	local k0=$(rcvbuf_errors "$B")
+	ip netns exec "$A" dnsperf -s "$V4B" -d "$T/queries" -l 3 -c 4 -q 2000 \
+		-t 1 >"$T/dnsperf.log" 2>&1 || { fail "dnsperf: $(tail -3 "$T/dnsperf.log")"; return; }
+	settle 1
+	local k1=$(rcvbuf_errors "$B")
+	views_stop || return
+	local lost
+	lost=$(awk '/Queries lost:/ { print $3 }' "$T/dnsperf.log")
+	expect_gt "kernel rcvbuf drops" "$((k1 - k0))" 0
+	views_check "$B" 53 "$((k1 - k0))" "dnsperf queries lost $lost"
+}
+
+# rsyslog's UDP input under a burst of 200,000 messages.
+test_app_syslog() {
+	setup_hosts || return
+	cat >"$T/rsyslog.conf" <<-EOF
+	global(workDirectory="$T")
+	module(load="imudp")
+	input(type="imudp" address="$V4B" port="514")
+	*.* action(type="omfile" file="/dev/null")
+	EOF
+	ip netns exec "$B" rsyslogd -n -f "$T/rsyslog.conf" -i "$T/rsyslog.pid" \
+		>"$T/rsyslog.log" 2>&1 &
+	BG_PIDS+=($!)
+	apps_wait_port "$B" 514 || return
+	views_start "$B" || return
+	local k0=$(rcvbuf_errors "$B") sent
+	sent=$(send "$A" "$V4B:514" -c 200000 -s 200)
+	settle 1
+	local k1=$(rcvbuf_errors "$B")
+	views_stop || return
+	expect_gt "kernel rcvbuf drops" "$((k1 - k0))" 0
+	views_check "$B" 514 "$((k1 - k0))" "sent $sent"
+}
+
+# memcached's UDP port under a burst of 200,000 requests (udptest's
+# payload is no valid request: memcached reads and discards each one,
+# which is all the socket's queue needs).
+test_app_memcached() {
+	setup_hosts || return
+	ip netns exec "$B" memcached -U 11211 -p 0 -l "$V4B" -u root -t 1 \
+		>"$T/memcached.log" 2>&1 &
+	BG_PIDS+=($!)
+	apps_wait_port "$B" 11211 || return
+	views_start "$B" || return
+	local k0=$(rcvbuf_errors "$B") sent
+	sent=$(send "$A" "$V4B:11211" -c 200000 -s 100)
+	settle 1
+	local k1=$(rcvbuf_errors "$B")
+	views_stop || return
+	expect_gt "kernel rcvbuf drops" "$((k1 - k0))" 0
+	views_check "$B" 11211 "$((k1 - k0))" "sent $sent"
+}
