@@ -47,6 +47,9 @@ struct advice_dbl {
 /* The buffer (as the kernel keeps it) the rcvbuf advice raises to when no
  * burst is known to size it by: the seed papers' starting point. */
 #define ADVICE_FALLBACK_RCVBUF (8u << 20)
+/* "Pace the sender" paces to this share (percent) of the rate the reader
+ * drained while it dropped: at exactly that rate it drops at every hiccup. */
+#define ADVICE_PACE_PCT 90
 /* The largest UDP payload (the 16-bit length field): sizes are clamped to
  * it, so a hostile or corrupt input cannot overflow the arithmetic. */
 #define ADVICE_PAYLOAD_MAX 65535u
@@ -88,7 +91,16 @@ struct advice_input {
 	struct advice_dbl avg_size;    /* payload bytes per datagram */
 	struct advice_dbl truesize;    /* bytes the kernel charges per datagram */
 	struct advice_u64 reads;       /* datagrams read by applications over span_s
-					  (UdpInDatagrams delta; netns-wide) */
+					  (UdpInDatagrams delta; netns-wide: every
+					  socket's, so context only; it decides "not
+					  reading" only when delivered is unknown) */
+	/* the socket's own deliveries (sock:sk_data_ready), per socket: what
+	 * "not reading" and the pacing rate are judged by */
+	struct advice_u64 delivered;   /* datagrams queued to this socket in the
+					  intervals it dropped (this cause) in */
+	double delivered_s;            /* those intervals' length, s */
+	struct advice_u64 stalled_intervals; /* the latest run of intervals with
+						drops and nothing delivered */
 
 	/* the socket */
 	struct advice_u64 rcvbuf;      /* SO_RCVBUF as the kernel keeps it (doubled) */
@@ -133,10 +145,18 @@ struct advice_finding {
 	 * "net.core.rmem_max", "net.core.netdev_max_backlog",
 	 * "net.ipv4.udp_mem" (its max, pages; the change doubles pressure
 	 * too), "net.ipv4.ipfrag_max_dist", "txqueuelen" (packets),
-	 * "datagram_size" (the largest unfragmented UDP payload, bytes) */
+	 * "datagram_size" (the largest unfragmented UDP payload, bytes),
+	 * "sender_pps" (pace the sender to at most this many datagrams/s:
+	 * 90 % of what the reader drained while it dropped) */
 	char setting[40];
 	bool has_value;
 	uint64_t value;
+	/* the rule's verdict, for scripts and the cross-view checks ("" for
+	 * none): rcvbuf: "not_reading", "steady_overload" (pace: a bigger
+	 * buffer only postpones), "bursts" (a buffer sized for the worst
+	 * burst), "unsized" (no burst known) */
+	char verdict[24];
+	double sampled_s;             /* the span the verdict judged (0: unknown) */
 };
 
 /*
@@ -161,7 +181,8 @@ void advice__hint(const struct advice_input *in, char *buf, size_t len);
  * with sock, "socket" (the id, or null) and "socket_id_kind" ("cookie",
  * "inode" or null); then whatever keys the caller adds between begin and
  * end; then "what", "evidence", "change", "verify"; with setting,
- * "setting" and "value" (null when the change is not a setting).
+ * "setting" and "value" (null when the change is not a setting), then
+ * "verdict" (null: none) and "sampled_s" (null: unknown).
  * advice__json_begin opens the object, advice__json_end closes it.
  */
 struct json;
