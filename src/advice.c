@@ -389,7 +389,8 @@ static struct rcvbuf_plan rcvbuf_plan(const struct advice_input *in)
 	 * however many intervals they touch; a steady overload keeps the
 	 * queue full at every look.
 	 */
-	p.drained = in->queue_low.known && in->queue_looks.known && in->queue_looks.v >= 2 &&
+	p.drained = in->queue_between_drops && in->queue_low.known && in->queue_looks.known &&
+		    in->queue_looks.v >= 2 &&
 		    p.rb && in->queue_low.v < p.rb / 2;
 	/*
 	 * Drops in most intervals, the queue never seen drained: a steady

@@ -109,6 +109,11 @@ struct advice_input {
 	struct advice_u64 queue_peak;  /* most bytes queued seen */
 	struct advice_u64 queue_low;   /* fewest bytes queued seen (drained?) */
 	struct advice_u64 queue_looks; /* how many times queue_* were sampled */
+	bool queue_between_drops;      /* queue_low was seen with more drops after
+					  it (top, doctor): a low one says the reader
+					  caught up between drops (bursts); a
+					  recording's looks include the quiet after
+					  a load, so they do not judge that */
 
 	/* sysctls */
 	struct advice_u64 rmem_default, rmem_max, wmem_default, wmem_max;

@@ -159,6 +159,9 @@ struct doctor {
 	/* bpf */
 	struct watch *w;
 	struct htab eps;           /* struct ep_key -> struct ep */
+	struct htab bursts;        /* struct row_key -> struct live_burst: what
+				      top keeps per row (output__bursts_record),
+				      so both feed the advice the same figures */
 	/* counters only */
 	struct mib mib0, mib1;
 	bool have_mib;
@@ -336,6 +339,7 @@ static int track_bursts(struct doctor *d)
 
 	d->ticks++;
 	d->tick_ns = m->last_ns;
+	output__bursts_record(&d->bursts, m, d->ticks);
 	for (size_t it = 0; htab__next(&m->rows, &it, &k, &v);) {
 		const struct row *r = v;
 
@@ -419,7 +423,7 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 	 * netns's sysctls and the interface (a socket's: only when found) */
 	ns_env(d, r->key.netns, !sock || r->have_sock, sock && r->have_sock ? r->sock.ifindex : 0,
 	       output__row_loopback(r), &env);
-	output__advice_input(&in, m, r, c, NULL, &env, who, sizeof(who));
+	output__advice_input(&in, m, r, c, htab__find(&d->bursts, &r->key), &env, who, sizeof(who));
 	/* and what doctor knows differently: the sample's span; bytes are
 	 * per row, not per cause, so an average only for a row of one cause;
 	 * the arrivals of the sample's busiest tick (not the last interval's,
@@ -428,15 +432,12 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 	if (r->cause[c] != r->drops)
 		in.avg_size = (struct advice_dbl){ false, 0 };
 	in.rate_dgps = in.rate_Bps = (struct advice_dbl){ false, 0 };
-	in.queue_peak = (struct advice_u64){ false, 0 };
 	if (sock && m->have_rx && peak_dgps(d, r) > 0) {
 		double rate = peak_dgps(d, r);
 
 		in.rate_dgps = ADVICE_DBL(rate);
 		if (in.avg_size.known)
 			in.rate_Bps = ADVICE_DBL(rate * in.avg_size.v);
-		if (r->queue_peak)
-			in.queue_peak = ADVICE_U64(r->queue_peak);
 	}
 	if (sock && r->have_sock)
 		in.port = ADVICE_U64(r->sock.sport);
@@ -1131,7 +1132,8 @@ int do_doctor(int argc, char **argv)
 			d.bpf = true;
 			d.w = &w;
 			d.nt = &w.m.nt;
-			if (htab__init(&d.eps, sizeof(struct ep_key), sizeof(struct ep))) {
+			if (htab__init(&d.eps, sizeof(struct ep_key), sizeof(struct ep)) ||
+			    output__bursts_init(&d.bursts)) {
 				fprintf(stderr, WHO ": out of memory\n");
 				goto out;
 			}
@@ -1177,8 +1179,10 @@ out:
 	free(items);
 	for (int i = 0; i < d.nns; i++)
 		free(d.ns[i].ifs);
-	if (d.bpf)
+	if (d.bpf) {
 		htab__free(&d.eps);
+		htab__free(&d.bursts);
+	}
 	watch__close(&w);
 	if (!d.bpf) {
 		socktab__free(&d.st0);

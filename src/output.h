@@ -37,6 +37,22 @@ struct live_burst {
 	uint64_t best[CAUSE_MAX];       /* the most in one interval */
 	float best_s[CAUSE_MAX];        /* that interval's length, s */
 	uint32_t dropping[CAUSE_MAX];   /* intervals with drops of the cause */
+	/* the socket's own figures (ROW_SOCKET), the advice's per-socket
+	 * evidence: its deliveries (model.have_rx) in the intervals with
+	 * drops of each cause, and the latest run of such intervals with
+	 * none delivered (a stopped reader); its queue at each look */
+	bool have_rx;
+	uint64_t rx_prev;               /* deliveries at the last look */
+	uint64_t delivered[CAUSE_MAX];  /* in the intervals with drops */
+	float delivered_s[CAUSE_MAX];   /* those intervals' length, s */
+	uint32_t stalled[CAUSE_MAX];    /* latest run: drops, nothing delivered */
+	uint32_t queue_looks;           /* looks at a live socket's queue that
+					   more drops followed (between drops: not
+					   the quiet after a load ends) */
+	uint64_t queue_low, queue_high; /* bytes queued, fewest and most seen */
+	uint64_t drops_prev;            /* all causes' drops at the last look */
+	bool have_pending;              /* the last look's queue, not yet followed */
+	uint64_t pending;               /* by drops */
 };
 int output__bursts_init(struct htab *h);
 void output__bursts_record(struct htab *h, struct model *m, uint64_t tick);

@@ -937,6 +937,7 @@ static struct advice_input steady(double span, uint64_t intervals)
 	in.queue_low = ADVICE_U64(211000);
 	in.queue_peak = ADVICE_U64(212480);
 	in.queue_looks = ADVICE_U64(intervals);
+	in.queue_between_drops = true;
 	in.delivered = ADVICE_U64((uint64_t)(900 * span));
 	in.delivered_s = span;
 	in.stalled_intervals = ADVICE_U64(0);
@@ -1014,6 +1015,12 @@ static void test_verdict_bursty_sender(void **state)
 	ASSERT_LACKS(t, "steadily");
 	assert_string_equal(f[0].setting, "net.core.rmem_default");
 	free(t);
+	/* a recording's looks (the quiet after the load among them) do not
+	 * judge it */
+	in.queue_between_drops = false;
+	advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].verdict, "steady_overload");
+	in.queue_between_drops = true;
 	/* one look is no history */
 	in.queue_looks = ADVICE_U64(1);
 	advice__build(&in, f, ADVICE_MAX);
