@@ -222,13 +222,6 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-/* What the input's intervals are: doctor's sample intervals (its bursts
- * are runs of them), top's refreshes, or a recording's snapshots. */
-static const char *interval_kind(const struct advice_input *in)
-{
-	return in->burst_episode ? "sample" : in->live ? "refresh" : "snapshot";
-}
-
 /* "297 datagrams dropped over 3.00 s (99.0/s on average)" and the burst. */
 static void drops_line(const struct advice_input *in, char *e, size_t len)
 {
@@ -501,9 +494,11 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		snprintf(f->what, sizeof(f->what), "the receive buffer is already very large (%s) and still "
 			 "overflowed: the sender is faster than the reader%s", B(rb), over);
 	else if (sustained)
-		snprintf(f->what, sizeof(f->what), "the socket dropped in %llu of %llu %s intervals: "
+		/* the interval's kind (sample, refresh, snapshot) in the
+		 * evidence only: the same verdict reads the same in every view */
+		snprintf(f->what, sizeof(f->what), "the socket dropped in %llu of %llu intervals: "
 			 "the sender is faster than the reader, steadily%s", (unsigned long long)in->intervals_dropping.v,
-			 (unsigned long long)in->intervals.v, interval_kind(in), over);
+			 (unsigned long long)in->intervals.v, over);
 	else if (too_big)
 		snprintf(f->what, sizeof(f->what), "the socket's receive buffer was full, and one for twice "
 			 "its worst burst would exceed %s: the sender is faster than the reader%s",

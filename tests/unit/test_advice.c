@@ -350,7 +350,7 @@ static void test_rcvbuf_overload(void **state)
 	in.intervals_dropping = ADVICE_U64(9);
 	n = advice__build(&in, f, ADVICE_MAX);
 	t = all(f, n);
-	ASSERT_HAS(t, "the socket dropped in 9 of 10 snapshot intervals: the sender is faster than the reader, steadily");
+	ASSERT_HAS(t, "the socket dropped in 9 of 10 intervals: the sender is faster than the reader, steadily");
 	ASSERT_HAS(t, "It dropped in 9 of the 10 intervals between snapshots: a steady overload");
 	ASSERT_HAS(t, "A bigger buffer would only postpone the drops");
 	free(t);
@@ -690,14 +690,14 @@ static void test_interval_words(void **state)
 	in.intervals_dropping = ADVICE_U64(9);
 	n = advice__build(&in, f, ADVICE_MAX);
 	t = all(f, n);
-	ASSERT_HAS(t, "the socket dropped in 9 of 10 snapshot intervals: the sender is faster");
+	ASSERT_HAS(t, "the socket dropped in 9 of 10 intervals: the sender is faster");
 	ASSERT_HAS(t, "It dropped in 9 of the 10 intervals between snapshots: a steady overload");
 	free(t);
 
 	in.live = true; /* top */
 	n = advice__build(&in, f, ADVICE_MAX);
 	t = all(f, n);
-	ASSERT_HAS(t, "the socket dropped in 9 of 10 refresh intervals: the sender is faster");
+	ASSERT_HAS(t, "the socket dropped in 9 of 10 intervals: the sender is faster");
 	ASSERT_HAS(t, "It dropped in 9 of the 10 intervals between refreshes: a steady overload");
 	ASSERT_HAS(t, "one 1.00 s refresh interval");
 	free(t);
@@ -706,7 +706,7 @@ static void test_interval_words(void **state)
 	in.burst_s = 0.4;
 	n = advice__build(&in, f, ADVICE_MAX);
 	t = all(f, n);
-	ASSERT_HAS(t, "the socket dropped in 9 of 10 sample intervals: the sender is faster");
+	ASSERT_HAS(t, "the socket dropped in 9 of 10 intervals: the sender is faster");
 	ASSERT_HAS(t, "It dropped in 9 of the 10 sample intervals: a steady overload");
 	ASSERT_HAS(t, "one 400 ms run of sample intervals with drops");
 	ASSERT_LACKS(t, "refresh");
@@ -977,7 +977,7 @@ static void test_verdict_sample_length(void **state)
 	shape(w3, sizeof(w3), f3[0].what);
 	shape(w30, sizeof(w30), f30[0].what);
 	assert_string_equal(w3, w30);
-	ASSERT_HAS(f3[0].what, "dropped in 3 of 3 snapshot intervals: the sender is faster than the reader, "
+	ASSERT_HAS(f3[0].what, "dropped in 3 of 3 intervals: the sender is faster than the reader, "
 		   "steadily (sampled 3.00 s)");
 	ASSERT_HAS(f30[0].what, "(sampled 30.0 s)");
 	assert_true(f3[0].sampled_s == 3 && f30[0].sampled_s == 30);

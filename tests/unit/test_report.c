@@ -975,7 +975,7 @@ static void test_many_sockets(void **state)
 	assert_int_equal(trace_writer__close(w), 0);
 	assert_int_equal(report__load(&rp, path), 0);
 	t = render(&rp, false, 0);
-	ASSERT_HAS(t, "the socket dropped in 39 of 39 snapshot intervals: the sender is faster than the");
+	ASSERT_HAS(t, "the socket dropped in 39 of 39 intervals: the sender is faster than the");
 	free(t);
 	report__free(&rp);
 	free(cv);
