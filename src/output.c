@@ -165,8 +165,9 @@ static void burst_add(struct htab *h, const struct row *r, uint64_t tick, double
 		b->intervals += (uint32_t)(tick - b->tick - 1);
 	b->intervals++;
 	b->tick = tick;
-	/* deliveries since the last look (all since start for a row first
-	 * seen now, as its drops are) */
+	/* deliveries since the last look; a row first seen now has no last
+	 * look (its rx runs from the start, before it dropped), so its first
+	 * interval is not measured */
 	b->have_rx = have_rx && r->key.kind == ROW_SOCKET;
 	rxd = r->rx > b->rx_prev ? r->rx - b->rx_prev : 0;
 	b->rx_prev = r->rx;
@@ -179,9 +180,11 @@ static void burst_add(struct htab *h, const struct row *r, uint64_t tick, double
 				b->best[c] = d;
 				b->best_s[c] = (float)dt;
 			}
-			b->delivered[c] += rxd;
-			b->delivered_s[c] += (float)dt;
-			b->stalled[c] = rxd ? 0 : b->stalled[c] + 1;
+			if (!created) {
+				b->delivered[c] += rxd;
+				b->delivered_s[c] += (float)dt;
+				b->stalled[c] = rxd ? 0 : b->stalled[c] + 1;
+			}
 		}
 		b->prev[c] = r->cause[c];
 	}
@@ -428,7 +431,7 @@ void output__advice_input(struct advice_input *in, struct model *m, const struct
 		/* the socket's own figures: what "not reading", "bursts" and
 		 * the pacing rate are judged by (the netns's counters below
 		 * are context only) */
-		if (sock && b->have_rx && b->dropping[c]) {
+		if (sock && b->have_rx && b->delivered_s[c] > 0) {
 			in->delivered = ADVICE_U64(b->delivered[c]);
 			in->delivered_s = b->delivered_s[c];
 			in->stalled_intervals = ADVICE_U64(b->stalled[c]);

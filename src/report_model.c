@@ -383,6 +383,10 @@ static void add_queues(struct report *rp, const struct trace_sockets *ts)
 			rp->nqueues++;
 		}
 		q = &rp->queues[*slot];
+		if (ts->have_rx && (!q->nrx || ts->time_ns > q->rx[q->nrx - 1].time_ns)) {
+			q->rx = grow_arr(q->rx, q->nrx, sizeof(*q->rx));
+			q->rx[q->nrx++] = (struct report_rx){ ts->time_ns, k->delivered };
+		}
 		q->looks++;
 		if (k->queued < q->low)
 			q->low = k->queued;
@@ -697,6 +701,8 @@ void report__free(struct report *rp)
 	}
 	free(rp->snaps);
 	free(rp->sockets);
+	for (uint32_t i = 0; i < rp->nqueues; i++)
+		free(rp->queues[i].rx);
 	free(rp->queues);
 	for (uint32_t i = 0; i < rp->nifaces; i++)
 		free((char *)rp->ifaces[i].name);
@@ -2280,22 +2286,55 @@ struct iv_burst {
 	uint64_t prev_snap, cur_snap; /* 1-based, 0: none */
 	uint64_t best, dropping;
 	double best_s;
+	/* the socket's own deliveries (SOCKETS, minor 2) in the intervals
+	 * it dropped in whose both ends have them, as top counts them
+	 * (output.c burst_add), and the latest run of those with none */
+	const struct report_queue *q;
+	uint64_t delivered, stalled;
+	double delivered_s;
 };
+
+/* The socket's deliveries at exactly time t (a SOCKETS look), if known. */
+static bool rx_at(const struct report_queue *q, uint64_t t, uint64_t *v)
+{
+	uint32_t lo = 0, hi = q ? q->nrx : 0;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (q->rx[mid].time_ns < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!q || lo == q->nrx || q->rx[lo].time_ns != t)
+		return false;
+	*v = q->rx[lo].delivered;
+	return true;
+}
 
 static void iv_close(const struct report *rp, struct iv_burst *b)
 {
-	uint64_t s, p;
+	uint64_t s, p, r0, r1;
 
 	if (!b->cur_snap)
 		return;
 	s = b->cur_snap - 1;
 	p = s && b->prev_snap == s ? b->prev : 0;
 	if (s && b->cur > p) {
+		double len = rp->snaps[s].time_ns > rp->snaps[s - 1].time_ns
+				     ? (rp->snaps[s].time_ns - rp->snaps[s - 1].time_ns) / 1e9 : 0;
+
 		b->dropping++;
 		if (b->cur - p > b->best) {
 			b->best = b->cur - p;
-			b->best_s = rp->snaps[s].time_ns > rp->snaps[s - 1].time_ns
-					    ? (rp->snaps[s].time_ns - rp->snaps[s - 1].time_ns) / 1e9 : 0;
+			b->best_s = len;
+		}
+		if (rx_at(b->q, rp->snaps[s - 1].time_ns, &r0) && rx_at(b->q, rp->snaps[s].time_ns, &r1)) {
+			r1 = r1 > r0 ? r1 - r0 : 0;
+			b->delivered += r1;
+			b->delivered_s += len;
+			b->stalled = r1 ? 0 : b->stalled + 1;
 		}
 	}
 	b->prev = b->cur;
@@ -2324,7 +2363,12 @@ static void interval_bursts(const struct report *rp, struct htab *h)
 				*c = rc_cause(rp, rf[0], rf[1]) + 1;
 			key = (struct ev_key){ sn->sk[j].cookie, (uint32_t)(*c - 1),
 					       !!(sn->sk[j].flags & UD_KEY_INODE) };
-			b = xupsert(h, &key, NULL);
+			b = xupsert(h, &key, &created);
+			if (created && !key.by_inode && rp->queue_idx.cap) {
+				const uint32_t *qi = xfind(&rp->queue_idx, &key.cookie);
+
+				b->q = qi ? &rp->queues[*qi] : NULL;
+			}
 			if (b->cur_snap != i + 1) {
 				iv_close(rp, b);
 				b->cur = 0;
@@ -2434,6 +2478,13 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 				in.burst_s = b ? b->best_s : 0;
 				in.intervals = ADVICE_U64(rp->ncounts - 1);
 				in.intervals_dropping = ADVICE_U64(b ? b->dropping : 0);
+				/* the socket's own deliveries, as top and doctor
+				 * give them (recorded from minor 2 on) */
+				if (b && b->delivered_s > 0) {
+					in.delivered = ADVICE_U64(b->delivered);
+					in.delivered_s = b->delivered_s;
+					in.stalled_intervals = ADVICE_U64(b->stalled);
+				}
 			}
 			set_burst(rp, k->cookie, k->by_inode, c, k->cause[c], &in);
 			it->nf = advice__build(&in, it->f, ADVICE_MAX);

@@ -311,8 +311,9 @@ test_advice_steady_sample_length() {
 			jq -r .what "$T/f.$f$d" | grep -qE "\(sampled $d(\.[0-9]+)? s\)" ||
 				fail "$f -d $d: the verdict does not say it sampled $d s: $(jq -r .what "$T/f.$f$d")"
 		done
-		# the live views measured the reader: the same kind of change
-		for f in doc top; do
+		# every view measured the reader (report from the recorded
+		# deliveries): the same kind of change
+		for f in doc top rep; do
 			expect_eq "$f -d $d: setting" "$(jq -r .setting "$T/f.$f$d")" sender_pps
 		done
 	done
@@ -328,11 +329,12 @@ ss_cookie() { # NS PORT PID
 	[[ -n $hex ]] && echo $((16#$hex))
 }
 
-# A SO_REUSEPORT group of four slow readers, one of them SIGSTOPped: doctor
-# and top call that member "not reading" (its own deliveries stopped while
-# its queue stays full) and none of the others, though they drop too.
-# (Before: the check used the netns's UdpInDatagrams, which the busy
-# siblings keep rising, so the stopped member was never called so.)
+# A SO_REUSEPORT group of four slow readers, one of them SIGSTOPped:
+# doctor, top and record + report call that member "not reading" (its own
+# deliveries stopped while its queue stays full) and none of the others,
+# though they drop too. (Before: the check used the netns's
+# UdpInDatagrams, which the busy siblings keep rising, so the stopped
+# member was never called so.)
 test_advice_reuseport_stopped_member() {
 	setup_hosts || return
 	local i pids=() cookies=() stopped
@@ -352,8 +354,12 @@ test_advice_reuseport_stopped_member() {
 	"$UDPDROP" top -N "$B" -j -i 1 -n 3 >"$T/top.json" 2>"$T/top.err"
 	expect_eq "top exit code" "$?" 0
 	tail -n 1 "$T/top.json" >"$T/final.json"
+	"$UDPDROP" record -N "$B" -d 3 -o "$T/rec.data" >/dev/null 2>"$T/rec.err"
+	expect_eq "record exit code" "$?" 0
+	"$UDPDROP" report --json "$T/rec.data" >"$T/rep.json" 2>"$T/rep.err"
+	expect_eq "report exit code" "$?" 0
 	for i in 0 1 2 3; do
-		local c=${cookies[$i]} p=${pids[$i]} want=false dv tv
+		local c=${cookies[$i]} p=${pids[$i]} want=false dv tv rv
 		[[ $i == "$stopped" ]] && want=true
 		[[ -n $c ]] || { fail "member $i: no cookie from ss"; continue; }
 		expect_gt "doctor: member $i has an rcvbuf finding" \
@@ -364,6 +370,9 @@ test_advice_reuseport_stopped_member() {
 		tv=$(final --argjson p "$p" '[.sockets[] | select(.pid == $p) | .advice[] |
 			(.verdict == "not_reading" and (.what | startswith("nothing read the socket")))] | any')
 		expect_eq "top: member $i (pid $p) called not reading" "$tv" "$want"
+		rv=$(jq -r --argjson c "$c" '[.advice[] | select(.socket == $c) |
+			(.verdict == "not_reading" and (.what | startswith("nothing read the socket")))] | any' "$T/rep.json")
+		expect_eq "report: member $i (pid $p) called not reading" "$rv" "$want"
 	done
 	# the evidence is the socket's own; the netns's reads only as context
 	dq --argjson c "${cookies[$stopped]}" -r '.findings[] | select(.socket == $c and .verdict == "not_reading") | .evidence' |
