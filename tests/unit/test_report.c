@@ -1258,6 +1258,49 @@ static void test_hostile_strings(void **state)
 	report__free(&rp);
 }
 
+
+/*
+ * The socket's own deliveries, recorded in SOCKETS (minor 2): a steady
+ * overload gets the rate to pace to, as top and doctor give it (90 % of
+ * the 900/s its reader took); a socket whose deliveries stopped while it
+ * dropped (a stopped reader) is called not reading, whatever the netns.
+ */
+static void test_socket_deliveries(void **state)
+{
+	for (int stopped = 0; stopped < 2; stopped++) {
+		struct trace_writer *w = w_open(false);
+		struct trace_socket sv = sock42();
+		struct trace_sockets socks = { .n = 1, .v = &sv, .have_rx = true };
+		struct trace_count cv;
+		struct report rp;
+		char *j;
+
+		sv.rcvbuf = 212992;
+		sv.queued = 212480;
+		for (int s = 0; s <= 5; s++) {
+			cv = count(42, NS1, R_RCVBUF, LOC_RCVBUF, 300ull * s, 300ull * s);
+			w_counts(w, (1 + s) * 1000000000ull, &cv, 1);
+			socks.time_ns = (1 + s) * 1000000000ull;
+			sv.delivered = stopped ? 100 : 900ull * s;
+			assert_int_equal(trace_writer__sockets(w, &socks), 0);
+		}
+		assert_int_equal(trace_writer__close(w), 0);
+		assert_int_equal(report__load(&rp, path), 0);
+		j = render(&rp, true, 0);
+		if (!stopped) {
+			ASSERT_JQ(j, "[.advice[] | select(.cause == \"rcvbuf\")] | length == 1");
+			ASSERT_JQ(j, ".advice[0].verdict == \"steady_overload\"");
+			ASSERT_JQ(j, ".advice[0].setting == \"sender_pps\" and .advice[0].value == 810");
+			ASSERT_JQ(j, ".advice[0].change | contains(\"Pace the sender to at most 810 datagrams/s\")");
+		} else {
+			ASSERT_JQ(j, "[.advice[] | .verdict] == [\"steady_overload\", \"not_reading\"]");
+			ASSERT_JQ(j, ".advice[1].evidence | startswith(\"Nothing was delivered to it (its own deliveries\")");
+		}
+		free(j);
+		report__free(&rp);
+	}
+}
+
 /* ---- golden: real recordings in tests/fixtures ---- */
 
 static void golden(const char *data, const char *want, bool json, int exit_code)
@@ -1310,6 +1353,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_many_sockets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_strings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_socket_deliveries, setup, teardown),
 		cmocka_unit_test(test_golden),
 	};
 
