@@ -92,6 +92,29 @@ static struct check_item *item(struct check_item *out, int max, int *n, const ch
 #define NO_ARRIVALS "A socket's arrival rate is counted from the sock:sk_data_ready tracepoint " \
 	"(Linux 6.6 or later), which this kernel lacks: not judged."
 
+/*
+ * The socket's own finding, when the advice judged it: a buffer sized for
+ * a stall does not fix a steady overload or a socket nobody reads, and
+ * the checklist says so rather than contradict the finding.
+ */
+static void verdict_note(const struct check_rx *rx, struct check_item *it)
+{
+	size_t o = strlen(it->why);
+
+	if (!rx->verdict)
+		return;
+	if (!strcmp(rx->verdict, "not_reading"))
+		snprintf(it->why + o, sizeof(it->why) - o, " Its finding above: nothing reads it, so a buffer "
+			 "of any size only postpones its drops.");
+	else if (!strcmp(rx->verdict, "steady_overload") && rx->pace_dgps)
+		snprintf(it->why + o, sizeof(it->why) - o, " Its finding above: a steady overload, which a "
+			 "buffer only postpones; pace the sender to at most %llu datagrams/s.",
+			 (unsigned long long)rx->pace_dgps);
+	else if (!strcmp(rx->verdict, "steady_overload"))
+		snprintf(it->why + o, sizeof(it->why) - o, " Its finding above: a steady overload, which a "
+			 "buffer only postpones; pace the sender.");
+}
+
 static void rmem_default(const struct check_input *in, struct check_item *it)
 {
 	const struct check_rx *rx = &in->busiest_default;
@@ -141,6 +164,7 @@ static void rmem_default(const struct check_input *in, struct check_item *it)
 			 " %.0f ms needs %s: sysctl -w net.core.rmem_default=%llu (or SO_RCVBUF in the "
 			 "application).", CHECK_STALL_S * 1e3, B(need), (unsigned long long)need);
 	}
+	verdict_note(rx, it);
 }
 
 static void rmem_max(const struct check_input *in, struct check_item *it)
@@ -181,6 +205,7 @@ static void rmem_max(const struct check_input *in, struct check_item *it)
 		snprintf(it->why + strlen(it->why), sizeof(it->why) - strlen(it->why),
 			 " sysctl -w net.core.rmem_max=%llu.", (unsigned long long)req);
 	}
+	verdict_note(rx, it);
 }
 
 static uint64_t pow2_at_least(uint64_t v)

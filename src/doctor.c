@@ -619,7 +619,26 @@ static int counter_items(struct doctor *d, struct item **out)
 
 /* ---- the checklist's inputs -------------------------------------------- */
 
-static void check_input(struct doctor *d, struct check_input *ci)
+/* The rcvbuf finding of a socket row among the items: its verdict (the
+ * not-reading one first) and pacing rate go with the checklist's rx. */
+static void rx_verdict(const struct item *items, int n, const struct row *r, struct check_rx *rx)
+{
+	for (int i = 0; i < n; i++) {
+		const struct item *it = &items[i];
+
+		if (!it->has_socket || it->socket != r->key.cookie || it->cause != CAUSE_RCVBUF || !it->nf)
+			continue;
+		rx->verdict = it->f[0].verdict[0] ? it->f[0].verdict : NULL;
+		for (int k = 1; k < it->nf; k++)
+			if (!strcmp(it->f[k].verdict, "not_reading"))
+				rx->verdict = it->f[k].verdict;
+		if (it->f[0].has_value && !strcmp(it->f[0].setting, "sender_pps"))
+			rx->pace_dgps = it->f[0].value;
+		return;
+	}
+}
+
+static void check_input(struct doctor *d, const struct item *items, int nitems, struct check_input *ci)
 {
 	struct live_env env;
 	static char who[2][64];
@@ -692,6 +711,7 @@ static void check_input(struct doctor *d, struct check_input *ci)
 			       output__addr_loopback(r->sock.family, r->sock.saddr));
 		rx.known = true;
 		rx.dgps = rate;
+		rx_verdict(items, nitems, r, &rx);
 		rx.peak = peak > 0;
 		rx.rcvbuf = r->sock.rcvbuf;
 		rx.family = r->sock.family;
@@ -1167,7 +1187,7 @@ int do_doctor(int argc, char **argv)
 		fprintf(stderr, WHO ": out of memory\n");
 		goto out;
 	}
-	check_input(&d, &ci);
+	check_input(&d, items, n > 0 ? n : 0, &ci);
 	nck = check__build(&ci, ck, CHECK_MAX);
 	if (o.json)
 		print_json(&d, items, n, ck, nck);
