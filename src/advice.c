@@ -347,6 +347,8 @@ struct rcvbuf_plan {
 	bool not_reading; /* nothing read the socket while it dropped */
 	bool drained;     /* its queue was seen below half its buffer at a look:
 			     the reader caught up between drops (bursts) */
+	bool sparse;      /* drops in fewer than 3/4 of the fine windows of
+			     their stretch (bursts) */
 	double drained_dgps; /* what the reader took while it dropped (its own
 				deliveries per second), 0 unknown */
 	uint64_t pace_dgps;  /* pace: the rate to pace the sender to (0: unknown) */
@@ -390,9 +392,12 @@ static struct rcvbuf_plan rcvbuf_plan(const struct advice_input *in)
 	 * overload, not a burst. Three intervals suffice (a 3 s sample at
 	 * 1 s intervals judges as a 30 s one does); fewer say too little.
 	 */
+	p.sparse = in->windows.known && in->windows_dropping.known && in->windows.v >= 10 &&
+		   in->windows_dropping.v < in->windows.v - in->windows.v / 4;
 	p.sustained = in->intervals.known && in->intervals_dropping.known &&
 		      in->intervals.v >= 3 && in->intervals_dropping.v <= in->intervals.v &&
-		      in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4 && !p.drained;
+		      in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4 && !p.drained &&
+		      !p.sparse;
 	p.too_big = !p.large && p.have_burst && p.need_d > ADVICE_RCVBUF_CAP;
 	p.pace = p.large || p.sustained || p.too_big;
 	/* did the app set SO_RCVBUF? only when rmem_default says */
@@ -503,7 +508,7 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		snprintf(f->what, sizeof(f->what), "the socket's receive buffer was full, and one for twice "
 			 "its worst burst would exceed %s: the sender is faster than the reader%s",
 			 B(ADVICE_RCVBUF_CAP), over);
-	else if (p.drained)
+	else if (p.drained || p.sparse)
 		snprintf(f->what, sizeof(f->what), "bursts overflowed the socket's receive buffer: the reader "
 			 "caught up between them%s", over);
 	else
@@ -517,7 +522,13 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		    : in->live ? "intervals between refreshes" : "intervals between snapshots",
 		    sustained ? ": a steady overload, which any buffer only postpones"
 		    : p.drained && in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4
-		    ? ", yet its queue drained between them: a bursty sender, not a steady overload" : "");
+		    ? ", yet its queue drained between them: a bursty sender, not a steady overload"
+		    : p.sparse && in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4
+		    ? ", yet in bursts (below): a bursty sender, not a steady overload" : "");
+	if (p.sparse)
+		add(e, el, "Its drops came in %s of the %s %s windows from its first drop to its last "
+		    "(per-drop events): bursts, between which the reader kept up. ",
+		    N(in->windows_dropping.v), N(in->windows.v), S(in->window_s));
 	if (p.drained)
 		add(e, el, "Its queue held as little as %s of its %s at one of %s looks (at most %s). ",
 		    B(in->queue_low.v), B(rb), N(in->queue_looks.v),

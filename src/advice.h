@@ -109,6 +109,13 @@ struct advice_input {
 	struct advice_u64 queue_peak;  /* most bytes queued seen */
 	struct advice_u64 queue_low;   /* fewest bytes queued seen (drained?) */
 	struct advice_u64 queue_looks; /* how many times queue_* were sampled */
+	/* the drop shape at a finer grain than the intervals (a recording's
+	 * per-drop events, in windows of window_s): windows from its first
+	 * drop to its last, and those with drops. A steady overload drops in
+	 * nearly every one; a bursty sender (a load tester sending in bursts)
+	 * in few, however many intervals its bursts touch */
+	struct advice_u64 windows, windows_dropping;
+	double window_s;
 	bool queue_between_drops;      /* queue_low was seen with more drops after
 					  it (top, doctor): a low one says the reader
 					  caught up between drops (bursts); a

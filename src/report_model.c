@@ -495,6 +495,10 @@ struct ev_burst {
 	uint64_t best;           /* the most datagrams in one window */
 	uint64_t datagrams;      /* all of this key's EVENTs' datagrams */
 	uint64_t n[BURST_RING];  /* slot x at n[x % BURST_RING], x in (head - RING, head] */
+	/* the drop shape: aligned BURST_WINDOW_NS windows from the first
+	 * drop's to the last's, and how many held drops (a late event in an
+	 * earlier window than the newest is not counted again) */
+	uint64_t first_win, last_win, wins_dropping;
 };
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
@@ -513,6 +517,11 @@ static void ev_burst_add(struct ev_burst *b, uint64_t time_ns, uint64_t datagram
 	if (!b->started) {
 		b->started = true;
 		b->head = s;
+		b->first_win = b->last_win = time_ns / BURST_WINDOW_NS;
+		b->wins_dropping = 1;
+	} else if (time_ns / BURST_WINDOW_NS > b->last_win) {
+		b->last_win = time_ns / BURST_WINDOW_NS;
+		b->wins_dropping++;
 	}
 	if (s > b->head) {
 		if (s - b->head >= BURST_RING)
@@ -2410,6 +2419,11 @@ static void set_burst(const struct report *rp, uint64_t cookie, bool by_inode, i
 		in->burst = ADVICE_U64(eb->best);
 		in->burst_s = BURST_WINDOW_NS / 1e9;
 		in->burst_window = true;
+		/* and the drop shape: in how many of the windows of their
+		 * stretch the drops came (a bursty sender: few) */
+		in->windows = ADVICE_U64(eb->last_win - eb->first_win + 1);
+		in->windows_dropping = ADVICE_U64(eb->wins_dropping);
+		in->window_s = BURST_WINDOW_NS / 1e9;
 	}
 }
 

@@ -413,3 +413,33 @@ test_advice_pace_followed() {
 	echo "    at $value/s: $drops2 dropped"
 	((drops2 * 10 <= drops1)) || fail "pacing to $value/s did not cut the drops tenfold: $drops2 (was $drops1)"
 }
+
+# A bursty sender: 300 datagrams at once every 0.43 s (700/s on average)
+# into a reader that takes ~900/s: it drops in every 1 s interval, yet it
+# keeps up between the bursts. doctor, top and record + report call it
+# bursts (a buffer for them), not a steady overload. (Before: top and
+# report said "the sender is faster than the reader, steadily".)
+test_advice_bursty_sender() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:6300" --read-gap-us 1000 || return
+	bg_gen "$V4B:6300" --pps 700 --burst 300 --size 256 -t 300
+	sleep 1
+	"$UDPDROP" doctor -N "$B" -d 5 --json >"$T/doc.json" 2>"$T/doc.err"
+	expect_eq "doctor exit code" "$?" 0
+	"$UDPDROP" top -N "$B" -j -i 1 -n 5 >"$T/top.json" 2>"$T/top.err"
+	expect_eq "top exit code" "$?" 0
+	"$UDPDROP" record -N "$B" -d 5 -o "$T/rec.data" >/dev/null 2>"$T/rec.err"
+	expect_eq "record exit code" "$?" 0
+	"$UDPDROP" report --json "$T/rec.data" >"$T/rep.json" 2>"$T/rep.err"
+	expect_eq "report exit code" "$?" 0
+	jq --arg l "$V4B:6300" '[.findings[] | select(.cause == "rcvbuf" and .local == $l)][0]' "$T/doc.json" >"$T/f.doc"
+	tail -n 1 "$T/top.json" | jq --arg l "$V4B:6300" \
+		'[.sockets[] | select(.local == $l) | .advice[] | select(.cause == "rcvbuf")][0]' >"$T/f.top"
+	jq '[.advice[] | select(.cause == "rcvbuf")][0]' "$T/rep.json" >"$T/f.rep"
+	local f
+	for f in doc top rep; do
+		echo "    $f: $(jq -r '"\(.verdict): \(.what)"' "$T/f.$f")"
+		expect_eq "$f: verdict" "$(jq -r .verdict "$T/f.$f")" bursts
+		jq -r .what "$T/f.$f" | grep -q steadily && fail "$f: called a steady overload: $(jq -r .what "$T/f.$f")"
+	done
+}

@@ -1027,6 +1027,42 @@ static void test_verdict_bursty_sender(void **state)
 	assert_string_equal(f[0].verdict, "steady_overload");
 }
 
+/* The same from a recording's per-drop events: drops in every snapshot
+ * interval, but in 12 of the 100 100-ms windows of their stretch: a
+ * bursty sender, sized as bursts; in 95 of them: steady. */
+static void test_verdict_bursty_windows(void **state)
+{
+	struct advice_finding f[ADVICE_MAX];
+	struct advice_input in = steady(10, 10);
+	char *t;
+	int n;
+
+	(void)state;
+	in.queue_between_drops = false; /* a recording's looks */
+	in.burst_window = true;
+	in.burst = ADVICE_U64(150);
+	in.burst_s = 0.1;
+	in.windows = ADVICE_U64(100);
+	in.windows_dropping = ADVICE_U64(12);
+	in.window_s = 0.1;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	assert_string_equal(f[0].verdict, "bursts");
+	ASSERT_HAS(t, "It dropped in 10 of the 10 intervals between snapshots, yet in bursts (below): a bursty "
+		   "sender, not a steady overload. ");
+	ASSERT_HAS(t, "Its drops came in 12 of the 100 100 ms windows from its first drop to its last "
+		   "(per-drop events)");
+	ASSERT_LACKS(t, "steadily");
+	free(t);
+	in.windows_dropping = ADVICE_U64(95);
+	advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].verdict, "steady_overload");
+	/* too few windows to say */
+	in.windows = in.windows_dropping = ADVICE_U64(1);
+	advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].verdict, "steady_overload");
+}
+
 /* "Pace the sender" gives the rate: 90 % of what the reader drained. */
 static void test_pace_rate(void **state)
 {
@@ -1127,6 +1163,7 @@ int main(void)
 		cmocka_unit_test(test_others),
 		cmocka_unit_test(test_verdict_sample_length),
 		cmocka_unit_test(test_verdict_bursty_sender),
+		cmocka_unit_test(test_verdict_bursty_windows),
 		cmocka_unit_test(test_pace_rate),
 		cmocka_unit_test(test_not_reading_per_socket),
 	};
