@@ -1132,6 +1132,37 @@ int advice__build(const struct advice_input *in, struct advice_finding *out, int
 	return n;
 }
 
+/* ---- the per-interval track every view feeds --------------------------- */
+
+void advice__track(struct advice_track *t, uint64_t drops, double len_s, bool rx_known, uint64_t rx)
+{
+	if (!drops)
+		return;
+	t->dropping++;
+	if (drops > t->best) {
+		t->best = drops;
+		t->best_s = len_s;
+	}
+	if (!rx_known)
+		return;
+	t->delivered = sat_add(t->delivered, rx);
+	t->delivered_s += len_s;
+	t->stalled = rx ? 0 : t->stalled + 1;
+}
+
+void advice__track_input(struct advice_input *in, const struct advice_track *t, uint64_t intervals)
+{
+	in->burst = ADVICE_U64(t->best);
+	in->burst_s = t->best_s;
+	in->intervals = ADVICE_U64(intervals);
+	in->intervals_dropping = ADVICE_U64(t->dropping);
+	if (t->delivered_s > 0) {
+		in->delivered = ADVICE_U64(t->delivered);
+		in->delivered_s = t->delivered_s;
+		in->stalled_intervals = ADVICE_U64(t->stalled);
+	}
+}
+
 /* ---- the short hint (top's HINT column) ------------------------------- */
 
 /*

@@ -145,6 +145,30 @@ struct advice_input {
 	struct advice_u64 mib_reasm_fails, mib_reasm_timeout;
 };
 
+/*
+ * One socket's (or flow's) drops of one cause, interval by interval, as
+ * every view sees them (top per refresh, doctor per sample tick, report
+ * per snapshot), accumulated by one rule, so that the same intervals give
+ * the engine the same figures in every view.
+ */
+struct advice_track {
+	uint64_t dropping;     /* intervals with drops */
+	uint64_t best;         /* the most drops in one of them */
+	double best_s;         /* that interval's length, s */
+	uint64_t delivered;    /* the socket's deliveries in the intervals with
+				  drops whose deliveries are known */
+	double delivered_s;    /* those intervals' length, s */
+	uint64_t stalled;      /* the latest run of them with none delivered */
+};
+/* One interval of len_s: drops of the cause, and the socket's deliveries
+ * in it when rx_known (not for a flow, nor an interval whose start is not
+ * known: a row first seen then). An interval without drops changes nothing. */
+void advice__track(struct advice_track *t, uint64_t drops, double len_s, bool rx_known, uint64_t rx);
+/* What the track gives the engine over `intervals` intervals: the burst
+ * (per interval), intervals and intervals_dropping, and the socket's
+ * deliveries when some were measured. */
+void advice__track_input(struct advice_input *in, const struct advice_track *t, uint64_t intervals);
+
 #define ADVICE_WHAT     160
 #define ADVICE_TEXT     2048
 #define ADVICE_MAX      4 /* findings from one input, at most */

@@ -174,18 +174,7 @@ static void burst_add(struct htab *h, const struct row *r, uint64_t tick, double
 	for (int c = 0; c < CAUSE_MAX; c++) {
 		uint64_t d = r->cause[c] > b->prev[c] ? r->cause[c] - b->prev[c] : 0;
 
-		if (d) {
-			b->dropping[c]++;
-			if (d > b->best[c]) {
-				b->best[c] = d;
-				b->best_s[c] = (float)dt;
-			}
-			if (!created) {
-				b->delivered[c] += rxd;
-				b->delivered_s[c] += (float)dt;
-				b->stalled[c] = rxd ? 0 : b->stalled[c] + 1;
-			}
-		}
+		advice__track(&b->track[c], d, dt, b->have_rx && !created, rxd);
 		b->prev[c] = r->cause[c];
 	}
 	/* the queue of a socket the last dump found (a closed one's last
@@ -424,18 +413,10 @@ void output__advice_input(struct advice_input *in, struct model *m, const struct
 			in->rate_Bps = ADVICE_DBL(in->rate_dgps.v * in->avg_size.v);
 	}
 	if (b && b->intervals) {
-		in->burst = ADVICE_U64(b->best[c]);
-		in->burst_s = b->best_s[c];
-		in->intervals = ADVICE_U64(b->intervals);
-		in->intervals_dropping = ADVICE_U64(b->dropping[c]);
-		/* the socket's own figures: what "not reading", "bursts" and
-		 * the pacing rate are judged by (the netns's counters below
-		 * are context only) */
-		if (sock && b->have_rx && b->delivered_s[c] > 0) {
-			in->delivered = ADVICE_U64(b->delivered[c]);
-			in->delivered_s = b->delivered_s[c];
-			in->stalled_intervals = ADVICE_U64(b->stalled[c]);
-		}
+		/* the burst and the socket's own deliveries: what "not
+		 * reading", "bursts" and the pacing rate are judged by (the
+		 * netns's counters below are context only) */
+		advice__track_input(in, &b->track[c], b->intervals);
 		if (sock && b->queue_looks) {
 			in->queue_low = ADVICE_U64(b->queue_low);
 			in->queue_looks = ADVICE_U64(b->queue_looks);

@@ -34,18 +34,13 @@ struct live_burst {
 	uint64_t tick;                  /* the refresh of the last look */
 	uint32_t intervals;             /* refreshes since first seen dropping */
 	uint64_t prev[CAUSE_MAX];       /* cumulative drops at the last look */
-	uint64_t best[CAUSE_MAX];       /* the most in one interval */
-	float best_s[CAUSE_MAX];        /* that interval's length, s */
-	uint32_t dropping[CAUSE_MAX];   /* intervals with drops of the cause */
-	/* the socket's own figures (ROW_SOCKET), the advice's per-socket
-	 * evidence: its deliveries (model.have_rx) in the intervals with
-	 * drops of each cause, and the latest run of such intervals with
-	 * none delivered (a stopped reader); its queue at each look */
+	/* per cause: the worst interval, the intervals with drops, and the
+	 * socket's own deliveries in them (model.have_rx; advice__track, the
+	 * rule report and doctor use too) */
+	struct advice_track track[CAUSE_MAX];
 	bool have_rx;
 	uint64_t rx_prev;               /* deliveries at the last look */
-	uint64_t delivered[CAUSE_MAX];  /* in the intervals with drops */
-	float delivered_s[CAUSE_MAX];   /* those intervals' length, s */
-	uint32_t stalled[CAUSE_MAX];    /* latest run: drops, nothing delivered */
+	/* the socket's queue at each look: */
 	uint32_t queue_looks;           /* looks at a live socket's queue that
 					   more drops followed (between drops: not
 					   the quiet after a load ends) */

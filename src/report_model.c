@@ -2293,14 +2293,10 @@ static bool frag_cause(int c)
 struct iv_burst {
 	uint64_t prev, cur;       /* at snapshots prev_snap - 1, cur_snap - 1 */
 	uint64_t prev_snap, cur_snap; /* 1-based, 0: none */
-	uint64_t best, dropping;
-	double best_s;
-	/* the socket's own deliveries (SOCKETS, minor 2) in the intervals
-	 * it dropped in whose both ends have them, as top counts them
-	 * (output.c burst_add), and the latest run of those with none */
+	/* the worst interval, the intervals with drops, and the socket's own
+	 * deliveries (SOCKETS, minor 2) in those whose both ends have them */
 	const struct report_queue *q;
-	uint64_t delivered, stalled;
-	double delivered_s;
+	struct advice_track track;   /* the rule top and doctor use */
 };
 
 /* The socket's deliveries at exactly time t (a SOCKETS look), if known. */
@@ -2324,7 +2320,7 @@ static bool rx_at(const struct report_queue *q, uint64_t t, uint64_t *v)
 
 static void iv_close(const struct report *rp, struct iv_burst *b)
 {
-	uint64_t s, p, r0, r1;
+	uint64_t s, p, r0 = 0, r1 = 0;
 
 	if (!b->cur_snap)
 		return;
@@ -2333,18 +2329,10 @@ static void iv_close(const struct report *rp, struct iv_burst *b)
 	if (s && b->cur > p) {
 		double len = rp->snaps[s].time_ns > rp->snaps[s - 1].time_ns
 				     ? (rp->snaps[s].time_ns - rp->snaps[s - 1].time_ns) / 1e9 : 0;
+		bool rx = rx_at(b->q, rp->snaps[s - 1].time_ns, &r0) &&
+			  rx_at(b->q, rp->snaps[s].time_ns, &r1);
 
-		b->dropping++;
-		if (b->cur - p > b->best) {
-			b->best = b->cur - p;
-			b->best_s = len;
-		}
-		if (rx_at(b->q, rp->snaps[s - 1].time_ns, &r0) && rx_at(b->q, rp->snaps[s].time_ns, &r1)) {
-			r1 = r1 > r0 ? r1 - r0 : 0;
-			b->delivered += r1;
-			b->delivered_s += len;
-			b->stalled = r1 ? 0 : b->stalled + 1;
-		}
+		advice__track(&b->track, b->cur - p, len, rx, rx && r1 > r0 ? r1 - r0 : 0);
 	}
 	b->prev = b->cur;
 	b->prev_snap = b->cur_snap;
@@ -2488,17 +2476,11 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 				struct ev_key key = { k->cookie, (uint32_t)c, k->by_inode };
 				const struct iv_burst *b = xfind(&ivb, &key);
 
-				in.burst = ADVICE_U64(b ? b->best : 0);
-				in.burst_s = b ? b->best_s : 0;
-				in.intervals = ADVICE_U64(rp->ncounts - 1);
-				in.intervals_dropping = ADVICE_U64(b ? b->dropping : 0);
-				/* the socket's own deliveries, as top and doctor
-				 * give them (recorded from minor 2 on) */
-				if (b && b->delivered_s > 0) {
-					in.delivered = ADVICE_U64(b->delivered);
-					in.delivered_s = b->delivered_s;
-					in.stalled_intervals = ADVICE_U64(b->stalled);
-				}
+				/* the burst, and the socket's own deliveries
+				 * (recorded from minor 2 on), as top and doctor
+				 * give them */
+				advice__track_input(&in, b ? &b->track : &(struct advice_track){ 0 },
+						    rp->ncounts - 1);
 			}
 			set_burst(rp, k->cookie, k->by_inode, c, k->cause[c], &in);
 			it->nf = advice__build(&in, it->f, ADVICE_MAX);

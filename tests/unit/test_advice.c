@@ -1063,6 +1063,38 @@ static void test_verdict_bursty_windows(void **state)
 	assert_string_equal(f[0].verdict, "steady_overload");
 }
 
+/* The one rule every view accumulates its intervals by: a reader that
+ * took 90 in each of two intervals with drops, then stopped for two. */
+static void test_track(void **state)
+{
+	struct advice_track t = { 0 };
+	struct advice_input in;
+
+	(void)state;
+	advice__track(&t, 40, 1.0, false, 0);   /* first seen: deliveries unknown */
+	advice__track(&t, 0, 1.0, true, 500);   /* no drops: nothing */
+	advice__track(&t, 50, 1.0, true, 90);
+	advice__track(&t, 70, 0.5, true, 90);
+	advice__track(&t, 60, 1.0, true, 0);
+	advice__track(&t, 60, 1.0, true, 0);
+	memset(&in, 0, sizeof(in));
+	advice__track_input(&in, &t, 6);
+	assert_int_equal(in.intervals.v, 6);
+	assert_int_equal(in.intervals_dropping.v, 5);
+	assert_int_equal(in.burst.v, 70);
+	assert_true(in.burst_s == 0.5);
+	assert_true(in.delivered.known && in.delivered.v == 180);
+	assert_true(in.delivered_s == 3.5);
+	assert_true(in.stalled_intervals.known && in.stalled_intervals.v == 2);
+	/* nothing measured: deliveries stay unknown (the netns decides) */
+	t = (struct advice_track){ 0 };
+	advice__track(&t, 40, 1.0, false, 0);
+	memset(&in, 0, sizeof(in));
+	advice__track_input(&in, &t, 1);
+	assert_false(in.delivered.known);
+	assert_false(in.stalled_intervals.known);
+}
+
 /* "Pace the sender" gives the rate: 90 % of what the reader drained. */
 static void test_pace_rate(void **state)
 {
@@ -1164,6 +1196,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_sample_length),
 		cmocka_unit_test(test_verdict_bursty_sender),
 		cmocka_unit_test(test_verdict_bursty_windows),
+		cmocka_unit_test(test_track),
 		cmocka_unit_test(test_pace_rate),
 		cmocka_unit_test(test_not_reading_per_socket),
 	};
