@@ -222,13 +222,6 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-/* What the input's intervals are: doctor's sample intervals (its bursts
- * are runs of them), top's refreshes, or a recording's snapshots. */
-static const char *interval_kind(const struct advice_input *in)
-{
-	return in->burst_episode ? "sample" : in->live ? "refresh" : "snapshot";
-}
-
 /* "297 datagrams dropped over 3.00 s (99.0/s on average)" and the burst. */
 static void drops_line(const struct advice_input *in, char *e, size_t len)
 {
@@ -490,6 +483,13 @@ struct rcvbuf_plan {
 	bool pace;        /* pace the sender: a bigger buffer will not help */
 	int set;          /* the app set SO_RCVBUF: 1, did not: 0, unknown: -1 */
 	bool not_reading; /* nothing read the socket while it dropped */
+	bool drained;     /* its queue was seen below half its buffer at a look:
+			     the reader caught up between drops (bursts) */
+	bool sparse;      /* drops in fewer than 3/4 of the fine windows of
+			     their stretch (bursts) */
+	double drained_dgps; /* what the reader took while it dropped (its own
+				deliveries per second), 0 unknown */
+	uint64_t pace_dgps;  /* pace: the rate to pace the sender to (0: unknown) */
 	uint64_t need;    /* have_burst && !pace: the buffer for the worst burst
 			     with its margin, rounded up to 4 KiB (else 0) */
 	uint64_t fallback; /* !have_burst && !pace: the buffer to raise to, no
@@ -516,15 +516,48 @@ static struct rcvbuf_plan rcvbuf_plan(const struct advice_input *in)
 	 * double: a hostile burst x truesize does not fit an integer */
 	_Static_assert(ADVICE_BURST_MARGIN == 2, "the advice's text says twice");
 	p.need_d = p.have_burst ? (double)p.rb + ADVICE_BURST_MARGIN * (double)in->burst.v * p.ts : 0;
-	/* drops in most intervals: a steady overload, not a burst */
+	/*
+	 * The queue seen below half the buffer at one look or more: the
+	 * reader had caught up, so the drops came in bursts (a bursty sender)
+	 * however many intervals they touch; a steady overload keeps the
+	 * queue full at every look.
+	 */
+	p.drained = in->queue_between_drops && in->queue_low.known && in->queue_looks.known &&
+		    in->queue_looks.v >= 2 &&
+		    p.rb && in->queue_low.v < p.rb / 2;
+	/*
+	 * Drops in most intervals, the queue never seen drained: a steady
+	 * overload, not a burst. Three intervals suffice (a 3 s sample at
+	 * 1 s intervals judges as a 30 s one does); fewer say too little.
+	 */
+	p.sparse = in->windows.known && in->windows_dropping.known && in->windows.v >= 10 &&
+		   in->windows_dropping.v < in->windows.v - in->windows.v / 4;
 	p.sustained = in->intervals.known && in->intervals_dropping.known &&
-		      in->intervals.v >= 4 && in->intervals_dropping.v <= in->intervals.v &&
-		      in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4;
+		      in->intervals.v >= 3 && in->intervals_dropping.v <= in->intervals.v &&
+		      in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4 && !p.drained &&
+		      !p.sparse;
 	p.too_big = !p.large && p.have_burst && p.need_d > ADVICE_RCVBUF_CAP;
 	p.pace = p.large || p.sustained || p.too_big;
 	/* did the app set SO_RCVBUF? only when rmem_default says */
 	p.set = in->rcvbuf.known && in->rmem_default.known ? p.rb != in->rmem_default.v : -1;
-	p.not_reading = in->reads.known && !in->reads.v && in->drops;
+	/*
+	 * Not reading, from the socket's own deliveries when known: none in
+	 * the intervals it dropped in, or none in its latest two or more (a
+	 * reader stopped mid-run: its queue stays full, every arrival is
+	 * dropped). The netns-wide UdpInDatagrams decides only without them,
+	 * and only at 0 (then no socket there read): a sibling's reads say
+	 * nothing of this socket.
+	 */
+	if (in->delivered.known)
+		p.not_reading = in->drops && (!in->delivered.v ||
+					      (in->stalled_intervals.known && in->stalled_intervals.v >= 2));
+	else
+		p.not_reading = in->reads.known && !in->reads.v && in->drops;
+	p.drained_dgps = in->delivered.known && in->delivered.v && in->delivered_s > 0 &&
+				 isfinite(in->delivered_s)
+			 ? (double)in->delivered.v / in->delivered_s : 0;
+	p.pace_dgps = p.pace && !p.not_reading
+		      ? d2u(floor(p.drained_dgps * ADVICE_PACE_PCT / 100), UINT64_MAX) : 0;
 	/* need_d <= ADVICE_RCVBUF_CAP here: the conversion is exact */
 	p.need = !p.pace && p.have_burst
 			 ? advice__round_up(p.rb + (uint64_t)ceil(ADVICE_BURST_MARGIN * (double)in->burst.v * p.ts),
@@ -607,33 +640,56 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 	uint64_t rb = p.rb;
 	int set = p.set;
 	double bits = arrival_bits(in, payload, &bound);
-	char *e = f->evidence, *c = f->change, flt[48] = "";
+	char *e = f->evidence, *c = f->change, flt[48] = "", over[48] = "";
 	size_t el = sizeof(f->evidence), cl = sizeof(f->change);
 
+	/* every verdict says how long it judged: a 3 s and a 30 s sample of
+	 * one load give the same verdict, each with its own span */
+	if (in->span_s > 0)
+		snprintf(over, sizeof(over), " (sampled %s)", S(in->span_s));
+	snprintf(f->verdict, sizeof(f->verdict), "%s",
+		 pace ? "steady_overload" : have_burst ? "bursts" : "unsized");
 	if (large)
 		snprintf(f->what, sizeof(f->what), "the receive buffer is already very large (%s) and still "
-			 "overflowed: the sender is faster than the reader", B(rb));
+			 "overflowed: the sender is faster than the reader%s", B(rb), over);
 	else if (sustained)
-		snprintf(f->what, sizeof(f->what), "the socket dropped in %llu of %llu %s intervals: "
-			 "the sender is faster than the reader, steadily", (unsigned long long)in->intervals_dropping.v,
-			 (unsigned long long)in->intervals.v, interval_kind(in));
+		/* the interval's kind (sample, refresh, snapshot) in the
+		 * evidence only: the same verdict reads the same in every view */
+		snprintf(f->what, sizeof(f->what), "the socket dropped in %llu of %llu intervals: "
+			 "the sender is faster than the reader, steadily%s", (unsigned long long)in->intervals_dropping.v,
+			 (unsigned long long)in->intervals.v, over);
 	else if (too_big)
 		snprintf(f->what, sizeof(f->what), "the socket's receive buffer was full, and one for twice "
-			 "its worst burst would exceed %s: the sender is faster than the reader",
-			 B(ADVICE_RCVBUF_CAP));
+			 "its worst burst would exceed %s: the sender is faster than the reader%s",
+			 B(ADVICE_RCVBUF_CAP), over);
+	else if (p.drained || p.sparse)
+		snprintf(f->what, sizeof(f->what), "bursts overflowed the socket's receive buffer: the reader "
+			 "caught up between them%s", over);
 	else
 		snprintf(f->what, sizeof(f->what), "the socket's receive buffer was full: the reader fell "
-			 "behind the arrivals");
+			 "behind the arrivals%s", over);
 	drops_line(in, e, el);
 	burst_note(in, e, el);
-	if (in->mib_rcvbuf_errors.known)
-		add(e, el, "The kernel counted UdpRcvbufErrors +%s in the namespace. ",
-		    N(in->mib_rcvbuf_errors.v));
 	if (in->intervals.known && in->intervals_dropping.known && in->intervals.v > 1)
 		add(e, el, "It dropped in %s of the %s %s%s. ", N(in->intervals_dropping.v),
 		    N(in->intervals.v), in->burst_episode ? "sample intervals"
 		    : in->live ? "intervals between refreshes" : "intervals between snapshots",
-		    sustained ? ": a steady overload, which any buffer only postpones" : "");
+		    sustained ? ": a steady overload, which any buffer only postpones"
+		    : p.drained && in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4
+		    ? ", yet its queue drained between them: a bursty sender, not a steady overload"
+		    : p.sparse && in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4
+		    ? ", yet in bursts (below): a bursty sender, not a steady overload" : "");
+	if (p.sparse)
+		add(e, el, "Its drops came in %s of the %s %s windows from its first drop to its last "
+		    "(per-drop events): bursts, between which the reader kept up. ",
+		    N(in->windows_dropping.v), N(in->windows.v), S(in->window_s));
+	if (p.drained)
+		add(e, el, "Its queue held as little as %s of its %s at one of %s looks (at most %s). ",
+		    B(in->queue_low.v), B(rb), N(in->queue_looks.v),
+		    in->queue_peak.known ? B(in->queue_peak.v) : "unknown");
+	if (p.drained_dgps > 0)
+		add(e, el, "Its reader took %s datagrams (its own deliveries) in the %s it dropped in: "
+		    "%s. ", N(in->delivered.v), S(in->delivered_s), R(p.drained_dgps));
 
 	if (in->rcvbuf.known) {
 		add(e, el, "Its buffer: rcvbuf %s", B(rb));
@@ -698,9 +754,21 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		else
 			add(c, cl, "A bigger buffer would only postpone the drops: when arrivals outpace "
 			    "reads for good, any buffer fills. ");
-		add(c, cl, "Pace the sender below the rate the reader sustains (udpdrop gen --rate finds "
-		    "it), add flow control between them, or read faster: more reader threads on "
-		    "SO_REUSEPORT sockets, recvmmsg() batches, a reader pinned to its own CPU.");
+		if (p.pace_dgps) {
+			set_value(f, "sender_pps", p.pace_dgps);
+			add(c, cl, "Pace the sender to at most %llu datagrams/s", (unsigned long long)p.pace_dgps);
+			if (payload > 0)
+				add(c, cl, " (%s of %.0f B payloads)", BPS(p.pace_dgps * payload * 8), payload);
+			add(c, cl, ", %u%% of the %s its reader took while it dropped (udpdrop gen --pps %llu "
+			    "tests it), add flow control between them, or read faster: more reader threads "
+			    "on SO_REUSEPORT sockets, recvmmsg() batches, a reader pinned to its own CPU.",
+			    ADVICE_PACE_PCT, R(p.drained_dgps), (unsigned long long)p.pace_dgps);
+		} else {
+			add(c, cl, "Pace the sender below the rate the reader sustains (its deliveries are "
+			    "not known here: udpdrop top or doctor measure them; udpdrop gen --pps finds "
+			    "it), add flow control between them, or read faster: more reader threads on "
+			    "SO_REUSEPORT sockets, recvmmsg() batches, a reader pinned to its own CPU.");
+		}
 	} else {
 		char why[256];
 
@@ -725,11 +793,23 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 
 	if (not_reading && (f = next(out, max, &n, in->cause))) {
 		e = f->evidence;
-		snprintf(f->what, sizeof(f->what), "nothing read the socket while it dropped");
-		add(e, el, "Applications in its namespace read 0 datagrams");
-		if (in->span_s > 0)
-			add(e, el, " in %s", S(in->span_s));
-		add(e, el, " (UdpInDatagrams +0)");
+		snprintf(f->verdict, sizeof(f->verdict), "not_reading");
+		snprintf(f->what, sizeof(f->what), "nothing read the socket while it dropped%s", over);
+		if (in->delivered.known && in->delivered.v) {
+			add(e, el, "Nothing was delivered to it (its own deliveries, sock:sk_data_ready) in "
+			    "its latest %s intervals with drops: its reader stopped, %s delivered before",
+			    N(in->stalled_intervals.v), N(in->delivered.v));
+		} else if (in->delivered.known) {
+			add(e, el, "Nothing was delivered to it (its own deliveries, sock:sk_data_ready) in "
+			    "the intervals it dropped in");
+			if (in->delivered_s > 0)
+				add(e, el, " (%s)", S(in->delivered_s));
+		} else {
+			add(e, el, "Applications in its namespace read 0 datagrams");
+			if (in->span_s > 0)
+				add(e, el, " in %s", S(in->span_s));
+			add(e, el, " (UdpInDatagrams +0, netns-wide: no socket there read)");
+		}
 		/* one look is no history: "never drained" needs two or more */
 		if (in->queue_low.known && in->queue_peak.known && in->queue_low.v == in->queue_peak.v &&
 		    in->queue_peak.v && in->queue_looks.known && in->queue_looks.v >= 2) {
@@ -746,8 +826,20 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		snprintf(f->change, sizeof(f->change), "Check that the owning process is alive and reads "
 			 "this socket (strace -f -e trace=recvfrom,recvmsg,recvmmsg -p PID); if it reads "
 			 "only at times, size the buffer for what arrives in between (above).");
-		snprintf(f->verify, sizeof(f->verify), "nstat -az UdpInDatagrams grows with the traffic, "
-			 "and ss -uam shows the socket's r (bytes queued) falling back between bursts.");
+		if (in->delivered.known && in->reads.known)
+			add(e, el, " Netns-wide context (every socket in the namespace, not this one): "
+			    "UdpInDatagrams +%s.", N(in->reads.v));
+		snprintf(f->verify, sizeof(f->verify), "ss -uam shows the socket's r (bytes queued) "
+			 "falling back between bursts, and udpdrop top shows its RX/s above 0.");
+	}
+	/* the kernel's counter last, labelled: it counts every socket of
+	 * the namespace, not this one */
+	f = &out[0];
+	if (in->mib_rcvbuf_errors.known) {
+		add(f->evidence, sizeof(f->evidence), " Netns-wide context (every socket in the namespace, "
+		    "not this one alone): UdpRcvbufErrors +%s.", N(in->mib_rcvbuf_errors.v));
+		if (in->reads.known)
+			add(f->evidence, sizeof(f->evidence), " UdpInDatagrams +%s.", N(in->reads.v));
 	}
 	return n;
 }
@@ -849,7 +941,8 @@ static int sender(const struct advice_input *in, struct advice_finding *out, int
 		 "never left it");
 	drops_line(in, e, el);
 	if (in->mib_sndbuf_errors.known)
-		add(e, el, "UdpSndbufErrors +%s over the same span. ", N(in->mib_sndbuf_errors.v));
+		add(e, el, "Netns-wide (every socket in the namespace): UdpSndbufErrors +%s over the same "
+		    "span. ", N(in->mib_sndbuf_errors.v));
 	if (in->txqueuelen.known)
 		add(e, el, "%s has txqueuelen %s packets. ", ifn, N(in->txqueuelen.v));
 	else if (!in->ifname)
@@ -1191,10 +1284,8 @@ static int simple(const struct advice_input *in, struct advice_finding *out, int
 	return n;
 }
 
-int advice__build(const struct advice_input *in, struct advice_finding *out, int max)
+static int build(const struct advice_input *in, struct advice_finding *out, int max)
 {
-	if (max <= 0 || (!in->drops && !in->skbs))
-		return 0;
 	switch (in->cause) {
 	case CAUSE_RCVBUF:
 		return rcvbuf(in, out, max);
@@ -1208,6 +1299,49 @@ int advice__build(const struct advice_input *in, struct advice_finding *out, int
 		return frag(in, out, max);
 	default:
 		return simple(in, out, max);
+	}
+}
+
+int advice__build(const struct advice_input *in, struct advice_finding *out, int max)
+{
+	int n;
+
+	if (max <= 0 || (!in->drops && !in->skbs))
+		return 0;
+	n = build(in, out, max);
+	for (int i = 0; i < n; i++)
+		out[i].sampled_s = in->span_s > 0 && isfinite(in->span_s) ? in->span_s : 0;
+	return n;
+}
+
+/* ---- the per-interval track every view feeds --------------------------- */
+
+void advice__track(struct advice_track *t, uint64_t drops, double len_s, bool rx_known, uint64_t rx)
+{
+	if (!drops)
+		return;
+	t->dropping++;
+	if (drops > t->best) {
+		t->best = drops;
+		t->best_s = len_s;
+	}
+	if (!rx_known)
+		return;
+	t->delivered = sat_add(t->delivered, rx);
+	t->delivered_s += len_s;
+	t->stalled = rx ? 0 : t->stalled + 1;
+}
+
+void advice__track_input(struct advice_input *in, const struct advice_track *t, uint64_t intervals)
+{
+	in->burst = ADVICE_U64(t->best);
+	in->burst_s = t->best_s;
+	in->intervals = ADVICE_U64(intervals);
+	in->intervals_dropping = ADVICE_U64(t->dropping);
+	if (t->delivered_s > 0) {
+		in->delivered = ADVICE_U64(t->delivered);
+		in->delivered_s = t->delivered_s;
+		in->stalled_intervals = ADVICE_U64(t->stalled);
 	}
 }
 
@@ -1271,6 +1405,8 @@ static void hint_rcvbuf(const struct advice_input *in, char *buf, size_t len)
 
 	if (p.not_reading) {
 		snprintf(buf, len, "not reading");
+	} else if (p.pace && p.pace_dgps) {
+		snprintf(buf, len, "pace <= %llu/s", (unsigned long long)p.pace_dgps);
 	} else if (p.pace) {
 		snprintf(buf, len, "pace the sender");
 	} else if (p.have_burst) {
@@ -1427,5 +1563,13 @@ void advice__json_end(struct json *j, const struct advice_finding *f, bool setti
 		json_key(j, "setting_run_on");
 		json_str(j, !f->setting_command[0] ? NULL : f->setting_on_host ? "host" : "here");
 	}
+	/* the rule's verdict and the span it judged (the same in every view) */
+	json_key(j, "verdict");
+	json_str(j, f->verdict[0] ? f->verdict : NULL);
+	json_key(j, "sampled_s");
+	if (f->sampled_s > 0)
+		json_double(j, f->sampled_s, 3);
+	else
+		json_null(j);
 	json_obj_end(j);
 }

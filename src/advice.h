@@ -8,10 +8,15 @@
  * number it prints carries its unit; an estimate is marked "~" or "about",
  * a bound says which way ("at most", "at least").
  *
- * `udpdrop top` fills it from the live model (output.c
- * output__advice_input): rate_dgps / rate_Bps (delivered + dropped, when
- * deliveries are counted), queue_peak, the burst per refresh interval;
- * its HINT column is advice__hint's short form of the change.
+ * `udpdrop top` and `doctor` fill it from the live model (output.c
+ * output__advice_input, one adapter): rate_dgps / rate_Bps (delivered +
+ * dropped, when deliveries are counted), queue_peak, the burst per refresh
+ * interval, and the socket's own figures (its deliveries in the intervals
+ * it dropped in, its queue at each look, output__bursts_record); report
+ * the same figures from a recording (SOCKETS' deliveries, minor 2). Per-
+ * socket verdicts come from per-socket figures; the mib_* and reads
+ * counters are the namespace's, quoted as labelled context. top's HINT
+ * column is advice__hint's short form of the change.
  */
 #ifndef UD_ADVICE_H
 #define UD_ADVICE_H
@@ -47,6 +52,9 @@ struct advice_dbl {
 /* The buffer (as the kernel keeps it) the rcvbuf advice raises to when no
  * burst is known to size it by: the seed papers' starting point. */
 #define ADVICE_FALLBACK_RCVBUF (8u << 20)
+/* "Pace the sender" paces to this share (percent) of the rate the reader
+ * drained while it dropped: at exactly that rate it drops at every hiccup. */
+#define ADVICE_PACE_PCT 90
 /* The largest UDP payload (the 16-bit length field): sizes are clamped to
  * it, so a hostile or corrupt input cannot overflow the arithmetic. */
 #define ADVICE_PAYLOAD_MAX 65535u
@@ -143,7 +151,16 @@ struct advice_input {
 	struct advice_dbl avg_size;    /* payload bytes per datagram */
 	struct advice_dbl truesize;    /* bytes the kernel charges per datagram */
 	struct advice_u64 reads;       /* datagrams read by applications over span_s
-					  (UdpInDatagrams delta; netns-wide) */
+					  (UdpInDatagrams delta; netns-wide: every
+					  socket's, so context only; it decides "not
+					  reading" only when delivered is unknown) */
+	/* the socket's own deliveries (sock:sk_data_ready), per socket: what
+	 * "not reading" and the pacing rate are judged by */
+	struct advice_u64 delivered;   /* datagrams queued to this socket in the
+					  intervals it dropped (this cause) in */
+	double delivered_s;            /* those intervals' length, s */
+	struct advice_u64 stalled_intervals; /* the latest run of intervals with
+						drops and nothing delivered */
 
 	/* the socket */
 	struct advice_u64 rcvbuf;      /* SO_RCVBUF as the kernel keeps it (doubled) */
@@ -152,6 +169,18 @@ struct advice_input {
 	struct advice_u64 queue_peak;  /* most bytes queued seen */
 	struct advice_u64 queue_low;   /* fewest bytes queued seen (drained?) */
 	struct advice_u64 queue_looks; /* how many times queue_* were sampled */
+	/* the drop shape at a finer grain than the intervals (a recording's
+	 * per-drop events, in windows of window_s): windows from its first
+	 * drop to its last, and those with drops. A steady overload drops in
+	 * nearly every one; a bursty sender (a load tester sending in bursts)
+	 * in few, however many intervals its bursts touch */
+	struct advice_u64 windows, windows_dropping;
+	double window_s;
+	bool queue_between_drops;      /* queue_low was seen with more drops after
+					  it (top, doctor): a low one says the reader
+					  caught up between drops (bursts); a
+					  recording's looks include the quiet after
+					  a load, so they do not judge that */
 
 	/* sysctls */
 	struct advice_u64 rmem_default, rmem_max, wmem_default, wmem_max;
@@ -171,6 +200,30 @@ struct advice_input {
 	struct advice_u64 mib_reasm_fails, mib_reasm_timeout;
 };
 
+/*
+ * One socket's (or flow's) drops of one cause, interval by interval, as
+ * every view sees them (top per refresh, doctor per sample tick, report
+ * per snapshot), accumulated by one rule, so that the same intervals give
+ * the engine the same figures in every view.
+ */
+struct advice_track {
+	uint64_t dropping;     /* intervals with drops */
+	uint64_t best;         /* the most drops in one of them */
+	double best_s;         /* that interval's length, s */
+	uint64_t delivered;    /* the socket's deliveries in the intervals with
+				  drops whose deliveries are known */
+	double delivered_s;    /* those intervals' length, s */
+	uint64_t stalled;      /* the latest run of them with none delivered */
+};
+/* One interval of len_s: drops of the cause, and the socket's deliveries
+ * in it when rx_known (not for a flow, nor an interval whose start is not
+ * known: a row first seen then). An interval without drops changes nothing. */
+void advice__track(struct advice_track *t, uint64_t drops, double len_s, bool rx_known, uint64_t rx);
+/* What the track gives the engine over `intervals` intervals: the burst
+ * (per interval), intervals and intervals_dropping, and the socket's
+ * deliveries when some were measured. */
+void advice__track_input(struct advice_input *in, const struct advice_track *t, uint64_t intervals);
+
 #define ADVICE_WHAT     160
 #define ADVICE_TEXT     2048
 #define ADVICE_MAX      4 /* findings from one input, at most */
@@ -188,7 +241,9 @@ struct advice_finding {
 	 * "net.core.rmem_max", "net.core.netdev_max_backlog",
 	 * "net.ipv4.udp_mem" (its max, pages; the change doubles pressure
 	 * too), "net.ipv4.ipfrag_max_dist", "txqueuelen" (packets),
-	 * "datagram_size" (the largest unfragmented UDP payload, bytes) */
+	 * "datagram_size" (the largest unfragmented UDP payload, bytes),
+	 * "sender_pps" (pace the sender to at most this many datagrams/s:
+	 * 90 % of what the reader drained while it dropped) */
 	char setting[40];
 	bool has_value;
 	uint64_t value;
@@ -199,6 +254,12 @@ struct advice_finding {
 	char setting_scope[16];
 	char setting_command[320];
 	bool setting_on_host;
+	/* the rule's verdict, for scripts and the cross-view checks ("" for
+	 * none): rcvbuf: "not_reading", "steady_overload" (pace: a bigger
+	 * buffer only postpones), "bursts" (a buffer sized for the worst
+	 * burst), "unsized" (no burst known) */
+	char verdict[24];
+	double sampled_s;             /* the span the verdict judged (0: unknown) */
 };
 
 /*
@@ -227,7 +288,8 @@ void advice__hint(const struct advice_input *in, char *buf, size_t len);
  * "setting_scope" ("host-wide", "per-netns"; null: not a sysctl or not
  * known), "setting_command" (the command in change that applies it, null
  * when none) and "setting_run_on" ("host": the initial netns, "here":
- * where udpdrop runs; null with no command).
+ * where udpdrop runs; null with no command), then "verdict" (null: none)
+ * and "sampled_s" (null: unknown).
  * advice__json_begin opens the object, advice__json_end closes it.
  */
 struct json;

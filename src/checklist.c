@@ -126,6 +126,29 @@ static const char *u64s(char *buf, size_t len, uint64_t v)
 #define NO_ARRIVALS "A socket's arrival rate is counted from the sock:sk_data_ready tracepoint " \
 	"(Linux 6.6 or later), which this kernel lacks: not judged."
 
+/*
+ * The socket's own finding, when the advice judged it: a buffer sized for
+ * a stall does not fix a steady overload or a socket nobody reads, and
+ * the checklist says so rather than contradict the finding.
+ */
+static void verdict_note(const struct check_rx *rx, struct check_item *it)
+{
+	size_t o = strlen(it->why);
+
+	if (!rx->verdict)
+		return;
+	if (!strcmp(rx->verdict, "not_reading"))
+		snprintf(it->why + o, sizeof(it->why) - o, " Its finding above: nothing reads it, so a buffer "
+			 "of any size only postpones its drops.");
+	else if (!strcmp(rx->verdict, "steady_overload") && rx->pace_dgps)
+		snprintf(it->why + o, sizeof(it->why) - o, " Its finding above: a steady overload, which a "
+			 "buffer only postpones; pace the sender to at most %llu datagrams/s.",
+			 (unsigned long long)rx->pace_dgps);
+	else if (!strcmp(rx->verdict, "steady_overload"))
+		snprintf(it->why + o, sizeof(it->why) - o, " Its finding above: a steady overload, which a "
+			 "buffer only postpones; pace the sender.");
+}
+
 static void rmem_default(const struct check_input *in, struct check_item *it)
 {
 	const struct check_rx *rx = &in->busiest_default;
@@ -177,6 +200,7 @@ static void rmem_default(const struct check_input *in, struct check_item *it)
 			 ? " (or SO_RCVBUF in the application, up to rmem_max; SO_RCVBUFFORCE with "
 			   "CAP_NET_ADMIN past it)." : " (or SO_RCVBUF in the application).");
 	}
+	verdict_note(rx, it);
 }
 
 static void rmem_max(const struct check_input *in, struct check_item *it)
@@ -219,6 +243,7 @@ static void rmem_max(const struct check_input *in, struct check_item *it)
 			 ? " (or SO_RCVBUFFORCE in the application, with CAP_NET_ADMIN: it ignores "
 			   "rmem_max)." : ".");
 	}
+	verdict_note(rx, it);
 }
 
 static uint64_t pow2_at_least(uint64_t v)

@@ -28,6 +28,11 @@ struct check_rx {
 	uint64_t rcvbuf;          /* SO_RCVBUF as the kernel keeps it */
 	uint32_t mtu;             /* of its interface, 0 unknown */
 	int family;
+	/* its rcvbuf finding's verdict (advice_finding.verdict: the same
+	 * engine, the same input), NULL if it has none; and the rate that
+	 * finding paces to (0: none), so the checklist and the finding agree */
+	const char *verdict;
+	uint64_t pace_dgps;
 };
 
 struct check_input {

@@ -143,6 +143,9 @@ struct doctor {
 	/* bpf */
 	struct watch *w;
 	struct htab eps;           /* struct ep_key -> struct ep */
+	struct htab bursts;        /* struct row_key -> struct live_burst: what
+				      top keeps per row (output__bursts_record),
+				      so both feed the advice the same figures */
 	/* counters only */
 	struct mib mib0, mib1;
 	bool have_mib;
@@ -320,6 +323,7 @@ static int track_bursts(struct doctor *d)
 
 	d->ticks++;
 	d->tick_ns = m->last_ns;
+	output__bursts_record(&d->bursts, m, d->ticks);
 	for (size_t it = 0; htab__next(&m->rows, &it, &k, &v);) {
 		const struct row *r = v;
 
@@ -409,7 +413,7 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 	 * netns's sysctls and the interface (a socket's: only when found) */
 	ns_env(d, r->key.netns, !sock || r->have_sock, sock && r->have_sock ? r->sock.ifindex : 0,
 	       output__row_loopback(r), &env);
-	output__advice_input(&in, m, r, c, NULL, &env, who, sizeof(who));
+	output__advice_input(&in, m, r, c, htab__find(&d->bursts, &r->key), &env, who, sizeof(who));
 	/* and what doctor knows differently: the sample's span; bytes are
 	 * per row, not per cause, so an average only for a row of one cause;
 	 * the arrivals of the sample's busiest tick (not the last interval's,
@@ -418,15 +422,12 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 	if (r->cause[c] != r->drops)
 		in.avg_size = (struct advice_dbl){ false, 0 };
 	in.rate_dgps = in.rate_Bps = (struct advice_dbl){ false, 0 };
-	in.queue_peak = (struct advice_u64){ false, 0 };
 	if (sock && m->have_rx && peak_dgps(d, r) > 0) {
 		double rate = peak_dgps(d, r);
 
 		in.rate_dgps = ADVICE_DBL(rate);
 		if (in.avg_size.known)
 			in.rate_Bps = ADVICE_DBL(rate * in.avg_size.v);
-		if (r->queue_peak)
-			in.queue_peak = ADVICE_U64(r->queue_peak);
 	}
 	if (sock && r->have_sock)
 		in.port = ADVICE_U64(r->sock.sport);
@@ -622,7 +623,26 @@ static int counter_items(struct doctor *d, struct item **out)
 
 /* ---- the checklist's inputs -------------------------------------------- */
 
-static void check_input(struct doctor *d, struct check_input *ci)
+/* The rcvbuf finding of a socket row among the items: its verdict (the
+ * not-reading one first) and pacing rate go with the checklist's rx. */
+static void rx_verdict(const struct item *items, int n, const struct row *r, struct check_rx *rx)
+{
+	for (int i = 0; i < n; i++) {
+		const struct item *it = &items[i];
+
+		if (!it->has_socket || it->socket != r->key.cookie || it->cause != CAUSE_RCVBUF || !it->nf)
+			continue;
+		rx->verdict = it->f[0].verdict[0] ? it->f[0].verdict : NULL;
+		for (int k = 1; k < it->nf; k++)
+			if (!strcmp(it->f[k].verdict, "not_reading"))
+				rx->verdict = it->f[k].verdict;
+		if (it->f[0].has_value && !strcmp(it->f[0].setting, "sender_pps"))
+			rx->pace_dgps = it->f[0].value;
+		return;
+	}
+}
+
+static void check_input(struct doctor *d, const struct item *items, int nitems, struct check_input *ci)
 {
 	struct live_env env;
 	static char who[2][64];
@@ -696,6 +716,7 @@ static void check_input(struct doctor *d, struct check_input *ci)
 			       output__addr_loopback(r->sock.family, r->sock.saddr));
 		rx.known = true;
 		rx.dgps = rate;
+		rx_verdict(items, nitems, r, &rx);
 		rx.peak = peak > 0;
 		rx.rcvbuf = r->sock.rcvbuf;
 		rx.family = r->sock.family;
@@ -1210,7 +1231,8 @@ int do_doctor(int argc, char **argv)
 			d.bpf = true;
 			d.w = &w;
 			d.nt = &w.m.nt;
-			if (htab__init(&d.eps, sizeof(struct ep_key), sizeof(struct ep))) {
+			if (htab__init(&d.eps, sizeof(struct ep_key), sizeof(struct ep)) ||
+			    output__bursts_init(&d.bursts)) {
 				fprintf(stderr, WHO ": out of memory\n");
 				goto out;
 			}
@@ -1244,7 +1266,7 @@ int do_doctor(int argc, char **argv)
 		fprintf(stderr, WHO ": out of memory\n");
 		goto out;
 	}
-	check_input(&d, &ci);
+	check_input(&d, items, n > 0 ? n : 0, &ci);
 	nck = check__build(&ci, ck, CHECK_MAX);
 	if (o.json)
 		print_json(&d, items, n, ck, nck);
@@ -1256,8 +1278,10 @@ out:
 	free(items);
 	for (int i = 0; i < d.nns; i++)
 		free(d.ns[i].ifs);
-	if (d.bpf)
+	if (d.bpf) {
 		htab__free(&d.eps);
+		htab__free(&d.bursts);
+	}
 	watch__close(&w);
 	if (!d.bpf) {
 		socktab__free(&d.st0);

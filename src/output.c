@@ -148,8 +148,10 @@ int output__bursts_init(struct htab *h)
 	return htab__init(h, sizeof(struct row_key), sizeof(struct live_burst));
 }
 
-static void burst_add(struct htab *h, const struct row *r, uint64_t tick, double dt)
+static void burst_add(struct htab *h, const struct row *r, uint64_t tick, double dt, bool have_rx)
 {
+	uint64_t rxd;
+
 	struct live_burst *b;
 	int created;
 
@@ -164,18 +166,32 @@ static void burst_add(struct htab *h, const struct row *r, uint64_t tick, double
 		b->intervals += (uint32_t)(tick - b->tick - 1);
 	b->intervals++;
 	b->tick = tick;
+	/* deliveries since the last look; a row first seen now has no last
+	 * look (its rx runs from the start, before it dropped), so its first
+	 * interval is not measured */
+	b->have_rx = have_rx && r->key.kind == ROW_SOCKET;
+	rxd = r->rx > b->rx_prev ? r->rx - b->rx_prev : 0;
+	b->rx_prev = r->rx;
 	for (int c = 0; c < CAUSE_MAX; c++) {
 		uint64_t d = r->cause[c] > b->prev[c] ? r->cause[c] - b->prev[c] : 0;
 
-		if (d) {
-			b->dropping[c]++;
-			if (d > b->best[c]) {
-				b->best[c] = d;
-				b->best_s[c] = (float)dt;
-			}
-		}
+		advice__track(&b->track[c], d, dt, b->have_rx && !created, rxd);
 		b->prev[c] = r->cause[c];
 	}
+	/* the queue of a socket the last dump found (a closed one's last
+	 * figure would repeat as if looked at again), counted once more
+	 * drops follow it: a queue drained between drops says bursts; one
+	 * drained after the load ended says nothing */
+	if (b->have_pending && r->drops > b->drops_prev) {
+		if (!b->queue_looks || b->pending < b->queue_low)
+			b->queue_low = b->pending;
+		if (b->pending > b->queue_high)
+			b->queue_high = b->pending;
+		b->queue_looks++;
+	}
+	b->drops_prev = r->drops;
+	b->have_pending = r->key.kind == ROW_SOCKET && r->have_sock && r->sock_alive && r->sock.have_mem;
+	b->pending = b->have_pending ? r->sock.rmem : 0;
 }
 
 static bool row_exists(const void *key, void *val, void *rows)
@@ -190,9 +206,9 @@ void output__bursts_record(struct htab *h, struct model *m, uint64_t tick)
 	if (h->n > 64 && h->n > 2 * m->rows.n)
 		htab__retain(h, row_exists, &m->rows);
 	for (int i = 0; i < m->nview_sockets; i++)
-		burst_add(h, m->view_sockets[i], tick, m->interval);
+		burst_add(h, m->view_sockets[i], tick, m->interval, m->have_rx);
 	for (int i = 0; i < m->nview_flows; i++)
-		burst_add(h, m->view_flows[i], tick, m->interval);
+		burst_add(h, m->view_flows[i], tick, m->interval, false);
 }
 
 static struct advice_u64 sysctl_u64(const struct netcfg_sysctls *sv, enum netcfg_sysctl i,
@@ -401,10 +417,17 @@ void output__advice_input(struct advice_input *in, struct model *m, const struct
 			in->rate_Bps = ADVICE_DBL(in->rate_dgps.v * in->avg_size.v);
 	}
 	if (b && b->intervals) {
-		in->burst = ADVICE_U64(b->best[c]);
-		in->burst_s = b->best_s[c];
-		in->intervals = ADVICE_U64(b->intervals);
-		in->intervals_dropping = ADVICE_U64(b->dropping[c]);
+		/* the burst and the socket's own deliveries: what "not
+		 * reading", "bursts" and the pacing rate are judged by (the
+		 * netns's counters below are context only) */
+		advice__track_input(in, &b->track[c], b->intervals);
+		if (sock && b->queue_looks) {
+			in->queue_low = ADVICE_U64(b->queue_low);
+			in->queue_looks = ADVICE_U64(b->queue_looks);
+			in->queue_between_drops = true;
+			if (!in->queue_peak.known || b->queue_high > in->queue_peak.v)
+				in->queue_peak = ADVICE_U64(b->queue_high);
+		}
 	}
 	if (nc)
 		output__advice_mibs(in, &nc->base, &nc->cur);

@@ -34,9 +34,20 @@ struct live_burst {
 	uint64_t tick;                  /* the refresh of the last look */
 	uint32_t intervals;             /* refreshes since first seen dropping */
 	uint64_t prev[CAUSE_MAX];       /* cumulative drops at the last look */
-	uint64_t best[CAUSE_MAX];       /* the most in one interval */
-	float best_s[CAUSE_MAX];        /* that interval's length, s */
-	uint32_t dropping[CAUSE_MAX];   /* intervals with drops of the cause */
+	/* per cause: the worst interval, the intervals with drops, and the
+	 * socket's own deliveries in them (model.have_rx; advice__track, the
+	 * rule report and doctor use too) */
+	struct advice_track track[CAUSE_MAX];
+	bool have_rx;
+	uint64_t rx_prev;               /* deliveries at the last look */
+	/* the socket's queue at each look: */
+	uint32_t queue_looks;           /* looks at a live socket's queue that
+					   more drops followed (between drops: not
+					   the quiet after a load ends) */
+	uint64_t queue_low, queue_high; /* bytes queued, fewest and most seen */
+	uint64_t drops_prev;            /* all causes' drops at the last look */
+	bool have_pending;              /* the last look's queue, not yet followed */
+	uint64_t pending;               /* by drops */
 };
 int output__bursts_init(struct htab *h);
 void output__bursts_record(struct htab *h, struct model *m, uint64_t tick);

@@ -678,8 +678,12 @@ static int write_sockets(struct recorder *rc, uint64_t t)
 			ts->rcvbuf = si->rcvbuf;
 			ts->queued = si->rmem;
 		}
+		/* the socket's own deliveries: the advice judges "not reading"
+		 * and the pacing rate by them, in report as in top */
+		ts->delivered = r->rx;
 		s.n++;
 	}
+	s.have_rx = m->have_rx;
 	err = trace_writer__sockets(rc->tw, &s);
 	free(v);
 	return err;

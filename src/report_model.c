@@ -474,6 +474,10 @@ static void add_queues(struct report *rp, const struct trace_sockets *ts)
 			rp->nqueues++;
 		}
 		q = &rp->queues[*slot];
+		if (ts->have_rx && (!q->nrx || ts->time_ns > q->rx[q->nrx - 1].time_ns)) {
+			q->rx = grow_arr(q->rx, q->nrx, sizeof(*q->rx));
+			q->rx[q->nrx++] = (struct report_rx){ ts->time_ns, k->delivered };
+		}
 		q->looks++;
 		if (k->queued < q->low)
 			q->low = k->queued;
@@ -582,6 +586,10 @@ struct ev_burst {
 	uint64_t best;           /* the most datagrams in one window */
 	uint64_t datagrams;      /* all of this key's EVENTs' datagrams */
 	uint64_t n[BURST_RING];  /* slot x at n[x % BURST_RING], x in (head - RING, head] */
+	/* the drop shape: aligned BURST_WINDOW_NS windows from the first
+	 * drop's to the last's, and how many held drops (a late event in an
+	 * earlier window than the newest is not counted again) */
+	uint64_t first_win, last_win, wins_dropping;
 };
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
@@ -600,6 +608,11 @@ static void ev_burst_add(struct ev_burst *b, uint64_t time_ns, uint64_t datagram
 	if (!b->started) {
 		b->started = true;
 		b->head = s;
+		b->first_win = b->last_win = time_ns / BURST_WINDOW_NS;
+		b->wins_dropping = 1;
+	} else if (time_ns / BURST_WINDOW_NS > b->last_win) {
+		b->last_win = time_ns / BURST_WINDOW_NS;
+		b->wins_dropping++;
 	}
 	if (s > b->head) {
 		if (s - b->head >= BURST_RING)
@@ -822,6 +835,8 @@ void report__free(struct report *rp)
 	}
 	free(rp->snaps);
 	free(rp->sockets);
+	for (uint32_t i = 0; i < rp->nqueues; i++)
+		free(rp->queues[i].rx);
 	free(rp->queues);
 	for (uint32_t i = 0; i < rp->nifaces; i++)
 		free((char *)rp->ifaces[i].name);
@@ -2549,25 +2564,46 @@ static bool frag_cause(int c)
 struct iv_burst {
 	uint64_t prev, cur;       /* at snapshots prev_snap - 1, cur_snap - 1 */
 	uint64_t prev_snap, cur_snap; /* 1-based, 0: none */
-	uint64_t best, dropping;
-	double best_s;
+	/* the worst interval, the intervals with drops, and the socket's own
+	 * deliveries (SOCKETS, minor 2) in those whose both ends have them */
+	const struct report_queue *q;
+	struct advice_track track;   /* the rule top and doctor use */
 };
+
+/* The socket's deliveries at exactly time t (a SOCKETS look), if known. */
+static bool rx_at(const struct report_queue *q, uint64_t t, uint64_t *v)
+{
+	uint32_t lo = 0, hi = q ? q->nrx : 0;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (q->rx[mid].time_ns < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!q || lo == q->nrx || q->rx[lo].time_ns != t)
+		return false;
+	*v = q->rx[lo].delivered;
+	return true;
+}
 
 static void iv_close(const struct report *rp, struct iv_burst *b)
 {
-	uint64_t s, p;
+	uint64_t s, p, r0 = 0, r1 = 0;
 
 	if (!b->cur_snap)
 		return;
 	s = b->cur_snap - 1;
 	p = s && b->prev_snap == s ? b->prev : 0;
 	if (s && b->cur > p) {
-		b->dropping++;
-		if (b->cur - p > b->best) {
-			b->best = b->cur - p;
-			b->best_s = rp->snaps[s].time_ns > rp->snaps[s - 1].time_ns
-					    ? (rp->snaps[s].time_ns - rp->snaps[s - 1].time_ns) / 1e9 : 0;
-		}
+		double len = rp->snaps[s].time_ns > rp->snaps[s - 1].time_ns
+				     ? (rp->snaps[s].time_ns - rp->snaps[s - 1].time_ns) / 1e9 : 0;
+		bool rx = rx_at(b->q, rp->snaps[s - 1].time_ns, &r0) &&
+			  rx_at(b->q, rp->snaps[s].time_ns, &r1);
+
+		advice__track(&b->track, b->cur - p, len, rx, rx && r1 > r0 ? r1 - r0 : 0);
 	}
 	b->prev = b->cur;
 	b->prev_snap = b->cur_snap;
@@ -2597,7 +2633,13 @@ static void interval_bursts(const struct report *rp, struct htab *h)
 			key = (struct ev_key){ report_row(rp, sockid__of(sn->sk[j].cookie,
 									 sn->sk[j].flags & UD_KEY_INODE)),
 					       (uint32_t)(*c - 1), 0 };
-			b = xupsert(h, &key, NULL);
+			b = xupsert(h, &key, &created);
+			/* its deliveries: SOCKETS name a row by its cookie */
+			if (created && !sockid__inode(key.cookie) && rp->queue_idx.cap) {
+				const uint32_t *qi = xfind(&rp->queue_idx, &key.cookie);
+
+				b->q = qi ? &rp->queues[*qi] : NULL;
+			}
 			if (b->cur_snap != i + 1) {
 				iv_close(rp, b);
 				b->cur = 0;
@@ -2653,6 +2695,11 @@ static void set_burst(const struct report *rp, const struct agg_sock *k, int cau
 		in->burst = ADVICE_U64(eb->best);
 		in->burst_s = BURST_WINDOW_NS / 1e9;
 		in->burst_window = true;
+		/* and the drop shape: in how many of the windows of their
+		 * stretch the drops came (a bursty sender: few) */
+		in->windows = ADVICE_U64(eb->last_win - eb->first_win + 1);
+		in->windows_dropping = ADVICE_U64(eb->wins_dropping);
+		in->window_s = BURST_WINDOW_NS / 1e9;
 	}
 }
 
@@ -2719,10 +2766,11 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 						      (uint32_t)c, 0 };
 				const struct iv_burst *b = xfind(&ivb, &key);
 
-				in.burst = ADVICE_U64(b ? b->best : 0);
-				in.burst_s = b ? b->best_s : 0;
-				in.intervals = ADVICE_U64(rp->ncounts - 1);
-				in.intervals_dropping = ADVICE_U64(b ? b->dropping : 0);
+				/* the burst, and the socket's own deliveries
+				 * (recorded from minor 2 on), as top and doctor
+				 * give them */
+				advice__track_input(&in, b ? &b->track : &(struct advice_track){ 0 },
+						    rp->ncounts - 1);
 			}
 			set_burst(rp, k, c, k->cause[c], &in);
 			it->nf = advice__build(&in, it->f, ADVICE_MAX);

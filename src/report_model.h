@@ -73,6 +73,12 @@ struct report_queue {
 	uint64_t cookie;
 	uint32_t looks;
 	uint32_t low, peak, last; /* bytes queued */
+	/* its deliveries at each SOCKETS look that has them (minor 2), in
+	 * time order: the advice's per-socket evidence */
+	struct report_rx {
+		uint64_t time_ns, delivered;
+	} *rx;
+	uint32_t nrx;
 };
 
 struct report_kv {

@@ -573,6 +573,11 @@ static int enc_sockets(struct buf *b, const struct trace_sockets *s)
 		put_u32(b, k->rcvbuf);
 		put_u32(b, k->queued);
 	}
+	/* minor 2, appended: each entry's deliveries, in the entries' order
+	 * (count 0: not known) */
+	put_u32(b, s->have_rx ? s->n : 0);
+	for (uint32_t i = 0; s->have_rx && i < s->n; i++)
+		put_u64(b, s->v[i].delivered);
 	return 0;
 }
 
@@ -609,6 +614,18 @@ static int dec_sockets(struct dec *d, struct trace_sockets *s)
 		k->queued = get_u32(c);
 	}
 	s->v = v;
+	s->have_rx = false;
+	/* minor 2's deliveries, when the record has them (a minor-1 file
+	 * ends here): as many as the entries, or none */
+	if (!c->bad && c->n >= 4) {
+		uint32_t nrx = get_u32(c);
+
+		if (nrx && nrx != s->n)
+			c->bad = true;
+		for (uint32_t i = 0; i < nrx && !c->bad; i++)
+			v[i].delivered = get_u64(c);
+		s->have_rx = nrx && !c->bad;
+	}
 	return dec_done(d);
 }
 

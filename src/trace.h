@@ -19,7 +19,7 @@
 
 #define TRACE_MAGIC         "UDPDROPT"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 1
+#define TRACE_VERSION_MINOR 2
 #define TRACE_HDR_LEN       20 /* magic 8, major 2, minor 2, flags 4, crc 4 */
 #define TRACE_BLK_MAGIC     "UDTB"
 #define TRACE_BLK_HDR_LEN   24 /* magic, seq, raw, comp, data crc, hdr crc */
@@ -156,11 +156,16 @@ struct trace_socket {
 	uint16_t lport, rport;      /* host order */
 	char comm[16];              /* NUL-terminated, at most 15 bytes */
 	uint32_t rcvbuf, queued;    /* bytes */
+	uint64_t delivered;         /* datagrams queued to it since the recording
+				       began (sock:sk_data_ready), when have_rx */
 };
 struct trace_sockets {
 	uint64_t time_ns;
 	uint32_t n;
 	const struct trace_socket *v;
+	/* each entry's delivered is known (minor 2: appended after the
+	 * entries; older files and kernels without sk_data_ready: false) */
+	bool have_rx;
 };
 
 struct trace_mib_entry {

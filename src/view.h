@@ -227,8 +227,9 @@ void view__advice_input(const struct view *v, struct model *m, const struct row 
 /*
  * The HINT column: the advice's short form for the row's main cause
  * (advice__hint), except that a socket dropping with nothing delivered to
- * it in the last interval says "app is not reading it" first: the live
- * view knows that per socket, the advice only per netns.
+ * it in the last interval says "app is not reading it" first: the HINT
+ * follows the latest refresh, the advice (which judges the socket's own
+ * deliveries too) the latest two or more intervals with drops.
  */
 void view__hint(const struct advice_input *in, bool have_rx, double rx_rate,
 		double drop_rate, char *buf, size_t len);

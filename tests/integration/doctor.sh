@@ -399,4 +399,185 @@ test_doctor_rcvbuf_host_wide() {
 	local after=$(($(mib "$B" Udp RcvbufErrors) - before))
 	echo "    drops: $dropped before the change, $after after"
 	((after * 2 < dropped)) || fail "the change did not halve the drops: $dropped -> $after"
+# ---- one advice across views (issue 13) -----------------------------------
+
+# bg_gen ARGS...: udpdrop gen from $A in the background, no sink (its
+# datagrams only), killed by cleanup.
+bg_gen() {
+	ip netns exec "$A" "$UDPDROP" gen "$@" --no-control --no-tracer >"$T/bg_gen.out" 2>&1 &
+	BG_PIDS+=("$!")
+}
+
+# The rcvbuf finding's verdict and wording, its numbers dropped, of a
+# JSON finding (stdin): "steady_overload|the socket dropped in  of
+# intervals: ... (sampled  s)".
+verdict_shape() { jq -r '"\(.verdict)|\(.what)"' | sed -E 's/[0-9][0-9,.]*//g'; }
+
+# A steady overload (a reader that sleeps 1 ms after each datagram, 4000/s
+# of 256 B arriving), sampled 3 s and 10 s by doctor, top and record +
+# report: one verdict, one wording (numbers aside) in every view and both
+# lengths, each saying how long it sampled. (Before: report sized a buffer
+# after 3 snapshot intervals and said pace after 4 or more; each view named
+# its own intervals; no verdict.)
+test_advice_steady_sample_length() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:6001" --read-gap-us 1000 || return
+	bg_gen "$V4B:6001" --pps 4000 --size 256 -t 300
+	sleep 1
+	local d shapes=() s f
+	for d in 3 10; do
+		"$UDPDROP" doctor -N "$B" -d "$d" --json >"$T/doc$d.json" 2>"$T/doc$d.err"
+		expect_eq "doctor -d $d exit code" "$?" 0
+		"$UDPDROP" top -N "$B" -j -i 1 -n "$d" >"$T/top$d.json" 2>"$T/top$d.err"
+		expect_eq "top -n $d exit code" "$?" 0
+		"$UDPDROP" record -N "$B" -d "$d" -o "$T/rec$d.data" >/dev/null 2>"$T/rec$d.err"
+		expect_eq "record -d $d exit code" "$?" 0
+		"$UDPDROP" report --json "$T/rec$d.data" >"$T/rep$d.json" 2>"$T/rep$d.err"
+		expect_eq "report exit code" "$?" 0
+		jq --arg l "$V4B:6001" '[.findings[] | select(.cause == "rcvbuf" and .local == $l)][0]' \
+			"$T/doc$d.json" >"$T/f.doc$d"
+		tail -n 1 "$T/top$d.json" | jq --arg l "$V4B:6001" \
+			'[.sockets[] | select(.local == $l) | .advice[] | select(.cause == "rcvbuf")][0]' >"$T/f.top$d"
+		jq '[.advice[] | select(.cause == "rcvbuf")][0]' "$T/rep$d.json" >"$T/f.rep$d"
+		for f in doc top rep; do
+			s=$(verdict_shape <"$T/f.$f$d")
+			echo "    $f -d $d: $s"
+			shapes+=("$s")
+			expect_eq "$f -d $d: verdict" "$(jq -r .verdict "$T/f.$f$d")" steady_overload
+			# the span it judged, in the wording and the JSON
+			expect_eq "$f -d $d: sampled_s (rounded)" "$(jq -r '.sampled_s | round' "$T/f.$f$d")" "$d"
+			jq -r .what "$T/f.$f$d" | grep -qE "\(sampled $d(\.[0-9]+)? s\)" ||
+				fail "$f -d $d: the verdict does not say it sampled $d s: $(jq -r .what "$T/f.$f$d")"
+		done
+		# every view measured the reader (report from the recorded
+		# deliveries): the same kind of change
+		for f in doc top rep; do
+			expect_eq "$f -d $d: setting" "$(jq -r .setting "$T/f.$f$d")" sender_pps
+		done
+	done
+	for s in "${shapes[@]}"; do
+		expect_eq "one wording in every view and length" "$s" "${shapes[0]}"
+	done
+}
+
+# ss's socket cookie (decimal) of the socket process PID holds on :PORT in NS.
+ss_cookie() { # NS PORT PID
+	local hex
+	hex=$(ip netns exec "$1" ss -Huanpe "sport = :$2" 2>/dev/null | grep "pid=$3," | grep -oE 'sk:[0-9a-f]+' | cut -d: -f2)
+	[[ -n $hex ]] && echo $((16#$hex))
+}
+
+# A SO_REUSEPORT group of four slow readers, one of them SIGSTOPped:
+# doctor, top and record + report call that member "not reading" (its own
+# deliveries stopped while its queue stays full) and none of the others,
+# though they drop too. (Before: the check used the netns's
+# UdpInDatagrams, which the busy siblings keep rising, so the stopped
+# member was never called so.)
+test_advice_reuseport_stopped_member() {
+	setup_hosts || return
+	local i pids=() cookies=() stopped
+	for i in 0 1 2 3; do
+		start_recv "$B" "$V4B:6100" --reuseport 1 --read-gap-us 2000 || return
+		pids+=("$RECV_PID")
+		cookies+=("$(ss_cookie "$B" 6100 "$RECV_PID")")
+	done
+	expect_eq "four members" "$(ip netns exec "$B" ss -Huan 'sport = :6100' | wc -l)" 4
+	stopped=2
+	kill -STOP "${pids[$stopped]}"
+	# 64 flows, so every member gets some; each member ~2000/s, a reader ~450/s
+	bg_gen "$V4B:6100" --pps 8000 --size 256 -P 64 -t 300
+	sleep 1
+	"$UDPDROP" doctor -N "$B" -d 3 --json >"$T/doc.json" 2>"$T/doc.err"
+	expect_eq "doctor exit code" "$?" 0
+	"$UDPDROP" top -N "$B" -j -i 1 -n 3 >"$T/top.json" 2>"$T/top.err"
+	expect_eq "top exit code" "$?" 0
+	tail -n 1 "$T/top.json" >"$T/final.json"
+	"$UDPDROP" record -N "$B" -d 3 -o "$T/rec.data" >/dev/null 2>"$T/rec.err"
+	expect_eq "record exit code" "$?" 0
+	"$UDPDROP" report --json "$T/rec.data" >"$T/rep.json" 2>"$T/rep.err"
+	expect_eq "report exit code" "$?" 0
+	for i in 0 1 2 3; do
+		local c=${cookies[$i]} p=${pids[$i]} want=false dv tv rv
+		[[ $i == "$stopped" ]] && want=true
+		[[ -n $c ]] || { fail "member $i: no cookie from ss"; continue; }
+		expect_gt "doctor: member $i has an rcvbuf finding" \
+			"$(dq --argjson c "$c" '[.findings[] | select(.socket == $c and .cause == "rcvbuf")] | length')" 0
+		dv=$(dq --argjson c "$c" '[.findings[] | select(.socket == $c) |
+			(.verdict == "not_reading" and (.what | startswith("nothing read the socket")))] | any')
+		expect_eq "doctor: member $i (pid $p) called not reading" "$dv" "$want"
+		tv=$(final --argjson p "$p" '[.sockets[] | select(.pid == $p) | .advice[] |
+			(.verdict == "not_reading" and (.what | startswith("nothing read the socket")))] | any')
+		expect_eq "top: member $i (pid $p) called not reading" "$tv" "$want"
+		rv=$(jq -r --argjson c "$c" '[.advice[] | select(.socket == $c) |
+			(.verdict == "not_reading" and (.what | startswith("nothing read the socket")))] | any' "$T/rep.json")
+		expect_eq "report: member $i (pid $p) called not reading" "$rv" "$want"
+	done
+	# the evidence is the socket's own; the netns's reads only as context
+	dq --argjson c "${cookies[$stopped]}" -r '.findings[] | select(.socket == $c and .verdict == "not_reading") | .evidence' |
+		grep -q "Nothing was delivered to it (its own deliveries" ||
+		fail "the stopped member's evidence is not its own: $(dq '.findings')"
+	kill -CONT "${pids[$stopped]}"
+}
+
+# The printed pacing rate, followed: a steady overload (a reader that
+# sleeps 1 ms after each datagram, 4000/s arriving) sampled by doctor; the
+# same reader fed at the rate doctor prints (udpdrop gen --pps VALUE) drops
+# nothing, or at most a tenth as many. (Before: "pace the sender" came
+# without a rate, setting null.)
+test_advice_pace_followed() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:6200" --read-gap-us 1000 || return
+	local before=$(mib "$B" Udp RcvbufErrors) drops1 drops2 value
+	start_doctor -N "$B" -d 600 || return
+	run_gen "$V4B:6200" --pps 4000 --size 256 -t 3 --no-control --no-tracer || return
+	kill -INT "$DOC_PID"
+	wait_doctor || return
+	drops1=$(($(mib "$B" Udp RcvbufErrors) - before))
+	local f='[.findings[] | select(.cause == "rcvbuf" and .local == "'"$V4B:6200"'")][0]'
+	expect_gt "drops at 4000/s" "$drops1" 0
+	expect_eq "verdict" "$(dq "$f.verdict")" steady_overload
+	expect_eq "setting" "$(dq "$f.setting")" sender_pps
+	value=$(dq "$f.value")
+	[[ $value =~ ^[0-9]+$ ]] && ((value > 0 && value < 4000)) ||
+		{ fail "no pacing rate below 4000/s: $(dq "$f")"; return; }
+	dq "$f.change" | grep -qF "Pace the sender to at most $value datagrams/s" ||
+		fail "the change does not carry the rate $value: $(dq "$f.change")"
+	echo "    doctor says: pace to $value datagrams/s ($drops1 dropped at 4000/s)"
+	sleep 1 # the reader empties its queue
+	before=$(mib "$B" Udp RcvbufErrors)
+	run_gen "$V4B:6200" --pps "$value" --size 256 -t 3 --no-control --no-tracer || return
+	settle 1
+	drops2=$(($(mib "$B" Udp RcvbufErrors) - before))
+	echo "    at $value/s: $drops2 dropped"
+	((drops2 * 10 <= drops1)) || fail "pacing to $value/s did not cut the drops tenfold: $drops2 (was $drops1)"
+}
+
+# A bursty sender: 300 datagrams at once every 0.43 s (700/s on average)
+# into a reader that takes ~900/s: it drops in every 1 s interval, yet it
+# keeps up between the bursts. doctor, top and record + report call it
+# bursts (a buffer for them), not a steady overload. (Before: top and
+# report said "the sender is faster than the reader, steadily".)
+test_advice_bursty_sender() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:6300" --read-gap-us 1000 || return
+	bg_gen "$V4B:6300" --pps 700 --burst 300 --size 256 -t 300
+	sleep 1
+	"$UDPDROP" doctor -N "$B" -d 5 --json >"$T/doc.json" 2>"$T/doc.err"
+	expect_eq "doctor exit code" "$?" 0
+	"$UDPDROP" top -N "$B" -j -i 1 -n 5 >"$T/top.json" 2>"$T/top.err"
+	expect_eq "top exit code" "$?" 0
+	"$UDPDROP" record -N "$B" -d 5 -o "$T/rec.data" >/dev/null 2>"$T/rec.err"
+	expect_eq "record exit code" "$?" 0
+	"$UDPDROP" report --json "$T/rec.data" >"$T/rep.json" 2>"$T/rep.err"
+	expect_eq "report exit code" "$?" 0
+	jq --arg l "$V4B:6300" '[.findings[] | select(.cause == "rcvbuf" and .local == $l)][0]' "$T/doc.json" >"$T/f.doc"
+	tail -n 1 "$T/top.json" | jq --arg l "$V4B:6300" \
+		'[.sockets[] | select(.local == $l) | .advice[] | select(.cause == "rcvbuf")][0]' >"$T/f.top"
+	jq '[.advice[] | select(.cause == "rcvbuf")][0]' "$T/rep.json" >"$T/f.rep"
+	local f
+	for f in doc top rep; do
+		echo "    $f: $(jq -r '"\(.verdict): \(.what)"' "$T/f.$f")"
+		expect_eq "$f: verdict" "$(jq -r .verdict "$T/f.$f")" bursts
+		jq -r .what "$T/f.$f" | grep -q steadily && fail "$f: called a steady overload: $(jq -r .what "$T/f.$f")"
+	done
 }

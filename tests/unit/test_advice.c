@@ -262,7 +262,7 @@ static void test_rcvbuf_app_set(void **state)
 	ASSERT_LACKS(t, "rmem_default=");
 	ASSERT_HAS(t, "ss -uam 'sport = :5031' shows rb at the new size");
 	ASSERT_HAS(t, "[rcvbuf] what: nothing read the socket while it dropped");
-	ASSERT_HAS(t, "(UdpInDatagrams +0), and its queue held 6912 B (84%% of rcvbuf) at every one of 7 looks: it never drained");
+	ASSERT_HAS(t, "(UdpInDatagrams +0, netns-wide: no socket there read), and its queue held 6912 B (84%% of rcvbuf) at every one of 7 looks: it never drained");
 	/* no events: the burst is per snapshot interval, and said so */
 	ASSERT_HAS(t, "all of them in one 502 ms snapshot interval (592/s)");
 	ASSERT_HAS(t, "The trace holds no per-drop events, so the burst is per snapshot interval (502 ms, record -i)");
@@ -271,11 +271,13 @@ static void test_rcvbuf_app_set(void **state)
 	ASSERT_LACKS(t, "UdpRcvbufErrors +");
 	free(t);
 
-	/* known: stated, as udp_mem, no_socket and checksum state theirs */
+	/* known: stated, labelled netns-wide (it counts every socket there),
+	 * last, after the socket's own figures */
 	in.mib_rcvbuf_errors = ADVICE_U64(297);
 	n = advice__build(&in, f, ADVICE_MAX);
 	t = all(f, n);
-	ASSERT_HAS(t, "The kernel counted UdpRcvbufErrors +297 in the namespace. ");
+	ASSERT_HAS(t, "Netns-wide context (every socket in the namespace, not this one alone): "
+		   "UdpRcvbufErrors +297. UdpInDatagrams +0.\n");
 	free(t);
 	in.mib_rcvbuf_errors.known = false;
 
@@ -349,7 +351,7 @@ static void test_rcvbuf_overload(void **state)
 	in.intervals_dropping = ADVICE_U64(9);
 	n = advice__build(&in, f, ADVICE_MAX);
 	t = all(f, n);
-	ASSERT_HAS(t, "the socket dropped in 9 of 10 snapshot intervals: the sender is faster than the reader, steadily");
+	ASSERT_HAS(t, "the socket dropped in 9 of 10 intervals: the sender is faster than the reader, steadily");
 	ASSERT_HAS(t, "It dropped in 9 of the 10 intervals between snapshots: a steady overload");
 	ASSERT_HAS(t, "A bigger buffer would only postpone the drops");
 	free(t);
@@ -689,14 +691,14 @@ static void test_interval_words(void **state)
 	in.intervals_dropping = ADVICE_U64(9);
 	n = advice__build(&in, f, ADVICE_MAX);
 	t = all(f, n);
-	ASSERT_HAS(t, "the socket dropped in 9 of 10 snapshot intervals: the sender is faster");
+	ASSERT_HAS(t, "the socket dropped in 9 of 10 intervals: the sender is faster");
 	ASSERT_HAS(t, "It dropped in 9 of the 10 intervals between snapshots: a steady overload");
 	free(t);
 
 	in.live = true; /* top */
 	n = advice__build(&in, f, ADVICE_MAX);
 	t = all(f, n);
-	ASSERT_HAS(t, "the socket dropped in 9 of 10 refresh intervals: the sender is faster");
+	ASSERT_HAS(t, "the socket dropped in 9 of 10 intervals: the sender is faster");
 	ASSERT_HAS(t, "It dropped in 9 of the 10 intervals between refreshes: a steady overload");
 	ASSERT_HAS(t, "one 1.00 s refresh interval");
 	free(t);
@@ -705,7 +707,7 @@ static void test_interval_words(void **state)
 	in.burst_s = 0.4;
 	n = advice__build(&in, f, ADVICE_MAX);
 	t = all(f, n);
-	ASSERT_HAS(t, "the socket dropped in 9 of 10 sample intervals: the sender is faster");
+	ASSERT_HAS(t, "the socket dropped in 9 of 10 intervals: the sender is faster");
 	ASSERT_HAS(t, "It dropped in 9 of the 10 sample intervals: a steady overload");
 	ASSERT_HAS(t, "one 400 ms run of sample intervals with drops");
 	ASSERT_LACKS(t, "refresh");
@@ -1127,6 +1129,261 @@ static void test_scope_in_findings(void **state)
 		   "then udpdrop report --by reason");
 }
 
+/* A steady overload the way top, doctor and report see it: 256 B
+ * datagrams into the default 208 KiB buffer, drops in every interval,
+ * the queue full at every look, the reader taking 900/s. */
+static struct advice_input steady(double span, uint64_t intervals)
+{
+	struct advice_input in = sysctls(CAUSE_RCVBUF);
+
+	in.port = ADVICE_U64(6001);
+	in.has_socket = true;
+	in.span_s = span;
+	in.drops = in.skbs = (uint64_t)(3000 * span);
+	in.avg_size = ADVICE_DBL(256);
+	in.rcvbuf = ADVICE_U64(212992);
+	in.rmem_default = ADVICE_U64(212992);
+	in.burst = ADVICE_U64((uint64_t)(3000 * span / intervals));
+	in.burst_s = span / intervals;
+	in.intervals = in.intervals_dropping = ADVICE_U64(intervals);
+	in.queue_low = ADVICE_U64(211000);
+	in.queue_peak = ADVICE_U64(212480);
+	in.queue_looks = ADVICE_U64(intervals);
+	in.queue_between_drops = true;
+	in.delivered = ADVICE_U64((uint64_t)(900 * span));
+	in.delivered_s = span;
+	in.stalled_intervals = ADVICE_U64(0);
+	in.reads = ADVICE_U64((uint64_t)(900 * span));
+	in.mib_rcvbuf_errors = ADVICE_U64(in.drops);
+	return in;
+}
+
+/* "what" with its digits dropped: the verdict's wording, not its numbers */
+static void shape(char *out, size_t len, const char *what)
+{
+	size_t o = 0;
+
+	for (; *what && o + 1 < len; what++)
+		if (!(*what >= '0' && *what <= '9') && *what != '.')
+			out[o++] = *what;
+	out[o] = 0;
+}
+
+/* 3 s and 30 s (and 3 refreshes vs 30) of one steady load: one verdict,
+ * one wording, each with its span; before, fewer than 4 intervals sized a
+ * buffer and 4 or more said pace. */
+static void test_verdict_sample_length(void **state)
+{
+	struct advice_finding f3[ADVICE_MAX], f30[ADVICE_MAX];
+	struct advice_input a = steady(3, 3), b = steady(30, 30);
+	char w3[ADVICE_WHAT], w30[ADVICE_WHAT], h3[ADVICE_HINT], h30[ADVICE_HINT];
+	int n3, n30;
+
+	(void)state;
+	n3 = advice__build(&a, f3, ADVICE_MAX);
+	n30 = advice__build(&b, f30, ADVICE_MAX);
+	assert_int_equal(n3, 1);
+	assert_int_equal(n30, 1);
+	assert_string_equal(f3[0].verdict, "steady_overload");
+	assert_string_equal(f30[0].verdict, "steady_overload");
+	shape(w3, sizeof(w3), f3[0].what);
+	shape(w30, sizeof(w30), f30[0].what);
+	assert_string_equal(w3, w30);
+	ASSERT_HAS(f3[0].what, "dropped in 3 of 3 intervals: the sender is faster than the reader, "
+		   "steadily (sampled 3.00 s)");
+	ASSERT_HAS(f30[0].what, "(sampled 30.0 s)");
+	assert_true(f3[0].sampled_s == 3 && f30[0].sampled_s == 30);
+	assert_string_equal(f3[0].setting, f30[0].setting);
+	assert_int_equal(f3[0].value, f30[0].value);
+	advice__hint(&a, h3, sizeof(h3));
+	advice__hint(&b, h30, sizeof(h30));
+	assert_string_equal(h3, h30);
+	/* two intervals say too little: not yet a steady overload */
+	a = steady(2, 2);
+	n3 = advice__build(&a, f3, ADVICE_MAX);
+	assert_string_equal(f3[0].verdict, "bursts");
+}
+
+/* A bursty sender: drops in every interval, but the queue seen drained
+ * between them: bursts, sized by a buffer, not "steadily". */
+static void test_verdict_bursty_sender(void **state)
+{
+	struct advice_finding f[ADVICE_MAX];
+	struct advice_input in = steady(10, 10);
+	char *t;
+	int n;
+
+	(void)state;
+	in.queue_low = ADVICE_U64(0);
+	in.burst = ADVICE_U64(120);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	assert_string_equal(f[0].verdict, "bursts");
+	ASSERT_HAS(t, "what: bursts overflowed the socket's receive buffer: the reader caught up between "
+		   "them (sampled 10.0 s)");
+	ASSERT_HAS(t, "It dropped in 10 of the 10 intervals between snapshots, yet its queue drained between "
+		   "them: a bursty sender, not a steady overload. ");
+	ASSERT_HAS(t, "Its queue held as little as 0 B of its 212992 B (208 KiB) at one of 10 looks");
+	ASSERT_LACKS(t, "steadily");
+	assert_string_equal(f[0].setting, "net.core.rmem_default");
+	free(t);
+	/* a recording's looks (the quiet after the load among them) do not
+	 * judge it */
+	in.queue_between_drops = false;
+	advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].verdict, "steady_overload");
+	in.queue_between_drops = true;
+	/* one look is no history */
+	in.queue_looks = ADVICE_U64(1);
+	advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].verdict, "steady_overload");
+}
+
+/* The same from a recording's per-drop events: drops in every snapshot
+ * interval, but in 12 of the 100 100-ms windows of their stretch: a
+ * bursty sender, sized as bursts; in 95 of them: steady. */
+static void test_verdict_bursty_windows(void **state)
+{
+	struct advice_finding f[ADVICE_MAX];
+	struct advice_input in = steady(10, 10);
+	char *t;
+	int n;
+
+	(void)state;
+	in.queue_between_drops = false; /* a recording's looks */
+	in.burst_window = true;
+	in.burst = ADVICE_U64(150);
+	in.burst_s = 0.1;
+	in.windows = ADVICE_U64(100);
+	in.windows_dropping = ADVICE_U64(12);
+	in.window_s = 0.1;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	assert_string_equal(f[0].verdict, "bursts");
+	ASSERT_HAS(t, "It dropped in 10 of the 10 intervals between snapshots, yet in bursts (below): a bursty "
+		   "sender, not a steady overload. ");
+	ASSERT_HAS(t, "Its drops came in 12 of the 100 100 ms windows from its first drop to its last "
+		   "(per-drop events)");
+	ASSERT_LACKS(t, "steadily");
+	free(t);
+	in.windows_dropping = ADVICE_U64(95);
+	advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].verdict, "steady_overload");
+	/* too few windows to say */
+	in.windows = in.windows_dropping = ADVICE_U64(1);
+	advice__build(&in, f, ADVICE_MAX);
+	assert_string_equal(f[0].verdict, "steady_overload");
+}
+
+/* The one rule every view accumulates its intervals by: a reader that
+ * took 90 in each of two intervals with drops, then stopped for two. */
+static void test_track(void **state)
+{
+	struct advice_track t = { 0 };
+	struct advice_input in;
+
+	(void)state;
+	advice__track(&t, 40, 1.0, false, 0);   /* first seen: deliveries unknown */
+	advice__track(&t, 0, 1.0, true, 500);   /* no drops: nothing */
+	advice__track(&t, 50, 1.0, true, 90);
+	advice__track(&t, 70, 0.5, true, 90);
+	advice__track(&t, 60, 1.0, true, 0);
+	advice__track(&t, 60, 1.0, true, 0);
+	memset(&in, 0, sizeof(in));
+	advice__track_input(&in, &t, 6);
+	assert_int_equal(in.intervals.v, 6);
+	assert_int_equal(in.intervals_dropping.v, 5);
+	assert_int_equal(in.burst.v, 70);
+	assert_true(in.burst_s == 0.5);
+	assert_true(in.delivered.known && in.delivered.v == 180);
+	assert_true(in.delivered_s == 3.5);
+	assert_true(in.stalled_intervals.known && in.stalled_intervals.v == 2);
+	/* nothing measured: deliveries stay unknown (the netns decides) */
+	t = (struct advice_track){ 0 };
+	advice__track(&t, 40, 1.0, false, 0);
+	memset(&in, 0, sizeof(in));
+	advice__track_input(&in, &t, 1);
+	assert_false(in.delivered.known);
+	assert_false(in.stalled_intervals.known);
+}
+
+/* "Pace the sender" gives the rate: 90 % of what the reader drained. */
+static void test_pace_rate(void **state)
+{
+	struct advice_finding f[ADVICE_MAX];
+	struct advice_input in = steady(10, 10);
+	char h[ADVICE_HINT], *t;
+	int n;
+
+	(void)state;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	/* 9000 delivered in 10 s: 900/s; 90 %: 810/s; x 256 B x 8 = 1.66 Mbit/s */
+	ASSERT_HAS(t, "Its reader took 9,000 datagrams (its own deliveries) in the 10.0 s it dropped in: 900/s. ");
+	ASSERT_HAS(t, "Pace the sender to at most 810 datagrams/s (1.66 Mbit/s of 256 B payloads), 90%% of "
+		   "the 900/s its reader took while it dropped (udpdrop gen --pps 810 tests it)");
+	assert_string_equal(f[0].setting, "sender_pps");
+	assert_true(f[0].has_value);
+	assert_int_equal(f[0].value, 810);
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "pace <= 810/s");
+	free(t);
+	/* deliveries unknown: no rate, and it says why */
+	in.delivered.known = false;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "Pace the sender below the rate the reader sustains (its deliveries are not known here");
+	assert_false(f[0].has_value);
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "pace the sender");
+	free(t);
+}
+
+/* Not reading, from the socket's own deliveries: a stopped member of a
+ * SO_REUSEPORT group while its siblings read (netns UdpInDatagrams grows);
+ * and a slow reader in a netns where nothing else reads is not one. */
+static void test_not_reading_per_socket(void **state)
+{
+	struct advice_finding f[ADVICE_MAX];
+	struct advice_input in = steady(3, 15);
+	char h[ADVICE_HINT], *t;
+	int n;
+
+	(void)state;
+	in.burst_episode = true;
+	/* the stopped member: nothing delivered, its siblings read 3000 */
+	in.delivered = ADVICE_U64(0);
+	in.reads = ADVICE_U64(3000);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	assert_int_equal(n, 2);
+	assert_string_equal(f[1].verdict, "not_reading");
+	ASSERT_HAS(t, "what: nothing read the socket while it dropped (sampled 3.00 s)");
+	ASSERT_HAS(t, "Nothing was delivered to it (its own deliveries, sock:sk_data_ready) in the intervals "
+		   "it dropped in (3.00 s)");
+	ASSERT_HAS(t, "Netns-wide context (every socket in the namespace, not this one): UdpInDatagrams +3,000.");
+	/* no rate to pace a socket nobody reads to */
+	ASSERT_LACKS(t, "at most 0 datagrams/s");
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "not reading");
+	free(t);
+	/* stopped mid-run: delivered before, none in its latest 2 intervals */
+	in.delivered = ADVICE_U64(500);
+	in.stalled_intervals = ADVICE_U64(2);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	assert_int_equal(n, 2);
+	ASSERT_HAS(t, "in its latest 2 intervals with drops: its reader stopped, 500 delivered before");
+	free(t);
+	/* a busy sibling: delivered, reading; the netns count does not matter */
+	in.delivered = ADVICE_U64(2700);
+	in.stalled_intervals = ADVICE_U64(1);
+	in.reads = ADVICE_U64(0);
+	n = advice__build(&in, f, ADVICE_MAX);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].verdict, "steady_overload");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1151,6 +1408,12 @@ int main(void)
 		cmocka_unit_test(test_sysctl_scope),
 		cmocka_unit_test(test_sysctl_scope_probes),
 		cmocka_unit_test(test_scope_in_findings),
+		cmocka_unit_test(test_verdict_sample_length),
+		cmocka_unit_test(test_verdict_bursty_sender),
+		cmocka_unit_test(test_verdict_bursty_windows),
+		cmocka_unit_test(test_track),
+		cmocka_unit_test(test_pace_rate),
+		cmocka_unit_test(test_not_reading_per_socket),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -534,10 +534,44 @@ static void test_scope(void **state)
 	assert_string_equal(it->scope, "");
 }
 
+/* The checklist and the socket's finding agree: for a steadily overloaded
+ * socket it points at the finding's pacing rate, for one nobody reads at
+ * that, rather than offer a buffer as the fix. */
+static void test_checklist_follows_finding(void **state)
+{
+	struct check_input in = defaults();
+	struct check_item v[CHECK_MAX];
+	const struct check_item *it;
+	int n;
+
+	(void)state;
+	in.busiest = in.busiest_default = rx(40000, 1000, 212992);
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.core.rmem_max");
+	assert_true(it->evaluated);
+	ASSERT_LACKS(it->why, "Its finding above");
+	in.busiest.verdict = in.busiest_default.verdict = "steady_overload";
+	in.busiest.pace_dgps = in.busiest_default.pace_dgps = 810;
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.core.rmem_max");
+	assert_true(it->evaluated);
+	ASSERT_HAS(it->why, "Its finding above: a steady overload, which a buffer only postpones; pace the "
+		   "sender to at most 810 datagrams/s.");
+	it = find(v, n, "net.core.rmem_default");
+	assert_true(it->evaluated);
+	ASSERT_HAS(it->why, "pace the sender to at most 810 datagrams/s.");
+	in.busiest.verdict = "not_reading";
+	n = check__build(&in, v, CHECK_MAX);
+	it = find(v, n, "net.core.rmem_max");
+	assert_true(it->evaluated);
+	ASSERT_HAS(it->why, "Its finding above: nothing reads it");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_truesize),
+		cmocka_unit_test(test_checklist_follows_finding),
 		cmocka_unit_test(test_nothing_observed),
 		cmocka_unit_test(test_rmem_default),
 		cmocka_unit_test(test_rmem_max),

@@ -128,14 +128,16 @@ static void init_fixtures(void)
 	sockets_v[0] = (struct trace_socket){
 		.cookie = 4242, .netns = 4026531840u, .inode = 123456,
 		.pid = 20219, .family = 2, .proto = 17, .lport = 5001,
-		.rport = 0, .rcvbuf = 212992, .queued = 1234,
+		.rport = 0, .rcvbuf = 212992, .queued = 1234, .delivered = 77,
 	};
 	sockets_v[0].laddr[0] = 10;
 	strcpy(sockets_v[0].comm, "udpdrop");
 	sockets_v[1].family = 10;
 	strcpy(sockets_v[1].comm, "fifteen_chars__"); /* the longest */
 	sockets_v[1].raddr[15] = 1;
-	sockets = (struct trace_sockets){ 444, 2, sockets_v };
+	sockets_v[1].delivered = UINT64_MAX;
+	/* minor 2: each socket's deliveries, appended */
+	sockets = (struct trace_sockets){ 444, 2, sockets_v, true };
 }
 
 static const uint16_t all_types[] = {
@@ -260,6 +262,7 @@ static void check_record(const struct trace_record *r, int idx)
 	case TRACE_SOCKETS:
 		assert_int_equal(r->sockets.time_ns, sockets.time_ns);
 		assert_int_equal(r->sockets.n, sockets.n);
+		assert_int_equal(r->sockets.have_rx, sockets.have_rx);
 		/* both sides zero-filled, so the bytes compare */
 		assert_memory_equal(r->sockets.v, sockets.v,
 				    sockets.n * sizeof(struct trace_socket));

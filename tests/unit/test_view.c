@@ -833,7 +833,8 @@ static void test_advice_input(void **state)
 	f->rows[0].rate = 4;
 	view__advice_input(&f->v, &f->m, &f->rows[0], CAUSE_RCVBUF, &in, who, sizeof(who));
 	assert_false(in.rate_dgps.known);
-	assert_false(in.queue_peak.known);
+	/* the queue peak then is the most the socket table's looks saw */
+	assert_true(in.queue_peak.known && in.queue_peak.v == 4096);
 	/* a known interface goes in */
 	snprintf(test_env.ifname, sizeof(test_env.ifname), "eth0");
 	view__advice_input(&f->v, &f->m, &f->rows[0], CAUSE_RCVBUF, &in, who, sizeof(who));
@@ -866,6 +867,7 @@ static void test_hint(void **state)
 	/* a burst of 100 datagrams of 1000 B into 8 KiB, then quiet */
 	f->rows[0] = sock_row(1, "10.0.0.2", 5001, 100, 100, 42, "app");
 	f->rows[0].rx_rate = 50;
+	f->rows[0].rx = 50; /* delivered while it dropped: it reads */
 	f->socks[0] = &f->rows[0];
 	f->rows[1] = flow_row("10.0.0.2", 53, 2, 7, CAUSE_NO_SOCKET);
 	f->flows[0] = &f->rows[1];
@@ -907,13 +909,15 @@ static void test_hint(void **state)
 	for (int i = 2; i <= 5; i++) {
 		f->rows[0].drops = f->rows[0].skbs = f->rows[0].cause[CAUSE_RCVBUF] = 100 * i;
 		f->rows[0].bytes = 100000ull * i;
+		f->rows[0].rx = 50 * i; /* it reads, 50 a second */
 		fx_tick(f, 1, 1);
 	}
-	assert_string_equal(f->v.rows[0].text[COL_HINT], "pace the sender");
+	/* to 90 % of the 50/s its reader took while it dropped */
+	assert_string_equal(f->v.rows[0].text[COL_HINT], "pace <= 45/s");
 	/* an already very large buffer: pace, whatever the burst */
 	f->rows[0].sock.rcvbuf = 32u << 20;
 	fx_view(f, 1, 1);
-	assert_string_equal(f->v.rows[0].text[COL_HINT], "pace the sender");
+	assert_string_equal(f->v.rows[0].text[COL_HINT], "pace <= 45/s");
 }
 
 /* advice__hint for the causes the rows above do not reach. */
