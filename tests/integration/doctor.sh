@@ -399,6 +399,8 @@ test_doctor_rcvbuf_host_wide() {
 	local after=$(($(mib "$B" Udp RcvbufErrors) - before))
 	echo "    drops: $dropped before the change, $after after"
 	((after * 2 < dropped)) || fail "the change did not halve the drops: $dropped -> $after"
+}
+
 # ---- one advice across views (issue 13) -----------------------------------
 
 # bg_gen ARGS...: udpdrop gen from $A in the background, no sink (its
