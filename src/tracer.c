@@ -269,10 +269,11 @@ static bool kernel_has_atomics(void)
 
 /* Load and attach the programs of one variant; with_rx: the deliveries' too. */
 static int try_mode(struct tracer *t, const struct tracer_opts *o,
-		    enum attach_mode mode, bool with_rx, struct tracer_error *e)
+		    enum attach_mode mode, bool with_rx, bool with_close,
+		    struct tracer_error *e)
 {
 	struct udpdrop_bpf *skel;
-	struct bpf_program *kfree, *rx, *fail_prog;
+	struct bpf_program *kfree, *rx, *fail_prog, *close_prog;
 	/*
 	 * Without rx_sk, the fail handover names the socket, where it can
 	 * (see kernel_fail_tp_names_skb); else the packet headers do. Without
@@ -291,6 +292,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	skel->rodata->filter_netns = o->filter_netns;
 	skel->rodata->filter_port = o->filter_port;
 	skel->rodata->use_rx_sk = t->rx_sk;
+	skel->rodata->close_owner = with_close;
 	for (int r = 0; r < UD_RANGE_MAX; r++) {
 		skel->rodata->range_start[r] = o->range_start[r];
 		skel->rodata->range_end[r] = o->range_end[r];
@@ -356,6 +358,14 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	bpf_program__set_autoload(skel->progs.udpdrop_rx_btf, false);
 	bpf_program__set_autoload(skel->progs.udpdrop_rx_raw, false);
 	bpf_program__set_autoload(rx, with_rx);
+	/* the end of a closing socket's purge: in the drops' own variant */
+	close_prog = mode == ATTACH_TP_BTF ? skel->progs.udpdrop_close_btf
+		     : mode == ATTACH_RAW_TP ? skel->progs.udpdrop_close_raw
+					     : skel->progs.udpdrop_close_tp;
+	bpf_program__set_autoload(skel->progs.udpdrop_close_btf, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_close_raw, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_close_tp, false);
+	bpf_program__set_autoload(close_prog, with_close);
 
 	err = udpdrop_bpf__load(skel);
 	if (err) {
@@ -363,6 +373,21 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 			 attach_mode__name(mode), strerror(-err));
 		goto fail;
 	}
+	/*
+	 * The end of the purges first: kfree_skb's program holds a purge
+	 * back until it (close_owner), so it must be there before.
+	 */
+	if (with_close) {
+		t->close_link = bpf_program__attach(close_prog);
+		if (!t->close_link) {
+			err = -errno;
+			snprintf(e->msg, sizeof(e->msg),
+				 "cannot attach to kmem:kmem_cache_free (%s): %s",
+				 attach_mode__name(mode), strerror(-err));
+			goto fail;
+		}
+	}
+	t->close_owner = with_close;
 	t->kfree_link = bpf_program__attach(kfree);
 	if (!t->kfree_link) {
 		err = -errno;
@@ -410,8 +435,9 @@ fail:
 	bpf_link__destroy(t->kfree_link);
 	bpf_link__destroy(t->fail_link);
 	bpf_link__destroy(t->rx_link);
-	t->kfree_link = t->fail_link = t->rx_link = NULL;
-	t->rx = false;
+	bpf_link__destroy(t->close_link);
+	t->kfree_link = t->fail_link = t->rx_link = t->close_link = NULL;
+	t->rx = t->close_owner = false;
 	udpdrop_bpf__destroy(skel);
 	return err;
 }
@@ -423,13 +449,30 @@ fail:
 static int try_mode_rx(struct tracer *t, const struct tracer_opts *o,
 		       enum attach_mode mode, bool with_rx, struct tracer_error *e)
 {
-	int err = try_mode(t, o, mode, with_rx, e);
+	/*
+	 * A purge is a socket's only where it is recognised as one (the
+	 * destructor's range: UD_KEY_CLOSE). UDPDROP_NO_CLOSE_OWNER=1: by
+	 * flow, as before (tests compare the two).
+	 */
+	bool with_close = o->range_end[UD_RANGE_UDP_DESTRUCT] &&
+			  !getenv("UDPDROP_NO_CLOSE_OWNER");
+	int err = try_mode(t, o, mode, with_rx, with_close, e);
 
+	/* optional too: without it, purged queues go by their flow */
+	if (err && with_close) {
+		struct tracer_error close_err = *e;
+
+		memset(e, 0, sizeof(*e));
+		err = try_mode(t, o, mode, with_rx, false, e);
+		if (!err)
+			pr_info("closing sockets' purged queues matched by their flow: %s\n",
+				close_err.msg);
+	}
 	if (err && with_rx) {
 		struct tracer_error rx_err = *e;
 
 		memset(e, 0, sizeof(*e));
-		err = try_mode(t, o, mode, false, e);
+		err = try_mode(t, o, mode, false, false, e);
 		if (!err)
 			pr_info("deliveries not counted: %s\n", rx_err.msg);
 	}
@@ -534,13 +577,15 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	t->slots_retire = slots_can_retire();
 	if (!t->slots_retire)
 		pr_info("membarrier(MEMBARRIER_CMD_GLOBAL) unavailable (nohz_full?): slots of closed sockets stay taken, their drops go by the hash map\n");
-	pr_info("attached to skb:kfree_skb via %s; causes from %s; receiving socket from %s; deliveries %s\n",
+	pr_info("attached to skb:kfree_skb via %s; causes from %s; receiving socket from %s; deliveries %s; closing sockets' queues %s\n",
 		attach_mode__name(t->mode),
 		t->sites ? "drop locations (no drop reasons)" : "drop reasons",
 		t->rx_sk ? "rx_sk"
 		: t->fail_link ? "udp_fail_queue_rcv_skb, else packet headers"
 			       : "packet headers",
-		t->rx ? "counted (sock:sk_data_ready)" : "not counted");
+		t->rx ? "counted (sock:sk_data_ready)" : "not counted",
+		t->close_owner ? "named by the socket's free (kmem:kmem_cache_free)"
+			       : "matched by their flow");
 	return 0;
 }
 
@@ -608,7 +653,9 @@ void tracer__detach(struct tracer *t)
 	bpf_link__destroy(t->rx_link);
 	bpf_link__destroy(t->fail_link);
 	bpf_link__destroy(t->kfree_link);
-	t->rx_link = t->fail_link = t->kfree_link = NULL;
+	/* last: a purge under way may still be waiting for it */
+	bpf_link__destroy(t->close_link);
+	t->rx_link = t->fail_link = t->kfree_link = t->close_link = NULL;
 }
 
 void tracer__close(struct tracer *t)
@@ -618,6 +665,7 @@ void tracer__close(struct tracer *t)
 	bpf_link__destroy(t->rx_link);
 	bpf_link__destroy(t->fail_link);
 	bpf_link__destroy(t->kfree_link);
+	bpf_link__destroy(t->close_link);
 	udpdrop_bpf__destroy(t->skel);
 	free(t->keys);
 	free(t->vals);
@@ -1069,7 +1117,7 @@ out:
 
 uint64_t tracer__missed(struct tracer *t)
 {
-	struct bpf_program *progs[2] = { NULL, NULL };
+	struct bpf_program *progs[3] = { NULL, NULL, NULL };
 	uint64_t missed = 0;
 
 	progs[0] = t->mode == ATTACH_TP_BTF ? t->skel->progs.udpdrop_kfree_btf
@@ -1077,7 +1125,11 @@ uint64_t tracer__missed(struct tracer *t)
 					      : t->skel->progs.udpdrop_kfree_tp;
 	if (t->fail_link)
 		progs[1] = t->skel->progs.udpdrop_fail_raw;
-	for (int i = 0; i < 2; i++) {
+	/*
+	 * The kmem_cache_free program's skips lose no drop (at worst a purge
+	 * goes by its flow or to the next socket of its port): not counted.
+	 */
+	for (int i = 0; i < 3; i++) {
 		struct bpf_prog_info info = {};
 		uint32_t len = sizeof(info);
 
@@ -1090,10 +1142,11 @@ uint64_t tracer__missed(struct tracer *t)
 
 int tracer__prog_ids(struct tracer *t, uint32_t *ids, int n)
 {
-	struct bpf_link *links[3] = { t->kfree_link, t->fail_link, t->rx_link };
+	struct bpf_link *links[4] = { t->kfree_link, t->fail_link, t->rx_link,
+				      t->close_link };
 	int got = 0;
 
-	for (int i = 0; i < 3 && got < n; i++) {
+	for (int i = 0; i < 4 && got < n; i++) {
 		struct bpf_link_info info = {};
 		uint32_t len = sizeof(info);
 

@@ -58,10 +58,13 @@ struct tracer_fill {
 struct tracer {
 	struct udpdrop_bpf *skel;
 	struct bpf_link *kfree_link, *fail_link, *rx_link;
+	/* kmem:kmem_cache_free: names the socket of a purged queue (close_owner) */
+	struct bpf_link *close_link;
 	enum attach_mode mode;   /* the variant in use */
 	bool rx_sk;              /* kfree_skb carries rx_sk and we use it */
 	bool fail_names_skb;     /* udp_fail_queue_rcv_skb names its skb, before its kfree_skb (6.10+) */
 	bool rx;                 /* deliveries are counted (sk_data_ready attached) */
+	bool close_owner;        /* purged queues are their sockets' (close_link) */
 	bool sites;              /* drops named by site (o->derive_sites) */
 	bool atomics;            /* BPF atomics (5.12+): the slot table is used */
 	int ncpus;

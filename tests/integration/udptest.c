@@ -9,7 +9,7 @@
  *                [--gso SEGSIZE] [--ports N]
  *   udptest recv ADDR:PORT [--rcvbuf BYTES] [--read] [--filter-drop]
  *                [--share] [--gro] [--sockets N] [--read-gap-us USEC]
- *                [--reuseport N]
+ *                [--reuseport N] [--peer HOST:PORT]
  *
  * recv prints "ready" once bound, then holds (or reads, with --read) until
  * SIGUSR1 or SIGTERM, drains what is queued and prints "received N".
@@ -23,7 +23,10 @@
  * stays in datagrams.
  *
  * --reuseport N: N sockets bound to ADDR:PORT with SO_REUSEPORT; the
- * first is read (with --read), the rest are held.
+ * first is read (with --read), the rest are held. --peer HOST:PORT: the
+ * member made i-th (0 first) connects to HOST:PORT+i, so the datagrams
+ * from that port are its own (a connected socket wins the lookup), and a
+ * test knows what each member has queued.
  *
  * --read-gap-us USEC: read, but sleep USEC after each datagram (a slow
  * reader, for the demo).
@@ -295,6 +298,8 @@ static int do_recv(int argc, char **argv)
 	int rcvbuf = 0, fd, received = 0;
 	bool reading = false, filter_drop = false, share = false, gro = false;
 	int nsock = 1, read_gap_us = 0, reuseport = 0;
+	struct sockaddr_storage peer;
+	socklen_t peer_len = 0;
 	static char buf[65536];
 	pid_t child = 0;
 
@@ -317,6 +322,12 @@ static int do_recv(int argc, char **argv)
 			nsock = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--reuseport") && i + 1 < argc)
 			reuseport = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--peer") && i + 1 < argc) {
+			if (parse_ep(argv[++i], &peer, &peer_len)) {
+				fprintf(stderr, "recv: --peer needs HOST:PORT\n");
+				return 2;
+			}
+		}
 		else if (!strcmp(argv[i], "--read-gap-us") && i + 1 < argc) {
 			read_gap_us = atoi(argv[++i]);
 			reading = true;
@@ -339,6 +350,18 @@ static int do_recv(int argc, char **argv)
 		    bind(fd, (void *)&a, alen)) {
 			perror("recv socket");
 			return 1;
+		}
+		if (peer_len) {
+			struct sockaddr_storage p = peer;
+			int made = (reuseport > 1 ? reuseport - 1 : 0) - i;
+
+			/* sin_port and sin6_port sit at the same offset */
+			((struct sockaddr_in *)&p)->sin_port =
+				htons(ntohs(((struct sockaddr_in *)&peer)->sin_port) + made);
+			if (connect(fd, (void *)&p, peer_len)) {
+				perror("recv --peer");
+				return 1;
+			}
 		}
 	}
 	if (gro && setsockopt(fd, SOL_UDP, UDP_GRO, &(int){ 1 }, sizeof(int))) {
