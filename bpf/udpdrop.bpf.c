@@ -1457,17 +1457,29 @@ static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 	ho = bpf_map_lookup_elem(&handover, &zero);
 	if (!ho || !ho->close_valid)
 		return 0;
-	/* is it a socket going back to its own proto's slab, unheld? */
+	/*
+	 * Is it a socket going back to its own proto's slab (where the
+	 * tracepoint names the cache), unheld, of a proto named UDP...
+	 * ("UDP", "UDPv6", "UDP-Lite", "UDPLITEv6")?
+	 */
 	if (have_cache && (__u64)BPF_CORE_READ(sk, sk_prot_creator, slab) != cache)
 		return 0;
 	if (BPF_CORE_READ(sk, __sk_common.skc_refcnt.refs.counter) != 0)
 		return 0;
+	struct proto *prot = BPF_CORE_READ(sk, sk_prot_creator);
+	char name[4] = {};
+
+	if (!prot || bpf_probe_read_kernel(name, sizeof(name), &prot->name) ||
+	    name[0] != 'U' || name[1] != 'D' || name[2] != 'P') {
+		/* another protocol's socket ended (known by its cache) */
+		if (have_cache && prot)
+			close_flush(ho);
+		return 0;
+	}
 	k = ho->close_key;
 	k.flags &= ~UD_KEY_FRAG;
 	if (!sock_key(false, sk, &k, &lport)) {
-		/* another protocol's socket ended (with the cache known) */
-		if (have_cache)
-			close_flush(ho);
+		close_flush(ho);
 		return 0;
 	}
 	/*

@@ -282,13 +282,14 @@ member_queues() {
 # purged datagrams all carry the same flow but the peer port); before the
 # kernel side named the socket at the end of each purge, the four were one
 # flow's and went to one socket (or to none).
-close_shared_port_case() { # $1: top or record; $2: the port
+close_shared_port_case() { # $1: top or record; $2: the port; more: udpdrop's
 	local mode=$1 port=$2 sp=$(($2 + 36000)) n=4 i rpid total=0
 	local -a want
+	shift 2
 	if [[ $mode == top ]]; then
-		start_top -N "$B" -i 0.3 || return
+		start_top -N "$B" -i 0.3 "$@" || return
 	else
-		start_record "$T/shared.data" -N "$B" -i 0.3 || return
+		start_record "$T/shared.data" -N "$B" -i 0.3 "$@" || return
 	fi
 	start_recv "$B" "$V4B:$port" --rcvbuf 1000000 --reuseport $n --peer "$V4A:$sp" || return
 	rpid=$RECV_PID
@@ -360,4 +361,10 @@ test_close_shared_port_top() {
 test_close_shared_port_record() {
 	setup_hosts || return
 	close_shared_port_case record 5068
+}
+
+# the raw tracepoints (probe reads throughout): the same
+test_close_shared_port_raw_tp() {
+	setup_hosts || return
+	close_shared_port_case top 5069 --attach raw_tp
 }
