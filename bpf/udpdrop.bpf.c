@@ -45,6 +45,9 @@ const volatile bool use_rx_sk = true;   /* false forces the pre-6.11 path */
  * kmem_cache_free program is attached too.
  */
 const volatile bool close_owner = false;
+/* kmem:kmem_cache_free's third argument is the cache (6.1+; the loader
+ * reads it from BTF: 5.12 to 6.0 pass the cache's name there) */
+const volatile bool close_cache_arg = false;
 const volatile __u64 frag_window_ns = 60ull * 1000000000ull;
 /* [start, end) of kernel functions recognised by location (enum ud_range) */
 const volatile __u64 range_start[UD_RANGE_MAX] = {};
@@ -1095,6 +1098,8 @@ static __always_inline int classify(bool direct, bool use_slots,
 	pend_flush(ho, use_slots);
 
 	/* the same socket, reason and place as the last event: count it */
+	if (close_owner && rx_sk)
+		close_flush(ho); /* a live socket's drop: see below */
 	if (rx_sk && ho->fast_valid && ho->fast_sk == (__u64)rx_sk &&
 	    ho->fast_reason == reason && ho->fast_location == (__u64)location &&
 	    ho->fast_cookie == RD(direct, rx_sk->__sk_common.skc_cookie.counter,
@@ -1184,6 +1189,8 @@ static __always_inline int classify(bool direct, bool use_slots,
 			     UD_KEY_SOCK);
 		if (!parse_headers(direct, skb, &k, &pi) ||
 		    !wanted_proto(k.proto)) {
+			if (close_owner)
+				close_flush(ho); /* see below */
 			stat_inc(ho, UD_STAT_NOT_OURS);
 			return 0;
 		}
@@ -1212,6 +1219,18 @@ static __always_inline int classify(bool direct, bool use_slots,
 			k.netns = task_netns(direct);
 		}
 	}
+
+	/*
+	 * A purge waiting for its socket's free (close_*) and a drop that is
+	 * no part of it: the free was missed (its program skipped), since
+	 * nothing else runs between the two on this CPU but the rest of the
+	 * destructor, whose error queue's skbs still name the socket (one
+	 * no one holds). The purge goes by its flow, as without close_owner.
+	 */
+	if (close_owner && ho->close_valid && !(k.flags & UD_KEY_CLOSE) &&
+	    !((k.flags & UD_KEY_SKB_SK) &&
+	      BPF_CORE_READ(sk, __sk_common.skc_refcnt.refs.counter) == 0))
+		close_flush(ho);
 
 	/*
 	 * Before 6.10 udp_fail_queue_rcv_skb (IPv4 only) fires after the
@@ -1516,22 +1535,19 @@ static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 	return 0;
 }
 
-/* (call_site, ptr, s) since 6.0 (the cache came with "mm/slab: add
- * cache name to kmem_cache_free's tracepoint"); (call_site, ptr) before */
+/* (call_site, ptr, s) on 6.1+ (close_cache_arg), (call_site, ptr, ...) before */
 SEC("tp_btf/kmem_cache_free")
 int BPF_PROG(udpdrop_close_btf, unsigned long call_site, const void *ptr)
 {
-	bool has_cache = bpf_core_type_exists(struct trace_event_raw_kmem_cache_free);
-
-	return close_owner_seen((struct sock *)ptr, has_cache ? ctx[2] : 0, has_cache);
+	return close_owner_seen((struct sock *)ptr, close_cache_arg ? ctx[2] : 0,
+				close_cache_arg);
 }
 
 SEC("raw_tp/kmem_cache_free")
 int BPF_PROG(udpdrop_close_raw, unsigned long call_site, const void *ptr)
 {
-	bool has_cache = bpf_core_type_exists(struct trace_event_raw_kmem_cache_free);
-
-	return close_owner_seen((struct sock *)ptr, has_cache ? ctx[2] : 0, has_cache);
+	return close_owner_seen((struct sock *)ptr, close_cache_arg ? ctx[2] : 0,
+				close_cache_arg);
 }
 
 /* The classic tracepoint's record: (call_site, ptr) first on every kernel. */

@@ -170,6 +170,39 @@ static bool kernel_struct_has(const char *st, const char *member)
 	return found;
 }
 
+/*
+ * Does kmem:kmem_cache_free pass the cache (6.1+: call_site, ptr, s)?
+ * 5.12 to 6.0 pass its name instead, 5.10 neither: then the kmem_cache_free
+ * program cannot check that a freed object went back to its proto's slab.
+ */
+static bool kernel_kmem_free_names_cache(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_param *p;
+	bool found = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "btf_trace_kmem_cache_free", BTF_KIND_TYPEDEF);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	/* typedef -> pointer -> func proto (void *, call_site, ptr, s) */
+	t = t ? btf__type_by_id(btf, t->type) : NULL;
+	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
+	if (t && btf_is_func_proto(t) && btf_vlen(t) == 4) {
+		p = btf_params(t);
+		t = btf__type_by_id(btf, p[3].type);
+		t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
+		while (t && (btf_is_const(t) || btf_is_volatile(t)))
+			t = btf__type_by_id(btf, t->type);
+		found = t && btf_is_struct(t) &&
+			!strcmp(btf__name_by_offset(btf, t->name_off), "kmem_cache");
+	}
+	btf__free(btf);
+	return found;
+}
+
 /* Does this kernel's kfree_skb tracepoint carry rx_sk (6.11+)? */
 static bool kernel_has_rx_sk(void)
 {
@@ -293,6 +326,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	skel->rodata->filter_port = o->filter_port;
 	skel->rodata->use_rx_sk = t->rx_sk;
 	skel->rodata->close_owner = with_close;
+	skel->rodata->close_cache_arg = t->close_cache_arg;
 	for (int r = 0; r < UD_RANGE_MAX; r++) {
 		skel->rodata->range_start[r] = o->range_start[r];
 		skel->rodata->range_end[r] = o->range_end[r];
@@ -521,6 +555,7 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	}
 	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk && !o->derive_sites;
 	t->fail_names_skb = kernel_fail_tp_names_skb();
+	t->close_cache_arg = kernel_kmem_free_names_cache();
 	t->atomics = kernel_has_atomics();
 	if (!t->atomics)
 		pr_info("no BPF atomics (kernels before 5.12): every drop is counted in the hash maps, not the per-CPU slot table\n");

@@ -65,6 +65,7 @@ struct tracer {
 	bool fail_names_skb;     /* udp_fail_queue_rcv_skb names its skb, before its kfree_skb (6.10+) */
 	bool rx;                 /* deliveries are counted (sk_data_ready attached) */
 	bool close_owner;        /* purged queues are their sockets' (close_link) */
+	bool close_cache_arg;    /* kmem:kmem_cache_free passes the cache (6.1+) */
 	bool sites;              /* drops named by site (o->derive_sites) */
 	bool atomics;            /* BPF atomics (5.12+): the slot table is used */
 	int ncpus;
