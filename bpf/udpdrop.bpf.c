@@ -1521,10 +1521,13 @@ static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 		return 0;
 	}
 	ho->close_valid = false;
-	/* socket keys keep no flow (see struct ud_key) */
+	/*
+	 * socket keys keep no flow (see struct ud_key); this one keeps its
+	 * port (dport: the purged datagrams', the socket's own), which names
+	 * a socket closed before any dump could
+	 */
 	__builtin_memset(k.saddr, 0, sizeof(k.saddr));
 	__builtin_memset(k.daddr, 0, sizeof(k.daddr));
-	k.dport = 0;
 	/* its events were counted in kfree_skb as they came: only counts */
 	if (filtered_out(&k, lport)) {
 		ho->stats[UD_STAT_FILTERED] += ho->close_skbs;

@@ -1119,6 +1119,12 @@ static void row_add(struct model *m, struct row *r, const struct ud_key *k,
 	r->cause[c] += v->datagrams;
 	r->cause_skbs[c] += v->skbs;
 	r->flags |= k->flags;
+	if ((k->flags & (UD_KEY_SOCK | UD_KEY_CLOSE)) == (UD_KEY_SOCK | UD_KEY_CLOSE) &&
+	    k->dport) {
+		r->close_port = k->dport;
+		r->close_family = k->family;
+		r->close_proto = k->proto;
+	}
 	for (i = 0; i < r->nreasons; i++)
 		if (r->reasons[i].reason == k->reason)
 			break;
@@ -1212,6 +1218,14 @@ static void fill_sock(struct model *m, struct row *r)
 		if (m->opts.pid && si->inode &&
 		    htab__find(&m->pid_inodes, &si->inode))
 			r->owned_by_pid = true;
+	} else if (r->close_port && !r->have_sock) {
+		/* closed unseen: its purge said where it lived */
+		r->have_sock = true;
+		r->sock = (struct sock_info){
+			.cookie = r->key.cookie, .netns = r->key.netns,
+			.family = r->close_family, .proto = r->close_proto,
+			.sport = r->close_port, .partial = true,
+		};
 	}
 }
 
@@ -1702,7 +1716,7 @@ int model__update(struct model *m, struct htab *drops,
 			 * A closing queue has no netns: dump every netns with a
 			 * socket on its port, so which of them is gone is known.
 			 */
-			if (k->flags & UD_KEY_CLOSE) {
+			if ((k->flags & (UD_KEY_CLOSE | UD_KEY_SOCK)) == UD_KEY_CLOSE) {
 				size_t pit = 0;
 				const void *pkey;
 				void *pval;

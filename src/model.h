@@ -76,6 +76,13 @@ struct row {
 	uint64_t rx;          /* datagrams queued to the socket since start */
 	double rx_rate;       /* ... per second over the last interval */
 	uint32_t queue_peak;  /* most bytes queued seen at an enqueue, since start */
+	/*
+	 * ROW_SOCKET: the port, family and protocol of a closing queue the
+	 * kernel counted as this socket's (UD_KEY_SOCK | UD_KEY_CLOSE): what
+	 * is known of a socket that closed before any dump saw it
+	 */
+	uint16_t close_port;
+	uint8_t close_family, close_proto;
 };
 
 /* Sockets ever seen on a local port: flow attribution looks only here. */
