@@ -37,6 +37,25 @@
 const volatile __u32 filter_netns = 0;  /* 0: every netns */
 const volatile __u16 filter_port = 0;   /* 0: every port */
 const volatile bool use_rx_sk = true;   /* false forces the pre-6.11 path */
+/*
+ * The purge of a closing socket's queue names no socket (see
+ * struct handover, close_*): with this on, it waits on its CPU for the
+ * kmem_cache_free of the struct sock that ends the same destructor, and
+ * is counted as that socket's. The loader sets it only where the
+ * kmem_cache_free program is attached too.
+ */
+const volatile bool close_owner = false;
+/*
+ * ... and the holding starts only once user space has attached that
+ * program (tracer__arm_close): it runs on every slab free of the machine,
+ * so it is attached only when a port is shared by sockets (a REUSEPORT
+ * group, a port bound again and again), the one case the purge's flow
+ * cannot tell apart. Until then purges go by their flow, as without it.
+ */
+volatile bool close_armed = false;
+/* kmem:kmem_cache_free's third argument is the cache (6.1+; the loader
+ * reads it from BTF: 5.12 to 6.0 pass the cache's name there) */
+const volatile bool close_cache_arg = false;
 const volatile __u64 frag_window_ns = 60ull * 1000000000ull;
 /* [start, end) of kernel functions recognised by location (enum ud_range) */
 const volatile __u64 range_start[UD_RANGE_MAX] = {};
@@ -165,6 +184,17 @@ struct {
  *   fragments from inet_frag_rbtree_purge; those have no socket, and
  *   skb->dev overlaps their rb-tree node, so it is not a device. They
  *   take the netns of the head with the same addresses and IP ID.
+ * - close: a closing UDP socket's queue is freed by its destructor
+ *   (__sk_destruct -> udp_destruct_common, from an RCU callback) with
+ *   kfree_skb and no socket: not rx_sk, not skb->sk (stolen before the
+ *   enqueue), not the queue (each skb is unlinked before it is freed),
+ *   and no tracepoint names the socket before it. The same call of
+ *   __sk_destruct then frees the struct sock itself, with
+ *   kmem_cache_free (kmem:kmem_cache_free names it): the purge's skbs
+ *   wait here, counted nowhere yet, and that free counts them as the
+ *   socket's. Nothing runs between them on this CPU but the rest of that
+ *   destructor, so each socket gets its own queue even when several
+ *   sockets sharing a port close at once.
  */
 struct handover {
 	__u64 stats[UD_STAT_MAX]; /* first: user space reads them at offset 0 */
@@ -201,6 +231,15 @@ struct handover {
 	__u64 pend_datagrams, pend_skbs, pend_bytes;
 	/* record: the waiting drop's event (struct ud_event + its capture) */
 	__u8 pend_ev[sizeof(struct ud_event) + UD_CAP_MAX];
+	/*
+	 * close_owner: the purge under way on this CPU (see above). The key
+	 * is its first skb's (a flow key with UD_KEY_CLOSE), which it is
+	 * counted under if the socket cannot be named.
+	 */
+	bool close_valid;
+	bool close_child; /* next_child is a frag_list member of a purged skb */
+	struct ud_key close_key;
+	__u64 close_datagrams, close_skbs, close_bytes;
 };
 
 struct {
@@ -652,9 +691,12 @@ static __always_inline long account(struct handover *ho, struct ud_key *k,
 
 static __always_inline bool filtered_out(struct ud_key *k, __u16 lport)
 {
-	/* a closing socket's queue has no netns here: user space filters it */
+	/*
+	 * a closing socket's queue has no netns here (user space filters
+	 * it), unless its socket was named (close_owner)
+	 */
 	if (filter_netns && k->netns != filter_netns &&
-	    !(k->flags & UD_KEY_CLOSE))
+	    (k->flags & (UD_KEY_CLOSE | UD_KEY_SOCK)) != UD_KEY_CLOSE)
 		return true;
 	if (filter_port && lport != filter_port && k->dport != filter_port)
 		return true;
@@ -996,6 +1038,23 @@ static __always_inline void pend_flush(struct handover *ho, bool use_slots)
 		emit_stashed(&ho->pend_key, ho->pend_datagrams);
 }
 
+/*
+ * A purge whose socket could not be named: counted under its first skb's
+ * flow key, as it would have been without close_owner (user space matches
+ * the flow to a socket). The hash maps only: this also runs from the
+ * kmem_cache_free programs, which leave the slot table alone.
+ */
+static __always_inline void close_flush(struct handover *ho)
+{
+	__u64 slot_state;
+
+	if (!ho->close_valid)
+		return;
+	ho->close_valid = false;
+	account_n(ho, &ho->close_key, ho->close_datagrams, ho->close_skbs,
+		  ho->close_bytes, &slot_state, false);
+}
+
 static __always_inline int classify(bool direct, bool use_slots,
 				    struct sk_buff *skb, void *location,
 				    __u32 reason, struct sock *rx_sk)
@@ -1029,15 +1088,26 @@ static __always_inline int classify(bool direct, bool use_slots,
 				emit_event(skb, &ho->pend_key, 0, len);
 			return 0;
 		}
+		if (close_owner && ho->close_child && ho->close_valid) {
+			/* its parent waits for its socket's free (close_*) */
+			ho->close_skbs += 1;
+			ho->close_bytes += len;
+			if (events_on)
+				emit_event(skb, &ho->close_key, 0, len);
+			return 0;
+		}
 		account(ho, &ho->key, 0, len, &slot_state, use_slots);
 		if (events_on)
 			emit_event(skb, &ho->key, 0, len);
 		return 0;
 	}
 	ho->next_child = 0;
+	ho->close_child = false;
 	pend_flush(ho, use_slots);
 
 	/* the same socket, reason and place as the last event: count it */
+	if (close_owner && rx_sk)
+		close_flush(ho); /* a live socket's drop: see below */
 	if (rx_sk && ho->fast_valid && ho->fast_sk == (__u64)rx_sk &&
 	    ho->fast_reason == reason && ho->fast_location == (__u64)location &&
 	    ho->fast_cookie == RD(direct, rx_sk->__sk_common.skc_cookie.counter,
@@ -1127,6 +1197,8 @@ static __always_inline int classify(bool direct, bool use_slots,
 			     UD_KEY_SOCK);
 		if (!parse_headers(direct, skb, &k, &pi) ||
 		    !wanted_proto(k.proto)) {
+			if (close_owner)
+				close_flush(ho); /* see below */
 			stat_inc(ho, UD_STAT_NOT_OURS);
 			return 0;
 		}
@@ -1157,6 +1229,18 @@ static __always_inline int classify(bool direct, bool use_slots,
 	}
 
 	/*
+	 * A purge waiting for its socket's free (close_*) and a drop that is
+	 * no part of it: the free was missed (its program skipped), since
+	 * nothing else runs between the two on this CPU but the rest of the
+	 * destructor, whose error queue's skbs still name the socket (one
+	 * no one holds). The purge goes by its flow, as without close_owner.
+	 */
+	if (close_owner && ho->close_valid && !(k.flags & UD_KEY_CLOSE) &&
+	    !((k.flags & UD_KEY_SKB_SK) &&
+	      BPF_CORE_READ(sk, __sk_common.skc_refcnt.refs.counter) == 0))
+		close_flush(ho);
+
+	/*
 	 * Before 6.10 udp_fail_queue_rcv_skb (IPv4 only) fires after the
 	 * free: wait for it (the socket and its rc); IPv6 has none then.
 	 */
@@ -1179,6 +1263,27 @@ static __always_inline int classify(bool direct, bool use_slots,
 	}
 
 	datagrams = skb_segments(direct, skb, &frag_list);
+	if (close_owner && close_armed && (k.flags & UD_KEY_CLOSE)) {
+		/* a closing socket's queue: wait for its socket (close_*) */
+		if (ho->close_valid && (ho->close_key.location != k.location ||
+					ho->close_key.reason != k.reason))
+			close_flush(ho);
+		if (!ho->close_valid) {
+			ho->close_key = k;
+			ho->close_datagrams = ho->close_skbs = ho->close_bytes = 0;
+			ho->close_valid = true;
+		}
+		ho->close_datagrams += datagrams;
+		ho->close_skbs += 1;
+		ho->close_bytes += len;
+		if (events_on)
+			emit_event(skb, &k, datagrams, len);
+		if (frag_list) {
+			ho->next_child = frag_list;
+			ho->close_child = true;
+		}
+		return 0;
+	}
 	if (k.flags & UD_KEY_FRAG) {
 		datagrams = frag_datagrams(&k, &pi, reason);
 		/* the fragment's addresses were only needed for the identity */
@@ -1347,6 +1452,126 @@ SEC("raw_tp/udp_fail_queue_rcv_skb")
 int BPF_PROG(udpdrop_fail_raw_noatomic, int rc, struct sock *sk)
 {
 	return from_fail(ctx, rc, sk, false);
+}
+
+/*
+ * kmem:kmem_cache_free of the struct sock that ends __sk_destruct: the end
+ * of the purge of its queue that waits on this CPU (see struct handover,
+ * close_*). (Its call site is no help: sk_prot_free's kmem_cache_free is a
+ * tail call, so it names __sk_destruct's caller, rcu_do_batch.) While a
+ * purge waits, each free on this CPU is looked at: the socket's is the
+ * object whose own proto's slab is the cache it goes back to, a UDP
+ * socket no one holds (sk_refcnt 0) on the purged datagrams' port. The
+ * tracepoint fires before the free, so the memory is still the socket's:
+ * it names the purge's socket by cookie (or, once the socket has no file,
+ * the inode 6.18 keeps in sk_ino), netns and port. A socket without an
+ * identity leaves the purge to its flow, as before. With no purge waiting,
+ * a free costs one per-CPU lookup.
+ */
+struct sock___ino {
+	unsigned long sk_ino;
+} __attribute__((preserve_access_index));
+
+static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
+					    bool have_cache)
+{
+	__u32 zero = 0;
+	struct handover *ho;
+	struct ud_key k;
+	__u16 lport = 0;
+	__u64 slot_state;
+
+	ho = bpf_map_lookup_elem(&handover, &zero);
+	if (!ho || !ho->close_valid)
+		return 0;
+	/*
+	 * Is it a socket going back to its own proto's slab (where the
+	 * tracepoint names the cache), unheld, of a proto named UDP...
+	 * ("UDP", "UDPv6", "UDP-Lite", "UDPLITEv6")?
+	 */
+	if (have_cache && (__u64)BPF_CORE_READ(sk, sk_prot_creator, slab) != cache)
+		return 0;
+	if (BPF_CORE_READ(sk, __sk_common.skc_refcnt.refs.counter) != 0)
+		return 0;
+	struct proto *prot = BPF_CORE_READ(sk, sk_prot_creator);
+	char name[4] = {};
+
+	if (!prot || bpf_probe_read_kernel(name, sizeof(name), &prot->name) ||
+	    name[0] != 'U' || name[1] != 'D' || name[2] != 'P') {
+		/* another protocol's socket ended (known by its cache) */
+		if (have_cache && prot)
+			close_flush(ho);
+		return 0;
+	}
+	k = ho->close_key;
+	k.flags &= ~UD_KEY_FRAG;
+	if (!sock_key(false, sk, &k, &lport)) {
+		close_flush(ho);
+		return 0;
+	}
+	/*
+	 * A UDP socket's destructor ended: the purge is its own if the port
+	 * is; if not (a purge whose own end went unseen), by its flow.
+	 */
+	/* unhashed at close, the socket's inet_num is 0: its sport stays */
+	lport = bpf_ntohs(BPF_CORE_READ((struct inet_sock *)sk, inet_sport));
+	if (lport != ho->close_key.dport) {
+		close_flush(ho);
+		return 0;
+	}
+	if (!k.cookie && bpf_core_field_exists(((struct sock___ino *)sk)->sk_ino)) {
+		k.cookie = BPF_CORE_READ((struct sock___ino *)sk, sk_ino);
+		if (k.cookie)
+			k.flags |= UD_KEY_INODE;
+	}
+	if (!k.cookie) {
+		close_flush(ho);
+		return 0;
+	}
+	ho->close_valid = false;
+	/*
+	 * socket keys keep no flow (see struct ud_key); this one keeps its
+	 * port (dport: the purged datagrams', the socket's own), which names
+	 * a socket closed before any dump could
+	 */
+	__builtin_memset(k.saddr, 0, sizeof(k.saddr));
+	__builtin_memset(k.daddr, 0, sizeof(k.daddr));
+	/* its events were counted in kfree_skb as they came: only counts */
+	if (filtered_out(&k, lport)) {
+		ho->stats[UD_STAT_FILTERED] += ho->close_skbs;
+		return 0;
+	}
+	account_n(ho, &k, ho->close_datagrams, ho->close_skbs, ho->close_bytes,
+		  &slot_state, false);
+	return 0;
+}
+
+/* (call_site, ptr, s) on 6.1+ (close_cache_arg), (call_site, ptr, ...) before */
+SEC("tp_btf/kmem_cache_free")
+int BPF_PROG(udpdrop_close_btf, unsigned long call_site, const void *ptr)
+{
+	return close_owner_seen((struct sock *)ptr, close_cache_arg ? ctx[2] : 0,
+				close_cache_arg);
+}
+
+SEC("raw_tp/kmem_cache_free")
+int BPF_PROG(udpdrop_close_raw, unsigned long call_site, const void *ptr)
+{
+	return close_owner_seen((struct sock *)ptr, close_cache_arg ? ctx[2] : 0,
+				close_cache_arg);
+}
+
+/* The classic tracepoint's record: (call_site, ptr) first on every kernel. */
+struct kmem_free_record {
+	__u64 common; /* struct trace_entry */
+	__u64 call_site;
+	__u64 ptr;
+};
+
+SEC("tracepoint/kmem/kmem_cache_free")
+int udpdrop_close_tp(struct kmem_free_record *r)
+{
+	return close_owner_seen((struct sock *)r->ptr, 0, false);
 }
 
 /*

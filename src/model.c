@@ -1037,6 +1037,40 @@ int model__update_rx(struct model *m, const struct htab *rx)
 	return 0;
 }
 
+bool model__port_shared(struct model *m)
+{
+	struct htab first; /* struct port_key -> the row id of its first socket */
+	size_t it = 0;
+	const void *key;
+	void *val;
+	bool shared = false;
+
+	while (htab__next(&m->by_port, &it, &key, &val))
+		if (((const struct port_socks *)val)->n > 1)
+			return true;
+	if (htab__init(&first, sizeof(struct port_key), sizeof(uint64_t)))
+		return false;
+	for (it = 0; !shared && htab__next(&m->rx, &it, &key, &val);) {
+		const struct ud_rx *rx = val;
+		struct port_key pk = { .netns = rx->netns, .port = rx->lport, .proto = rx->proto };
+		uint64_t row = sockid__row(&m->inode2cookie, *(const uint64_t *)key);
+		int created;
+		uint64_t *had;
+
+		if (!rx->lport)
+			continue;
+		had = htab__upsert(&first, &pk, &created);
+		if (!had)
+			break;
+		if (created)
+			*had = row;
+		else if (*had != row)
+			shared = true;
+	}
+	htab__free(&first);
+	return shared;
+}
+
 /*
  * The deliveries per row cookie: an identity that is an inode goes to the
  * socket's cookie once a dump has named it (inode2cookie), as drop keys
@@ -1112,6 +1146,12 @@ static void row_add(struct model *m, struct row *r, const struct ud_key *k,
 	r->cause[c] += v->datagrams;
 	r->cause_skbs[c] += v->skbs;
 	r->flags |= k->flags;
+	if ((k->flags & (UD_KEY_SOCK | UD_KEY_CLOSE)) == (UD_KEY_SOCK | UD_KEY_CLOSE) &&
+	    k->dport) {
+		r->close_port = k->dport;
+		r->close_family = k->family;
+		r->close_proto = k->proto;
+	}
 	for (i = 0; i < r->nreasons; i++)
 		if (r->reasons[i].reason == k->reason)
 			break;
@@ -1232,6 +1272,14 @@ static void fill_sock(struct model *m, struct row *r)
 		if (m->opts.pid && si->inode &&
 		    htab__find(&m->pid_inodes, &si->inode))
 			r->owned_by_pid = true;
+	} else if (r->close_port && !r->have_sock) {
+		/* closed unseen: its purge said where it lived */
+		r->have_sock = true;
+		r->sock = (struct sock_info){
+			.cookie = r->key.cookie, .netns = r->key.netns,
+			.family = r->close_family, .proto = r->close_proto,
+			.sport = r->close_port, .partial = true,
+		};
 	}
 }
 
@@ -1722,7 +1770,7 @@ int model__update(struct model *m, struct htab *drops,
 			 * A closing queue has no netns: dump every netns with a
 			 * socket on its port, so which of them is gone is known.
 			 */
-			if (k->flags & UD_KEY_CLOSE) {
+			if ((k->flags & (UD_KEY_CLOSE | UD_KEY_SOCK)) == UD_KEY_CLOSE) {
 				size_t pit = 0;
 				const void *pkey;
 				void *pval;

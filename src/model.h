@@ -77,6 +77,13 @@ struct row {
 	uint64_t rx;          /* datagrams queued to the socket since start */
 	double rx_rate;       /* ... per second over the last interval */
 	uint32_t queue_peak;  /* most bytes queued seen at an enqueue, since start */
+	/*
+	 * ROW_SOCKET: the port, family and protocol of a closing queue the
+	 * kernel counted as this socket's (UD_KEY_SOCK | UD_KEY_CLOSE): what
+	 * is known of a socket that closed before any dump saw it
+	 */
+	uint16_t close_port;
+	uint8_t close_family, close_proto;
 };
 
 /* Sockets ever seen on a local port: flow attribution looks only here. */
@@ -289,6 +296,14 @@ void model__flow_restart(struct model *m, const struct ud_key *k);
 #define MODEL_FOLD_AFTER_NS (120 * 1000000000ull) /* UDPDROP_FOLD_AFTER_S overrides */
 int model__foldable(struct model *m, uint64_t now, struct htab *ids,
 		    struct htab *flows);
+/*
+ * Is a local port (netns, proto) known to more than one socket: a
+ * REUSEPORT group, connected sockets on one port, a port bound again and
+ * again? From the sockets seen on ports (by_port) and the deliveries'
+ * sockets (rx, identities joined). The purge of a closing socket's queue
+ * names only its flow, which cannot tell such sockets apart.
+ */
+bool model__port_shared(struct model *m);
 /* The summary's order: most drops first (not the last interval's rate). */
 void model__sort_by_total(struct model *m);
 /*

@@ -82,17 +82,36 @@ static enum owner_verdict close_in_netns(const struct owner *o,
 {
 	const struct flow_attr *fa = htab__find(&o->m->flow_attr, k);
 
-	if (!fa || !fa->n)
+	if (!fa || !fa->n) {
+		/*
+		 * No flow counts for it: the kernel counted the purge as its
+		 * socket's (close_owner), and the event, made before the
+		 * socket was known, is this netns's if a socket of this
+		 * netns had its port.
+		 */
+		struct port_key pk = { .netns = o->m->opts.netns, .port = k->dport,
+				       .proto = k->proto };
+		const struct port_socks *ps = htab__find(&o->m->by_port, &pk);
+
+		if (ps && ps->n)
+			return OWNER_YES;
 		return final ? OWNER_NO : OWNER_UNKNOWN;
+	}
 	for (int i = 0; i < fa->n; i++)
 		if (fa->seg[i].cookie && fa->seg[i].netns == o->m->opts.netns)
 			return OWNER_YES;
 	return OWNER_NO;
 }
 
+/* A closing queue the kernel named no socket (and so no netns) for. */
+static bool close_unnamed(const struct ud_key *k)
+{
+	return (k->flags & (UD_KEY_CLOSE | UD_KEY_SOCK)) == UD_KEY_CLOSE;
+}
+
 bool owner__scoped(const struct owner *o, const struct ud_key *k)
 {
-	return o->m->opts.pid || (o->m->opts.netns && (k->flags & UD_KEY_CLOSE));
+	return o->m->opts.pid || (o->m->opts.netns && close_unnamed(k));
 }
 
 enum owner_verdict owner__judge(const struct owner *o, const struct ud_key *k,
@@ -102,7 +121,7 @@ enum owner_verdict owner__judge(const struct owner *o, const struct ud_key *k,
 	const struct sock_info *si;
 	uint32_t inode;
 
-	if (m->opts.netns && (k->flags & UD_KEY_CLOSE)) {
+	if (m->opts.netns && close_unnamed(k)) {
 		enum owner_verdict v = close_in_netns(o, k, final);
 
 		if (v != OWNER_YES)

@@ -276,8 +276,8 @@ int do_top(int argc, char **argv)
 
 	struct tracer *t = &w.t;
 	struct model *m = &w.m;
-	uint32_t ids[2];
-	int nids = tracer__prog_ids(t, ids, 2);
+	uint32_t ids[4];
+	int nids = tracer__prog_ids(t, ids, 4);
 
 	for (int i = 0; i < nids; i++)
 		pr_info("program id %u (bpftool prog show id %u)\n", ids[i], ids[i]);

@@ -171,6 +171,39 @@ static bool kernel_struct_has(const char *st, const char *member)
 	return found;
 }
 
+/*
+ * Does kmem:kmem_cache_free pass the cache (6.1+: call_site, ptr, s)?
+ * 5.12 to 6.0 pass its name instead, 5.10 neither: then the kmem_cache_free
+ * program cannot check that a freed object went back to its proto's slab.
+ */
+static bool kernel_kmem_free_names_cache(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_param *p;
+	bool found = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "btf_trace_kmem_cache_free", BTF_KIND_TYPEDEF);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	/* typedef -> pointer -> func proto (void *, call_site, ptr, s) */
+	t = t ? btf__type_by_id(btf, t->type) : NULL;
+	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
+	if (t && btf_is_func_proto(t) && btf_vlen(t) == 4) {
+		p = btf_params(t);
+		t = btf__type_by_id(btf, p[3].type);
+		t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
+		while (t && (btf_is_const(t) || btf_is_volatile(t)))
+			t = btf__type_by_id(btf, t->type);
+		found = t && btf_is_struct(t) &&
+			!strcmp(btf__name_by_offset(btf, t->name_off), "kmem_cache");
+	}
+	btf__free(btf);
+	return found;
+}
+
 /* Does this kernel's kfree_skb tracepoint carry rx_sk (6.11+)? */
 static bool kernel_has_rx_sk(void)
 {
@@ -270,10 +303,11 @@ static bool kernel_has_atomics(void)
 
 /* Load and attach the programs of one variant; with_rx: the deliveries' too. */
 static int try_mode(struct tracer *t, const struct tracer_opts *o,
-		    enum attach_mode mode, bool with_rx, struct tracer_error *e)
+		    enum attach_mode mode, bool with_rx, bool with_close,
+		    struct tracer_error *e)
 {
 	struct udpdrop_bpf *skel;
-	struct bpf_program *kfree, *rx, *fail_prog;
+	struct bpf_program *kfree, *rx, *fail_prog, *close_prog;
 	/*
 	 * Without rx_sk, the fail handover names the socket, where it can
 	 * (see kernel_fail_tp_names_skb); else the packet headers do. Without
@@ -292,6 +326,8 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	skel->rodata->filter_netns = o->filter_netns;
 	skel->rodata->filter_port = o->filter_port;
 	skel->rodata->use_rx_sk = t->rx_sk;
+	skel->rodata->close_owner = with_close;
+	skel->rodata->close_cache_arg = t->close_cache_arg;
 	for (int r = 0; r < UD_RANGE_MAX; r++) {
 		skel->rodata->range_start[r] = o->range_start[r];
 		skel->rodata->range_end[r] = o->range_end[r];
@@ -357,6 +393,14 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	bpf_program__set_autoload(skel->progs.udpdrop_rx_btf, false);
 	bpf_program__set_autoload(skel->progs.udpdrop_rx_raw, false);
 	bpf_program__set_autoload(rx, with_rx);
+	/* the end of a closing socket's purge: in the drops' own variant */
+	close_prog = mode == ATTACH_TP_BTF ? skel->progs.udpdrop_close_btf
+		     : mode == ATTACH_RAW_TP ? skel->progs.udpdrop_close_raw
+					     : skel->progs.udpdrop_close_tp;
+	bpf_program__set_autoload(skel->progs.udpdrop_close_btf, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_close_raw, false);
+	bpf_program__set_autoload(skel->progs.udpdrop_close_tp, false);
+	bpf_program__set_autoload(close_prog, with_close);
 
 	err = udpdrop_bpf__load(skel);
 	if (err) {
@@ -364,6 +408,9 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 			 attach_mode__name(mode), strerror(-err));
 		goto fail;
 	}
+	/* loaded (so a refusal shows now), attached later: tracer__arm_close */
+	t->close_owner = with_close;
+	t->close_prog = with_close ? close_prog : NULL;
 	t->kfree_link = bpf_program__attach(kfree);
 	if (!t->kfree_link) {
 		err = -errno;
@@ -411,8 +458,10 @@ fail:
 	bpf_link__destroy(t->kfree_link);
 	bpf_link__destroy(t->fail_link);
 	bpf_link__destroy(t->rx_link);
-	t->kfree_link = t->fail_link = t->rx_link = NULL;
-	t->rx = false;
+	bpf_link__destroy(t->close_link);
+	t->kfree_link = t->fail_link = t->rx_link = t->close_link = NULL;
+	t->rx = t->close_owner = t->close_armed = false;
+	t->close_prog = NULL;
 	udpdrop_bpf__destroy(skel);
 	return err;
 }
@@ -424,13 +473,30 @@ fail:
 static int try_mode_rx(struct tracer *t, const struct tracer_opts *o,
 		       enum attach_mode mode, bool with_rx, struct tracer_error *e)
 {
-	int err = try_mode(t, o, mode, with_rx, e);
+	/*
+	 * A purge is a socket's only where it is recognised as one (the
+	 * destructor's range: UD_KEY_CLOSE). UDPDROP_NO_CLOSE_OWNER=1: by
+	 * flow, as before (tests compare the two).
+	 */
+	bool with_close = o->range_end[UD_RANGE_UDP_DESTRUCT] &&
+			  !getenv("UDPDROP_NO_CLOSE_OWNER");
+	int err = try_mode(t, o, mode, with_rx, with_close, e);
 
+	/* optional too: without it, purged queues go by their flow */
+	if (err && with_close) {
+		struct tracer_error close_err = *e;
+
+		memset(e, 0, sizeof(*e));
+		err = try_mode(t, o, mode, with_rx, false, e);
+		if (!err)
+			pr_info("closing sockets' purged queues matched by their flow: %s\n",
+				close_err.msg);
+	}
 	if (err && with_rx) {
 		struct tracer_error rx_err = *e;
 
 		memset(e, 0, sizeof(*e));
-		err = try_mode(t, o, mode, false, e);
+		err = try_mode(t, o, mode, false, false, e);
 		if (!err)
 			pr_info("deliveries not counted: %s\n", rx_err.msg);
 	}
@@ -479,6 +545,7 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	}
 	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk && !o->derive_sites;
 	t->fail_names_skb = kernel_fail_tp_names_skb();
+	t->close_cache_arg = kernel_kmem_free_names_cache();
 	t->atomics = kernel_has_atomics();
 	if (!t->atomics)
 		pr_info("no BPF atomics (kernels before 5.12): every drop is counted in the hash maps, not the per-CPU slot table\n");
@@ -535,13 +602,36 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	t->slots_retire = slots_can_retire();
 	if (!t->slots_retire)
 		pr_info("membarrier(MEMBARRIER_CMD_GLOBAL) unavailable (nohz_full?): slots of closed sockets stay taken, their drops go by the hash map\n");
-	pr_info("attached to skb:kfree_skb via %s; causes from %s; receiving socket from %s; deliveries %s\n",
+	pr_info("attached to skb:kfree_skb via %s; causes from %s; receiving socket from %s; deliveries %s; closing sockets' queues %s\n",
 		attach_mode__name(t->mode),
 		t->sites ? "drop locations (no drop reasons)" : "drop reasons",
 		t->rx_sk ? "rx_sk"
 		: t->fail_link ? "udp_fail_queue_rcv_skb, else packet headers"
 			       : "packet headers",
-		t->rx ? "counted (sock:sk_data_ready)" : "not counted");
+		t->rx ? "counted (sock:sk_data_ready)" : "not counted",
+		t->close_owner ? "matched by their flow, named by the socket's free (kmem:kmem_cache_free) once a port is shared"
+			       : "matched by their flow");
+	return 0;
+}
+
+int tracer__arm_close(struct tracer *t)
+{
+	int err;
+
+	if (!t->close_owner || t->close_armed || !t->close_prog)
+		return 0;
+	/* the end of the purges first: a purge held with no program to end
+	 * it would wait for the next drop on its CPU */
+	t->close_link = bpf_program__attach(t->close_prog);
+	if (!t->close_link) {
+		err = -errno;
+		pr_info("cannot attach to kmem:kmem_cache_free: %s: closing queues stay matched by their flow\n",
+			strerror(-err));
+		t->close_owner = false;
+		return err;
+	}
+	t->skel->bss->close_armed = true;
+	t->close_armed = true;
 	return 0;
 }
 
@@ -609,7 +699,9 @@ void tracer__detach(struct tracer *t)
 	bpf_link__destroy(t->rx_link);
 	bpf_link__destroy(t->fail_link);
 	bpf_link__destroy(t->kfree_link);
-	t->rx_link = t->fail_link = t->kfree_link = NULL;
+	/* last: a purge under way may still be waiting for it */
+	bpf_link__destroy(t->close_link);
+	t->rx_link = t->fail_link = t->kfree_link = t->close_link = NULL;
 }
 
 void tracer__close(struct tracer *t)
@@ -619,6 +711,7 @@ void tracer__close(struct tracer *t)
 	bpf_link__destroy(t->rx_link);
 	bpf_link__destroy(t->fail_link);
 	bpf_link__destroy(t->kfree_link);
+	bpf_link__destroy(t->close_link);
 	udpdrop_bpf__destroy(t->skel);
 	free(t->keys);
 	free(t->vals);
@@ -1070,7 +1163,7 @@ out:
 
 uint64_t tracer__missed(struct tracer *t)
 {
-	struct bpf_program *progs[2] = { NULL, NULL };
+	struct bpf_program *progs[3] = { NULL, NULL, NULL };
 	uint64_t missed = 0;
 
 	progs[0] = t->mode == ATTACH_TP_BTF ? t->skel->progs.udpdrop_kfree_btf
@@ -1078,7 +1171,11 @@ uint64_t tracer__missed(struct tracer *t)
 					      : t->skel->progs.udpdrop_kfree_tp;
 	if (t->fail_link)
 		progs[1] = t->skel->progs.udpdrop_fail_raw;
-	for (int i = 0; i < 2; i++) {
+	/*
+	 * The kmem_cache_free program's skips lose no drop (at worst a purge
+	 * goes by its flow or to the next socket of its port): not counted.
+	 */
+	for (int i = 0; i < 3; i++) {
 		struct bpf_prog_info info = {};
 		uint32_t len = sizeof(info);
 
@@ -1091,10 +1188,11 @@ uint64_t tracer__missed(struct tracer *t)
 
 int tracer__prog_ids(struct tracer *t, uint32_t *ids, int n)
 {
-	struct bpf_link *links[3] = { t->kfree_link, t->fail_link, t->rx_link };
+	struct bpf_link *links[4] = { t->kfree_link, t->fail_link, t->rx_link,
+				      t->close_link };
 	int got = 0;
 
-	for (int i = 0; i < 3 && got < n; i++) {
+	for (int i = 0; i < 4 && got < n; i++) {
 		struct bpf_link_info info = {};
 		uint32_t len = sizeof(info);
 

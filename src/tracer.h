@@ -58,10 +58,16 @@ struct tracer_fill {
 struct tracer {
 	struct udpdrop_bpf *skel;
 	struct bpf_link *kfree_link, *fail_link, *rx_link;
+	/* kmem:kmem_cache_free: names the socket of a purged queue (close_owner) */
+	struct bpf_link *close_link;
+	struct bpf_program *close_prog; /* loaded with close_owner, attached when armed */
 	enum attach_mode mode;   /* the variant in use */
 	bool rx_sk;              /* kfree_skb carries rx_sk and we use it */
 	bool fail_names_skb;     /* udp_fail_queue_rcv_skb names its skb, before its kfree_skb (6.10+) */
 	bool rx;                 /* deliveries are counted (sk_data_ready attached) */
+	bool close_owner;        /* purged queues can be named by their sockets' free */
+	bool close_armed;        /* ... and are: close_link attached (tracer__arm_close) */
+	bool close_cache_arg;    /* kmem:kmem_cache_free passes the cache (6.1+) */
 	bool sites;              /* drops named by site (o->derive_sites) */
 	bool atomics;            /* BPF atomics (5.12+): the slot table is used */
 	int ncpus;
@@ -219,5 +225,13 @@ int tracer__read_shed(struct tracer *t, uint64_t *shed);
 void tracer__detach(struct tracer *t);
 /* Program ids, for tests and `bpftool prog show id`. */
 int tracer__prog_ids(struct tracer *t, uint32_t *ids, int n);
+/*
+ * Name each closing socket's purged queue by the socket's own free from
+ * now on (close_owner): attach the kmem:kmem_cache_free program, then let
+ * the drop program hold purges for it. Called when a port is shared by
+ * sockets (watch.c), never undone. 0, or a negative errno (purges then go
+ * by their flow, as before).
+ */
+int tracer__arm_close(struct tracer *t);
 
 #endif

@@ -341,6 +341,10 @@ int watch__refresh(struct watch *w)
 		err = model__update(&w->m, &w->drops, w->overflow, w->stats, now);
 	if (!err)
 		err = give_back_closed(w, now);
+	/* a shared port: from now on closing queues are named by their socket */
+	if (!err && w->t.close_owner && !w->t.close_armed && model__port_shared(&w->m) &&
+	    !tracer__arm_close(&w->t))
+		pr_info("a local port is shared by sockets: closing sockets' queues are named by the socket's free from now on (kmem:kmem_cache_free)\n");
 	/* once per refresh (one stat while something still holds it) */
 	if (!err && !w->netns_gone)
 		w->netns_gone = netns__pin_gone();

@@ -259,3 +259,121 @@ test_closed_sockets_fold() {
 		echo "    ok: $rows rows for $n closed sockets"
 	fi
 }
+
+# member_queues PORT: "PEER_PORT RECVQ_BYTES COOKIE INODE" per socket on
+# local PORT in netns B, from ss (its dump also gives each a cookie).
+member_queues() {
+	ip netns exec "$B" ss -uaneH "( sport = :$1 )" 2>/dev/null |
+		awk '{ n = split($5, p, ":"); c = ""; i = ""
+		       for (f = 6; f <= NF; f++) {
+		           if ($f ~ /^sk:/) c = substr($f, 4)
+		           if ($f ~ /^ino:/) i = substr($f, 5) }
+		       print p[n], $2, c, i }' |
+		while read -r peer bytes hex ino; do
+			echo "$peer $bytes $((16#${hex:-0})) $ino"
+		done
+}
+
+# Four SO_REUSEPORT sockets on one port, each connected to its own sender
+# port and holding a different number of unread datagrams (3, 5, 7, 9: ss
+# shows each queue), killed together: each socket's socket_close count is
+# its own queue, in top and in record + report. The kernel frees the four
+# queues one after another from RCU callbacks with no socket named (the
+# purged datagrams all carry the same flow but the peer port); before the
+# kernel side named the socket at the end of each purge, the four were one
+# flow's and went to one socket (or to none).
+close_shared_port_case() { # $1: top or record; $2: the port; more: udpdrop's
+	local mode=$1 port=$2 sp=$(($2 + 36000)) n=4 i rpid total=0
+	local -a want
+	shift 2
+	if [[ $mode == top ]]; then
+		start_top -N "$B" -i 0.3 -v "$@" || return
+	else
+		start_record "$T/shared.data" -N "$B" -i 0.3 -v "$@" || return
+	fi
+	start_recv "$B" "$V4B:$port" --rcvbuf 1000000 --reuseport $n --peer "$V4A:$sp" || return
+	rpid=$RECV_PID
+	for ((i = 0; i < n; i++)); do
+		want[i]=$((3 + 2 * i))
+		total=$((total + want[i]))
+		expect_eq "sent from port $((sp + i))" \
+			"$(send "$A" "$V4B:$port" -c "${want[i]}" -s 200 --sport $((sp + i)))" "${want[i]}"
+	done
+	settle
+	# ground truth: each member's queue, as the kernel holds it
+	local q=$(member_queues "$port") unit=
+	echo "$q" | sed 's/^/    ss: /'
+	expect_eq "members on the port" "$(wc -l <<<"$q")" $n
+	for ((i = 0; i < n; i++)); do
+		local bytes=$(awk -v p=$((sp + i)) '$1 == p { print $2 }' <<<"$q")
+		[[ $bytes =~ ^[0-9]+$ ]] && ((bytes > 0)) || { fail "no queue for peer $((sp + i))"; return; }
+		# every datagram is charged the same truesize: bytes / count is one value
+		unit=${unit:-$((bytes / want[i]))}
+		expect_eq "queue of the member for $((sp + i)) (bytes)" "$bytes" $((unit * want[i]))
+	done
+	# the port is shared: the socket's free names closing queues from now on
+	# (kmem:kmem_cache_free attached then, not before: tracer__arm_close)
+	local errf=$T/top.err
+	[[ $mode == top ]] || errf=$T/rec.err
+	for ((i = 0; i < 50; i++)); do
+		grep -q "a local port is shared by sockets" "$errf" && break
+		sleep 0.1
+	done
+	expect_eq "$mode: armed once the port is shared" "$(grep -c "a local port is shared by sockets" "$errf")" 1
+	{ kill -KILL "$rpid"; wait "$rpid"; } 2>/dev/null
+	local out
+	if [[ $mode == top ]]; then
+		wait_close_drops $total
+		stop_top || return
+		out=$T/final.json
+		expect_eq "nothing of unknown netns" "$(final '.totals.netns_unknown')" 0
+	else
+		for ((i = 0; i < 200; i++)); do
+			local got=$("$TRACECAT" "$T/shared.data" 2>/dev/null | jq -s '[.[] | select(.type == "COUNTS")] | last | [.counts[]? | select(.flags / 256 | floor % 2 == 1) | .datagrams] | add // 0' 2>/dev/null)
+			[[ $got =~ ^[0-9]+$ ]] && ((got >= total)) && break
+			sleep 0.1
+		done
+		kill -INT "$REC"
+		wait "$REC"
+		expect_eq "record exit" $? 0
+		"$UDPDROP" report --json "$T/shared.data" >"$T/report.json" 2>"$T/report.err" ||
+			{ fail "report: $(cat "$T/report.err")"; return; }
+		out=$T/report.json
+	fi
+	local tot
+	if [[ $mode == top ]]; then
+		tot=$(jq -r '.totals.causes.socket_close' "$out")
+	else
+		tot=$(jq -r '.totals.causes.socket_close.drops' "$out")
+	fi
+	expect_eq "$mode: socket_close in all" "$tot" $total
+	for ((i = 0; i < n; i++)); do
+		local cookie=$(awk -v p=$((sp + i)) '$1 == p { print $3 }' <<<"$q")
+		local ino=$(awk -v p=$((sp + i)) '$1 == p { print $4 }' <<<"$q")
+		expect_eq "$mode: socket_close of the member for $((sp + i)) (cookie $cookie)" \
+			"$(jq -r --argjson c "$cookie" --argjson i "$ino" \
+				'[.sockets[] | select(.cookie == $c or .inode == $i) | .causes.socket_close // 0] | add // "none"' "$out")" \
+			"${want[i]}"
+	done
+	if [[ $mode == top ]]; then
+		jq -c '.sockets[] | {local, remote, cookie, inode, netns, causes}' "$out" | sed 's/^/    top: /'
+	else
+		jq -c '.sockets[] | {local, remote, cookie, inode, netns, causes}' "$out" | sed 's/^/    report: /'
+	fi
+}
+
+test_close_shared_port_top() {
+	setup_hosts || return
+	close_shared_port_case top 5067
+}
+
+test_close_shared_port_record() {
+	setup_hosts || return
+	close_shared_port_case record 5068
+}
+
+# the raw tracepoints (probe reads throughout): the same
+test_close_shared_port_raw_tp() {
+	setup_hosts || return
+	close_shared_port_case top 5069 --attach raw_tp
+}

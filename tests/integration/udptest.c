@@ -9,7 +9,7 @@
  *                [--gso SEGSIZE] [--ports N]
  *   udptest recv ADDR:PORT [--rcvbuf BYTES] [--read] [--filter-drop]
  *                [--share] [--gro] [--sockets N] [--read-gap-us USEC]
- *                [--reuseport N] [--connect ADDR:PORT]
+ *                [--reuseport N] [--peer HOST:PORT] [--connect ADDR:PORT]
  *
  * recv prints "ready" once bound, then holds (or reads, with --read) until
  * SIGUSR1 or SIGTERM, drains what is queued and prints "received N".
@@ -23,7 +23,10 @@
  * stays in datagrams.
  *
  * --reuseport N: N sockets bound to ADDR:PORT with SO_REUSEPORT; the
- * first is read (with --read), the rest are held.
+ * first is read (with --read), the rest are held. --peer HOST:PORT: the
+ * member made i-th (0 first) connects to HOST:PORT+i, so the datagrams
+ * from that port are its own (a connected socket wins the lookup), and a
+ * test knows what each member has queued.
  *
  * --connect ADDR:PORT: the socket is connected to that peer (it then takes
  * only that peer's datagrams), for the views' REMOTE column.
@@ -298,7 +301,9 @@ static int do_recv(int argc, char **argv)
 	int rcvbuf = 0, fd, received = 0;
 	bool reading = false, filter_drop = false, share = false, gro = false;
 	int nsock = 1, read_gap_us = 0, reuseport = 0;
-	const char *peer = NULL; /* --connect: a connected socket (REMOTE) */
+	const char *connect_to = NULL; /* --connect: a connected socket (REMOTE) */
+	struct sockaddr_storage peer;
+	socklen_t peer_len = 0;
 	static char buf[65536];
 	pid_t child = 0;
 
@@ -318,11 +323,17 @@ static int do_recv(int argc, char **argv)
 		else if (!strcmp(argv[i], "--gro"))
 			gro = true;
 		else if (!strcmp(argv[i], "--connect") && i + 1 < argc)
-			peer = argv[++i];
+			connect_to = argv[++i];
 		else if (!strcmp(argv[i], "--sockets") && i + 1 < argc)
 			nsock = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--reuseport") && i + 1 < argc)
 			reuseport = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--peer") && i + 1 < argc) {
+			if (parse_ep(argv[++i], &peer, &peer_len)) {
+				fprintf(stderr, "recv: --peer needs HOST:PORT\n");
+				return 2;
+			}
+		}
 		else if (!strcmp(argv[i], "--read-gap-us") && i + 1 < argc) {
 			read_gap_us = atoi(argv[++i]);
 			reading = true;
@@ -346,13 +357,25 @@ static int do_recv(int argc, char **argv)
 			perror("recv socket");
 			return 1;
 		}
+		if (peer_len) {
+			struct sockaddr_storage p = peer;
+			int made = (reuseport > 1 ? reuseport - 1 : 0) - i;
+
+			/* sin_port and sin6_port sit at the same offset */
+			((struct sockaddr_in *)&p)->sin_port =
+				htons(ntohs(((struct sockaddr_in *)&peer)->sin_port) + made);
+			if (connect(fd, (void *)&p, peer_len)) {
+				perror("recv --peer");
+				return 1;
+			}
+		}
 	}
-	if (peer) {
+	if (connect_to) {
 		struct sockaddr_storage p;
 		socklen_t plen;
 
-		if (parse_ep(peer, &p, &plen) || connect(fd, (void *)&p, plen)) {
-			fprintf(stderr, "recv --connect %s: cannot connect\n", peer);
+		if (parse_ep(connect_to, &p, &plen) || connect(fd, (void *)&p, plen)) {
+			fprintf(stderr, "recv --connect %s: cannot connect\n", connect_to);
 			return 1;
 		}
 	}

@@ -308,6 +308,48 @@ static void test_json(void **state)
 	ASSERT_HAS(j, "\"rx\":30,\"rx_per_s\":15.0,\"queue_peak\":6912,\"advice\":[");
 }
 
+/*
+ * A socket that closed before any dump saw it, whose purged queue the
+ * kernel counted as its own (UD_KEY_SOCK | UD_KEY_CLOSE, the port kept):
+ * one row, socket_close, in its netns, shown as *:PORT rather than ?.
+ */
+static void test_closed_unseen_named_by_purge(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct ud_key k;
+	struct ud_val *v;
+	struct row *r;
+	const char *j;
+
+	fx_init(f, &o);
+	memset(&k, 0, sizeof(k));
+	k.netns = f->x.netns;
+	k.reason = model_fx__reason(&f->x, "NOT_SPECIFIED");
+	k.cookie = UNKNOWN_COOKIE;
+	k.flags = UD_KEY_SOCK | UD_KEY_CLOSE;
+	k.dport = 5066;
+	k.family = AF_INET;
+	k.proto = IPPROTO_UDP;
+	v = htab__upsert(&f->x.drops, &k, NULL);
+	assert_non_null(v);
+	v->datagrams = v->skbs = 7;
+	update_at(f, 1000, false);
+
+	r = find_sock(&f->x.m, UNKNOWN_COOKIE);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 7);
+	assert_int_equal(r->cause[CAUSE_SOCKET_CLOSE], 7);
+	assert_true(r->have_sock);
+	assert_true(r->sock.partial);
+	assert_int_equal(r->sock.sport, 5066);
+	assert_int_equal(r->key.netns, f->x.netns);
+	assert_int_equal(f->x.m.nview_flows, 0);
+	j = json(f, false);
+	ASSERT_HAS(j, "\"local\":\"*:5066\"");
+	ASSERT_HAS(j, "\"causes\":{\"socket_close\":7}");
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -317,6 +359,7 @@ int main(void)
 		T(test_inode_cookie_learned),
 		T(test_row_made_late),
 		T(test_json),
+		T(test_closed_unseen_named_by_purge),
 	};
 #undef T
 
