@@ -135,7 +135,13 @@ static void parse_link(const struct nlmsghdr *nh, struct kowner_list *out)
 	out->v[out->n++] = d;
 }
 
-int kowner__parse_links(const void *buf, size_t len, struct kowner_list *out)
+/*
+ * Walk the netlink messages of one read: fn(message) for each of type
+ * `type` (0: any). 1 at NLMSG_DONE, the error of an NLMSG_ERROR (1 for
+ * an ack), -EBADMSG for a message that does not fit, 0 when more follow.
+ */
+static int nl_walk(const void *buf, size_t len, uint16_t type,
+		   void (*fn)(const struct nlmsghdr *nh, void *arg), void *arg)
 {
 	const uint8_t *p = buf, *end = p + len;
 
@@ -153,11 +159,21 @@ int kowner__parse_links(const void *buf, size_t len, struct kowner_list *out)
 				return -EBADMSG;
 			return e->error ? e->error : 1;
 		}
-		if (nh->nlmsg_type == RTM_NEWLINK)
-			parse_link(nh, out);
+		if (!type || nh->nlmsg_type == type)
+			fn(nh, arg);
 		p += NLMSG_ALIGN(nh->nlmsg_len) <= end - p ? NLMSG_ALIGN(nh->nlmsg_len) : nh->nlmsg_len;
 	}
 	return 0;
+}
+
+static void link_fn(const struct nlmsghdr *nh, void *arg)
+{
+	parse_link(nh, arg);
+}
+
+int kowner__parse_links(const void *buf, size_t len, struct kowner_list *out)
+{
+	return nl_walk(buf, len, RTM_NEWLINK, link_fn, out);
 }
 
 /* Send one request on fd; 0 or -errno. */
@@ -215,32 +231,18 @@ struct genl_walk {
 	void *arg;
 };
 
-static int genl_cb(const void *buf, size_t len, void *arg)
+static void genl_fn(const struct nlmsghdr *nh, void *arg)
 {
 	const struct genl_walk *w = arg;
-	const uint8_t *p = buf, *end = p + len;
+	const uint8_t *m = NLMSG_DATA(nh);
 
-	while (end - p >= (long)NLMSG_HDRLEN) {
-		const struct nlmsghdr *nh = (const struct nlmsghdr *)p;
-		const uint8_t *m;
+	if ((const uint8_t *)nh + nh->nlmsg_len - m >= (long)GENL_HDRLEN)
+		w->fn(m + GENL_HDRLEN, (const uint8_t *)nh + nh->nlmsg_len, w->arg);
+}
 
-		if (nh->nlmsg_len < NLMSG_HDRLEN || nh->nlmsg_len > end - p)
-			return -EBADMSG;
-		if (nh->nlmsg_type == NLMSG_DONE)
-			return 1;
-		if (nh->nlmsg_type == NLMSG_ERROR) {
-			const struct nlmsgerr *e = NLMSG_DATA(nh);
-
-			if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
-				return -EBADMSG;
-			return e->error ? e->error : 1;
-		}
-		m = NLMSG_DATA(nh);
-		if ((const uint8_t *)nh + nh->nlmsg_len - m >= (long)GENL_HDRLEN)
-			w->fn(m + GENL_HDRLEN, (const uint8_t *)nh + nh->nlmsg_len, w->arg);
-		p += NLMSG_ALIGN(nh->nlmsg_len) <= end - p ? NLMSG_ALIGN(nh->nlmsg_len) : nh->nlmsg_len;
-	}
-	return 0;
+static int genl_cb(const void *buf, size_t len, void *arg)
+{
+	return nl_walk(buf, len, 0, genl_fn, arg);
 }
 
 static void family_id_fn(const uint8_t *p, const uint8_t *end, void *arg)

@@ -229,20 +229,11 @@ test_report_pcap_full_disk() {
 test_report_settings_scope() {
 	setup_hosts || return
 	start_sink "$V4B:5045" --no-tracer --stall 300 --every 1000 || return
-	"$UDPDROP" record -N "$B" -o "$T/t.data" -d 600 -i 0.5 2>"$T/rec.err" &
-	local rec=$! i
-	BG_PIDS+=("$rec")
-	for ((i = 0; i < 100; i++)); do
-		grep -q 'recording UDP drops' "$T/rec.err" && break
-		kill -0 "$rec" 2>/dev/null || break
-		sleep 0.1
-	done
-	grep -q 'recording UDP drops' "$T/rec.err" ||
-		{ fail "udpdrop record did not start: $(cat "$T/rec.err")"; return; }
+	start_record "$T/t.data" -N "$B" -d 600 -i 0.5 || return
 	run_gen "$V4B:5045" --count 3000 --pps 1000 --size 256 || return
 	wait_sink || return
-	kill -INT "$rec"
-	wait "$rec"
+	kill -INT "$REC"
+	wait "$REC"
 	expect_eq "record exit code" "$?" 0
 	"$UDPDROP" report --json "$T/t.data" >"$T/report.json" || { fail "report --json failed"; return; }
 	"$UDPDROP" report "$T/t.data" >"$T/report.txt" || { fail "report failed"; return; }
