@@ -2,9 +2,12 @@
 /*
  * The advice engine (advice.h): per cause, what happened, the numbers
  * behind it, the change (with its value computed) and how to verify it.
- * The rules are the seed papers' (../shared/seeds: "Considerations When
- * Benchmarking UDP Bulk Flows", the RHEL UDP tuning chapter, the ESS DAQ
- * paper); the helpers below reproduce their tables (tests/unit/test_advice.c).
+ * The rules are published ones: Rick Jones and Andy Zhu, "Considerations
+ * When Benchmarking UDP Bulk Flows"; Red Hat, "Tuning UDP connections"
+ * (RHEL network tuning guide); M.J. Christensen and T. Richter, "Achieving
+ * reliable UDP transmission at 10 Gb/s using BSD socket for data
+ * acquisition systems". The helpers below reproduce their tables
+ * (tests/unit/test_advice.c).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -493,8 +496,8 @@ struct rcvbuf_plan {
 	uint64_t need;    /* have_burst && !pace: the buffer for the worst burst
 			     with its margin, rounded up to 4 KiB (else 0) */
 	uint64_t fallback; /* !have_burst && !pace: the buffer to raise to, no
-			      burst known to size it by: 8 MiB (the seed
-			      papers' starting point), 16 MiB from 8 MiB on */
+			      burst known to size it by: 8 MiB (Jones and
+			      Zhu's starting point), 16 MiB from 8 MiB on */
 };
 
 static struct rcvbuf_plan rcvbuf_plan(const struct advice_input *in)
@@ -749,8 +752,8 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		if (not_reading)
 			add(c, cl, "First make the application read it (below). ");
 		if (large)
-			add(c, cl, "A bigger buffer will not help (the seed papers: past a Very Large buffer "
-			    "only flow control helps). ");
+			add(c, cl, "A bigger buffer will not help (past a Very Large buffer only flow control "
+			    "helps: Jones and Zhu, \"Considerations When Benchmarking UDP Bulk Flows\"). ");
 		else
 			add(c, cl, "A bigger buffer would only postpone the drops: when arrivals outpace "
 			    "reads for good, any buffer fills. ");
@@ -780,7 +783,7 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		else
 			snprintf(why, sizeof(why), "%s (%s is not known, so the advice cannot size it)",
 				 p.fallback > ADVICE_FALLBACK_RCVBUF ? "a step up from today's"
-				 : "the seed papers' starting point",
+				 : "the usual starting point (Jones and Zhu, \"Considerations When Benchmarking UDP Bulk Flows\")",
 				 rb ? "the worst burst's size in bytes" : "today's buffer");
 		rcvbuf_change(in, f, have_burst ? p.need : p.fallback, set, not_reading, why);
 	}
@@ -953,7 +956,7 @@ static int sender(const struct advice_input *in, struct advice_finding *out, int
 	if (sb_from)
 		add(e, el, "The send buffer is %s: %s. ", B(sb), sb_from);
 	if (limit)
-		add(e, el, "The seed papers' rule: a send buffer holding more than message size x txqueuelen "
+		add(e, el, "Jones and Zhu's rule (\"Considerations When Benchmarking UDP Bulk Flows\"): a send buffer holding more than message size x txqueuelen "
 		    "(%.0f B x %s = %s) defeats the stack's own flow control, so the sender never blocks "
 		    "and the queue overflows. ", payload, N(in->txqueuelen.v), B(limit));
 	if (limit && sb_from)

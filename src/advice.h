@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The advice engine, pure: the rules the seed papers teach (socket buffer
+ * The advice engine, pure: the rules published UDP tuning guides teach
+ * (udpdrop(8) SOURCES; socket buffer
  * sizing, truesize, fragmentation, pacing, sender-side queues), applied to
  * plain numbers. It knows nothing of the live model, trace records or the
  * machine it runs on: `udpdrop report` fills struct advice_input from a
@@ -50,7 +51,7 @@ struct advice_dbl {
  * seen (bursts vary: one a little longer than the one seen must fit). */
 #define ADVICE_BURST_MARGIN 2
 /* The buffer (as the kernel keeps it) the rcvbuf advice raises to when no
- * burst is known to size it by: the seed papers' starting point. */
+ * burst is known to size it by: Jones and Zhu's starting point. */
 #define ADVICE_FALLBACK_RCVBUF (8u << 20)
 /* "Pace the sender" paces to this share (percent) of the rate the reader
  * drained while it dropped: at exactly that rate it drops at every hiccup. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * doctor's checklist (checklist.h): each setting judged against what the
- * sample observed, with the seed papers' arithmetic (advice.h helpers):
+ * sample observed, with the published rules' arithmetic (advice.h helpers):
  * a receive buffer holds rcvbuf / truesize datagrams, which a reader
  * stalled for longer than that many arrivals overflows; the per-CPU
  * backlog holds netdev_max_backlog packets; incomplete reassemblies wait

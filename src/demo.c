@@ -46,7 +46,7 @@ struct scenario {
 	const char *const *setup_gen;
 };
 
-/* A stalling reader with the default 212992-byte buffer: the seed paper's case. */
+/* A stalling reader with the default 212992-byte buffer: Jones and Zhu's case. */
 static const char *const frag_setup[] = {
 	"sysctl -qw net.ipv4.ipfrag_time=1",
 	/* every tenth datagram loses its last fragment before reassembly */

@@ -2855,8 +2855,8 @@ static void text_advice(const struct report *rp, const struct agg *a, uint64_t t
 	int n = advice_items(rp, a, top, &v);
 	char d[32];
 
-	sb_printf(out, "\nAdvice (the seed papers' rules applied to this recording's numbers; ~ marks an\n"
-		  "estimate; the file holds no deliveries, so arrival rates are at least the drop rates):\n");
+	sb_printf(out, "\nAdvice (published UDP tuning rules, see udpdrop(8) SOURCES, applied to this\n"
+		  "recording's numbers; ~ marks an estimate; arrival rates are at least the drop rates):\n");
 	if (!n)
 		sb_printf(out, "  no drops: nothing to advise\n");
 	for (int i = 0; i < n; i++) {

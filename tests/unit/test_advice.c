@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Unit tests for the advice engine (src/advice.c). The helpers must
- * reproduce the tables of the seed paper "Considerations When Benchmarking
+ * reproduce the tables of Rick Jones and Andy Zhu, "Considerations When Benchmarking
  * UDP Bulk Flows" (Jones, Zhu) exactly: "Time To Fill Socket Buffer
  * (milliseconds)" and "Message Loss % versus Packet Loss %", whose values
  * are copied below from the paper as printed. Then the findings: each rule
@@ -534,7 +534,7 @@ static void test_rcvbuf_fallback(void **state)
 	assert_int_equal(n, 1);
 	t = all(f, n);
 	ASSERT_HAS(t, "change: Have the application call setsockopt(fd, SOL_SOCKET, SO_RCVBUF, 4194304): the kernel "
-		   "doubles it to 8388608 B (8.0 MiB), the seed papers' starting point (the worst burst's size in "
+		   "doubles it to 8388608 B (8.0 MiB), the usual starting point (Jones and Zhu, \"Considerations When Benchmarking UDP Bulk Flows\") (the worst burst's size in "
 		   "bytes is not known, so the advice cannot size it); net.core.rmem_max (4194304 B (4.0 MiB)) "
 		   "already allows it. Existing sockets keep their size");
 	ASSERT_LACKS(t, "rmem_default=");
@@ -570,7 +570,7 @@ static void test_rcvbuf_fallback(void **state)
 	n = advice__build(&in, f, ADVICE_MAX);
 	t = all(f, n);
 	ASSERT_HAS(t, "change: Run sysctl -w net.core.rmem_default=8388608: every new socket that sets no SO_RCVBUF "
-		   "gets 8388608 B (8.0 MiB), the seed papers' starting point");
+		   "gets 8388608 B (8.0 MiB), the usual starting point (Jones and Zhu, \"Considerations When Benchmarking UDP Bulk Flows\")");
 	ASSERT_LACKS(t, "setsockopt(fd");
 	assert_string_equal(f[0].setting, "net.core.rmem_default");
 	assert_int_equal(f[0].value, ADVICE_FALLBACK_RCVBUF);
@@ -608,7 +608,7 @@ static void test_rcvbuf_fallback(void **state)
 	in.rcvbuf.known = false;
 	n = advice__build(&in, f, ADVICE_MAX);
 	t = all(f, n);
-	ASSERT_HAS(t, "the seed papers' starting point (today's buffer is not known, so the advice cannot size it)");
+	ASSERT_HAS(t, "the usual starting point (Jones and Zhu, \"Considerations When Benchmarking UDP Bulk Flows\") (today's buffer is not known, so the advice cannot size it)");
 	ASSERT_HAS(t, "SO_RCVBUF, 4194304)");
 	ASSERT_HAS(t, "Or, if it sets none: sysctl -w net.core.rmem_default=8388608");
 	free(t);

@@ -13,7 +13,7 @@
 #include "text_assert.h"
 
 /*
- * The seed paper's case: 1 KiB datagrams into a 212992-byte buffer with a
+ * Jones and Zhu's case: 1 KiB datagrams into a 212992-byte buffer with a
  * stalling reader, two flows. Flow 0: 5000 sent, 3 refused by the sender,
  * 4997 at the interface, 700 dropped for rcvbuf, 97 queued at the end.
  * Flow 1: 5000 sent, 2 lost on the wire, 4998 at the interface, 500
