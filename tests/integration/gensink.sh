@@ -83,7 +83,7 @@ test_gen_sink_clean() {
 	expect_ledger_exact
 }
 
-# The seed paper's case: 1 KiB datagrams into a small buffer with a
+# Jones and Zhu's case: 1 KiB datagrams into a small buffer with a
 # stalling reader. tracer's drops == sequence gaps == SO_RXQ_OVFL ==
 # XDP seen - read - unread == UdpRcvbufErrors.
 test_gen_sink_rcvbuf() {
