@@ -553,7 +553,8 @@ static struct rcvbuf_plan rcvbuf_plan(const struct advice_input *in)
 	 */
 	if (in->delivered.known)
 		p.not_reading = in->drops && (!in->delivered.v ||
-					      (in->stalled_intervals.known && in->stalled_intervals.v >= 2));
+					      (in->stalled_intervals.known && in->stalled_intervals.v >= 2 &&
+					       in->stalled_s >= ADVICE_STALL_MIN_S));
 	else
 		p.not_reading = in->reads.known && !in->reads.v && in->drops;
 	p.drained_dgps = in->delivered.known && in->delivered.v && in->delivered_s > 0 &&
@@ -800,8 +801,8 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		snprintf(f->what, sizeof(f->what), "nothing read the socket while it dropped%s", over);
 		if (in->delivered.known && in->delivered.v) {
 			add(e, el, "Nothing was delivered to it (its own deliveries, sock:sk_data_ready) in "
-			    "its latest %s intervals with drops: its reader stopped, %s delivered before",
-			    N(in->stalled_intervals.v), N(in->delivered.v));
+			    "its latest %s intervals with drops (%s): its reader stopped, %s delivered before",
+			    N(in->stalled_intervals.v), S(in->stalled_s), N(in->delivered.v));
 		} else if (in->delivered.known) {
 			add(e, el, "Nothing was delivered to it (its own deliveries, sock:sk_data_ready) in "
 			    "the intervals it dropped in");
@@ -1287,7 +1288,7 @@ static int simple(const struct advice_input *in, struct advice_finding *out, int
 	return n;
 }
 
-static int build(const struct advice_input *in, struct advice_finding *out, int max)
+static int build_findings(const struct advice_input *in, struct advice_finding *out, int max)
 {
 	switch (in->cause) {
 	case CAUSE_RCVBUF:
@@ -1311,7 +1312,7 @@ int advice__build(const struct advice_input *in, struct advice_finding *out, int
 
 	if (max <= 0 || (!in->drops && !in->skbs))
 		return 0;
-	n = build(in, out, max);
+	n = build_findings(in, out, max);
 	for (int i = 0; i < n; i++)
 		out[i].sampled_s = in->span_s > 0 && isfinite(in->span_s) ? in->span_s : 0;
 	return n;
@@ -1333,6 +1334,7 @@ void advice__track(struct advice_track *t, uint64_t drops, double len_s, bool rx
 	t->delivered = sat_add(t->delivered, rx);
 	t->delivered_s += len_s;
 	t->stalled = rx ? 0 : t->stalled + 1;
+	t->stalled_s = rx ? 0 : t->stalled_s + len_s;
 }
 
 void advice__track_input(struct advice_input *in, const struct advice_track *t, uint64_t intervals)
@@ -1345,6 +1347,7 @@ void advice__track_input(struct advice_input *in, const struct advice_track *t, 
 		in->delivered = ADVICE_U64(t->delivered);
 		in->delivered_s = t->delivered_s;
 		in->stalled_intervals = ADVICE_U64(t->stalled);
+		in->stalled_s = t->stalled_s;
 	}
 }
 

@@ -162,6 +162,7 @@ struct advice_input {
 	double delivered_s;            /* those intervals' length, s */
 	struct advice_u64 stalled_intervals; /* the latest run of intervals with
 						drops and nothing delivered */
+	double stalled_s;              /* that run's length, s */
 
 	/* the socket */
 	struct advice_u64 rcvbuf;      /* SO_RCVBUF as the kernel keeps it (doubled) */
@@ -215,7 +216,17 @@ struct advice_track {
 				  drops whose deliveries are known */
 	double delivered_s;    /* those intervals' length, s */
 	uint64_t stalled;      /* the latest run of them with none delivered */
+	double stalled_s;      /* that run's length, s */
 };
+/*
+ * A reader stopped mid-run: its latest intervals with drops delivered
+ * nothing, for at least ADVICE_STALL_MIN_S in all (and two intervals).
+ * A time, not a count of intervals, so that doctor's short samples, top's
+ * refreshes and report's snapshots judge alike; a second, so that the
+ * tail of a run (the reader done, the last datagrams still arriving)
+ * is no stopped reader.
+ */
+#define ADVICE_STALL_MIN_S 1.0
 /* One interval of len_s: drops of the cause, and the socket's deliveries
  * in it when rx_known (not for a flow, nor an interval whose start is not
  * known: a row first seen then). An interval without drops changes nothing. */

@@ -1974,8 +1974,13 @@ int model__update(struct model *m, struct htab *drops,
 		struct sock_info *live = socktab__by_cookie(&m->st, r->key.cookie);
 		struct sock_info *k = htab__find(&m->known, &r->key.cookie);
 
-		if (live && (live->npids || looked)) {
-			/* a lookup also clears owners that have gone */
+		/*
+		 * A lookup that finds no holder keeps the owner found before:
+		 * a socket whose last fd is closed lives on a moment (its queue
+		 * freed after an RCU grace period), and its drops stay its
+		 * process's in every view (a new holder replaces it).
+		 */
+		if (live && live->npids) {
 			r->sock.npids = live->npids;
 			memcpy(r->sock.pids, live->pids, sizeof(live->pids));
 			memcpy(r->sock.fds, live->fds, sizeof(live->fds));

@@ -19,9 +19,9 @@ apps_wait_port() {
 	return 1
 }
 
-# views_start NS: top, record and doctor on NS, each tracing before the
+# apps_start NS: top, record and doctor on NS, each tracing before the
 # application's traffic starts (so all three count the same drops).
-views_start() {
+apps_start() {
 	start_top -N "$1" || return
 	start_record "$T/views.data" -N "$1" -i 0.5 || return
 	"$UDPDROP" doctor -N "$1" -j -d 3600 >"$T/doctor.json" 2>"$T/doctor.err" &
@@ -37,8 +37,8 @@ views_start() {
 	return 1
 }
 
-# views_stop: Ctrl-C to each, then report the recording.
-views_stop() {
+# apps_stop: Ctrl-C to each, then report the recording.
+apps_stop() {
 	local rc
 	kill -INT "$DOC_PID"
 	wait "$DOC_PID"
@@ -53,10 +53,10 @@ views_stop() {
 		{ fail "report failed: $(head -c 300 "$T/report.json")"; return 1; }
 }
 
-# views_rows PORT: each view's socket rows on local PORT, one line per
+# apps_rows PORT: each view's socket rows on local PORT, one line per
 # socket: "cookie drops cause comm pid", sorted. doctor has no socket
 # table: its findings (one per socket and cause) are summed per socket.
-views_rows() {
+apps_rows() {
 	local p=":$1"
 	case $2 in
 	top) jq -r --arg p "$p" '.sockets[] | select(.local | endswith($p))
@@ -70,9 +70,9 @@ views_rows() {
 	esac | sort
 }
 
-# views_advice PORT VIEW: each finding on a socket of PORT as
+# apps_advice PORT VIEW: each finding on a socket of PORT as
 # "cookie cause setting value | what", sorted.
-views_advice() {
+apps_advice() {
 	local p=":$1"
 	case $2 in
 	top) jq -r --arg p "$p" '.sockets[] | select(.local | endswith($p))
@@ -86,8 +86,8 @@ views_advice() {
 	esac | sort
 }
 
-# views_rcvbuf PORT VIEW: the view's rcvbuf drops on PORT's sockets.
-views_rcvbuf() {
+# apps_rcvbuf PORT VIEW: the view's rcvbuf drops on PORT's sockets.
+apps_rcvbuf() {
 	local p=":$1"
 	case $2 in
 	top) jq --arg p "$p" '[.sockets[] | select(.local | endswith($p)) | .causes.rcvbuf // 0] | add // 0' \
@@ -99,29 +99,29 @@ views_rcvbuf() {
 	esac
 }
 
-# views_check NS PORT KERNEL_RCVBUF APP_FIGURE: every view has the same
+# apps_check NS PORT KERNEL_RCVBUF APP_FIGURE: every view has the same
 # rows and advice for PORT's sockets; their rcvbuf drops are the kernel's.
-views_check() {
+apps_check() {
 	local ns=$1 port=$2 kernel=$3 app=$4 v top
 	echo "    figures (rcvbuf): application $app, kernel $kernel," \
-		"top $(views_rcvbuf "$port" top), report $(views_rcvbuf "$port" report)," \
-		"doctor $(views_rcvbuf "$port" doctor)"
+		"top $(apps_rcvbuf "$port" top), report $(apps_rcvbuf "$port" report)," \
+		"doctor $(apps_rcvbuf "$port" doctor)"
 	for v in top report doctor; do
-		expect_eq "$v's rcvbuf drops on port $port = the kernel's" "$(views_rcvbuf "$port" "$v")" "$kernel"
+		expect_eq "$v's rcvbuf drops on port $port = the kernel's" "$(apps_rcvbuf "$port" "$v")" "$kernel"
 	done
-	top=$(views_rows "$port" top)
+	top=$(apps_rows "$port" top)
 	for v in report doctor; do
-		expect_eq "$v's rows on port $port = top's" "$(views_rows "$port" "$v")" "$top"
+		expect_eq "$v's rows on port $port = top's" "$(apps_rows "$port" "$v")" "$top"
 	done
 	# advice: every view has a finding of each cause for each socket; the
 	# wording and values still differ where the views measure bursts over
 	# different windows (top's refreshes, doctor's samples, report's
 	# per-drop 100 ms windows): printed, for the record, not yet asserted
 	local adv v_adv
-	adv=$(views_advice "$port" top)
+	adv=$(apps_advice "$port" top)
 	[[ -n $adv ]] || fail "top gives no advice for port $port"
 	for v in report doctor; do
-		v_adv=$(views_advice "$port" "$v")
+		v_adv=$(apps_advice "$port" "$v")
 		expect_eq "$v's findings (socket, cause) on port $port = top's" \
 			"$(cut -d' ' -f1,2 <<<"$v_adv")" "$(cut -d' ' -f1,2 <<<"$adv")"
 		[[ $v_adv == "$adv" ]] || { echo "    advice differs, top:"; sed 's/^/      /' <<<"$adv"
@@ -149,19 +149,19 @@ iperf3_case() {
 		[[ -n $(ip netns exec "$B" ss -tlnH "sport = :5201") ]] && break
 		sleep 0.1
 	done
-	views_start "$ns" || return
+	apps_start "$ns" || return
 	local k0=$(rcvbuf_errors "$ns")
 	ip netns exec "$A" iperf3 -u -c "$V4B" -p 5201 -b 2G -l 1400 -t 3 "$@" -J \
 		>"$T/iperf3-c.json" 2>&1 || { fail "iperf3 client: $(head -c 300 "$T/iperf3-c.json")"; return; }
 	settle 1
 	local k1=$(rcvbuf_errors "$ns")
-	views_stop || return
+	apps_stop || return
 	local port=5201 lost
 	lost=$(jq -r '.end.sum.lost_packets' "$T/iperf3-c.json")
 	# the client's sockets (-R) have ephemeral ports: find them in top
 	[[ $ns == "$A" ]] && port=$(final '[.sockets[] | select(.drops > 0)][0].local | split(":") | last')
 	expect_gt "kernel rcvbuf drops" "$((k1 - k0))" 0
-	views_check "$ns" "$port" "$((k1 - k0))" "iperf3 lost_packets $lost"
+	apps_check "$ns" "$port" "$((k1 - k0))" "iperf3 lost_packets $lost"
 }
 
 test_app_iperf3() { iperf3_case; }
@@ -179,17 +179,17 @@ test_app_dns() {
 	apps_wait_port "$B" 53 || return
 	local q
 	for q in a b c d e f g h; do echo "$q.udpdrop.test A"; done >"$T/queries"
-	views_start "$B" || return
+	apps_start "$B" || return
 	local k0=$(rcvbuf_errors "$B")
 	ip netns exec "$A" dnsperf -s "$V4B" -d "$T/queries" -l 3 -c 4 -q 2000 \
 		-t 1 >"$T/dnsperf.log" 2>&1 || { fail "dnsperf: $(tail -3 "$T/dnsperf.log")"; return; }
 	settle 1
 	local k1=$(rcvbuf_errors "$B")
-	views_stop || return
+	apps_stop || return
 	local lost
 	lost=$(awk '/Queries lost:/ { print $3 }' "$T/dnsperf.log")
 	expect_gt "kernel rcvbuf drops" "$((k1 - k0))" 0
-	views_check "$B" 53 "$((k1 - k0))" "dnsperf queries lost $lost"
+	apps_check "$B" 53 "$((k1 - k0))" "dnsperf queries lost $lost"
 }
 
 # burst_case PORT COUNT SIZE: every view on B, then COUNT datagrams of
@@ -197,14 +197,14 @@ test_app_dns() {
 burst_case() {
 	local port=$1 count=$2 size=$3 sent k0 k1
 	apps_wait_port "$B" "$port" || return
-	views_start "$B" || return
+	apps_start "$B" || return
 	k0=$(rcvbuf_errors "$B")
 	sent=$(send "$A" "$V4B:$port" -c "$count" -s "$size")
 	settle 1
 	k1=$(rcvbuf_errors "$B")
-	views_stop || return
+	apps_stop || return
 	expect_gt "kernel rcvbuf drops" "$((k1 - k0))" 0
-	views_check "$B" "$port" "$((k1 - k0))" "sent $sent"
+	apps_check "$B" "$port" "$((k1 - k0))" "sent $sent"
 }
 
 # rsyslog's UDP input under a burst of 200,000 messages.

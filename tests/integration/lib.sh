@@ -165,13 +165,6 @@ rcvbuf_reason() {
 	fi
 }
 
-# kernel_at_least MAJOR MINOR
-kernel_at_least() {
-	local v=$(uname -r) major minor
-	major=${v%%.*} minor=${v#*.} minor=${minor%%[!0-9]*}
-	((major > $1 || (major == $1 && minor >= $2)))
-}
-
 # Classic tracepoint programs run through trace_call_bpf, which skips
 # them while another BPF program or map syscall holds the CPU; from 6.7 it
 # counts the skips (recursion_misses), before it the drops vanish, and

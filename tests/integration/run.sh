@@ -989,6 +989,14 @@ test_tui() {
 . tests/integration/views.sh
 . tests/integration/apps.sh
 
+# a helper defined twice, in two files, silently takes the other's place
+# (it happened: apps.sh's views_stop replaced views.sh's): refuse to run
+twice=$(grep -ho '^[A-Za-z_0-9]*()' tests/integration/*.sh | sort | uniq -d)
+if [[ -n $twice ]]; then
+	echo "integration: defined more than once in tests/integration: $(echo $twice)" >&2
+	exit 1
+fi
+
 ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 SELECTED=("$@")
 ((${#SELECTED[@]})) || read -r -a SELECTED <<<"$(echo $ALL)"

@@ -1298,6 +1298,7 @@ static void test_track(void **state)
 	assert_true(in.delivered.known && in.delivered.v == 180);
 	assert_true(in.delivered_s == 3.5);
 	assert_true(in.stalled_intervals.known && in.stalled_intervals.v == 2);
+	assert_true(in.stalled_s == 2.0);
 	/* nothing measured: deliveries stay unknown (the netns decides) */
 	t = (struct advice_track){ 0 };
 	advice__track(&t, 40, 1.0, false, 0);
@@ -1370,11 +1371,19 @@ static void test_not_reading_per_socket(void **state)
 	/* stopped mid-run: delivered before, none in its latest 2 intervals */
 	in.delivered = ADVICE_U64(500);
 	in.stalled_intervals = ADVICE_U64(2);
+	in.stalled_s = 2.0;
 	n = advice__build(&in, f, ADVICE_MAX);
 	t = all(f, n);
 	assert_int_equal(n, 2);
-	ASSERT_HAS(t, "in its latest 2 intervals with drops: its reader stopped, 500 delivered before");
+	ASSERT_HAS(t, "in its latest 2 intervals with drops (2.00 s): its reader stopped, 500 delivered before");
 	free(t);
+	/* the tail of a run: 2 short intervals (0.4 s) of no reads is no stop,
+	 * in any view, whatever its interval */
+	in.stalled_s = 0.4;
+	n = advice__build(&in, f, ADVICE_MAX);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].verdict, "steady_overload");
+	in.stalled_s = 2.0;
 	/* a busy sibling: delivered, reading; the netns count does not matter */
 	in.delivered = ADVICE_U64(2700);
 	in.stalled_intervals = ADVICE_U64(1);
