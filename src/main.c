@@ -63,7 +63,10 @@ static int man_options(const char *name)
 			opts__man_options(cmds[i].opts, stdout);
 			return EXIT_OK;
 		}
-	fprintf(stderr, "udpdrop: --man-options needs a command's name\n");
+	fprintf(stderr, "udpdrop: --man-options needs a command's name:");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(stderr, " %s", cmds[i].name);
+	fprintf(stderr, "\n");
 	return EXIT_USAGE;
 }
 

@@ -400,6 +400,11 @@ static void index_port(struct model *m, const struct sock_info *si)
 	ps = htab__upsert(&m->by_port, &pk, NULL);
 	if (!ps)
 		return;
+	/* a second socket on the port (a socket's inode and cookie are one) */
+	for (int i = 0; i < ps->n && !m->port_shared; i++)
+		if (sockid__row(&m->inode2cookie, ps->cookies[i]) !=
+		    sockid__row(&m->inode2cookie, si->cookie))
+			m->port_shared = true;
 	if (ps->n == PORT_SOCKS_MAX) {
 		memmove(ps->cookies, ps->cookies + 1,
 			(PORT_SOCKS_MAX - 1) * sizeof(ps->cookies[0]));
@@ -1039,36 +1044,7 @@ int model__update_rx(struct model *m, const struct htab *rx)
 
 bool model__port_shared(struct model *m)
 {
-	struct htab first; /* struct port_key -> the row id of its first socket */
-	size_t it = 0;
-	const void *key;
-	void *val;
-	bool shared = false;
-
-	while (htab__next(&m->by_port, &it, &key, &val))
-		if (((const struct port_socks *)val)->n > 1)
-			return true;
-	if (htab__init(&first, sizeof(struct port_key), sizeof(uint64_t)))
-		return false;
-	for (it = 0; !shared && htab__next(&m->rx, &it, &key, &val);) {
-		const struct ud_rx *rx = val;
-		struct port_key pk = { .netns = rx->netns, .port = rx->lport, .proto = rx->proto };
-		uint64_t row = sockid__row(&m->inode2cookie, *(const uint64_t *)key);
-		int created;
-		uint64_t *had;
-
-		if (!rx->lport)
-			continue;
-		had = htab__upsert(&first, &pk, &created);
-		if (!had)
-			break;
-		if (created)
-			*had = row;
-		else if (*had != row)
-			shared = true;
-	}
-	htab__free(&first);
-	return shared;
+	return m->port_shared; /* set by index_port: O(1) per refresh */
 }
 
 /*

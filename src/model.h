@@ -179,6 +179,7 @@ struct model {
 	struct htab flow_attr;  /* struct ud_key (flow) -> struct flow_attr */
 	struct htab local_addrs;/* netns -> struct local_addrs, per interval */
 	struct htab by_port;    /* struct port_key -> struct port_socks: known sockets per port */
+	bool port_shared;       /* some port has had two sockets (model__port_shared) */
 	struct htab rows;       /* struct row_key -> struct row */
 	struct htab pid_inodes; /* inodes the --pid process (pid_tree: the tree) ever held */
 	struct htab rx;         /* socket identity -> struct ud_rx, since the baseline */
@@ -299,8 +300,8 @@ int model__foldable(struct model *m, uint64_t now, struct htab *ids,
 /*
  * Is a local port (netns, proto) known to more than one socket: a
  * REUSEPORT group, connected sockets on one port, a port bound again and
- * again? From the sockets seen on ports (by_port) and the deliveries'
- * sockets (rx, identities joined). The purge of a closing socket's queue
+ * again? From the sockets seen on ports (by_port: dumps' and the
+ * deliveries' sockets, a socket's inode and cookie joined). The purge of a closing socket's queue
  * names only its flow, which cannot tell such sockets apart.
  */
 bool model__port_shared(struct model *m);

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "capture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,72 +38,39 @@ static const struct {
 
 static char g_out[16384], g_err[4096];
 
-static void slurp(FILE *f, char *buf, size_t len)
-{
-	size_t n;
-
-	rewind(f);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-}
 
 static int g_verbose;
 
 /* Parse argv with a table alone: the last id, or the result <= 0. */
 static int table_parse(const struct opts_cmd *t, char **argv, int *last_id)
 {
-	FILE *out = tmpfile(), *err = tmpfile();
+	struct capture c;
 	struct opts_parser p;
-	int argc = 0, so, se, id;
+	int argc = 0, id;
 
 	while (argv[argc])
 		argc++;
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(STDOUT_FILENO);
-	se = dup(STDERR_FILENO);
-	dup2(fileno(out), STDOUT_FILENO);
-	dup2(fileno(err), STDERR_FILENO);
+	capture_begin(&c);
 	opts__begin(&p, t, argc, argv);
 	*last_id = 0;
 	while ((id = opts__next(&p)) > 0)
 		*last_id = id;
 	g_verbose = p.verbose;
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, STDOUT_FILENO);
-	dup2(se, STDERR_FILENO);
-	close(so);
-	close(se);
-	slurp(out, g_out, sizeof(g_out));
-	slurp(err, g_err, sizeof(g_err));
+	capture_end(&c, g_out, sizeof(g_out), g_err, sizeof(g_err));
 	return id;
 }
 
 /* Run the command itself (do_CMD) on argv: its exit code. */
 static int run_cmd(int (*run)(int, char **), char **argv)
 {
-	FILE *out = tmpfile(), *err = tmpfile();
-	int argc = 0, so, se, rc;
+	struct capture c;
+	int argc = 0, rc;
 
 	while (argv[argc])
 		argc++;
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(STDOUT_FILENO);
-	se = dup(STDERR_FILENO);
-	dup2(fileno(out), STDOUT_FILENO);
-	dup2(fileno(err), STDERR_FILENO);
+	capture_begin(&c);
 	rc = run(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, STDOUT_FILENO);
-	dup2(se, STDERR_FILENO);
-	close(so);
-	close(se);
-	slurp(out, g_out, sizeof(g_out));
-	slurp(err, g_err, sizeof(g_err));
+	capture_end(&c, g_out, sizeof(g_out), g_err, sizeof(g_err));
 	return rc;
 }
 

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "capture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,15 +57,6 @@ static const struct opts_cmd cmd = {
 
 static char g_out[8192], g_err[4096];
 
-static void slurp(FILE *f, char *buf, size_t len)
-{
-	size_t n;
-
-	rewind(f);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-}
 
 /* The last id (or the result <= 0) of parsing argv; the values in *p. */
 struct result {
@@ -80,19 +72,14 @@ struct result {
 
 static struct result parse_argv(char **argv)
 {
-	FILE *out = tmpfile(), *err = tmpfile();
+	struct capture c;
 	struct opts_parser p;
 	struct result r = {};
-	int argc = 0, so, se, id;
+	int argc = 0, id;
 
 	while (argv[argc])
 		argc++;
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(STDOUT_FILENO);
-	se = dup(STDERR_FILENO);
-	dup2(fileno(out), STDOUT_FILENO);
-	dup2(fileno(err), STDERR_FILENO);
+	capture_begin(&c);
 	opts__begin(&p, &cmd, argc, argv);
 	while ((id = opts__next(&p)) > 0 && r.nids < 32) {
 		r.ids[r.nids] = id;
@@ -106,14 +93,7 @@ static struct result parse_argv(char **argv)
 	r.ret = id;
 	r.verbose = p.verbose;
 	r.optind = p.optind;
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, STDOUT_FILENO);
-	dup2(se, STDERR_FILENO);
-	close(so);
-	close(se);
-	slurp(out, g_out, sizeof(g_out));
-	slurp(err, g_err, sizeof(g_err));
+	capture_end(&c, g_out, sizeof(g_out), g_err, sizeof(g_err));
 	return r;
 }
 

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "capture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,15 +19,6 @@
 /* What the last parse printed on stdout and stderr. */
 static char g_out[4096], g_err[4096];
 
-static void slurp(FILE *f, char *buf, size_t len)
-{
-	size_t n;
-
-	rewind(f);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-}
 
 /*
  * Run top__parse_args on a NULL-terminated argv (argv[0] included), with
@@ -34,30 +26,15 @@ static void slurp(FILE *f, char *buf, size_t len)
  */
 static int parse_argv(struct top_opts *o, char **argv)
 {
-	FILE *out = tmpfile(), *err = tmpfile();
-	int argc = 0, saved_out, saved_err, ret;
+	struct capture c;
+	int argc = 0, ret;
 
-	assert_non_null(out);
-	assert_non_null(err);
 	while (argv[argc])
 		argc++;
 	memset(o, 0, sizeof(*o));
-	fflush(stdout);
-	fflush(stderr);
-	saved_out = dup(STDOUT_FILENO);
-	saved_err = dup(STDERR_FILENO);
-	assert_true(saved_out >= 0 && saved_err >= 0);
-	assert_true(dup2(fileno(out), STDOUT_FILENO) >= 0);
-	assert_true(dup2(fileno(err), STDERR_FILENO) >= 0);
+	capture_begin(&c);
 	ret = top__parse_args(argc, argv, o);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved_out, STDOUT_FILENO);
-	dup2(saved_err, STDERR_FILENO);
-	close(saved_out);
-	close(saved_err);
-	slurp(out, g_out, sizeof(g_out));
-	slurp(err, g_err, sizeof(g_err));
+	capture_end(&c, g_out, sizeof(g_out), g_err, sizeof(g_err));
 	return ret;
 }
 
