@@ -161,6 +161,7 @@ test_gen_sink_netfilter_sender() {
 # counter == sequence gaps == IpReasmTimeout.
 test_gen_sink_frag() {
 	setup_hosts || return
+	TIMER_DROPS=1
 	ip netns exec "$B" sysctl -qw net.ipv4.ipfrag_time=1
 	ip netns exec "$B" nft -f - <<-EOF || { fail "nft"; return; }
 	table ip udt {

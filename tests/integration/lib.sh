@@ -11,6 +11,8 @@ TOP_INTERVAL=${TOP_INTERVAL:-0.5}
 
 # Per-test state (set by setup_hosts).
 A= B= T= V4A= V4B= V6A= V6B=
+# Set by a test whose drops come from reassembly timers (see run.sh).
+TIMER_DROPS=
 TOP_PID= TOP_OUT= TOP_ERR=
 TMUX_SOCK= # a private tmux server for the full-screen tests
 declare -a TMUX_SOCKS=() # every one a test started: cleanup kills them
@@ -72,6 +74,7 @@ cleanup() {
 # fragment before reassembly, and its ipfrag_time is 1 s: each fragmented
 # datagram times out once (frag_timeout), its other fragments freed then.
 lose_last_fragments() {
+	TIMER_DROPS=1
 	ip netns exec "$1" sysctl -qw net.ipv4.ipfrag_time=1 || return
 	ip netns exec "$1" nft -f - <<-EOF
 	table ip udt {

@@ -1001,17 +1001,38 @@ ALL=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 SELECTED=("$@")
 ((${#SELECTED[@]})) || read -r -a SELECTED <<<"$(echo $ALL)"
 
-passed=0 failed=0
+# A test whose drops come from reassembly timers (TIMER_DROPS) that failed
+# runs once more. On the CI VM (6.18) a fragment queue's timer sometimes
+# fires in softirq on a thread of PID 1 (the VM's agent), and there the
+# kernel runs no BPF program on skb:kfree_skb and counts no recursion miss:
+# ftrace saw 200 FRAG_REASM_TIMEOUT frees, each of two udpdrop programs
+# 198, recursion_misses 0 (test_gen_sink_frag, about 1 run in 8). udpdrop
+# says it (reconciliation: "differ by 1" against IpReasmTimeout; the
+# ledger's unexplained 1); the test cannot know it was that. A real loss
+# fails the second run too; the retry is printed and counted.
+run_one() {
+	(FAILED=0; "$1"; ((FAILED == 0)) && exit 0; [[ -n $TIMER_DROPS ]] && exit 3; exit 1)
+}
+
+passed=0 failed=0 retried=()
 for t in "${SELECTED[@]}"; do
 	[[ $t == test_* ]] || t=test_$t
 	echo "--- $t"
-	(FAILED=0; "$t"; exit $FAILED)
-	if (($? == 0)); then
+	run_one "$t"
+	rc=$?
+	if ((rc == 3)); then
+		echo "--- $t failed with drops from reassembly timers: once more (see run.sh)"
+		retried+=("$t")
+		run_one "$t"
+		rc=$?
+	fi
+	if ((rc == 0)); then
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1))
 		echo "--- $t FAILED"
 	fi
 done
+((${#retried[@]})) && echo "integration: run twice (reassembly timers): ${retried[*]}"
 echo "integration: $passed passed, $failed failed"
 ((failed == 0 && passed > 0))
