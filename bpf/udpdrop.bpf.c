@@ -139,6 +139,12 @@ struct {
 	__uint(max_entries, 4096);
 } events SEC(".maps");
 
+/* Closed drop windows (struct ud_win; see UD_WIN_NS); sized by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} wins SEC(".maps");
+
 /* Events that found the ring full, per reason and flag class (see udpdrop.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -634,6 +640,52 @@ static __always_inline void add(struct ud_val *v, __u64 datagrams, __u64 len)
 }
 
 /*
+ * A socket bucket's drop window (UD_WIN_NS): this CPU's open window
+ * grows; a drop in a later window first hands the one it closes to the
+ * ring (before the bucket's word moves on, so that user space, reading
+ * the word and then the ring, finds every window in one of the two), then
+ * opens its own. Only datagrams open a window: a fragment whose datagram
+ * was counted, or a frag_list member, drops none.
+ */
+static __noinline int win_close(const struct ud_key *k, __u64 word)
+{
+	struct ud_win *w = bpf_ringbuf_reserve(&wins, sizeof(*w), 0);
+	__u32 zero = 0;
+	struct handover *ho;
+
+	if (!w) {
+		ho = bpf_map_lookup_elem(&handover, &zero);
+		if (ho)
+			stat_inc(ho, UD_STAT_WIN_LOST);
+		return 0;
+	}
+	__builtin_memcpy(&w->key, k, sizeof(w->key));
+	w->win = word;
+	w->cpu = bpf_get_smp_processor_id();
+	w->pad = 0;
+	bpf_ringbuf_submit(w, 0);
+	return 0;
+}
+
+static __always_inline void win_count(const struct ud_key *k, struct ud_val *v,
+				      __u64 datagrams)
+{
+	__u64 word, idx;
+
+	if (!datagrams || !(k->flags & UD_KEY_SOCK))
+		return;
+	idx = bpf_ktime_get_ns() / UD_WIN_NS;
+	word = v->win;
+	if ((word >> 32) == idx) {
+		v->win = word + datagrams;
+		return;
+	}
+	if (UD_WIN_COUNT(word))
+		win_close(k, word);
+	v->win = (idx << 32) | (__u32)datagrams;
+}
+
+/*
  * Count one event; returns the slot it went to, or -1 (hash map), and
  * the slot's state word then (for the fast path).
  */
@@ -657,6 +709,7 @@ static __always_inline long account_n(struct handover *ho, struct ud_key *k,
 		v = slot_val(ho, k, &slot, slot_state);
 		if (v) {
 			add_n(v, datagrams, skbs, len);
+			win_count(k, v, datagrams);
 			return slot;
 		}
 	}
@@ -677,8 +730,11 @@ static __always_inline long account_n(struct handover *ho, struct ud_key *k,
 		if (!v)
 			return -1;
 		stat_inc(ho, UD_STAT_OVERFLOW);
+		add_n(v, datagrams, skbs, len);
+		return -1; /* no socket left to hold a window */
 	}
 	add_n(v, datagrams, skbs, len);
+	win_count(k, v, datagrams);
 	return -1;
 }
 
@@ -1119,6 +1175,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 		if (sl && sl->state == ho->fast_state) {
 			datagrams = skb_segments(direct, skb, &frag_list);
 			add(&sl->val, datagrams, len);
+			win_count(&ho->key, &sl->val, datagrams);
 			if (frag_list)
 				ho->next_child = frag_list; /* ho->key is this key */
 			if (events_on)

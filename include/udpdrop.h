@@ -63,6 +63,35 @@ struct ud_val {
 	__u64 datagrams; /* lost datagrams (see DESIGN.md, counting rules) */
 	__u64 skbs;      /* raw kfree_skb events */
 	__u64 bytes;     /* skb->len summed over the events */
+	/*
+	 * A socket bucket's open drop window, this CPU's: the window's index
+	 * (bpf_ktime_get_ns() / UD_WIN_NS) in the high 32 bits, the datagrams
+	 * dropped in it in the low 32, one word so that user space never
+	 * reads one without the other. Not a count: user space never adds it.
+	 */
+	__u64 win;
+};
+
+/*
+ * Drop windows: each socket's drops in aligned 100 ms windows of the
+ * kernel's clock, the figures the advice judges a drop pattern by
+ * (bursts or a steady overload, the worst burst). Measured here, not by
+ * each view's refreshes, so that top, doctor and a recording of the same
+ * run see the same windows. Each CPU counts its open window in the
+ * bucket (ud_val.win); when it moves on, the window closed goes to the
+ * `wins` ring as a struct ud_win (user space sums the CPUs'; see
+ * src/tracer.c, tracer__read). A window the ring had no room for is
+ * counted in UD_STAT_WIN_LOST.
+ */
+#define UD_WIN_NS 100000000ull
+#define UD_WIN_INDEX(w) ((__u32)((w) >> 32))
+#define UD_WIN_COUNT(w) ((__u32)(w))
+
+struct ud_win {
+	struct ud_key key;
+	__u64 win;  /* as ud_val.win: index << 32 | datagrams */
+	__u32 cpu;
+	__u32 pad;
 };
 
 /*
@@ -106,6 +135,7 @@ enum ud_stat {
 	UD_STAT_OVERFLOW,      /* events that found the drops map full */
 	UD_STAT_FAIL_EVENTS,   /* udp_fail_queue_rcv_skb events */
 	UD_STAT_RX_OVERFLOW,   /* deliveries that found the rx map full */
+	UD_STAT_WIN_LOST,      /* closed drop windows the wins ring had no room for */
 	UD_STAT_MAX,
 };
 

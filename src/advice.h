@@ -39,7 +39,7 @@ struct advice_dbl {
 #define ADVICE_U64(x) ((struct advice_u64){ true, (x) })
 #define ADVICE_DBL(x) ((struct advice_dbl){ true, (x) })
 
-/* Linux's SOCK_MIN_RCVBUF / SOCK_MIN_SNDBUF (the seed measured them). */
+/* Linux's SOCK_MIN_RCVBUF / SOCK_MIN_SNDBUF (Jones and Zhu, "Considerations When Benchmarking UDP Bulk Flows", measured them). */
 #define ADVICE_SOCK_MIN_RCVBUF 2304u
 #define ADVICE_SOCK_MIN_SNDBUF 4608u
 /* A receive buffer this large that still overflows: the sender is faster. */
@@ -318,13 +318,13 @@ void advice__json_end(struct json *j, const struct advice_finding *f, bool setti
  * advice's and the checklist's byte counts). Returns buf. */
 const char *advice__bytes(char *buf, size_t len, uint64_t v);
 
-/* ---- the rules, as pure helpers (tested against the seed's tables) ---- */
+/* ---- the rules, as pure helpers (tested against the published tables (Jones and Zhu)) ---- */
 
 /* Milliseconds a stalled reader has before buf_bytes fill at bits_per_s
- * (buf x 8 / rate): the seed's "time to fill" table. 0 if the rate is 0. */
+ * (buf x 8 / rate): the "time to fill" table (Jones and Zhu). 0 if the rate is 0. */
 double advice__time_to_fill_ms(uint64_t buf_bytes, double bits_per_s);
 /* The chance a message of `fragments` is lost at packet loss p (0..1):
- * 1 - (1 - p)^fragments: the seed's "message loss vs packet loss". */
+ * 1 - (1 - p)^fragments: "message loss vs packet loss" (Jones and Zhu). */
 double advice__message_loss(double p, unsigned fragments);
 /* The largest UDP payload sent unfragmented: MTU - 28 (IPv4), - 48 (IPv6). */
 uint64_t advice__max_unfragmented(uint32_t mtu, int family);

@@ -176,7 +176,7 @@ static void test_small_helpers(void **state)
 	assert_int_equal(advice__round_up(4096, 4096), 4096);
 	assert_int_equal(advice__round_up(0, 4096), 0);
 	/* measured: 1000 and 1024 B datagrams over veth queue 2304 B each
-	 * (tests/fixtures/rcvbuf.data: 3 queued = 6912 B; the README's
+	 * (tests/fixtures/rcvbuf.data: 3 queued = 6912 B; docs/json.md's
 	 * demo: a 211968-byte peak = 92 x 2304) */
 	assert_int_equal(advice__truesize_estimate(1000, 1500, AF_INET), 2304);
 	assert_int_equal(advice__truesize_estimate(1024, 1500, AF_INET), 2304);
