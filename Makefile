@@ -246,7 +246,7 @@ FUZZ_BIN    := $(OUTPUT)/fuzz/fuzz_trace
 FUZZ_SRCS   := tests/fuzz/fuzz_trace.c src/trace.c src/util.c
 # the report's sources the fuzz target #includes (it fuzzes report too)
 FUZZ_INCLUDED := src/report_model.c src/causes.c src/json.c src/mib.c \
-		 src/units.c src/htab.c src/advice.c $(wildcard src/*.h)
+		 src/units.c src/htab.c src/windows.c src/advice.c $(wildcard src/*.h)
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE \
 	       -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc
 

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include "advice.h"
 #include "json.h"
+#include "udpdrop.h"
 #include "units.h"
 #include "util.h"
 
@@ -237,7 +238,8 @@ static void drops_line(const struct advice_input *in, char *e, size_t len)
 	if (in->span_s > 0)
 		add(e, len, " over %s (%s on average)", S(in->span_s), R(in->drops / in->span_s));
 	if (in->burst.known && in->burst.v && in->burst_s > 0) {
-		const char *what = in->burst_window ? "window (per-drop events)"
+		const char *what = in->kernel_windows ? "window (the kernel's drop windows)"
+				   : in->burst_window ? "window (per-drop events)"
 				   : in->burst_episode ? "run of sample intervals with drops"
 				   : in->live ? "refresh interval" : "snapshot interval";
 
@@ -539,6 +541,16 @@ static struct rcvbuf_plan rcvbuf_plan(const struct advice_input *in)
 		      in->intervals.v >= 3 && in->intervals_dropping.v <= in->intervals.v &&
 		      in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4 && !p.drained &&
 		      !p.sparse;
+	/*
+	 * The kernel's windows, a second of them or more: they alone decide
+	 * (every view of the run has the same ones; a view's intervals and
+	 * its looks at the queue are its own). Drops in most windows of
+	 * their stretch: steady; in fewer: bursts.
+	 */
+	if (in->kernel_windows && in->windows.v >= 10) {
+		p.drained = false;
+		p.sustained = !p.sparse;
+	}
 	p.too_big = !p.large && p.have_burst && p.need_d > ADVICE_RCVBUF_CAP;
 	p.pace = p.large || p.sustained || p.too_big;
 	/* did the app set SO_RCVBUF? only when rmem_default says */
@@ -656,6 +668,11 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 	if (large)
 		snprintf(f->what, sizeof(f->what), "the receive buffer is already very large (%s) and still "
 			 "overflowed: the sender is faster than the reader%s", B(rb), over);
+	else if (sustained && in->kernel_windows && in->windows.v >= 10)
+		snprintf(f->what, sizeof(f->what), "the socket dropped in %llu of %llu %s windows: "
+			 "the sender is faster than the reader, steadily%s",
+			 (unsigned long long)in->windows_dropping.v, (unsigned long long)in->windows.v,
+			 S(in->window_s), over);
 	else if (sustained)
 		/* the interval's kind (sample, refresh, snapshot) in the
 		 * evidence only: the same verdict reads the same in every view */
@@ -674,7 +691,14 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 			 "behind the arrivals%s", over);
 	drops_line(in, e, el);
 	burst_note(in, e, el);
-	if (in->intervals.known && in->intervals_dropping.known && in->intervals.v > 1)
+	if (in->kernel_windows && in->windows.v >= 10)
+		/* the kernel's windows decided: the same sentence in every view */
+		add(e, el, "Its drops came in %s of the %s %s windows from its first drop to its "
+		    "last (the kernel's drop windows)%s. ", N(in->windows_dropping.v),
+		    N(in->windows.v), S(in->window_s),
+		    sustained ? ": a steady overload, which any buffer only postpones"
+			      : ": bursts, between which the reader kept up");
+	else if (in->intervals.known && in->intervals_dropping.known && in->intervals.v > 1)
 		add(e, el, "It dropped in %s of the %s %s%s. ", N(in->intervals_dropping.v),
 		    N(in->intervals.v), in->burst_episode ? "sample intervals"
 		    : in->live ? "intervals between refreshes" : "intervals between snapshots",
@@ -683,7 +707,7 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		    ? ", yet its queue drained between them: a bursty sender, not a steady overload"
 		    : p.sparse && in->intervals_dropping.v >= in->intervals.v - in->intervals.v / 4
 		    ? ", yet in bursts (below): a bursty sender, not a steady overload" : "");
-	if (p.sparse)
+	if (p.sparse && !(in->kernel_windows && in->windows.v >= 10))
 		add(e, el, "Its drops came in %s of the %s %s windows from its first drop to its last "
 		    "(per-drop events): bursts, between which the reader kept up. ",
 		    N(in->windows_dropping.v), N(in->windows.v), S(in->window_s));
@@ -1313,8 +1337,16 @@ int advice__build(const struct advice_input *in, struct advice_finding *out, int
 	if (max <= 0 || (!in->drops && !in->skbs))
 		return 0;
 	n = build_findings(in, out, max);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		out[i].sampled_s = in->span_s > 0 && isfinite(in->span_s) ? in->span_s : 0;
+		if (in->kernel_windows && out[i].cause == in->cause) {
+			out[i].kernel_windows = true;
+			out[i].windows = in->windows.v;
+			out[i].windows_dropping = in->windows_dropping.v;
+			out[i].window_most = in->burst.v;
+			out[i].window_s = in->window_s;
+		}
+	}
 	return n;
 }
 
@@ -1349,6 +1381,21 @@ void advice__track_input(struct advice_input *in, const struct advice_track *t, 
 		in->stalled_intervals = ADVICE_U64(t->stalled);
 		in->stalled_s = t->stalled_s;
 	}
+}
+
+void advice__kernel_windows(struct advice_input *in, uint64_t span, uint64_t dropping,
+			    uint64_t best)
+{
+	if (!span || !dropping)
+		return;
+	in->burst = ADVICE_U64(best);
+	in->burst_s = UD_WIN_NS / 1e9;
+	in->burst_window = true;
+	in->burst_episode = false;
+	in->windows = ADVICE_U64(span);
+	in->windows_dropping = ADVICE_U64(dropping);
+	in->window_s = UD_WIN_NS / 1e9;
+	in->kernel_windows = true;
 }
 
 /* ---- the short hint (top's HINT column) ------------------------------- */
@@ -1577,5 +1624,22 @@ void advice__json_end(struct json *j, const struct advice_finding *f, bool setti
 		json_double(j, f->sampled_s, 3);
 	else
 		json_null(j);
+	/* the kernel's drop windows the socket was judged by: the same
+	 * figures in every view of one run (null: none) */
+	json_key(j, "drop_windows");
+	if (f->kernel_windows) {
+		json_obj_begin(j);
+		json_key(j, "window_s");
+		json_double(j, f->window_s, 3);
+		json_key(j, "span");
+		json_u64(j, f->windows);
+		json_key(j, "with_drops");
+		json_u64(j, f->windows_dropping);
+		json_key(j, "most_drops");
+		json_u64(j, f->window_most);
+		json_obj_end(j);
+	} else {
+		json_null(j);
+	}
 	json_obj_end(j);
 }

@@ -178,6 +178,11 @@ struct advice_input {
 	 * in few, however many intervals its bursts touch */
 	struct advice_u64 windows, windows_dropping;
 	double window_s;
+	/* windows, windows_dropping and burst are the kernel's drop windows
+	 * (advice__kernel_windows): the same in every view of one run, so the
+	 * verdict between bursts and a steady overload goes by them alone,
+	 * not by what a view's looks at the queue happened to catch */
+	bool kernel_windows;
 	bool queue_between_drops;      /* queue_low was seen with more drops after
 					  it (top, doctor): a low one says the reader
 					  caught up between drops (bursts); a
@@ -235,6 +240,14 @@ void advice__track(struct advice_track *t, uint64_t drops, double len_s, bool rx
  * (per interval), intervals and intervals_dropping, and the socket's
  * deliveries when some were measured. */
 void advice__track_input(struct advice_input *in, const struct advice_track *t, uint64_t intervals);
+/*
+ * The kernel's drop windows of the socket and cause (windows.h: UD_WIN_NS
+ * each): `span` from the first with drops to the last, `dropping` of them
+ * with drops, `best` the most in one; they replace the per-interval burst.
+ * Nothing for span 0.
+ */
+void advice__kernel_windows(struct advice_input *in, uint64_t span, uint64_t dropping,
+			    uint64_t best);
 
 #define ADVICE_WHAT     160
 #define ADVICE_TEXT     2048
@@ -272,6 +285,12 @@ struct advice_finding {
 	 * burst), "unsized" (no burst known) */
 	char verdict[24];
 	double sampled_s;             /* the span the verdict judged (0: unknown) */
+	/* the kernel's drop windows it judged by (kernel_windows: false when
+	 * none; JSON "drop_windows"): from the first with drops to the last,
+	 * those with drops, the most datagrams in one */
+	bool kernel_windows;
+	uint64_t windows, windows_dropping, window_most;
+	double window_s;
 };
 
 /*

@@ -477,7 +477,9 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 	key.rk = r->key;
 	key.cause = c;
 	e = htab__find(&d->eps, &key);
-	if (e && d->ticks) {
+	/* its runs of sample ticks, where the kernel's windows are not known
+	 * (they are the burst every view gives: windows.h) */
+	if (e && d->ticks && !in.kernel_windows) {
 		in.burst = ADVICE_U64(e->best);
 		in.burst_s = e->best_ticks * (d->span_s / d->ticks);
 		in.burst_episode = true;
@@ -1119,6 +1121,8 @@ static int sample_bpf(struct doctor *d)
 			sleep_ns(t - now);
 		if (stop)
 			break;
+		if (t >= end)
+			d->w->t.win_all = true; /* the last read: every drop window closes */
 		err = watch__refresh(d->w);
 		if (!err)
 			err = track_bursts(d);
@@ -1135,6 +1139,7 @@ static int sample_bpf(struct doctor *d)
 		next += TICK_NS;
 	}
 	if (stop) { /* the last stretch, up to the signal */
+		d->w->t.win_all = true; /* the end: every drop window closes */
 		err = watch__refresh(d->w);
 		if (!err)
 			err = track_bursts(d);

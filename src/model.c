@@ -62,6 +62,7 @@ int model__init(struct model *m, const struct model_opts *o)
 	if (netns__scan(&m->nt) || socktab__init(&m->st) ||
 	    htab__init(&m->known, sizeof(uint64_t), sizeof(struct sock_info)) ||
 	    sockid__init(&m->inode2cookie) ||
+	    windows__init(&m->win) ||
 	    htab__init(&m->kowners, sizeof(uint32_t), sizeof(struct kowner_list)) ||
 	    htab__init(&m->flow_attr, sizeof(struct ud_key), sizeof(struct flow_attr)) ||
 	    htab__init(&m->by_port, sizeof(struct port_key), sizeof(struct port_socks)) ||
@@ -108,6 +109,7 @@ void model__free(struct model *m)
 	socktab__free(&m->st);
 	htab__free(&m->known);
 	htab__free(&m->inode2cookie);
+	windows__free(&m->win);
 	htab__free(&m->flow_attr);
 	htab__free(&m->kowners);
 	htab__free(&m->by_port);
@@ -136,6 +138,40 @@ const char *model__reason_name(struct model *m, uint32_t reason, char *buf,
 			       int len)
 {
 	return reasons__name(&m->reasons, reason, buf, len);
+}
+
+static uint64_t win_join(void *m, uint64_t id)
+{
+	return sockid__row(&((struct model *)m)->inode2cookie, id);
+}
+
+int model__update_windows(struct model *m, const struct tracer_win *w, size_t n,
+			  uint32_t before)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < n; i++) {
+		uint64_t id = sockid__of_key(&w[i].key);
+
+		if (!id)
+			continue;
+		err = windows__add(&m->win, sockid__row(&m->inode2cookie, id),
+				   model__cause(m, w[i].key.reason, w[i].key.flags), w[i].win,
+				   w[i].datagrams);
+	}
+	if (!err)
+		err = windows__fold(&m->win, before);
+	/* a socket a dump has named since: its windows by inode are its cookie's */
+	if (!err)
+		err = windows__rejoin(&m->win, win_join, m);
+	return err;
+}
+
+const struct win_agg *model__windows(const struct model *m, const struct row *r, enum cause c)
+{
+	if (r->key.kind != ROW_SOCKET || !r->key.cookie)
+		return NULL;
+	return windows__find(&m->win, r->key.cookie, c);
 }
 
 enum cause model__cause(struct model *m, uint32_t reason, uint32_t flags)

@@ -20,6 +20,7 @@
 #include "socktab.h"
 #include "tracer.h"
 #include "udpdrop.h"
+#include "windows.h"
 
 #define ROW_MAX_REASONS 8
 #define ROW_MAX_LOCS 4
@@ -188,6 +189,7 @@ struct model {
 	struct htab dumped;     /* netns -> uint64_t: when all its sockets were last dumped */
 	struct htab unknown;    /* socket id a dump has not found (cookie, or UD_RX_INODE | inode) */
 	struct htab kowners;    /* netns -> struct kowner_list: its tunnel devices, read since the last owner refresh */
+	struct windows win;     /* drop windows per (socket row, cause): model__update_windows */
 	uint32_t st_netns[256]; /* the netns whose sockets st holds */
 	int nst_netns;          /* -1: too many to list (any may be there) */
 	struct netns_counters *counters;
@@ -266,6 +268,15 @@ int model__update(struct model *m, struct htab *drops,
 		  const struct ud_val *overflow, const uint64_t *stats,
 		  uint64_t now);
 enum cause model__cause(struct model *m, uint32_t reason, uint32_t flags);
+/*
+ * The drop windows the tracer took (tracer__windows): each to its socket's
+ * row and cause, summed over CPUs, and those before `before` folded
+ * (windows.h; m->win.folded lists them until the next call).
+ */
+int model__update_windows(struct model *m, const struct tracer_win *w, size_t n,
+			  uint32_t before);
+/* A socket row's drop windows of one cause (NULL: none). */
+const struct win_agg *model__windows(const struct model *m, const struct row *r, enum cause c);
 /*
  * How a socketless bucket's counts (k, v: as last passed to model__update)
  * split between the sockets its flow matched over time (cookie 0: none

@@ -429,6 +429,14 @@ void output__advice_input(struct advice_input *in, struct model *m, const struct
 				in->queue_peak = ADVICE_U64(b->queue_high);
 		}
 	}
+	/* the kernel's drop windows: the burst and the drop pattern every
+	 * view of the run sees alike (windows.h) */
+	if (sock) {
+		const struct win_agg *wa = model__windows(m, r, c);
+
+		if (wa)
+			advice__kernel_windows(in, win_agg__span(wa), wa->dropping, wa->best);
+	}
 	if (nc)
 		output__advice_mibs(in, &nc->base, &nc->cur);
 	if (e)

@@ -33,6 +33,7 @@
 #include "netcfg.h"
 #include "owner.h"
 #include "proc.h"
+#include "sockid.h"
 #include "trace.h"
 #include "units.h"
 #include "tracer.h"
@@ -439,6 +440,7 @@ struct recorder {
 	bool pid_gone;         /* -p: the process exited */
 	uint64_t scan_every;   /* ns between looks at the process's sockets */
 	bool lingering;        /* the process ended: the last wait (CLOSE_LINGER_NS) */
+	struct htab win_ids;   /* -p: socket identities COUNTS kept: their windows go too */
 };
 
 /* Most bytes of events held at once (then they are shed, and counted). */
@@ -593,6 +595,16 @@ static int write_counts(struct recorder *rc, uint64_t t)
 		memcpy(&v[c.n].val, val, sizeof(struct ud_val));
 		sum += v[c.n].val.datagrams;
 		c.n++;
+		/* -p: a socket kept here has its drop windows kept too */
+		uint64_t id = sockid__of_key(k);
+
+		if (id && rc->w->m.opts.pid &&
+		    (!htab__upsert(&rc->win_ids, &id, NULL) ||
+		     !htab__upsert(&rc->win_ids,
+				   &(uint64_t){ sockid__row(&rc->w->m.inode2cookie, id) }, NULL))) {
+			free(v);
+			return -ENOMEM;
+		}
 	}
 	/*
 	 * Drops that found the drop table full keep only their reason: one
@@ -612,6 +624,39 @@ static int write_counts(struct recorder *rc, uint64_t t)
 		err = trace_writer__counts(rc->tw, &c);
 	if (!err)
 		rc->drops = sum;
+	free(v);
+	return err;
+}
+
+/*
+ * The drop windows the model folded since the last snapshot (each whole:
+ * every CPU's part in): report folds them again into the same figures top
+ * and doctor show (windows.h). -p: only the process's sockets'.
+ */
+static int write_windows(struct recorder *rc, uint64_t t)
+{
+	struct windows *w = &rc->w->m.win;
+	struct trace_windows ws = { .time_ns = t };
+	struct trace_window *v;
+	int err = 0;
+
+	if (!w->nfolded)
+		return 0;
+	v = calloc(w->nfolded, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->nfolded; i++) {
+		const struct win_folded *f = &w->folded[i];
+
+		if (rc->w->m.opts.pid && !htab__find(&rc->win_ids, &f->id))
+			continue;
+		v[ws.n++] = (struct trace_window){ f->id, f->cause, f->win, f->datagrams };
+	}
+	ws.v = v;
+	if (ws.n)
+		err = trace_writer__windows(rc->tw, &ws);
+	if (!err)
+		w->nfolded = 0;
 	free(v);
 	return err;
 }
@@ -1159,6 +1204,8 @@ static int snapshot(struct recorder *rc, uint64_t t)
 		err = write_shed(rc, t);
 	if (!err)
 		err = write_counts(rc, t);
+	if (!err)
+		err = write_windows(rc, t);
 
 	if (!err)
 		err = write_mibs(rc, t);
@@ -1247,6 +1294,7 @@ int do_record(int argc, char **argv)
 		return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
 	if (htab__init(&rc.syms, sizeof(uint64_t), 1) ||
+	    htab__init(&rc.win_ids, sizeof(uint64_t), 1) ||
 	    htab__init(&rc.names, sizeof(uint64_t), KOWNER_LABEL_LEN)) {
 		fprintf(stderr, WHO ": out of memory\n");
 		ret = EXIT_FAIL;
@@ -1286,6 +1334,7 @@ int do_record(int argc, char **argv)
 	ret = watch__open(&w, &o.tracer, &o.model, WHO);
 	if (ret)
 		goto fail;
+	w.m.win.keep_folded = true; /* each snapshot writes what was folded since */
 	ret = EXIT_FAIL;
 	/* what these privileges leave out: said once, and in META */
 	caps__survey(&(struct caps_scope){ .ks = &w.m.ksyms, .owners = true, .locations = true,
@@ -1422,6 +1471,7 @@ int do_record(int argc, char **argv)
 		if (err)
 			goto write_fail;
 	}
+	w.t.win_all = true; /* the end: every drop window closes */
 	err = watch__refresh(&w);
 	if (err) {
 		fprintf(stderr, WHO ": reading the drop counts failed: %s\n", strerror(-err));
@@ -1449,6 +1499,7 @@ int do_record(int argc, char **argv)
 	rc.rb = NULL;
 	watch__close(&w);
 	htab__free(&rc.syms);
+	htab__free(&rc.win_ids);
 	htab__free(&rc.names);
 	/* the size from the writer: a FIFO's or a device's stat has none */
 	err = trace_writer__end(rc.tw);
@@ -1505,6 +1556,7 @@ fail:
 	owner__free(&rc.own);
 	proc__user_free(&user);
 	htab__free(&rc.syms);
+	htab__free(&rc.win_ids);
 	htab__free(&rc.names);
 	if (running) {
 		/* what reached the file reads back: kept, and said to be cut */

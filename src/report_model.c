@@ -697,6 +697,47 @@ static void add_event(struct report *rp, const struct trace_event *e)
 	ev_burst_add(xupsert(&rp->ev_burst, &key, NULL), e->time_ns, e->datagrams);
 }
 
+/*
+ * A socket identity as the windows table keys it: through a keyed
+ * bijection, as every table of a report is (a file's author cannot pick
+ * ids that collide).
+ */
+static uint64_t kx_id(uint64_t id)
+{
+	kx_seed();
+	id ^= kx_secret[0];
+	id = (id ^ (id >> 33)) * 0xff51afd7ed558ccdull;
+	id = (id ^ (id >> 33)) * 0xc4ceb9fe1a85ec53ull;
+	return (id ^ (id >> 33)) + kx_secret[1];
+}
+
+static int writer_cause(const struct report *rp, unsigned c);
+
+/*
+ * WINDOWS: each window is whole and written once, per socket and cause in
+ * time order, so it folds now (memory stays one figure per socket and
+ * cause). The identity stays as written (inode or cookie): advice joins a
+ * socket's two (set_kernel_windows), as top's model does.
+ */
+static bool add_windows(struct report *rp, const struct trace_windows *ws)
+{
+	if (!rp->have_windows) {
+		if (windows__init(&rp->win))
+			abort();
+		rp->have_windows = true;
+	}
+	for (uint32_t i = 0; i < ws->n; i++) {
+		int c = writer_cause(rp, ws->v[i].cause);
+
+		if (c < 0 || !ws->v[i].datagrams)
+			continue;
+		if (windows__add(&rp->win, kx_id(ws->v[i].id), c, ws->v[i].win, ws->v[i].datagrams) ||
+		    windows__fold(&rp->win, UINT32_MAX))
+			abort(); /* out of memory, as xupsert */
+	}
+	return true;
+}
+
 /* One record into rp: false when a table outgrew its limit (loading stops). */
 static bool take(struct report *rp, const struct trace_record *rec)
 {
@@ -739,6 +780,8 @@ static bool take(struct report *rp, const struct trace_record *rec)
 		rp->event_caps += rec->event.caplen > 0;
 		add_event(rp, &rec->event);
 		break;
+	case TRACE_WINDOWS:
+		return add_windows(rp, &rec->windows);
 	case TRACE_SHED:
 		for (uint32_t i = 0; i < rec->shed.n; i++)
 			if (rec->shed.v[i].cause < TRACE_CAUSES_MAX) {
@@ -845,6 +888,8 @@ void report__free(struct report *rp)
 	free(rp->mib_last);
 	htab__free(&rp->queue_idx);
 	htab__free(&rp->ev_burst);
+	if (rp->have_windows)
+		windows__free(&rp->win);
 	htab__free(&rp->sock_idx);
 	htab__free(&rp->inode_cookie);
 	htab__free(&rp->meta_idx);
@@ -1020,6 +1065,21 @@ static void writer_cause_name(const struct report *rp, unsigned c, char *buf,
 		return;
 	}
 	snprintf(buf, len, "%.*s", (int)strcspn(p, ","), p);
+}
+
+/* The writer's cause number c as ours (-1: none of ours), looked up once. */
+static int writer_cause(const struct report *rp, unsigned c)
+{
+	struct report *w = (struct report *)rp; /* a cache, not the file's state */
+	char name[64];
+
+	if (c >= TRACE_CAUSES_MAX)
+		return -1;
+	if (!w->wcause[c]) {
+		writer_cause_name(rp, c, name, sizeof(name));
+		w->wcause[c] = (int16_t)(cause__from_name(name) + 2);
+	}
+	return w->wcause[c] - 2;
 }
 
 /* "297 written, 0 shed" and the rest of the events line. */
@@ -2703,6 +2763,30 @@ static void set_burst(const struct report *rp, const struct agg_sock *k, int cau
 	}
 }
 
+/*
+ * The kernel's drop windows of a socket row (WINDOWS): its windows by
+ * inode (before a dump gave it a cookie) first, then by cookie, joined as
+ * top's model joins them. Nothing for a file without them (before 1.3).
+ */
+static void set_kernel_windows(const struct report *rp, const struct agg_sock *k, int cause,
+			       struct advice_input *in)
+{
+	const struct win_agg *by_inode = NULL, *own;
+	struct win_agg a = { 0 };
+
+	if (!rp->have_windows || !k)
+		return;
+	own = windows__find(&rp->win, kx_id(sockid__of(k->cookie, k->by_inode)), cause);
+	if (!k->by_inode && k->sock && k->sock->inode)
+		by_inode = windows__find(&rp->win, kx_id(sockid__of(k->sock->inode, true)), cause);
+	if (by_inode)
+		a = *by_inode;
+	if (own)
+		win_agg__join(&a, own);
+	if (a.dropping)
+		advice__kernel_windows(in, win_agg__span(&a), a.dropping, a.best);
+}
+
 static int advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 			struct adv_item **out)
 {
@@ -2773,6 +2857,7 @@ static int advice_items(const struct report *rp, const struct agg *a, uint64_t t
 						    rp->ncounts - 1);
 			}
 			set_burst(rp, k, c, k->cause[c], &in);
+			set_kernel_windows(rp, k, c, &in);
 			it->nf = advice__build(&in, it->f, ADVICE_MAX);
 			n++;
 		}

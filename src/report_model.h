@@ -14,6 +14,7 @@
 #include "mib.h"
 #include "trace.h"
 #include "util.h"
+#include "windows.h"
 
 #define REPORT_DEFAULT_TOP 20
 /* The text timeline's most lines: more intervals are merged evenly. */
@@ -142,6 +143,11 @@ struct report {
 	 * per-(socket, cause) burst windows from EVENTs (report_model.c) */
 	struct htab queue_idx;
 	struct htab ev_burst;
+	/* the kernel's drop windows from WINDOWS (format 1.3), per (socket
+	 * identity as written, keyed (kx_id), cause): top's and doctor's figures */
+	struct windows win;
+	bool have_windows;
+	int16_t wcause[TRACE_CAUSES_MAX]; /* writer's cause -> ours + 2 (0: not looked up) */
 	/* sockets by row id (uint32_t index), and inode -> cookie as the
 	 * SOCKETS named both (the join of sockid.h) */
 	struct htab sock_idx, inode_cookie;

@@ -309,6 +309,7 @@ int do_top(int argc, char **argv)
 				pid_linger(m);
 			stopped = w.netns_gone ? "netns_gone" : pid_exited ? "pid_gone" : NULL;
 			/* what the screen showed is gone with it: leave the summary */
+			w.t.win_all = true; /* the end: every drop window closes */
 			if (refresh_or_say(&w))
 				goto out;
 			model__sort_by_total(m);
@@ -347,7 +348,9 @@ int do_top(int argc, char **argv)
 		pid_linger(m);
 	stopped = w.netns_gone ? "netns_gone" : pid_exited ? "pid_gone"
 		: stop_signal ? "signal" : "count";
-	/* the summary: one last read so nothing between ticks is lost */
+	/* the summary: one last read so nothing between ticks is lost, and
+	 * every drop window closes */
+	w.t.win_all = true;
 	if (refresh_or_say(&w))
 		goto out;
 	model__sort_by_total(m);

@@ -697,6 +697,38 @@ static int dec_shed(struct dec *d, struct trace_shed *s)
 	return dec_done(d);
 }
 
+/* WINDOWS: u64 time, u32 count, count x (u64 id, u16 cause, u32 win, u64 datagrams) */
+#define WINDOW_ENC_LEN (8 + 2 + 4 + 8)
+
+static int enc_windows(struct buf *b, const struct trace_windows *ws)
+{
+	put_u64(b, ws->time_ns);
+	put_u32(b, ws->n);
+	for (uint32_t i = 0; i < ws->n; i++) {
+		put_u64(b, ws->v[i].id);
+		put_u16(b, ws->v[i].cause);
+		put_u32(b, ws->v[i].win);
+		put_u64(b, ws->v[i].datagrams);
+	}
+	return 0;
+}
+
+static int dec_windows(struct dec *d, struct trace_windows *ws)
+{
+	struct trace_window *v;
+
+	ws->time_ns = get_u64(&d->c);
+	v = get_list(d, &ws->n, WINDOW_ENC_LEN, sizeof(*v), UINT32_MAX, NULL);
+	for (uint32_t i = 0; i < ws->n && !d->c.bad; i++) {
+		v[i].id = get_u64(&d->c);
+		v[i].cause = get_u16(&d->c);
+		v[i].win = get_u32(&d->c);
+		v[i].datagrams = get_u64(&d->c);
+	}
+	ws->v = v;
+	return dec_done(d);
+}
+
 /* END: u64 events, u64 duration, causes */
 static int enc_end(struct buf *b, const struct trace_end *e)
 {
@@ -722,6 +754,7 @@ const char *trace_type__name(uint16_t type)
 		[TRACE_EVENT] = "EVENT",     [TRACE_COUNTS] = "COUNTS",
 		[TRACE_SOCKETS] = "SOCKETS", [TRACE_MIB] = "MIB",
 		[TRACE_SHED] = "SHED",       [TRACE_END] = "END",
+		[TRACE_WINDOWS] = "WINDOWS",
 	};
 
 	return type < ARRAY_SIZE(names) ? names[type] : NULL;
@@ -930,6 +963,7 @@ WRITE_REC(trace_writer__ifaces, TRACE_IFACES, enc_ifaces, struct trace_ifaces)
 WRITE_REC(trace_writer__counts, TRACE_COUNTS, enc_counts, struct trace_counts)
 WRITE_REC(trace_writer__sockets, TRACE_SOCKETS, enc_sockets, struct trace_sockets)
 WRITE_REC(trace_writer__mib, TRACE_MIB, enc_mib, struct trace_mib)
+WRITE_REC(trace_writer__windows, TRACE_WINDOWS, enc_windows, struct trace_windows)
 
 int trace_writer__event(struct trace_writer *w, const struct trace_event *e)
 {
@@ -1315,6 +1349,7 @@ static int decode(struct trace_reader *r, uint16_t type, const uint8_t *p,
 	case TRACE_MIB: return dec_mib(&d, &rec->mib);
 	case TRACE_SHED: return dec_shed(&d, &rec->shed);
 	case TRACE_END: return dec_end(&d, &rec->end);
+	case TRACE_WINDOWS: return dec_windows(&d, &rec->windows);
 	}
 	return 1; /* unknown: skip */
 }

@@ -19,7 +19,7 @@
 
 #define TRACE_MAGIC         "UDPDROPT"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 2
+#define TRACE_VERSION_MINOR 3
 #define TRACE_HDR_LEN       20 /* magic 8, major 2, minor 2, flags 4, crc 4 */
 #define TRACE_BLK_MAGIC     "UDTB"
 #define TRACE_BLK_HDR_LEN   24 /* magic, seq, raw, comp, data crc, hdr crc */
@@ -61,6 +61,7 @@ enum trace_type {
 	TRACE_MIB = 8,
 	TRACE_SHED = 9,
 	TRACE_END = 10,
+	TRACE_WINDOWS = 11,
 };
 
 /* Well-known META keys (docs/trace-format.md); others may follow. */
@@ -189,6 +190,22 @@ struct trace_shed {
 	const struct trace_cause_count *v;
 };
 
+/*
+ * Drop windows the recorder folded since its last WINDOWS (format 1.3;
+ * windows.h): each is whole, every CPU's part summed, and written once.
+ */
+struct trace_window {
+	uint64_t id;        /* socket identity: cookie, or UD_RX_INODE | inode */
+	uint16_t cause;     /* the writer's cause number (META causes) */
+	uint32_t win;       /* CLOCK_MONOTONIC ns / UD_WIN_NS */
+	uint64_t datagrams;
+};
+struct trace_windows {
+	uint64_t time_ns;
+	uint32_t n;
+	const struct trace_window *v;
+};
+
 struct trace_end {
 	uint64_t events;      /* EVENT records written */
 	uint64_t duration_ns; /* writer open to close */
@@ -210,6 +227,7 @@ struct trace_record {
 		struct trace_mib mib;
 		struct trace_shed shed;
 		struct trace_end end;
+		struct trace_windows windows;
 	};
 };
 
@@ -248,6 +266,7 @@ int trace_writer__event(struct trace_writer *w, const struct trace_event *e);
 int trace_writer__counts(struct trace_writer *w, const struct trace_counts *c);
 int trace_writer__sockets(struct trace_writer *w, const struct trace_sockets *s);
 int trace_writer__mib(struct trace_writer *w, const struct trace_mib *m);
+int trace_writer__windows(struct trace_writer *w, const struct trace_windows *ws);
 /* Also added to the totals END carries. */
 int trace_writer__shed(struct trace_writer *w, const struct trace_shed *s);
 /* Any type, payload as is: for types this version does not know (tests). */

@@ -17,6 +17,15 @@
 #include "util.h"
 #include "udpdrop.skel.h"
 
+/* A socket bucket on one CPU: where a drop window was taken last. */
+struct win_cpu_key {
+	struct ud_key key;
+	uint32_t cpu, pad;
+};
+
+static int win_record(void *ctx, void *data, size_t len);
+static void win_open(struct tracer *t, const struct ud_key *k, uint32_t cpu, uint64_t word);
+
 /* A flow's counts when they last moved, and when that was. */
 struct flow_seen {
 	struct ud_val v;
@@ -590,10 +599,20 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	}
 	if (!err && (htab__init(&t->retired, sizeof(struct ud_key), sizeof(struct ud_val)) ||
 		     htab__init(&t->rx_retired, sizeof(uint64_t), sizeof(struct ud_rx)) ||
-		     htab__init(&t->flows_seen, sizeof(struct ud_key), sizeof(struct flow_seen)))) {
+		     htab__init(&t->flows_seen, sizeof(struct ud_key), sizeof(struct flow_seen)) ||
+		     htab__init(&t->win_done, sizeof(struct win_cpu_key), sizeof(uint32_t)))) {
 		tracer__close(t);
 		err = -ENOMEM;
 		snprintf(e->msg, sizeof(e->msg), "out of memory");
+	}
+	if (!err) {
+		t->win_rb = ring_buffer__new(bpf_map__fd(t->skel->maps.wins), win_record, t, NULL);
+		if (!t->win_rb) {
+			err = -errno;
+			snprintf(e->msg, sizeof(e->msg), "cannot read the drop windows' ring: %s",
+				 strerror(-err));
+			tracer__close(t);
+		}
 	}
 	if (err) {
 		e->code = err;
@@ -712,7 +731,11 @@ void tracer__close(struct tracer *t)
 	bpf_link__destroy(t->fail_link);
 	bpf_link__destroy(t->kfree_link);
 	bpf_link__destroy(t->close_link);
+	ring_buffer__free(t->win_rb);
 	udpdrop_bpf__destroy(t->skel);
+	htab__free(&t->win_done);
+	free(t->wins);
+	free(t->opens);
 	free(t->keys);
 	free(t->vals);
 	htab__free(&t->retired);
@@ -832,8 +855,10 @@ static int fold_drops(struct tracer *t, struct htab *out, const void *key,
 
 	if (!sum)
 		return -ENOMEM;
-	for (int c = 0; c < t->ncpus; c++)
+	for (int c = 0; c < t->ncpus; c++) {
 		add_val(sum, &pc[c]);
+		win_open(t, key, (uint32_t)c, pc[c].win);
+	}
 	return 0;
 }
 
@@ -908,6 +933,142 @@ static int read_batch(struct tracer *t, struct bpf_map *map, struct htab *out,
 
 static int add_retired(const struct htab *src, struct htab *dst, bool rx);
 
+/* ---- drop windows (UD_WIN_NS) ----------------------------------------- */
+
+static int win_push(struct tracer_win **v, size_t *n, size_t *cap, const struct tracer_win *w)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		struct tracer_win *p = realloc(*v, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*v = p;
+		*cap = c;
+	}
+	(*v)[(*n)++] = *w;
+	return 0;
+}
+
+/*
+ * One CPU's window of a socket bucket, from the ring or the bucket's open
+ * word: taken once. Per bucket and CPU, windows close in time order and
+ * the open word is the newest, so one not after the latest taken is one
+ * taken already (from the other place).
+ */
+static void win_take(struct tracer *t, const struct ud_key *k, uint32_t cpu, uint64_t word)
+{
+	struct win_cpu_key ck = { .cpu = cpu };
+	struct tracer_win w = { .cpu = cpu };
+	uint32_t *done;
+	int created;
+
+	if (!(k->flags & UD_KEY_SOCK) || !UD_WIN_COUNT(word))
+		return;
+	ck.key = *k;
+	done = htab__upsert(&t->win_done, &ck, &created);
+	if (!done) {
+		t->win_err = -ENOMEM;
+		return;
+	}
+	if (!created && UD_WIN_INDEX(word) <= *done)
+		return;
+	*done = UD_WIN_INDEX(word);
+	w.key = *k;
+	w.win = UD_WIN_INDEX(word);
+	w.datagrams = UD_WIN_COUNT(word);
+	if (win_push(&t->wins, &t->nwins, &t->wins_cap, &w))
+		t->win_err = -ENOMEM;
+}
+
+/* A read's open word: kept, taken after the ring is drained (tracer__read). */
+static void win_open(struct tracer *t, const struct ud_key *k, uint32_t cpu, uint64_t word)
+{
+	struct tracer_win w = { .key = *k, .win = UD_WIN_INDEX(word), .cpu = cpu,
+				.datagrams = word };
+
+	if (!t->win_reading || !(k->flags & UD_KEY_SOCK) || !UD_WIN_COUNT(word))
+		return;
+	if (win_push(&t->opens, &t->nopens, &t->opens_cap, &w))
+		t->win_err = -ENOMEM;
+}
+
+static int win_record(void *ctx, void *data, size_t len)
+{
+	const struct ud_win *r = data;
+
+	if (len >= sizeof(*r))
+		win_take(ctx, &r->key, r->cpu, r->win);
+	return 0;
+}
+
+int tracer__drain_windows(struct tracer *t)
+{
+	int n;
+
+	if (!t->win_rb)
+		return 0;
+	n = ring_buffer__consume(t->win_rb);
+	if (t->win_err) {
+		int err = t->win_err;
+
+		t->win_err = 0;
+		return err;
+	}
+	return n < 0 ? n : 0;
+}
+
+const struct tracer_win *tracer__windows(const struct tracer *t, size_t *n, uint32_t *before)
+{
+	*n = t->nwins;
+	*before = t->win_before;
+	return t->wins;
+}
+
+void tracer__windows_clear(struct tracer *t)
+{
+	t->nwins = 0;
+}
+
+/*
+ * Before the maps are read: what the programs handed over so far, and
+ * the window no CPU can still be adding to when the read ends (one before
+ * the one in progress now: a program that read the clock in it may still
+ * be counting when the read looks).
+ */
+static int win_read_begin(struct tracer *t)
+{
+	uint64_t idx = now_ns() / UD_WIN_NS;
+
+	t->win_before = t->win_all ? UINT32_MAX : (uint32_t)(idx ? idx - 1 : 0);
+	t->nopens = 0;
+	t->win_reading = true;
+	return tracer__drain_windows(t);
+}
+
+/*
+ * After: a window closed while the maps were read is in the ring now,
+ * taken first; then the open words of closed windows (their ring records,
+ * when they come, are the same windows: not taken again).
+ */
+static int win_read_end(struct tracer *t)
+{
+	int err;
+
+	t->win_reading = false;
+	err = tracer__drain_windows(t);
+	for (size_t i = 0; !err && i < t->nopens; i++) {
+		const struct tracer_win *o = &t->opens[i];
+
+		if (o->win < t->win_before)
+			win_take(t, &o->key, o->cpu, o->datagrams);
+	}
+	if (!err && t->win_err)
+		err = t->win_err;
+	t->win_err = 0;
+	return err;
+}
+
 int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 		 uint64_t *stats)
 {
@@ -916,7 +1077,9 @@ int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 	int err;
 
 	htab__clear(drops);
-	err = read_batch(t, t->skel->maps.drops, drops, fold_drops);
+	err = win_read_begin(t);
+	if (!err)
+		err = read_batch(t, t->skel->maps.drops, drops, fold_drops);
 	t->fill.drops = drops->n;
 	t->fill.drops_max = bpf_map__max_entries(t->skel->maps.drops);
 	if (!err)
@@ -941,7 +1104,12 @@ int tracer__read(struct tracer *t, struct htab *drops, struct ud_val *overflow,
 		if (!sum)
 			return -ENOMEM;
 		add_val(sum, &sl->val);
+		win_open(t, &sl->key, i / UD_SLOTS_PER_CPU,
+			 __atomic_load_n(&sl->val.win, __ATOMIC_RELAXED));
 	}
+	err = win_read_end(t);
+	if (err)
+		return err;
 	/* and what was given back: the counts stay cumulative */
 	err = add_retired(&t->retired, drops, false);
 	if (err)
@@ -1017,6 +1185,14 @@ static int take_entry(struct tracer *t, struct bpf_map *map, const void *key)
 	return bpf_map_delete_elem(fd, key) ? -errno : 0;
 }
 
+/* A bucket's last window stays known unless its socket was given back. */
+static bool win_bucket_kept(const void *key, void *val, void *want)
+{
+	uint64_t id = key_id(&((const struct win_cpu_key *)key)->key);
+
+	return !id || !htab__find(want, &id);
+}
+
 int tracer__retire(struct tracer *t, const struct htab *drops,
 		   const uint64_t *ids, const bool *keep_rx, size_t n)
 {
@@ -1040,6 +1216,10 @@ int tracer__retire(struct tracer *t, const struct htab *drops,
 		err = -ENOMEM;
 		goto out;
 	}
+	/* their windows in the ring first: the open words below come after */
+	err = tracer__drain_windows(t);
+	if (err)
+		goto out;
 
 	/* the socket buckets in the hash map: take and delete each */
 	while (htab__next(drops, &it, &key, &val)) {
@@ -1067,8 +1247,11 @@ int tracer__retire(struct tracer *t, const struct htab *drops,
 			err = -ENOMEM;
 			goto out;
 		}
-		for (int c = 0; c < t->ncpus; c++)
+		for (int c = 0; c < t->ncpus; c++) {
 			add_val(sum, &((const struct ud_val *)t->vals)[c]);
+			/* a closed socket's open windows are closed */
+			win_take(t, k, (uint32_t)c, ((const struct ud_val *)t->vals)[c].win);
+		}
 		given++;
 	}
 
@@ -1149,6 +1332,7 @@ int tracer__retire(struct tracer *t, const struct htab *drops,
 			continue;
 		}
 		add_val(sum, &sl->val);
+		win_take(t, &sl->key, slots[j] / UD_SLOTS_PER_CPU, sl->val.win);
 		memset(&sl->key, 0, sizeof(sl->key));
 		memset(&sl->val, 0, sizeof(sl->val));
 		__atomic_store_n(&sl->state, next | UD_SLOT_FREE, __ATOMIC_RELEASE);
@@ -1156,6 +1340,12 @@ int tracer__retire(struct tracer *t, const struct htab *drops,
 	}
 out:
 	free(slots);
+	/* the closed sockets' buckets are gone: so is where their windows were */
+	if (given > 0 && htab__retain(&t->win_done, win_bucket_kept, &want))
+		err = err ?: -ENOMEM;
+	if (!err && t->win_err)
+		err = t->win_err;
+	t->win_err = 0;
 	htab__free(&want);
 	t->fill.retired += given;
 	return err ?: given;

@@ -13,6 +13,8 @@
 #include "htab.h"
 #include "udpdrop.h"
 
+struct ring_buffer; /* libbpf's */
+
 enum attach_mode { ATTACH_AUTO, ATTACH_TP_BTF, ATTACH_RAW_TP, ATTACH_TRACEPOINT };
 
 struct tracer_opts {
@@ -55,6 +57,18 @@ struct tracer_fill {
 	uint64_t retired;          /* entries given back so far (tracer__retire) */
 };
 
+/*
+ * A drop window one CPU closed (UD_WIN_NS): a socket bucket's datagrams
+ * in it on that CPU. The tracer hands each over once; the model sums the
+ * CPUs' parts (windows.h).
+ */
+struct tracer_win {
+	struct ud_key key;
+	uint32_t win;       /* index: CLOCK_MONOTONIC ns / UD_WIN_NS */
+	uint32_t cpu;
+	uint64_t datagrams;
+};
+
 struct tracer {
 	struct udpdrop_bpf *skel;
 	struct bpf_link *kfree_link, *fail_link, *rx_link;
@@ -88,6 +102,22 @@ struct tracer {
 	struct htab flows_seen; /* struct ud_key -> when its counts last moved */
 	bool slots_retire;      /* membarrier(GLOBAL) works: slots can be given back */
 	struct tracer_fill fill;
+	/*
+	 * Drop windows: the ring the programs hand closed ones to, the
+	 * latest window taken per bucket and CPU (each is taken once, from
+	 * the ring or from the bucket's open word, whichever comes first),
+	 * the windows taken since tracer__windows_clear, and the open words
+	 * a read found (taken after the ring is drained again).
+	 */
+	struct ring_buffer *win_rb;
+	struct htab win_done;       /* struct { ud_key; u32 cpu, pad } -> uint32_t */
+	struct tracer_win *wins, *opens;
+	size_t nwins, wins_cap, nopens, opens_cap;
+	bool win_reading;           /* a read is collecting open words */
+	bool win_all;               /* the end: every open window is closed */
+	uint32_t win_before;        /* windows before it were closed by every CPU
+				       by the last read (0: none read yet) */
+	int win_err;                /* -ENOMEM while taking one */
 };
 
 /* Exit-worthy failures: what failed, in one line for the user. */
@@ -201,6 +231,18 @@ struct tracer_part {
 };
 int tracer__split_flow(struct tracer *t, const struct ud_key *k,
 		       const struct tracer_part *parts, int n);
+/*
+ * Drop windows taken since the last tracer__windows_clear (tracer__read
+ * takes them; so does tracer__drain_windows), and the index before which
+ * every CPU has closed its windows as of the last read: the model sums
+ * and folds those (windows.h). Set t->win_all before the last read of a
+ * run (programs detached) to close them all.
+ */
+const struct tracer_win *tracer__windows(const struct tracer *t, size_t *n, uint32_t *before);
+void tracer__windows_clear(struct tracer *t);
+/* Take the windows waiting in the ring now (between reads): 0 or -errno. */
+int tracer__drain_windows(struct tracer *t);
+
 /* Is any table a quarter full? (Then sockets are checked every interval.) */
 bool tracer__filling(const struct tracer *t);
 /*

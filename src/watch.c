@@ -341,6 +341,16 @@ int watch__refresh(struct watch *w)
 		err = model__update(&w->m, &w->drops, w->overflow, w->stats, now);
 	if (!err)
 		err = give_back_closed(w, now);
+	/* the drop windows the read (and the give-back) took, after the join
+	 * the update learnt: each to its socket's row */
+	if (!err) {
+		size_t n;
+		uint32_t before;
+		const struct tracer_win *wins = tracer__windows(&w->t, &n, &before);
+
+		err = model__update_windows(&w->m, wins, n, before);
+		tracer__windows_clear(&w->t);
+	}
 	/* a shared port: from now on closing queues are named by their socket */
 	if (!err && w->t.close_owner && !w->t.close_armed && model__port_shared(&w->m) &&
 	    !tracer__arm_close(&w->t))

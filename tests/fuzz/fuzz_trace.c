@@ -52,6 +52,7 @@ static volatile uint64_t sink;
 #include "mib.c"
 #include "units.c"
 #include "htab.c"
+#include "windows.c"
 #include "advice.c"
 
 /*

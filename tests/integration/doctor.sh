@@ -583,3 +583,75 @@ test_advice_bursty_sender() {
 		jq -r .what "$T/f.$f" | grep -q steadily && fail "$f: called a steady overload: $(jq -r .what "$T/f.$f")"
 	done
 }
+
+# One run seen by top, record + report and doctor at once: a bursty sender
+# (bursts of 300 about every 0.43 s) and a steady one (4000/s to a reader
+# that takes under 1000/s), both only while all three watch. Each view's
+# programs count the same drops in the same kernel windows (UD_WIN_NS), so
+# the figures the verdict judges by (JSON drop_windows) are the same in
+# every view, and so are the verdicts: bursts for the first, a steady
+# overload for the second. (Before: each view judged its own intervals
+# and looks at the queue, and their verdicts on iperf3 -P 4 differed.)
+test_advice_windows_one_run() {
+	setup_hosts || return
+	local burst_rx steady_rx
+	start_recv "$B" "$V4B:6400" --read-gap-us 1000 || return
+	burst_rx=$RECV_PID
+	start_recv "$B" "$V4B:6401" --read-gap-us 1000 || return
+	steady_rx=$RECV_PID
+	"$UDPDROP" top -N "$B" -j -i 1 -n 14 >"$T/top.json" 2>"$T/top.err" &
+	local top=$!
+	"$UDPDROP" record -N "$B" -d 14 -o "$T/rec.data" >/dev/null 2>"$T/rec.err" &
+	local rec=$!
+	"$UDPDROP" doctor -N "$B" -d 14 --json >"$T/doc.json" 2>"$T/doc.err" &
+	local doc=$!
+	BG_PIDS+=("$top" "$rec" "$doc")
+	local i
+	for ((i = 0; i < 100; i++)); do # all three attached (each says so on stderr)
+		grep -q "tracing UDP drops" "$T/top.err" && grep -q "sampling" "$T/doc.err" &&
+			grep -q "recording" "$T/rec.err" && break
+		sleep 0.1
+	done
+	((i < 100)) || fail "not all attached: $(cat "$T/top.err" "$T/doc.err" "$T/rec.err")"
+	ip netns exec "$A" "$UDPDROP" gen "$V4B:6400" --pps 700 --burst 300 --size 256 -t 3 \
+		--no-control --no-tracer >"$T/gen1.out" 2>&1 &
+	ip netns exec "$A" "$UDPDROP" gen "$V4B:6401" --pps 4000 --size 256 -t 3 \
+		--no-control --no-tracer >"$T/gen2.out" 2>&1
+	wait "$top"
+	expect_eq "top exit code" "$?" 0
+	wait "$rec"
+	expect_eq "record exit code" "$?" 0
+	wait "$doc"
+	expect_eq "doctor exit code" "$?" 0
+	"$UDPDROP" report --json "$T/rec.data" >"$T/rep.json" 2>"$T/rep.err"
+	expect_eq "report exit code" "$?" 0
+	local port l f want verdict
+	for port in 6400 6401; do
+		l=$V4B:$port
+		[[ $port == 6400 ]] && verdict=bursts || verdict=steady_overload
+		jq --arg l "$l" '[.findings[] | select(.cause == "rcvbuf" and .local == $l)][0]' \
+			"$T/doc.json" >"$T/f.doc"
+		tail -n 1 "$T/top.json" | jq --arg l "$l" \
+			'[.sockets[] | select(.local == $l) | .advice[] | select(.cause == "rcvbuf")][0]' >"$T/f.top"
+		jq --arg l "$l" '[.sockets[] | select(.local == $l) | .cookie] as $c |
+			[.advice[] | select(.cause == "rcvbuf" and (.socket as $s | $c | index($s)))][0]' \
+			"$T/rep.json" >"$T/f.rep"
+		want=$(jq -c .drop_windows "$T/f.top")
+		echo "    :$port top's drop windows: $want"
+		[[ $want == '{'* ]] || fail ":$port: top has no drop windows: $(cat "$T/f.top")"
+		expect_gt ":$port: windows with drops" "$(jq .drop_windows.with_drops "$T/f.top")" 0
+		[[ $(jq '.drop_windows | .with_drops <= .span' "$T/f.top") == true ]] ||
+			fail ":$port: more windows with drops than windows: $want"
+		for f in top doc rep; do
+			expect_eq ":$port $f: drop windows" "$(jq -c .drop_windows "$T/f.$f")" "$want"
+			expect_eq ":$port $f: verdict" "$(jq -r .verdict "$T/f.$f")" "$verdict"
+			echo "    :$port $f: $(jq -c '[.setting, .value]' "$T/f.$f")"
+		done
+		# the buffer for the worst burst: sized from the same figures
+		[[ $port == 6400 ]] && for f in doc rep; do
+			expect_eq ":$port $f: setting and value" "$(jq -c '[.setting, .value]' "$T/f.$f")" \
+				"$(jq -c '[.setting, .value]' "$T/f.top")"
+		done
+	done
+	kill "$burst_rx" "$steady_rx" 2>/dev/null
+}

@@ -1018,7 +1018,7 @@ static void test_summary_advice(void **state)
 	j = f->x.sb.buf;
 	assert_int_equal(jq_status(j, "."), 0);
 	ASSERT_JQ(j, ".sockets[0].advice | length >= 1");
-	ASSERT_JQ(j, ".sockets[0].advice[0] | keys == [\"cause\",\"change\",\"evidence\",\"sampled_s\",\"setting\",\"setting_command\",\"setting_run_on\",\"setting_scope\",\"value\",\"verdict\",\"verify\",\"what\"]");
+	ASSERT_JQ(j, ".sockets[0].advice[0] | keys == [\"cause\",\"change\",\"drop_windows\",\"evidence\",\"sampled_s\",\"setting\",\"setting_command\",\"setting_run_on\",\"setting_scope\",\"value\",\"verdict\",\"verify\",\"what\"]");
 	ASSERT_JQ(j, ".sockets[0].advice[0].cause == \"rcvbuf\"");
 	/* the worst interval: 40 of the 45, in 1 s */
 	ASSERT_JQ(j, ".sockets[0].advice[0].evidence | contains(\"at most 40 in one 1.00 s refresh interval\")");

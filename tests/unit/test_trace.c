@@ -105,6 +105,11 @@ static const struct trace_cause_count shed_v[] = { { 0, 10 }, { 19, 3 } };
 static const struct trace_shed shed = { 777, ARRAY_SIZE(shed_v), shed_v };
 static const struct trace_cause_count shed2_v[] = { { 0, 5 } };
 static const struct trace_shed shed2 = { 778, ARRAY_SIZE(shed2_v), shed2_v };
+/* format 1.3: drop windows, the widest values */
+static const struct trace_window windows_v[] = {
+	{ 4242, 0, 17950000, 9 }, { (1ull << 63) | 123456, 19, UINT32_MAX, UINT64_MAX },
+};
+static const struct trace_windows windows = { 779, ARRAY_SIZE(windows_v), windows_v };
 
 static void init_fixtures(void)
 {
@@ -143,7 +148,7 @@ static void init_fixtures(void)
 static const uint16_t all_types[] = {
 	TRACE_META, TRACE_REASONS, TRACE_SYMBOLS, TRACE_IFACES, TRACE_EVENT,
 	TRACE_EVENT, TRACE_COUNTS, TRACE_SOCKETS, TRACE_MIB, TRACE_SHED,
-	TRACE_SHED, TRACE_EVENT, TRACE_END,
+	TRACE_SHED, TRACE_WINDOWS, TRACE_EVENT, TRACE_END,
 };
 
 /* Every record type; `flush_each` puts each record in its own block. */
@@ -172,6 +177,7 @@ static void write_all_types(const char *p, bool flush_each)
 	W(trace_writer__mib(w, &mib));
 	W(trace_writer__shed(w, &shed));
 	W(trace_writer__shed(w, &shed2));
+	W(trace_writer__windows(w, &windows));
 	W(trace_writer__event(w, &e2));
 #undef W
 	assert_int_equal(trace_writer__close(w), 0);
@@ -197,7 +203,7 @@ static void check_cause_counts(uint32_t n, const struct trace_cause_count *v,
 /* The idx-th record of write_all_types, field for field. */
 static void check_record(const struct trace_record *r, int idx)
 {
-	static int event_no[] = { [4] = 0, [5] = 1, [11] = 2 };
+	static int event_no[] = { [4] = 0, [5] = 1, [12] = 2 };
 
 	assert_true(idx < (int)ARRAY_SIZE(all_types));
 	assert_int_equal(r->type, all_types[idx]);
@@ -283,6 +289,16 @@ static void check_record(const struct trace_record *r, int idx)
 		check_cause_counts(r->shed.n, r->shed.v, s->n, s->v);
 		break;
 	}
+	case TRACE_WINDOWS:
+		assert_int_equal(r->windows.time_ns, windows.time_ns);
+		assert_int_equal(r->windows.n, windows.n);
+		for (uint32_t i = 0; i < windows.n; i++) {
+			assert_int_equal(r->windows.v[i].id, windows.v[i].id);
+			assert_int_equal(r->windows.v[i].cause, windows.v[i].cause);
+			assert_int_equal(r->windows.v[i].win, windows.v[i].win);
+			assert_int_equal(r->windows.v[i].datagrams, windows.v[i].datagrams);
+		}
+		break;
 	case TRACE_END: {
 		static const struct trace_cause_count tot[] = { { 0, 15 }, { 19, 3 } };
 
