@@ -1639,6 +1639,46 @@ int udpdrop_close_tp(struct kmem_free_record *r)
  * the loader attaches it only where the tracepoint exists, and it leaves
  * the drop programs' cost alone (its own map; the stats only on overflow).
  */
+/*
+ * The socket's deliveries in drop windows (UD_WIN_NS), as win_count does
+ * for drops: a closed window goes to the ring as a struct ud_win whose key
+ * names the socket with UD_KEY_DELIVERED.
+ */
+static __noinline int rx_win_close(__u64 id, __u64 word)
+{
+	struct ud_win *w = bpf_ringbuf_reserve(&wins, sizeof(*w), 0);
+	__u32 zero = 0;
+	struct handover *ho;
+
+	if (!w) {
+		ho = bpf_map_lookup_elem(&handover, &zero);
+		if (ho)
+			stat_inc(ho, UD_STAT_WIN_LOST);
+		return 0;
+	}
+	__builtin_memset(&w->key, 0, sizeof(w->key));
+	w->key.cookie = id & ~UD_RX_INODE;
+	w->key.flags = UD_KEY_SOCK | UD_KEY_DELIVERED | (id & UD_RX_INODE ? UD_KEY_INODE : 0);
+	w->win = word;
+	w->cpu = bpf_get_smp_processor_id();
+	w->pad = 0;
+	bpf_ringbuf_submit(w, 0);
+	return 0;
+}
+
+static __always_inline void rx_win_count(__u64 id, struct ud_rx *v)
+{
+	__u64 idx = bpf_ktime_get_ns() / UD_WIN_NS, word = v->win;
+
+	if ((word >> 32) == idx) {
+		v->win = word + 1;
+		return;
+	}
+	if (UD_WIN_COUNT(word))
+		rx_win_close(id, word);
+	v->win = (idx << 32) | 1;
+}
+
 static __always_inline int count_rx(bool direct, struct sock *sk)
 {
 	__u16 family = RD(direct, sk->__sk_common.skc_family, sk,
@@ -1694,6 +1734,7 @@ static __always_inline int count_rx(bool direct, struct sock *sk)
 		/* a new socket: this CPU's value set, the others' zeroed */
 		struct ud_rx first = {
 			.datagrams = 1,
+			.win = (bpf_ktime_get_ns() / UD_WIN_NS) << 32 | 1,
 			.peak = rmem,
 			.netns = sk_netns(direct, sk),
 			.lport = RD(direct, sk->__sk_common.skc_num, sk,
@@ -1719,6 +1760,7 @@ count:
 	v->datagrams += 1;
 	if (rmem > v->peak)
 		v->peak = rmem;
+	rx_win_count(id, v);
 	return 0;
 }
 

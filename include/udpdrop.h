@@ -30,6 +30,8 @@
 				      memory stays bounded; cookie is
 				      UD_COOKIE_FOLDED | netns */
 #define UD_COOKIE_FOLDED (1ull << 62)
+#define UD_KEY_DELIVERED (1u << 13) /* a drop window (struct ud_win) of the
+				      socket's deliveries, not of drops */
 #define UD_KEY_SITE      (1u << 12) /* kernels without drop reasons (before
 				      5.17): reason holds a udpdrop site
 				      (enum ud_site), derived from the drop's
@@ -231,6 +233,9 @@ struct ud_rx {
 	__u8 family;
 	__u8 proto;
 	__u32 pad;
+	/* this CPU's open window of deliveries, as ud_val.win: the advice's
+	 * pacing rate is what the reader took in the windows with drops */
+	__u64 win;
 };
 
 /*

@@ -1345,6 +1345,8 @@ int advice__build(const struct advice_input *in, struct advice_finding *out, int
 			out[i].windows_dropping = in->windows_dropping.v;
 			out[i].window_most = in->burst.v;
 			out[i].window_s = in->window_s;
+			out[i].window_rx = in->delivered.known;
+			out[i].window_delivered = in->delivered.v;
 		}
 	}
 	return n;
@@ -1384,10 +1386,14 @@ void advice__track_input(struct advice_input *in, const struct advice_track *t, 
 }
 
 void advice__kernel_windows(struct advice_input *in, uint64_t span, uint64_t dropping,
-			    uint64_t best)
+			    uint64_t best, bool rx_known, uint64_t delivered)
 {
 	if (!span || !dropping)
 		return;
+	if (rx_known) {
+		in->delivered = ADVICE_U64(delivered);
+		in->delivered_s = dropping * (UD_WIN_NS / 1e9);
+	}
 	in->burst = ADVICE_U64(best);
 	in->burst_s = UD_WIN_NS / 1e9;
 	in->burst_window = true;
@@ -1637,6 +1643,11 @@ void advice__json_end(struct json *j, const struct advice_finding *f, bool setti
 		json_u64(j, f->windows_dropping);
 		json_key(j, "most_drops");
 		json_u64(j, f->window_most);
+		json_key(j, "delivered");
+		if (f->window_rx)
+			json_u64(j, f->window_delivered);
+		else
+			json_null(j);
 		json_obj_end(j);
 	} else {
 		json_null(j);

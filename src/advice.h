@@ -244,10 +244,11 @@ void advice__track_input(struct advice_input *in, const struct advice_track *t, 
  * The kernel's drop windows of the socket and cause (windows.h: UD_WIN_NS
  * each): `span` from the first with drops to the last, `dropping` of them
  * with drops, `best` the most in one; they replace the per-interval burst.
- * Nothing for span 0.
+ * rx_known: `delivered` is the socket's deliveries in those windows, what
+ * its reader took while it dropped (the pacing rate). Nothing for span 0.
  */
 void advice__kernel_windows(struct advice_input *in, uint64_t span, uint64_t dropping,
-			    uint64_t best);
+			    uint64_t best, bool rx_known, uint64_t delivered);
 
 #define ADVICE_WHAT     160
 #define ADVICE_TEXT     2048
@@ -291,6 +292,8 @@ struct advice_finding {
 	bool kernel_windows;
 	uint64_t windows, windows_dropping, window_most;
 	double window_s;
+	bool window_rx;               /* window_delivered is known */
+	uint64_t window_delivered;    /* the socket's deliveries in those windows */
 };
 
 /*

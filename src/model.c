@@ -156,8 +156,10 @@ int model__update_windows(struct model *m, const struct tracer_win *w, size_t n,
 		if (!id)
 			continue;
 		err = windows__add(&m->win, sockid__row(&m->inode2cookie, id),
-				   model__cause(m, w[i].key.reason, w[i].key.flags), w[i].win,
-				   w[i].datagrams);
+				   w[i].key.flags & UD_KEY_DELIVERED
+					   ? WIN_DELIVERED
+					   : (int)model__cause(m, w[i].key.reason, w[i].key.flags),
+				   w[i].win, w[i].datagrams);
 	}
 	if (!err)
 		err = windows__fold(&m->win, before);

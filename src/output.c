@@ -435,7 +435,8 @@ void output__advice_input(struct advice_input *in, struct model *m, const struct
 		const struct win_agg *wa = model__windows(m, r, c);
 
 		if (wa)
-			advice__kernel_windows(in, win_agg__span(wa), wa->dropping, wa->best);
+			advice__kernel_windows(in, win_agg__span(wa), wa->dropping, wa->best,
+					       m->have_rx, wa->delivered);
 	}
 	if (nc)
 		output__advice_mibs(in, &nc->base, &nc->cur);

@@ -727,14 +727,17 @@ static bool add_windows(struct report *rp, const struct trace_windows *ws)
 		rp->have_windows = true;
 	}
 	for (uint32_t i = 0; i < ws->n; i++) {
-		int c = writer_cause(rp, ws->v[i].cause);
+		int c = ws->v[i].cause == WIN_DELIVERED ? WIN_DELIVERED
+						      : writer_cause(rp, ws->v[i].cause);
 
 		if (c < 0 || !ws->v[i].datagrams)
 			continue;
-		if (windows__add(&rp->win, kx_id(ws->v[i].id), c, ws->v[i].win, ws->v[i].datagrams) ||
-		    windows__fold(&rp->win, UINT32_MAX))
+		if (windows__add(&rp->win, kx_id(ws->v[i].id), c, ws->v[i].win, ws->v[i].datagrams))
 			abort(); /* out of memory, as xupsert */
 	}
+	/* the record's whole: a window's deliveries meet its drops in one fold */
+	if (windows__fold(&rp->win, UINT32_MAX))
+		abort();
 	return true;
 }
 
@@ -761,6 +764,7 @@ static bool take(struct report *rp, const struct trace_record *rec)
 		break;
 	case TRACE_SOCKETS:
 		rp->have_sockets = true;
+		rp->sockets_rx |= rec->sockets.have_rx;
 		merge_sockets(rp, &rec->sockets);
 		add_queues(rp, &rec->sockets);
 		break;
@@ -2784,7 +2788,8 @@ static void set_kernel_windows(const struct report *rp, const struct agg_sock *k
 	if (own)
 		win_agg__join(&a, own);
 	if (a.dropping)
-		advice__kernel_windows(in, win_agg__span(&a), a.dropping, a.best);
+		advice__kernel_windows(in, win_agg__span(&a), a.dropping, a.best, rp->sockets_rx,
+				       a.delivered);
 }
 
 static int advice_items(const struct report *rp, const struct agg *a, uint64_t top,

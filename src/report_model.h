@@ -147,6 +147,7 @@ struct report {
 	 * identity as written, keyed (kx_id), cause): top's and doctor's figures */
 	struct windows win;
 	bool have_windows;
+	bool sockets_rx;   /* SOCKETS carry each socket's deliveries (minor 2) */
 	int16_t wcause[TRACE_CAUSES_MAX]; /* writer's cause -> ours + 2 (0: not looked up) */
 	/* sockets by row id (uint32_t index), and inode -> cookie as the
 	 * SOCKETS named both (the join of sockid.h) */

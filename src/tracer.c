@@ -24,6 +24,17 @@ struct win_cpu_key {
 };
 
 static int win_record(void *ctx, void *data, size_t len);
+
+/* A socket's deliveries window as the ring names it (rx_win_close). */
+static struct ud_key rx_win_key(uint64_t id)
+{
+	struct ud_key k = { .cookie = id & ~UD_RX_INODE,
+			    .flags = UD_KEY_SOCK | UD_KEY_DELIVERED |
+				     (id & UD_RX_INODE ? UD_KEY_INODE : 0) };
+
+	return k;
+}
+
 static void win_open(struct tracer *t, const struct ud_key *k, uint32_t cpu, uint64_t word);
 
 /* A flow's counts when they last moved, and when that was. */
@@ -868,11 +879,14 @@ static int fold_rx(struct tracer *t, struct htab *out, const void *key,
 {
 	struct ud_rx *sum = htab__upsert(out, key, NULL);
 	const struct ud_rx *pc = percpu;
+	struct ud_key wk = rx_win_key(*(const uint64_t *)key);
 
 	if (!sum)
 		return -ENOMEM;
-	for (int c = 0; c < t->ncpus; c++)
+	for (int c = 0; c < t->ncpus; c++) {
 		add_rx(sum, &pc[c]);
+		win_open(t, &wk, (uint32_t)c, pc[c].win);
+	}
 	return 0;
 }
 
@@ -891,6 +905,9 @@ static int fold_rx_slot(struct tracer *t, struct htab *out, const void *key,
 		if (!sum)
 			return -ENOMEM;
 		add_rx(sum, &pc[c].val);
+		struct ud_key wk = rx_win_key(pc[c].id);
+
+		win_open(t, &wk, (uint32_t)c, pc[c].val.win);
 	}
 	return 0;
 }
@@ -1028,6 +1045,7 @@ const struct tracer_win *tracer__windows(const struct tracer *t, size_t *n, uint
 void tracer__windows_clear(struct tracer *t)
 {
 	t->nwins = 0;
+	t->win_read = false;
 }
 
 /*
@@ -1039,8 +1057,13 @@ void tracer__windows_clear(struct tracer *t)
 static int win_read_begin(struct tracer *t)
 {
 	uint64_t idx = now_ns() / UD_WIN_NS;
+	uint32_t before = t->win_all ? UINT32_MAX : (uint32_t)(idx ? idx - 1 : 0);
 
-	t->win_before = t->win_all ? UINT32_MAX : (uint32_t)(idx ? idx - 1 : 0);
+	/* several reads between two hand-overs (counts, deliveries): the
+	 * earliest one's, which every read has seen closed */
+	if (!t->win_read || before < t->win_before)
+		t->win_before = before;
+	t->win_read = true;
 	t->nopens = 0;
 	t->win_reading = true;
 	return tracer__drain_windows(t);
@@ -1135,10 +1158,14 @@ int tracer__read_rx(struct tracer *t, struct htab *rx)
 	htab__clear(rx);
 	if (!t->rx)
 		return 0;
-	err = read_batch(t, t->skel->maps.rx, rx, fold_rx);
+	/* the deliveries' windows, read as the drops' are (tracer__read) */
+	err = win_read_begin(t);
+	err = err ?: read_batch(t, t->skel->maps.rx, rx, fold_rx);
 	t->fill.rx = rx->n;
 	t->fill.rx_max = bpf_map__max_entries(t->skel->maps.rx);
 	err = err ?: read_batch(t, t->skel->maps.rx_slots, rx, fold_rx_slot);
+	t->win_reading = false;
+	err = err ?: win_read_end(t);
 	return err ?: add_retired(&t->rx_retired, rx, true);
 }
 
@@ -1270,6 +1297,11 @@ int tracer__retire(struct tracer *t, const struct htab *drops,
 			goto out;
 		}
 		given++;
+		/* a closed socket's open windows of deliveries are closed */
+		struct ud_key wk = rx_win_key(ids[i]);
+
+		for (int c = 0; c < t->ncpus; c++)
+			win_take(t, &wk, (uint32_t)c, ((const struct ud_rx *)t->vals)[c].win);
 		if (!keep_rx[i])
 			continue;
 		sum = htab__upsert(&t->rx_retired, &ids[i], NULL);

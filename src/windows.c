@@ -65,6 +65,7 @@ void win_agg__join(struct win_agg *a, const struct win_agg *b)
 		return;
 	}
 	a->datagrams = win_sat_add(a->datagrams, b->datagrams);
+	a->delivered = win_sat_add(a->delivered, b->delivered);
 	if (b->best > a->best)
 		a->best = b->best;
 	if (b->first == a->last) {
@@ -185,17 +186,37 @@ int windows__fold(struct windows *w, uint32_t before)
 			.datagrams = *(uint64_t *)val,
 		};
 	}
-	/* in time order per socket and cause: win_agg__add's contract */
+	/* in time order per socket and cause: win_agg__add's contract (a
+	 * socket's deliveries sort after its causes) */
 	qsort(w->folded + from, w->nfolded - from, sizeof(*w->folded), folded_cmp);
-	for (size_t i = from; i < w->nfolded; i++) {
-		const struct win_folded *f = &w->folded[i];
-		struct win_akey ak = { .id = f->id, .cause = f->cause };
-		struct win_agg *a = htab__upsert(&w->aggs, &ak, NULL);
+	size_t kept = from;
 
+	for (size_t i = from; i < w->nfolded; i++) {
+		struct win_folded *f = &w->folded[i], dk, *d;
+		struct win_akey ak = { .id = f->id, .cause = f->cause };
+		struct win_agg *a;
+
+		if (f->cause == WIN_DELIVERED) {
+			/* kept where a drop window of the socket's is (marked below) */
+			if (f->datagrams & (1ull << 63)) {
+				f->datagrams &= ~(1ull << 63);
+				w->folded[kept++] = *f;
+			}
+			continue;
+		}
+		a = htab__upsert(&w->aggs, &ak, NULL);
 		if (!a)
 			return -ENOMEM;
 		win_agg__add(a, f->win, f->datagrams);
+		dk = (struct win_folded){ .id = f->id, .cause = WIN_DELIVERED, .win = f->win };
+		d = bsearch(&dk, w->folded + i, w->nfolded - i, sizeof(*w->folded), folded_cmp);
+		if (d) {
+			a->delivered = win_sat_add(a->delivered, d->datagrams & ~(1ull << 63));
+			d->datagrams |= 1ull << 63; /* a drop window's: kept */
+		}
+		w->folded[kept++] = *f;
 	}
+	w->nfolded = kept;
 	return htab__retain(&w->pending, not_folded, &before);
 }
 

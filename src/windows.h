@@ -30,7 +30,16 @@ struct win_agg {
 	uint64_t dropping;         /* windows with drops */
 	uint64_t best;             /* the most datagrams in one window */
 	uint64_t datagrams;        /* in all of them */
+	uint64_t delivered;        /* the socket's deliveries in those windows
+				      (when they are counted: the caller knows) */
 };
+
+/*
+ * The cause number a window of a socket's deliveries goes by (not a drop
+ * cause): the fold adds each to the same socket's drop windows of the same
+ * window, and keeps it (folded, for a recording) only where it is one.
+ */
+#define WIN_DELIVERED 0xffff
 
 /*
  * Add a window of n datagrams (n > 0). Windows come in time order: one

@@ -159,6 +159,15 @@ static void print(const struct trace_record *r)
 		printf(",\"time_ns\":%llu,\"shed\":", (unsigned long long)r->shed.time_ns);
 		causes(r->shed.n, r->shed.v);
 		break;
+	case TRACE_WINDOWS:
+		printf(",\"time_ns\":%llu,\"windows\":[", (unsigned long long)r->windows.time_ns);
+		for (uint32_t i = 0; i < r->windows.n; i++)
+			printf("%s{\"id\":%llu,\"cause\":%u,\"win\":%u,\"datagrams\":%llu}",
+			       i ? "," : "", (unsigned long long)r->windows.v[i].id,
+			       r->windows.v[i].cause, r->windows.v[i].win,
+			       (unsigned long long)r->windows.v[i].datagrams);
+		printf("]");
+		break;
 	case TRACE_END:
 		printf(",\"events\":%llu,\"duration_ns\":%llu,\"shed\":",
 		       (unsigned long long)r->end.events,

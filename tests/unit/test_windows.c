@@ -136,6 +136,46 @@ static void test_rejoin(void **state)
 	windows__free(&whole);
 }
 
+/*
+ * A socket's deliveries count where it dropped: in the windows with drops
+ * of each cause (the reader's rate while it dropped), and a recording
+ * keeps only those (the others fold away).
+ */
+static void test_deliveries(void **state)
+{
+	struct windows w;
+	const struct win_agg *a;
+
+	assert_int_equal(windows__init(&w), 0);
+	w.keep_folded = true;
+	assert_int_equal(windows__add(&w, 9, 0, 100, 50), 0);
+	assert_int_equal(windows__add(&w, 9, 0, 102, 5), 0);
+	assert_int_equal(windows__add(&w, 9, WIN_DELIVERED, 100, 30), 0);
+	assert_int_equal(windows__add(&w, 9, WIN_DELIVERED, 101, 70), 0); /* no drops then */
+	assert_int_equal(windows__add(&w, 9, WIN_DELIVERED, 102, 7), 0);
+	assert_int_equal(windows__add(&w, 9, WIN_DELIVERED, 102, 3), 0); /* another CPU */
+	assert_int_equal(windows__fold(&w, UINT32_MAX), 0);
+	a = windows__find(&w, 9, 0);
+	assert_non_null(a);
+	assert_int_equal(a->delivered, 40);
+	assert_null(windows__find(&w, 9, WIN_DELIVERED));
+	/* kept: the two drop windows and their deliveries, not window 101's */
+	assert_int_equal(w.nfolded, 4);
+	for (size_t i = 0; i < w.nfolded; i++)
+		assert_true(w.folded[i].win != 101);
+	/* folded again (a report reading them back): the same figures */
+	struct windows again;
+
+	assert_int_equal(windows__init(&again), 0);
+	for (size_t i = 0; i < w.nfolded; i++)
+		assert_int_equal(windows__add(&again, w.folded[i].id, w.folded[i].cause,
+					      w.folded[i].win, w.folded[i].datagrams), 0);
+	assert_int_equal(windows__fold(&again, UINT32_MAX), 0);
+	assert_memory_equal(windows__find(&again, 9, 0), a, sizeof(*a));
+	windows__free(&again);
+	windows__free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_cpus_summed),
 		cmocka_unit_test(test_fold_split_same),
 		cmocka_unit_test(test_rejoin),
+		cmocka_unit_test(test_deliveries),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
