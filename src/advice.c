@@ -544,11 +544,14 @@ static struct rcvbuf_plan rcvbuf_plan(const struct advice_input *in)
 	/*
 	 * The kernel's windows, a second of them or more: they alone decide
 	 * (every view of the run has the same ones; a view's intervals and
-	 * its looks at the queue are its own). Drops in most windows of
-	 * their stretch: steady; in fewer: bursts.
+	 * its looks at the queue are its own). Drops in half the windows of
+	 * their stretch or more: steady (a paced sender on a busy host leaves
+	 * some windows quiet, and is still faster than its reader); in fewer:
+	 * bursts, between which the reader caught up for 100 ms or more.
 	 */
 	if (in->kernel_windows && in->windows.v >= 10) {
 		p.drained = false;
+		p.sparse = in->windows_dropping.v < (in->windows.v + 1) / 2;
 		p.sustained = !p.sparse;
 	}
 	p.too_big = !p.large && p.have_burst && p.need_d > ADVICE_RCVBUF_CAP;

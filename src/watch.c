@@ -267,6 +267,9 @@ static int fold_long_closed(struct watch *w, uint64_t now)
 	err = model__foldable(&w->m, now, &ids, &flows);
 	if (!err)
 		err = tracer__fold(&w->t, &w->drops, &ids, &flows);
+	/* their drop windows too: no view shows those sockets one by one */
+	if (err > 0)
+		err = windows__forget(&w->m.win, &ids) ?: err;
 	htab__free(&ids);
 	htab__free(&flows);
 	return err < 0 ? err : 0;

@@ -282,6 +282,26 @@ int windows__rejoin(struct windows *w, uint64_t (*join)(void *arg, uint64_t id),
 	return err;
 }
 
+static bool agg_kept(const void *key, void *val, void *ids)
+{
+	return !htab__find(ids, &((const struct win_akey *)key)->id);
+}
+
+static bool pending_kept(const void *key, void *val, void *ids)
+{
+	return !htab__find(ids, &((const struct win_pkey *)key)->id);
+}
+
+int windows__forget(struct windows *w, const struct htab *ids)
+{
+	if (!ids->n)
+		return 0;
+	if (htab__retain(&w->aggs, agg_kept, (void *)ids) ||
+	    htab__retain(&w->pending, pending_kept, (void *)ids))
+		return -ENOMEM;
+	return 0;
+}
+
 const struct win_agg *windows__find(const struct windows *w, uint64_t id, int cause)
 {
 	struct win_akey k = { .id = id, .cause = (uint16_t)cause };

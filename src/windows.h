@@ -88,6 +88,12 @@ int windows__fold(struct windows *w, uint32_t before);
  * (sockid__row); figures whose identity now joins elsewhere move there.
  */
 int windows__rejoin(struct windows *w, uint64_t (*join)(void *arg, uint64_t id), void *arg);
+/*
+ * Forget the figures of sockets no view shows one by one any more (closed
+ * long ago, folded into one row per netns): ids is a table whose keys are
+ * socket identities (uint64_t). 0 or -ENOMEM.
+ */
+int windows__forget(struct windows *w, const struct htab *ids);
 /* The figures of one socket and cause; NULL when it has none. */
 const struct win_agg *windows__find(const struct windows *w, uint64_t id, int cause);
 
