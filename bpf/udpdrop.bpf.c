@@ -81,6 +81,14 @@ const volatile __u8 site_loc[UD_SITE_RANGES] = {}; /* enum ud_loc */
  * that emits: top and the others pay nothing for them.
  */
 const volatile bool events_on = false;
+/*
+ * Drop windows (UD_WIN_NS; see win_count). Off on kernels without drop
+ * reasons: there the site derivation already takes most of what the
+ * verifier allows one program, and the windows' ring calls on every path
+ * take it past its limit; the views judge drop patterns by their own
+ * intervals there, as before.
+ */
+const volatile bool windows_on = true;
 const volatile __u32 cap_len = 0; /* packet bytes per event, <= UD_CAP_MAX */
 /* wake the reader when this much is waiting (it also polls on a timer) */
 const volatile __u64 wakeup_bytes = 1 << 20;
@@ -667,22 +675,23 @@ static __noinline int win_close(const struct ud_key *k, __u64 word)
 	return 0;
 }
 
-static __always_inline void win_count(const struct ud_key *k, struct ud_val *v,
-				      __u64 datagrams)
+static __always_inline int win_count(const struct ud_key *k, struct ud_val *v,
+				     __u64 datagrams)
 {
 	__u64 word, idx;
 
-	if (!datagrams || !(k->flags & UD_KEY_SOCK))
-		return;
+	if (!windows_on || !datagrams || !(k->flags & UD_KEY_SOCK))
+		return 0;
 	idx = bpf_ktime_get_ns() / UD_WIN_NS;
 	word = v->win;
 	if ((word >> 32) == idx) {
 		v->win = word + datagrams;
-		return;
+		return 0;
 	}
 	if (UD_WIN_COUNT(word))
 		win_close(k, word);
 	v->win = (idx << 32) | (__u32)datagrams;
+	return 0;
 }
 
 /*
@@ -722,6 +731,16 @@ static __always_inline long account_n(struct handover *ho, struct ud_key *k,
 		v = bpf_map_lookup_elem(map, k);
 	}
 	if (!v) {
+		/*
+		 * A closing queue with no netns known here (see filtered_out)
+		 * passes a netns filter so that user space can match its flow
+		 * to the netns's sockets; with no room for the flow, whose it
+		 * was cannot be told: another netns's must not count here.
+		 */
+		if (filter_netns && !k->netns) {
+			stat_inc(ho, UD_STAT_FILTERED);
+			return -1;
+		}
 		slot = k->reason < UD_OVERFLOW_SLOTS - 1
 				     ? k->reason
 				     : UD_OVERFLOW_SLOTS - 1;
@@ -1668,8 +1687,11 @@ static __noinline int rx_win_close(__u64 id, __u64 word)
 
 static __always_inline void rx_win_count(__u64 id, struct ud_rx *v)
 {
-	__u64 idx = bpf_ktime_get_ns() / UD_WIN_NS, word = v->win;
+	__u64 idx, word = v->win;
 
+	if (!windows_on)
+		return;
+	idx = bpf_ktime_get_ns() / UD_WIN_NS;
 	if ((word >> 32) == idx) {
 		v->win = word + 1;
 		return;
@@ -1734,7 +1756,7 @@ static __always_inline int count_rx(bool direct, struct sock *sk)
 		/* a new socket: this CPU's value set, the others' zeroed */
 		struct ud_rx first = {
 			.datagrams = 1,
-			.win = (bpf_ktime_get_ns() / UD_WIN_NS) << 32 | 1,
+			.win = windows_on ? (bpf_ktime_get_ns() / UD_WIN_NS) << 32 | 1 : 0,
 			.peak = rmem,
 			.netns = sk_netns(direct, sk),
 			.lport = RD(direct, sk->__sk_common.skc_num, sk,

@@ -362,6 +362,9 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	if (o->frag_window_s)
 		skel->rodata->frag_window_ns = o->frag_window_s * 1000000000ull;
 	skel->rodata->events_on = o->events;
+	/* see windows_on in bpf/udpdrop.bpf.c */
+	skel->rodata->windows_on = !o->derive_sites;
+	t->windows = !o->derive_sites;
 	skel->rodata->cap_len = o->cap_len < UD_CAP_MAX ? o->cap_len : UD_CAP_MAX;
 	/* the ring is a page when unused: top and the others pay no memory */
 	uint32_t ring = !o->events ? (uint32_t)getpagesize()
@@ -1004,7 +1007,15 @@ static void win_open(struct tracer *t, const struct ud_key *k, uint32_t cpu, uin
 	struct tracer_win w = { .key = *k, .win = UD_WIN_INDEX(word), .cpu = cpu,
 				.datagrams = word };
 
-	if (!t->win_reading || !(k->flags & UD_KEY_SOCK) || !UD_WIN_COUNT(word))
+	struct win_cpu_key ck = { .key = *k, .cpu = cpu };
+	const uint32_t *done;
+
+	if (!t->win_reading || !(k->flags & UD_KEY_SOCK) || !UD_WIN_COUNT(word) ||
+	    w.win >= t->win_before)
+		return;
+	/* a bucket keeps its last window's word: once taken, not again */
+	done = htab__find(&t->win_done, &ck);
+	if (done && w.win <= *done)
 		return;
 	if (win_push(&t->opens, &t->nopens, &t->opens_cap, &w))
 		t->win_err = -ENOMEM;
