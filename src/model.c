@@ -480,8 +480,13 @@ static void remember_sock(struct model *m, struct sock_info *si, bool baseline,
 	memcpy(si->pids, k->pids, sizeof(si->pids));
 	memcpy(si->fds, k->fds, sizeof(si->fds));
 	memcpy(si->comm, k->comm, sizeof(si->comm));
-	/* a dump's socket: its owner is looked up while it lives (see update) */
-	if (created && !si->partial && !si->no_flow_match)
+	/*
+	 * A dump's socket: its owner is looked up while it lives (see
+	 * update). Not only a socket first seen now: one known until now
+	 * from its deliveries alone (partial, learn_from_rx) had no inode
+	 * to look up, and its first dump is its first chance.
+	 */
+	if (!si->partial && !si->no_flow_match && !k->owner_tried)
 		m->owners_new = true;
 	/* inode2cookie maps to real cookies only (a partial one may be the inode) */
 	if (!si->partial)
@@ -1523,7 +1528,14 @@ static void plan_dumps(struct model *m, struct htab *drops,
 				known = htab__find(&m->inode2cookie, &ino);
 				id = UD_RX_INODE | ino;
 			} else {
-				known = !id || htab__find(&m->known, &id);
+				const struct sock_info *ks = htab__find(&m->known, &id);
+
+				/*
+				 * Known from its deliveries alone (partial: a
+				 * cookie another tool's dump made, then rx) is
+				 * not seen: no address, no inode, no owner.
+				 */
+				known = !id || (ks && !ks->partial);
 			}
 			/* a socket not seen yet: all of its netns, once */
 			if (!known && !htab__find(&m->unknown, &id)) {
@@ -1825,8 +1837,11 @@ int model__update(struct model *m, struct htab *drops,
 			/* not dumped yet: stays keyed by inode */
 			uint64_t cookie = sockid__row(&m->inode2cookie, sockid__of_key(k));
 
-			/* dumped and not found: no dump is done for it again */
-			if (cookie && !htab__find(&m->known, &cookie))
+			const struct sock_info *ks = htab__find(&m->known, &cookie);
+
+			/* dumped and not found (known from its deliveries at
+			 * most): no dump is done for it again */
+			if (cookie && (!ks || ks->partial))
 				htab__upsert(&m->unknown, &cookie, NULL);
 			/* cookie 0: a socket with neither cookie nor inode
 			 * (a kernel socket): shown with its flow */

@@ -146,3 +146,77 @@ test_views_closed_socket_owner() {
 	grep -qE "^  $l +[^ ]+ +$B +$rpid/udptest +$(commas "$dropped") " "$T/v.txt" ||
 		fail "report text row: $(sed -n '/^Sockets/,/^$/p' "$T/v.txt")"
 }
+
+# top_refreshes N: until top --json has printed N more refreshes.
+top_refreshes() {
+	local n=$(($(wc -l <"$TOP_OUT") + $1)) i
+	for ((i = 0; i < 600; i++)); do
+		(($(wc -l <"$TOP_OUT") >= n)) && return 0
+		sleep 0.05
+	done
+	fail "top --json printed no refresh: $(tail -c 300 "$TOP_ERR")"
+	return 1
+}
+
+# record_snapshots FILE N: until the recording FILE has grown N times
+# (each snapshot is flushed as it is written).
+record_snapshots() {
+	local f=$1 n=$2 size i
+	size=$(stat -c %s "$f")
+	for ((i = 0; i < 600 && n > 0; i++)); do
+		if (($(stat -c %s "$f") > size)); then
+			size=$(stat -c %s "$f")
+			((n--))
+		fi
+		sleep 0.05
+	done
+	((n == 0)) || { fail "udpdrop record wrote no snapshot: $(cat "$T/rec.err")"; return 1; }
+}
+
+# A socket made after udpdrop's first dump, whose cookie another tool made
+# (ss: any sock_diag dump makes it), and which takes datagrams before it
+# drops any: each view first learns of it from its deliveries (by cookie,
+# with no address and no owner), then its drops come by that cookie (as
+# iperf3's data sockets do while another udpdrop or ss looks at them).
+# The socket is alive and held by its process when it drops: every view
+# names the owner (comm, pid) and its address, before and after it closes.
+test_views_owner_cookie_made_elsewhere() {
+	setup_hosts || return
+	local port=5303 l="$V4B:5303"
+	local before=$(mib "$B" Udp RcvbufErrors)
+	views_record_and_top "$B" || return
+	start_doctor -N "$B" -d 600 || return
+	start_recv "$B" "$l" --rcvbuf 4096 || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	# the cookie, made by a dump that is not udpdrop's
+	ip netns exec "$B" ss -uaeH "sport = :$port" 2>/dev/null | grep -q " sk:" ||
+		{ fail "ss shows no cookie for $l"; return; }
+	# two datagrams it queues (no drop), seen by top's and record's refreshes
+	local sent=$(send "$A" "$l" -c 2 -s 100)
+	top_refreshes 2 && record_snapshots "$T/v.data" 2 || return
+	# now the drops, by that cookie; then the socket closes after a refresh
+	sent=$((sent + $(send "$A" "$l" -c 300 -s 1000)))
+	settle 1
+	top_refreshes 2 && record_snapshots "$T/v.data" 2 || return
+	local got=$(stop_recv "$rpid" "$rout")
+	wait "$rpid" 2>/dev/null
+	local dropped=$((sent - got))
+	settle 1
+	kill -INT "$DOC_PID"
+	wait_doctor
+	views_stop
+	expect_gt dropped "$dropped" 0
+	expect_eq "UdpRcvbufErrors delta" "$(($(mib "$B" Udp RcvbufErrors) - before))" "$dropped"
+	# every row on the port, whatever address it shows
+	local row=".sockets[] | select(.local // \"\" | endswith(\":$port\"))
+		| \"\(.local) \(.drops) \(.comm) \(.pid)\""
+	expect_eq "top: its row (local drops comm pid)" \
+		"$(final "[$row] | join(\",\")")" "$l $dropped udptest $rpid"
+	expect_eq "report JSON: its row (local drops comm pid)" \
+		"$(vq "$T/v.json" "[$row] | join(\",\")")" "$l $dropped udptest $rpid"
+	grep -qE "^  $l +[^ ]+ +$B +$rpid/udptest +$(commas "$dropped") " "$T/v.txt" ||
+		fail "report text row: $(sed -n '/^Sockets/,/^$/p' "$T/v.txt")"
+	expect_eq "doctor: its findings' owner" \
+		"$(dq "[.findings[] | select(.local == \"$l\") | \"\(.comm) \(.pid)\"] | unique | join(\",\")")" \
+		"udptest $rpid"
+}

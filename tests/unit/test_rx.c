@@ -350,6 +350,127 @@ static void test_closed_unseen_named_by_purge(void **state)
 	ASSERT_HAS(j, "\"causes\":{\"socket_close\":7}");
 }
 
+/* Deliveries as the tracer keys them: netns, family, protocol, port. */
+static void put_rx_sock(struct fx *f, uint64_t id, uint64_t datagrams, uint16_t port)
+{
+	struct ud_rx *v;
+
+	put_rx(f, id, datagrams, 2304);
+	v = htab__find(&f->rx, &id);
+	v->netns = f->x.netns;
+	v->lport = port;
+	v->family = AF_INET;
+	v->proto = IPPROTO_UDP;
+}
+
+static uint16_t port_of(int fd)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	return ntohs(a.sin_port);
+}
+
+/* This process's name, as /proc has it (the owner lookup's comm). */
+static void my_comm(char *out, size_t len)
+{
+	FILE *c = fopen("/proc/self/comm", "r");
+
+	assert_non_null(c);
+	assert_non_null(fgets(out, len, c));
+	out[strcspn(out, "\n")] = '\0';
+	fclose(c);
+}
+
+/*
+ * A socket made after the model's first dump, whose cookie another tool's
+ * dump made (here SO_COOKIE; ss, or another udpdrop, in real life): it is
+ * first known from its deliveries alone (partial: no address, no inode,
+ * no owner), then drops by that cookie. Its drops are a socket not seen
+ * yet: its netns is dumped, and the row has its address and its owner.
+ */
+static void test_delivered_then_drops_named(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	char comm[16];
+	uint32_t inode;
+	uint64_t cookie;
+	struct row *r;
+
+	fx_init(f, &o);
+	update_at(f, 1000, false); /* the first dump: before the socket */
+	cookie = open_udp(f, &inode);
+	put_rx_sock(f, cookie, 2, port_of(f->fd));
+	update_at(f, 2000, true);
+	assert_true(((struct sock_info *)htab__find(&f->x.m.known, &cookie))->partial);
+
+	put_drop(f, cookie, 0, 3);
+	update_at(f, 3000, true);
+	r = find_sock(&f->x.m, cookie);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 3);
+	assert_true(r->have_sock);
+	assert_false(r->sock.partial);
+	assert_int_equal(r->sock.inode, inode);
+	assert_int_equal(r->sock.sport, port_of(f->fd));
+	assert_int_equal(r->sock.npids, 1);
+	assert_int_equal(r->sock.pids[0], getpid());
+	my_comm(comm, sizeof(comm));
+	assert_string_equal(r->sock.comm, comm);
+
+	/* it closes: the row keeps the owner found while it lived */
+	close(f->fd);
+	f->fd = -1;
+	put_drop(f, cookie, 0, 4);
+	update_at(f, 4000, true);
+	r = find_sock(&f->x.m, cookie);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 4);
+	assert_int_equal(r->sock.pids[0], getpid());
+	assert_string_equal(r->sock.comm, comm);
+}
+
+/*
+ * The same partial socket found by a dump made for another socket's
+ * drops (a netns-wide dump), before it drops: that dump is its first
+ * chance to have its owner looked up. It then drops and closes between
+ * two updates, never in view while it lived: its row still names it.
+ */
+static void test_partial_dumped_owner_looked_up(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	char comm[16];
+	uint32_t inode;
+	uint64_t cookie;
+	struct row *r;
+
+	fx_init(f, &o);
+	update_at(f, 1000, false);
+	cookie = open_udp(f, &inode);
+	put_rx_sock(f, cookie, 2, port_of(f->fd));
+	update_at(f, 2000, true);
+	/* another socket's drops: a dump of the netns finds ours too */
+	put_drop(f, UNKNOWN_COOKIE, 0, 1);
+	update_at(f, 3000, true);
+	assert_false(((struct sock_info *)htab__find(&f->x.m.known, &cookie))->partial);
+
+	close(f->fd);
+	f->fd = -1;
+	put_drop(f, cookie, 0, 5);
+	update_at(f, 4000, true);
+	r = find_sock(&f->x.m, cookie);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 5);
+	assert_int_equal(r->sock.inode, inode);
+	assert_int_equal(r->sock.npids, 1);
+	assert_int_equal(r->sock.pids[0], getpid());
+	my_comm(comm, sizeof(comm));
+	assert_string_equal(r->sock.comm, comm);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -360,6 +481,8 @@ int main(void)
 		T(test_row_made_late),
 		T(test_json),
 		T(test_closed_unseen_named_by_purge),
+		T(test_delivered_then_drops_named),
+		T(test_partial_dumped_owner_looked_up),
 	};
 #undef T
 
