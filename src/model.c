@@ -483,8 +483,9 @@ static void remember_sock(struct model *m, struct sock_info *si, bool baseline,
 	/*
 	 * A dump's socket: its owner is looked up while it lives (see
 	 * update). Not only a socket first seen now: one known until now
-	 * from its deliveries alone (partial, learn_from_rx) had no inode
-	 * to look up, and its first dump is its first chance.
+	 * from its deliveries alone (partial, learn_from_rx) or from
+	 * lifetimes' dump (no_flow_match) was in no table an owner lookup
+	 * walks, and this dump is its first chance.
 	 */
 	if (!si->partial && !si->no_flow_match && !k->owner_tried)
 		m->owners_new = true;
@@ -1491,6 +1492,19 @@ static void held_netns(struct model *m, const struct dump_plan *plans, int n)
 }
 
 /*
+ * Has the model's own dump seen this known socket (k may be NULL)? One
+ * known from its deliveries alone (partial: a cookie another tool's dump
+ * made, then rx) or from lifetimes' dump (no_flow_match) has never been
+ * in the table: no owner lookup could find it (they start from the
+ * table's inodes), and its rows would stay unnamed. Its drops are a
+ * socket not seen yet.
+ */
+static bool model_dumped(const struct sock_info *k)
+{
+	return k && !k->partial && !k->no_flow_match;
+}
+
+/*
  * Which netns to dump whole, and which ports of the others: see the note
  * on MODEL_FULL_DUMP_NS.
  */
@@ -1524,18 +1538,13 @@ static void plan_dumps(struct model *m, struct htab *drops,
 
 			if (k->flags & UD_KEY_INODE) {
 				uint32_t ino = k->cookie;
+				const uint64_t *c = htab__find(&m->inode2cookie, &ino);
 
-				known = htab__find(&m->inode2cookie, &ino);
-				id = UD_RX_INODE | ino;
+				/* its row's id: the cookie, once a dump named it */
+				id = c ? *c : UD_RX_INODE | ino;
+				known = c && model_dumped(htab__find(&m->known, c));
 			} else {
-				const struct sock_info *ks = htab__find(&m->known, &id);
-
-				/*
-				 * Known from its deliveries alone (partial: a
-				 * cookie another tool's dump made, then rx) is
-				 * not seen: no address, no inode, no owner.
-				 */
-				known = !id || (ks && !ks->partial);
+				known = !id || model_dumped(htab__find(&m->known, &id));
 			}
 			/* a socket not seen yet: all of its netns, once */
 			if (!known && !htab__find(&m->unknown, &id)) {
@@ -1837,11 +1846,10 @@ int model__update(struct model *m, struct htab *drops,
 			/* not dumped yet: stays keyed by inode */
 			uint64_t cookie = sockid__row(&m->inode2cookie, sockid__of_key(k));
 
-			const struct sock_info *ks = htab__find(&m->known, &cookie);
-
-			/* dumped and not found (known from its deliveries at
-			 * most): no dump is done for it again */
-			if (cookie && (!ks || ks->partial))
+			/* dumped and not found (or known only from its
+			 * deliveries or lifetimes' dump): no dump is done for
+			 * it again */
+			if (cookie && !model_dumped(htab__find(&m->known, &cookie)))
 				htab__upsert(&m->unknown, &cookie, NULL);
 			/* cookie 0: a socket with neither cookie nor inode
 			 * (a kernel socket): shown with its flow */

@@ -173,24 +173,27 @@ record_snapshots() {
 	((n == 0)) || { fail "udpdrop record wrote no snapshot: $(cat "$T/rec.err")"; return 1; }
 }
 
-# A socket made after udpdrop's first dump, whose cookie another tool made
-# (ss: any sock_diag dump makes it), and which takes datagrams before it
-# drops any: each view first learns of it from its deliveries (by cookie,
-# with no address and no owner), then its drops come by that cookie (as
-# iperf3's data sockets do while another udpdrop or ss looks at them).
-# The socket is alive and held by its process when it drops: every view
-# names the owner (comm, pid) and its address, before and after it closes.
-test_views_owner_cookie_made_elsewhere() {
+# owner_after_deliveries_case PORT COOKIE_BY_SS: a socket made after
+# udpdrop's first dump takes two datagrams (no drop) that top's and
+# record's refreshes see, then drops 298 of 300 and closes after a
+# refresh. Each view first knows it from those deliveries alone, then its
+# drops come by a cookie the view's own dump never gave it (see the two
+# tests). It is alive and held by its process when it drops: every view
+# names its address and owner (comm, pid), after it closes too.
+owner_after_deliveries_case() {
+	local port=$1 by_ss=$2
 	setup_hosts || return
-	local port=5303 l="$V4B:5303"
+	local l="$V4B:$port"
 	local before=$(mib "$B" Udp RcvbufErrors)
 	views_record_and_top "$B" || return
 	start_doctor -N "$B" -d 600 || return
 	start_recv "$B" "$l" --rcvbuf 4096 || return
 	local rpid=$RECV_PID rout=$RECV_OUT
 	# the cookie, made by a dump that is not udpdrop's
-	ip netns exec "$B" ss -uaeH "sport = :$port" 2>/dev/null | grep -q " sk:" ||
-		{ fail "ss shows no cookie for $l"; return; }
+	if [[ $by_ss == yes ]]; then
+		ip netns exec "$B" ss -uaeH "sport = :$port" 2>/dev/null | grep -q " sk:" ||
+			{ fail "ss shows no cookie for $l"; return; }
+	fi
 	# two datagrams it queues (no drop), seen by top's and record's refreshes
 	local sent=$(send "$A" "$l" -c 2 -s 100)
 	top_refreshes 2 && record_snapshots "$T/v.data" 2 || return
@@ -220,3 +223,14 @@ test_views_owner_cookie_made_elsewhere() {
 		"$(dq "[.findings[] | select(.local == \"$l\") | \"\(.comm) \(.pid)\"] | unique | join(\",\")")" \
 		"udptest $rpid"
 }
+
+# The cookie made by another tool's dump (ss here; another udpdrop, or
+# ss -e, in real life): each view learns the socket from deliveries by
+# that cookie (no address, no inode, no owner), then drops by it.
+test_views_owner_cookie_made_elsewhere() { owner_after_deliveries_case 5303 yes; }
+
+# No cookie yet: the deliveries come by inode, and the view's own liveness
+# check (lifetimes' dump) makes the cookie and names the socket (address,
+# no owner); then its drops come by that cookie (iperf3's data sockets:
+# the client's first datagram on each, then the test's).
+test_views_owner_after_deliveries() { owner_after_deliveries_case 5304 no; }

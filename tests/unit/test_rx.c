@@ -471,6 +471,49 @@ static void test_partial_dumped_owner_looked_up(void **state)
 	assert_string_equal(r->sock.comm, comm);
 }
 
+/*
+ * No cookie yet: deliveries by inode; lifetimes' dump (in the same
+ * refresh) makes the cookie and names the socket (model__learn_socket:
+ * address, no owner, never in the model's table); then drops by inode
+ * and by that cookie. They are a socket the model's own dump has not
+ * seen: it dumps the netns, and the row has its owner.
+ */
+static void test_lifetimes_learned_then_drops_named(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct sock_info si = { .family = AF_INET, .proto = IPPROTO_UDP };
+	char comm[16];
+	uint32_t inode;
+	uint64_t cookie;
+	struct row *r;
+
+	fx_init(f, &o);
+	update_at(f, 1000, false);
+	cookie = open_udp(f, &inode);
+	put_rx_sock(f, UD_RX_INODE | inode, 2, port_of(f->fd));
+	update_at(f, 2000, true);
+	si.cookie = cookie;
+	si.inode = inode;
+	si.netns = f->x.netns;
+	si.sport = port_of(f->fd);
+	model__learn_socket(&f->x.m, &si, f->x.m.start_ns + 2000000000ull);
+	assert_true(((struct sock_info *)htab__find(&f->x.m.known, &cookie))->no_flow_match);
+
+	put_drop(f, inode, UD_KEY_INODE, 1);
+	put_drop(f, cookie, 0, 3);
+	update_at(f, 3000, true);
+	r = find_sock(&f->x.m, cookie);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 4);
+	assert_false(r->sock.no_flow_match);
+	assert_int_equal(r->sock.npids, 1);
+	assert_int_equal(r->sock.pids[0], getpid());
+	my_comm(comm, sizeof(comm));
+	assert_string_equal(r->sock.comm, comm);
+	assert_null(find_sock(&f->x.m, UD_RX_INODE | inode));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -483,6 +526,7 @@ int main(void)
 		T(test_closed_unseen_named_by_purge),
 		T(test_delivered_then_drops_named),
 		T(test_partial_dumped_owner_looked_up),
+		T(test_lifetimes_learned_then_drops_named),
 	};
 #undef T
 
