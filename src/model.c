@@ -480,14 +480,8 @@ static void remember_sock(struct model *m, struct sock_info *si, bool baseline,
 	memcpy(si->pids, k->pids, sizeof(si->pids));
 	memcpy(si->fds, k->fds, sizeof(si->fds));
 	memcpy(si->comm, k->comm, sizeof(si->comm));
-	/*
-	 * A dump's socket: its owner is looked up while it lives (see
-	 * update). Not only a socket first seen now: one known until now
-	 * from its deliveries alone (partial, learn_from_rx) or from
-	 * lifetimes' dump (no_flow_match) was in no table an owner lookup
-	 * walks, and this dump is its first chance.
-	 */
-	if (!si->partial && !si->no_flow_match && !k->owner_tried)
+	/* a dump's socket: its owner is looked up while it lives (see update) */
+	if (created && !si->partial && !si->no_flow_match)
 		m->owners_new = true;
 	/* inode2cookie maps to real cookies only (a partial one may be the inode) */
 	if (!si->partial)
@@ -1536,15 +1530,25 @@ static void plan_dumps(struct model *m, struct htab *drops,
 			uint64_t id = k->cookie;
 			bool known;
 
+			/*
+			 * A closing socket's purge (UD_KEY_CLOSE): it has gone,
+			 * a dump cannot find it or its owner; known at all is
+			 * enough (a dump would only add the live sockets, which
+			 * a later purge of the port's flow would then prefer).
+			 */
+			bool closing = k->flags & UD_KEY_CLOSE;
+
 			if (k->flags & UD_KEY_INODE) {
 				uint32_t ino = k->cookie;
 				const uint64_t *c = htab__find(&m->inode2cookie, &ino);
 
 				/* its row's id: the cookie, once a dump named it */
 				id = c ? *c : UD_RX_INODE | ino;
-				known = c && model_dumped(htab__find(&m->known, c));
+				known = c && (closing || model_dumped(htab__find(&m->known, c)));
 			} else {
-				known = !id || model_dumped(htab__find(&m->known, &id));
+				const struct sock_info *ks = htab__find(&m->known, &id);
+
+				known = !id || (closing ? ks != NULL : model_dumped(ks));
 			}
 			/* a socket not seen yet: all of its netns, once */
 			if (!known && !htab__find(&m->unknown, &id)) {
@@ -1846,10 +1850,15 @@ int model__update(struct model *m, struct htab *drops,
 			/* not dumped yet: stays keyed by inode */
 			uint64_t cookie = sockid__row(&m->inode2cookie, sockid__of_key(k));
 
-			/* dumped and not found (or known only from its
-			 * deliveries or lifetimes' dump): no dump is done for
-			 * it again */
-			if (cookie && !model_dumped(htab__find(&m->known, &cookie)))
+			const struct sock_info *ks = htab__find(&m->known, &cookie);
+
+			/*
+			 * Dumped and not found: no dump is done for it again.
+			 * So for a cookie known from rx or lifetimes alone,
+			 * which plan_dumps dumped for (not a purge).
+			 */
+			if (cookie && (!ks || (!(k->flags & UD_KEY_CLOSE) &&
+					       !(cookie & UD_RX_INODE) && !model_dumped(ks))))
 				htab__upsert(&m->unknown, &cookie, NULL);
 			/* cookie 0: a socket with neither cookie nor inode
 			 * (a kernel socket): shown with its flow */

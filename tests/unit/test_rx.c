@@ -433,45 +433,6 @@ static void test_delivered_then_drops_named(void **state)
 }
 
 /*
- * The same partial socket found by a dump made for another socket's
- * drops (a netns-wide dump), before it drops: that dump is its first
- * chance to have its owner looked up. It then drops and closes between
- * two updates, never in view while it lived: its row still names it.
- */
-static void test_partial_dumped_owner_looked_up(void **state)
-{
-	struct fx *f = *state;
-	struct model_opts o = {};
-	char comm[16];
-	uint32_t inode;
-	uint64_t cookie;
-	struct row *r;
-
-	fx_init(f, &o);
-	update_at(f, 1000, false);
-	cookie = open_udp(f, &inode);
-	put_rx_sock(f, cookie, 2, port_of(f->fd));
-	update_at(f, 2000, true);
-	/* another socket's drops: a dump of the netns finds ours too */
-	put_drop(f, UNKNOWN_COOKIE, 0, 1);
-	update_at(f, 3000, true);
-	assert_false(((struct sock_info *)htab__find(&f->x.m.known, &cookie))->partial);
-
-	close(f->fd);
-	f->fd = -1;
-	put_drop(f, cookie, 0, 5);
-	update_at(f, 4000, true);
-	r = find_sock(&f->x.m, cookie);
-	assert_non_null(r);
-	assert_int_equal(r->drops, 5);
-	assert_int_equal(r->sock.inode, inode);
-	assert_int_equal(r->sock.npids, 1);
-	assert_int_equal(r->sock.pids[0], getpid());
-	my_comm(comm, sizeof(comm));
-	assert_string_equal(r->sock.comm, comm);
-}
-
-/*
  * No cookie yet: deliveries by inode; lifetimes' dump (in the same
  * refresh) makes the cookie and names the socket (model__learn_socket:
  * address, no owner, never in the model's table); then drops by inode
@@ -525,7 +486,6 @@ int main(void)
 		T(test_json),
 		T(test_closed_unseen_named_by_purge),
 		T(test_delivered_then_drops_named),
-		T(test_partial_dumped_owner_looked_up),
 		T(test_lifetimes_learned_then_drops_named),
 	};
 #undef T
