@@ -146,3 +146,91 @@ test_views_closed_socket_owner() {
 	grep -qE "^  $l +[^ ]+ +$B +$rpid/udptest +$(commas "$dropped") " "$T/v.txt" ||
 		fail "report text row: $(sed -n '/^Sockets/,/^$/p' "$T/v.txt")"
 }
+
+# top_refreshes N: until top --json has printed N more refreshes.
+top_refreshes() {
+	local n=$(($(wc -l <"$TOP_OUT") + $1)) i
+	for ((i = 0; i < 600; i++)); do
+		(($(wc -l <"$TOP_OUT") >= n)) && return 0
+		sleep 0.05
+	done
+	fail "top --json printed no refresh: $(tail -c 300 "$TOP_ERR")"
+	return 1
+}
+
+# record_snapshots FILE N: until the recording FILE has grown N times
+# (each snapshot is flushed as it is written).
+record_snapshots() {
+	local f=$1 n=$2 size i
+	size=$(stat -c %s "$f")
+	for ((i = 0; i < 600 && n > 0; i++)); do
+		if (($(stat -c %s "$f") > size)); then
+			size=$(stat -c %s "$f")
+			((n--))
+		fi
+		sleep 0.05
+	done
+	((n == 0)) || { fail "udpdrop record wrote no snapshot: $(cat "$T/rec.err")"; return 1; }
+}
+
+# owner_after_deliveries_case PORT COOKIE_BY_SS: a socket made after
+# udpdrop's first dump takes two datagrams (no drop) that top's and
+# record's refreshes see, then drops 298 of 300 and closes after a
+# refresh. Each view first knows it from those deliveries alone, then its
+# drops come by a cookie the view's own dump never gave it (see the two
+# tests). It is alive and held by its process when it drops: every view
+# names its address and owner (comm, pid), after it closes too.
+owner_after_deliveries_case() {
+	local port=$1 by_ss=$2
+	setup_hosts || return
+	local l="$V4B:$port"
+	local before=$(mib "$B" Udp RcvbufErrors)
+	views_record_and_top "$B" || return
+	start_doctor -N "$B" -d 600 || return
+	start_recv "$B" "$l" --rcvbuf 4096 || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	# the cookie, made by a dump that is not udpdrop's
+	if [[ $by_ss == yes ]]; then
+		ip netns exec "$B" ss -uaeH "sport = :$port" 2>/dev/null | grep -q " sk:" ||
+			{ fail "ss shows no cookie for $l"; return; }
+	fi
+	# two datagrams it queues (no drop), seen by top's and record's refreshes
+	local sent=$(send "$A" "$l" -c 2 -s 100)
+	top_refreshes 2 && record_snapshots "$T/v.data" 2 || return
+	# now the drops, by that cookie; then the socket closes after a refresh
+	sent=$((sent + $(send "$A" "$l" -c 300 -s 1000)))
+	settle 1
+	top_refreshes 2 && record_snapshots "$T/v.data" 2 || return
+	local got=$(stop_recv "$rpid" "$rout")
+	wait "$rpid" 2>/dev/null
+	local dropped=$((sent - got))
+	settle 1
+	kill -INT "$DOC_PID"
+	wait_doctor
+	views_stop
+	expect_gt dropped "$dropped" 0
+	expect_eq "UdpRcvbufErrors delta" "$(($(mib "$B" Udp RcvbufErrors) - before))" "$dropped"
+	# every row on the port, whatever address it shows
+	local row=".sockets[] | select(.local // \"\" | endswith(\":$port\"))
+		| \"\(.local) \(.drops) \(.comm) \(.pid)\""
+	expect_eq "top: its row (local drops comm pid)" \
+		"$(final "[$row] | join(\",\")")" "$l $dropped udptest $rpid"
+	expect_eq "report JSON: its row (local drops comm pid)" \
+		"$(vq "$T/v.json" "[$row] | join(\",\")")" "$l $dropped udptest $rpid"
+	grep -qE "^  $l +[^ ]+ +$B +$rpid/udptest +$(commas "$dropped") " "$T/v.txt" ||
+		fail "report text row: $(sed -n '/^Sockets/,/^$/p' "$T/v.txt")"
+	expect_eq "doctor: its findings' owner" \
+		"$(dq "[.findings[] | select(.local == \"$l\") | \"\(.comm) \(.pid)\"] | unique | join(\",\")")" \
+		"udptest $rpid"
+}
+
+# The cookie made by another tool's dump (ss here; another udpdrop, or
+# ss -e, in real life): each view learns the socket from deliveries by
+# that cookie (no address, no inode, no owner), then drops by it.
+test_views_owner_cookie_made_elsewhere() { owner_after_deliveries_case 5303 yes; }
+
+# No cookie yet: the deliveries come by inode, and the view's own liveness
+# check (lifetimes' dump) makes the cookie and names the socket (address,
+# no owner); then its drops come by that cookie (iperf3's data sockets:
+# the client's first datagram on each, then the test's).
+test_views_owner_after_deliveries() { owner_after_deliveries_case 5304 no; }

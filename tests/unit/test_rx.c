@@ -350,6 +350,131 @@ static void test_closed_unseen_named_by_purge(void **state)
 	ASSERT_HAS(j, "\"causes\":{\"socket_close\":7}");
 }
 
+/* Deliveries as the tracer keys them: netns, family, protocol, port. */
+static void put_rx_sock(struct fx *f, uint64_t id, uint64_t datagrams, uint16_t port)
+{
+	struct ud_rx *v;
+
+	put_rx(f, id, datagrams, 2304);
+	v = htab__find(&f->rx, &id);
+	v->netns = f->x.netns;
+	v->lport = port;
+	v->family = AF_INET;
+	v->proto = IPPROTO_UDP;
+}
+
+static uint16_t port_of(int fd)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	return ntohs(a.sin_port);
+}
+
+/* This process's name, as /proc has it (the owner lookup's comm). */
+static void my_comm(char *out, size_t len)
+{
+	FILE *c = fopen("/proc/self/comm", "r");
+
+	assert_non_null(c);
+	assert_non_null(fgets(out, len, c));
+	out[strcspn(out, "\n")] = '\0';
+	fclose(c);
+}
+
+/*
+ * A socket made after the model's first dump, whose cookie another tool's
+ * dump made (here SO_COOKIE; ss, or another udpdrop, in real life): it is
+ * first known from its deliveries alone (partial: no address, no inode,
+ * no owner), then drops by that cookie. Its drops are a socket not seen
+ * yet: its netns is dumped, and the row has its address and its owner.
+ */
+static void test_delivered_then_drops_named(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	char comm[16];
+	uint32_t inode;
+	uint64_t cookie;
+	struct row *r;
+
+	fx_init(f, &o);
+	update_at(f, 1000, false); /* the first dump: before the socket */
+	cookie = open_udp(f, &inode);
+	put_rx_sock(f, cookie, 2, port_of(f->fd));
+	update_at(f, 2000, true);
+	assert_true(((struct sock_info *)htab__find(&f->x.m.known, &cookie))->partial);
+
+	put_drop(f, cookie, 0, 3);
+	update_at(f, 3000, true);
+	r = find_sock(&f->x.m, cookie);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 3);
+	assert_true(r->have_sock);
+	assert_false(r->sock.partial);
+	assert_int_equal(r->sock.inode, inode);
+	assert_int_equal(r->sock.sport, port_of(f->fd));
+	assert_int_equal(r->sock.npids, 1);
+	assert_int_equal(r->sock.pids[0], getpid());
+	my_comm(comm, sizeof(comm));
+	assert_string_equal(r->sock.comm, comm);
+
+	/* it closes: the row keeps the owner found while it lived */
+	close(f->fd);
+	f->fd = -1;
+	put_drop(f, cookie, 0, 4);
+	update_at(f, 4000, true);
+	r = find_sock(&f->x.m, cookie);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 4);
+	assert_int_equal(r->sock.pids[0], getpid());
+	assert_string_equal(r->sock.comm, comm);
+}
+
+/*
+ * No cookie yet: deliveries by inode; lifetimes' dump (in the same
+ * refresh) makes the cookie and names the socket (model__learn_socket:
+ * address, no owner, never in the model's table); then drops by inode
+ * and by that cookie. They are a socket the model's own dump has not
+ * seen: it dumps the netns, and the row has its owner.
+ */
+static void test_lifetimes_learned_then_drops_named(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct sock_info si = { .family = AF_INET, .proto = IPPROTO_UDP };
+	char comm[16];
+	uint32_t inode;
+	uint64_t cookie;
+	struct row *r;
+
+	fx_init(f, &o);
+	update_at(f, 1000, false);
+	cookie = open_udp(f, &inode);
+	put_rx_sock(f, UD_RX_INODE | inode, 2, port_of(f->fd));
+	update_at(f, 2000, true);
+	si.cookie = cookie;
+	si.inode = inode;
+	si.netns = f->x.netns;
+	si.sport = port_of(f->fd);
+	model__learn_socket(&f->x.m, &si, f->x.m.start_ns + 2000000000ull);
+	assert_true(((struct sock_info *)htab__find(&f->x.m.known, &cookie))->no_flow_match);
+
+	put_drop(f, inode, UD_KEY_INODE, 1);
+	put_drop(f, cookie, 0, 3);
+	update_at(f, 3000, true);
+	r = find_sock(&f->x.m, cookie);
+	assert_non_null(r);
+	assert_int_equal(r->drops, 4);
+	assert_false(r->sock.no_flow_match);
+	assert_int_equal(r->sock.npids, 1);
+	assert_int_equal(r->sock.pids[0], getpid());
+	my_comm(comm, sizeof(comm));
+	assert_string_equal(r->sock.comm, comm);
+	assert_null(find_sock(&f->x.m, UD_RX_INODE | inode));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -360,6 +485,8 @@ int main(void)
 		T(test_row_made_late),
 		T(test_json),
 		T(test_closed_unseen_named_by_purge),
+		T(test_delivered_then_drops_named),
+		T(test_lifetimes_learned_then_drops_named),
 	};
 #undef T
 
