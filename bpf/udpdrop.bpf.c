@@ -655,7 +655,8 @@ static __always_inline void add(struct ud_val *v, __u64 datagrams, __u64 len)
  * opens its own. Only datagrams open a window: a fragment whose datagram
  * was counted, or a frag_list member, drops none.
  */
-static __noinline int win_close(const struct ud_key *k, __u64 word)
+/* Room in the ring for a closed window, or NULL with the loss counted. */
+static __always_inline struct ud_win *win_reserve(void)
 {
 	struct ud_win *w = bpf_ringbuf_reserve(&wins, sizeof(*w), 0);
 	__u32 zero = 0;
@@ -665,13 +666,27 @@ static __noinline int win_close(const struct ud_key *k, __u64 word)
 		ho = bpf_map_lookup_elem(&handover, &zero);
 		if (ho)
 			stat_inc(ho, UD_STAT_WIN_LOST);
-		return 0;
 	}
-	__builtin_memcpy(&w->key, k, sizeof(w->key));
+	return w;
+}
+
+/* A reserved window, its key written: the rest, and off it goes. */
+static __always_inline void win_submit(struct ud_win *w, __u64 word)
+{
 	w->win = word;
 	w->cpu = bpf_get_smp_processor_id();
 	w->pad = 0;
 	bpf_ringbuf_submit(w, 0);
+}
+
+static __noinline int win_close(const struct ud_key *k, __u64 word)
+{
+	struct ud_win *w = win_reserve();
+
+	if (!w)
+		return 0;
+	__builtin_memcpy(&w->key, k, sizeof(w->key));
+	win_submit(w, word);
 	return 0;
 }
 
@@ -1651,37 +1666,20 @@ int udpdrop_close_tp(struct kmem_free_record *r)
 }
 
 /*
- * Deliveries: sock:sk_data_ready (6.6+) fires in sock_def_readable, which
- * UDP calls once per datagram it queues (__udp_enqueue_schedule_skb),
- * after charging it to sk_rmem_alloc. It fires for every protocol's
- * sockets, so the test that throws the others out comes first. Optional:
- * the loader attaches it only where the tracepoint exists, and it leaves
- * the drop programs' cost alone (its own map; the stats only on overflow).
- */
-/*
  * The socket's deliveries in drop windows (UD_WIN_NS), as win_count does
  * for drops: a closed window goes to the ring as a struct ud_win whose key
  * names the socket with UD_KEY_DELIVERED.
  */
 static __noinline int rx_win_close(__u64 id, __u64 word)
 {
-	struct ud_win *w = bpf_ringbuf_reserve(&wins, sizeof(*w), 0);
-	__u32 zero = 0;
-	struct handover *ho;
+	struct ud_win *w = win_reserve();
 
-	if (!w) {
-		ho = bpf_map_lookup_elem(&handover, &zero);
-		if (ho)
-			stat_inc(ho, UD_STAT_WIN_LOST);
+	if (!w)
 		return 0;
-	}
 	__builtin_memset(&w->key, 0, sizeof(w->key));
 	w->key.cookie = id & ~UD_RX_INODE;
 	w->key.flags = UD_KEY_SOCK | UD_KEY_DELIVERED | (id & UD_RX_INODE ? UD_KEY_INODE : 0);
-	w->win = word;
-	w->cpu = bpf_get_smp_processor_id();
-	w->pad = 0;
-	bpf_ringbuf_submit(w, 0);
+	win_submit(w, word);
 	return 0;
 }
 
@@ -1701,6 +1699,14 @@ static __always_inline void rx_win_count(__u64 id, struct ud_rx *v)
 	v->win = (idx << 32) | 1;
 }
 
+/*
+ * Deliveries: sock:sk_data_ready (6.6+) fires in sock_def_readable, which
+ * UDP calls once per datagram it queues (__udp_enqueue_schedule_skb),
+ * after charging it to sk_rmem_alloc. It fires for every protocol's
+ * sockets, so the test that throws the others out comes first. Optional:
+ * the loader attaches it only where the tracepoint exists, and it leaves
+ * the drop programs' cost alone (its own map; the stats only on overflow).
+ */
 static __always_inline int count_rx(bool direct, struct sock *sk)
 {
 	__u16 family = RD(direct, sk->__sk_common.skc_family, sk,
