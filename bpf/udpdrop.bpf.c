@@ -655,38 +655,34 @@ static __always_inline void add(struct ud_val *v, __u64 datagrams, __u64 len)
  * opens its own. Only datagrams open a window: a fragment whose datagram
  * was counted, or a frag_list member, drops none.
  */
-/* Room in the ring for a closed window, or NULL with the loss counted. */
-static __always_inline struct ud_win *win_reserve(void)
+/*
+ * A closed window to the ring, or its loss counted. Copied out
+ * (bpf_ringbuf_output), not reserved in place: a reservation is a
+ * reference the verifier tracks in every state of every caller's path,
+ * which took the record program's (events on) past its million
+ * instructions, and the loader then refused its variant with close_owner.
+ */
+static __always_inline void win_output(struct ud_win *w, __u64 word)
 {
-	struct ud_win *w = bpf_ringbuf_reserve(&wins, sizeof(*w), 0);
 	__u32 zero = 0;
 	struct handover *ho;
 
-	if (!w) {
+	w->win = word;
+	w->cpu = bpf_get_smp_processor_id();
+	w->pad = 0;
+	if (bpf_ringbuf_output(&wins, w, sizeof(*w), 0)) {
 		ho = bpf_map_lookup_elem(&handover, &zero);
 		if (ho)
 			stat_inc(ho, UD_STAT_WIN_LOST);
 	}
-	return w;
-}
-
-/* A reserved window, its key written: the rest, and off it goes. */
-static __always_inline void win_submit(struct ud_win *w, __u64 word)
-{
-	w->win = word;
-	w->cpu = bpf_get_smp_processor_id();
-	w->pad = 0;
-	bpf_ringbuf_submit(w, 0);
 }
 
 static __noinline int win_close(const struct ud_key *k, __u64 word)
 {
-	struct ud_win *w = win_reserve();
+	struct ud_win w;
 
-	if (!w)
-		return 0;
-	__builtin_memcpy(&w->key, k, sizeof(w->key));
-	win_submit(w, word);
+	__builtin_memcpy(&w.key, k, sizeof(w.key));
+	win_output(&w, word);
 	return 0;
 }
 
@@ -1672,14 +1668,12 @@ int udpdrop_close_tp(struct kmem_free_record *r)
  */
 static __noinline int rx_win_close(__u64 id, __u64 word)
 {
-	struct ud_win *w = win_reserve();
+	struct ud_win w;
 
-	if (!w)
-		return 0;
-	__builtin_memset(&w->key, 0, sizeof(w->key));
-	w->key.cookie = id & ~UD_RX_INODE;
-	w->key.flags = UD_KEY_SOCK | UD_KEY_DELIVERED | (id & UD_RX_INODE ? UD_KEY_INODE : 0);
-	win_submit(w, word);
+	__builtin_memset(&w.key, 0, sizeof(w.key));
+	w.key.cookie = id & ~UD_RX_INODE;
+	w.key.flags = UD_KEY_SOCK | UD_KEY_DELIVERED | (id & UD_RX_INODE ? UD_KEY_INODE : 0);
+	win_output(&w, word);
 	return 0;
 }
 

@@ -70,20 +70,39 @@ apps_rows() {
 	esac | sort
 }
 
-# apps_advice PORT VIEW: each finding on a socket of PORT as "cookie cause
-# setting value verdict drop_windows | what" (the what without the span the
-# view sampled, its only figure of its own), sorted.
+# apps_advice PORT VIEW: each finding on a socket of PORT as a JSON array of
+# {socket, cause, setting, value, verdict, drop_windows, what} sorted by
+# socket and cause (the what without the span the view sampled, its only
+# figure of its own).
 apps_advice() {
-	local p=":$1" f='"\(.cause) \(.setting) \(.value) \(.verdict) \(.drop_windows | tojson) | \(.what | sub(" \\(sampled [^)]*\\)"; ""))"'
+	local p=":$1" f='{socket: $c, cause, setting, value, verdict, drop_windows,
+		what: (.what | sub(" \\(sampled [^)]*\\)"; ""))}'
 	case $2 in
-	top) jq -r --arg p "$p" '.sockets[] | select(.local | endswith($p))
-		| .cookie as $c | .advice[]? | "\($c) " + '"$f" "$T/final.json" ;;
-	report) jq -r --arg p "$p" '([.sockets[] | select(.local // "" | endswith($p)) | .cookie]) as $cs
-		| .advice[] | select(.socket as $s | $cs | index($s)) | "\(.socket) " + '"$f" \
+	top) jq -c --arg p "$p" "[.sockets[] | select(.local | endswith(\$p))
+		| .cookie as \$c | .advice[]? | $f]" "$T/final.json" ;;
+	report) jq -c --arg p "$p" "([.sockets[] | select(.local // \"\" | endswith(\$p)) | .cookie]) as \$cs
+		| [.advice[] | select(.socket as \$s | \$cs | index(\$s)) | .socket as \$c | $f]" \
 		"$T/report.json" ;;
-	doctor) jq -r --arg p "$p" '.findings[] | select(.local // "" | endswith($p))
-		| "\(.socket) " + '"$f" "$T/doctor.json" ;;
-	esac | sort
+	doctor) jq -c --arg p "$p" "[.findings[] | select(.local // \"\" | endswith(\$p)) | .socket as \$c | $f]" \
+		"$T/doctor.json" ;;
+	esac | jq -c 'sort_by(.socket, .cause)'
+}
+
+# apps_advice_same A B: two views' apps_advice are the same, but for the
+# socket's deliveries in its drop windows (and the pacing rate made of
+# them), which may differ by 1 in 10,000: each view's programs count every
+# delivery themselves, and this CI VM's kernel has been seen to run no BPF
+# program for an event without counting a miss (run.sh; 342,867 vs
+# 342,868 on one iperf3 run).
+apps_advice_same() {
+	jq -n --argjson a "$1" --argjson b "$2" '
+		def near(x; y): (x == y) or ((x | type) == "number" and (y | type) == "number" and
+			((x - y) | fabs) <= ([1, ([x, y] | max) / 10000] | max));
+		($a | length) == ($b | length) and
+		([range(0; $a | length)] | all(. as $i | $a[$i] as $x | $b[$i] as $y |
+			($x | del(.drop_windows.delivered, .value)) == ($y | del(.drop_windows.delivered, .value)) and
+			near($x.drop_windows.delivered; $y.drop_windows.delivered) and
+			(if $x.setting == "sender_pps" then near($x.value; $y.value) else $x.value == $y.value end)))'
 }
 
 # apps_rcvbuf PORT VIEW: the view's rcvbuf drops on PORT's sockets.
@@ -120,15 +139,15 @@ apps_check() {
 	# differs, and is left out)
 	local adv v_adv
 	adv=$(apps_advice "$port" top)
-	[[ -n $adv ]] || fail "top gives no advice for port $port"
+	[[ $adv != '[]' && -n $adv ]] || fail "top gives no advice for port $port"
 	echo "    top's advice on port $port:"
-	sed 's/^/      /' <<<"$adv"
+	jq -c '.[]' <<<"$adv" | sed 's/^/      /'
 	for v in report doctor; do
 		v_adv=$(apps_advice "$port" "$v")
 		expect_eq "$v's findings (socket, cause) on port $port = top's" \
-			"$(cut -d' ' -f1,2 <<<"$v_adv")" "$(cut -d' ' -f1,2 <<<"$adv")"
-		[[ $v_adv == "$adv" ]] || fail "$v's advice on port $port differs from top's:
-$v_adv"
+			"$(jq -c 'map([.socket, .cause])' <<<"$v_adv")" "$(jq -c 'map([.socket, .cause])' <<<"$adv")"
+		[[ $(apps_advice_same "$adv" "$v_adv") == true ]] ||
+			fail "$v's advice on port $port differs from top's: $(jq -c '.[]' <<<"$v_adv")"
 	done
 	expect_eq "top's reconciliation" \
 		"$(final -c '[.reconcile[]? | select(.match != true)]')" "[]"
