@@ -549,10 +549,13 @@ static struct rcvbuf_plan rcvbuf_plan(const struct advice_input *in)
 	 * some windows quiet, and is still faster than its reader); in fewer:
 	 * bursts, between which the reader caught up for 100 ms or more.
 	 */
-	if (in->kernel_windows && in->windows.v >= 10) {
+	if (in->kernel_windows) {
+		/* a view's looks at the queue are its own: not with the windows */
 		p.drained = false;
-		p.sparse = in->windows_dropping.v < (in->windows.v + 1) / 2;
-		p.sustained = !p.sparse;
+		p.sparse = in->windows.v >= 10 &&
+			   in->windows_dropping.v < (in->windows.v + 1) / 2;
+		/* under a second of drops says neither steady nor bursts */
+		p.sustained = in->windows.v >= 10 && !p.sparse;
 	}
 	p.too_big = !p.large && p.have_burst && p.need_d > ADVICE_RCVBUF_CAP;
 	p.pace = p.large || p.sustained || p.too_big;
@@ -1389,13 +1392,15 @@ void advice__track_input(struct advice_input *in, const struct advice_track *t, 
 }
 
 void advice__kernel_windows(struct advice_input *in, uint64_t span, uint64_t dropping,
-			    uint64_t best, bool rx_known, uint64_t delivered)
+			    uint64_t best, bool rx_known, uint64_t delivered, uint64_t stalled)
 {
 	if (!span || !dropping)
 		return;
 	if (rx_known) {
 		in->delivered = ADVICE_U64(delivered);
 		in->delivered_s = dropping * (UD_WIN_NS / 1e9);
+		in->stalled_intervals = ADVICE_U64(stalled);
+		in->stalled_s = stalled * (UD_WIN_NS / 1e9);
 	}
 	in->burst = ADVICE_U64(best);
 	in->burst_s = UD_WIN_NS / 1e9;

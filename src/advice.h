@@ -245,10 +245,13 @@ void advice__track_input(struct advice_input *in, const struct advice_track *t, 
  * each): `span` from the first with drops to the last, `dropping` of them
  * with drops, `best` the most in one; they replace the per-interval burst.
  * rx_known: `delivered` is the socket's deliveries in those windows, what
- * its reader took while it dropped (the pacing rate). Nothing for span 0.
+ * its reader took while it dropped (the pacing rate), and `stalled` the
+ * latest run of them with none (a reader stopped mid-run). With them a
+ * view's own looks (its intervals, its queue looks) decide nothing.
+ * Nothing for span 0.
  */
 void advice__kernel_windows(struct advice_input *in, uint64_t span, uint64_t dropping,
-			    uint64_t best, bool rx_known, uint64_t delivered);
+			    uint64_t best, bool rx_known, uint64_t delivered, uint64_t stalled);
 
 #define ADVICE_WHAT     160
 #define ADVICE_TEXT     2048

@@ -436,7 +436,7 @@ void output__advice_input(struct advice_input *in, struct model *m, const struct
 
 		if (wa)
 			advice__kernel_windows(in, win_agg__span(wa), wa->dropping, wa->best,
-					       m->have_rx, wa->delivered);
+					       m->have_rx, wa->delivered, wa->stalled);
 	}
 	if (nc)
 		output__advice_mibs(in, &nc->base, &nc->cur);

@@ -2789,7 +2789,7 @@ static void set_kernel_windows(const struct report *rp, const struct agg_sock *k
 		win_agg__join(&a, own);
 	if (a.dropping)
 		advice__kernel_windows(in, win_agg__span(&a), a.dropping, a.best, rp->sockets_rx,
-				       a.delivered);
+				       a.delivered, a.stalled);
 }
 
 static int advice_items(const struct report *rp, const struct agg *a, uint64_t top,

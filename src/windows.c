@@ -66,6 +66,14 @@ void win_agg__join(struct win_agg *a, const struct win_agg *b)
 	}
 	a->datagrams = win_sat_add(a->datagrams, b->datagrams);
 	a->delivered = win_sat_add(a->delivered, b->delivered);
+	/* b's latest run, continued from a's when all of b's windows are in
+	 * it (one window on both sides is one: stalled only if on both) */
+	if (b->stalled < b->dropping)
+		a->stalled = b->stalled;
+	else if (b->first != a->last)
+		a->stalled += b->stalled;
+	else
+		a->stalled = a->stalled ? a->stalled + b->stalled - 1 : b->stalled - 1;
 	if (b->best > a->best)
 		a->best = b->best;
 	if (b->first == a->last) {
@@ -207,12 +215,17 @@ int windows__fold(struct windows *w, uint32_t before)
 		a = htab__upsert(&w->aggs, &ak, NULL);
 		if (!a)
 			return -ENOMEM;
+		bool again = a->dropping && f->win == a->last; /* more of the last */
+
 		win_agg__add(a, f->win, f->datagrams);
 		dk = (struct win_folded){ .id = f->id, .cause = WIN_DELIVERED, .win = f->win };
 		d = bsearch(&dk, w->folded + i, w->nfolded - i, sizeof(*w->folded), folded_cmp);
 		if (d) {
 			a->delivered = win_sat_add(a->delivered, d->datagrams & ~(1ull << 63));
 			d->datagrams |= 1ull << 63; /* a drop window's: kept */
+			a->stalled = 0;
+		} else if (!again) {
+			a->stalled++;
 		}
 		w->folded[kept++] = *f;
 	}

@@ -32,6 +32,7 @@ struct win_agg {
 	uint64_t datagrams;        /* in all of them */
 	uint64_t delivered;        /* the socket's deliveries in those windows
 				      (when they are counted: the caller knows) */
+	uint64_t stalled;          /* the latest run of them with no delivery */
 };
 
 /*

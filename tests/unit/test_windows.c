@@ -158,6 +158,7 @@ static void test_deliveries(void **state)
 	a = windows__find(&w, 9, 0);
 	assert_non_null(a);
 	assert_int_equal(a->delivered, 40);
+	assert_int_equal(a->stalled, 0);
 	assert_null(windows__find(&w, 9, WIN_DELIVERED));
 	/* kept: the two drop windows and their deliveries, not window 101's */
 	assert_int_equal(w.nfolded, 4);
@@ -172,6 +173,12 @@ static void test_deliveries(void **state)
 					      w.folded[i].win, w.folded[i].datagrams), 0);
 	assert_int_equal(windows__fold(&again, UINT32_MAX), 0);
 	assert_memory_equal(windows__find(&again, 9, 0), a, sizeof(*a));
+	/* a reader that stops: its latest drop windows have no deliveries */
+	w.nfolded = 0;
+	assert_int_equal(windows__add(&w, 9, 0, 103, 9), 0);
+	assert_int_equal(windows__add(&w, 9, 0, 104, 9), 0);
+	assert_int_equal(windows__fold(&w, UINT32_MAX), 0);
+	assert_int_equal(windows__find(&w, 9, 0)->stalled, 2);
 	windows__free(&again);
 	windows__free(&w);
 }
