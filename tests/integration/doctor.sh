@@ -447,10 +447,15 @@ test_advice_steady_sample_length() {
 			echo "    $f -d $d: $s"
 			shapes+=("$s")
 			expect_eq "$f -d $d: verdict" "$(jq -r .verdict "$T/f.$f$d")" steady_overload
-			# the span it judged, in the wording and the JSON
-			expect_eq "$f -d $d: sampled_s (rounded)" "$(jq -r '.sampled_s | round' "$T/f.$f$d")" "$d"
-			jq -r .what "$T/f.$f$d" | grep -qE "\(sampled $d(\.[0-9]+)? s\)" ||
-				fail "$f -d $d: the verdict does not say it sampled $d s: $(jq -r .what "$T/f.$f$d")"
+			# the span it judged, in the wording and the JSON: the one
+			# asked for, or a little more where a busy host delayed the
+			# view's refreshes (top -n 3 -i 1 took 4.54 s once in CI)
+			local sampled=$(jq -r '.sampled_s' "$T/f.$f$d")
+			[[ $(jq -n "$sampled >= $d - 0.5 and $sampled < $d + 2") == true ]] ||
+				fail "$f -d $d: sampled_s $sampled, want $d (to $((d + 2)) on a busy host)"
+			local said=$(jq -r .what "$T/f.$f$d" | sed -nE 's/.*\(sampled ([0-9.]+) s\).*/\1/p')
+			[[ -n $said && $(jq -n "($said - $sampled) | fabs < 0.01 * $sampled + 0.01") == true ]] ||
+				fail "$f -d $d: the wording does not say the JSON's span ($sampled s): $(jq -r .what "$T/f.$f$d")"
 		done
 		# every view measured the reader (report from the recorded
 		# deliveries): the same kind of change
