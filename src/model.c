@@ -1488,19 +1488,6 @@ static void held_netns(struct model *m, const struct dump_plan *plans, int n)
 }
 
 /*
- * Has the model's own dump seen this known socket (k may be NULL)? One
- * known from its deliveries alone (partial: a cookie another tool's dump
- * made, then rx) or from lifetimes' dump (no_flow_match) has never been
- * in the table: no owner lookup could find it (they start from the
- * table's inodes), and its rows would stay unnamed. Its drops are a
- * socket not seen yet.
- */
-static bool model_dumped(const struct sock_info *k)
-{
-	return k && !k->partial && !k->no_flow_match;
-}
-
-/*
  * Which netns to dump whole, and which ports of the others: see the note
  * on MODEL_FULL_DUMP_NS.
  */
@@ -1532,25 +1519,13 @@ static void plan_dumps(struct model *m, struct htab *drops,
 			uint64_t id = k->cookie;
 			bool known;
 
-			/*
-			 * A closing socket's purge (UD_KEY_CLOSE): it has gone,
-			 * a dump cannot find it or its owner; known at all is
-			 * enough (a dump would only add the live sockets, which
-			 * a later purge of the port's flow would then prefer).
-			 */
-			bool closing = k->flags & UD_KEY_CLOSE;
-
 			if (k->flags & UD_KEY_INODE) {
 				uint32_t ino = k->cookie;
-				const uint64_t *c = htab__find(&m->inode2cookie, &ino);
 
-				/* its row's id: the cookie, once a dump named it */
-				id = c ? *c : UD_RX_INODE | ino;
-				known = c && (closing || model_dumped(htab__find(&m->known, c)));
+				known = htab__find(&m->inode2cookie, &ino);
+				id = UD_RX_INODE | ino;
 			} else {
-				const struct sock_info *ks = htab__find(&m->known, &id);
-
-				known = !id || (closing ? ks != NULL : model_dumped(ks));
+				known = !id || htab__find(&m->known, &id);
 			}
 			/* a socket not seen yet: all of its netns, once */
 			if (!known && !htab__find(&m->unknown, &id)) {
@@ -1852,15 +1827,8 @@ int model__update(struct model *m, struct htab *drops,
 			/* not dumped yet: stays keyed by inode */
 			uint64_t cookie = sockid__row(&m->inode2cookie, sockid__of_key(k));
 
-			const struct sock_info *ks = htab__find(&m->known, &cookie);
-
-			/*
-			 * Dumped and not found: no dump is done for it again.
-			 * So for a cookie known from rx or lifetimes alone,
-			 * which plan_dumps dumped for (not a purge).
-			 */
-			if (cookie && (!ks || (!(k->flags & UD_KEY_CLOSE) &&
-					       !(cookie & UD_RX_INODE) && !model_dumped(ks))))
+			/* dumped and not found: no dump is done for it again */
+			if (cookie && !htab__find(&m->known, &cookie))
 				htab__upsert(&m->unknown, &cookie, NULL);
 			/* cookie 0: a socket with neither cookie nor inode
 			 * (a kernel socket): shown with its flow */

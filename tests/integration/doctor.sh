@@ -19,8 +19,7 @@ start_doctor() {
 	DOC_PID=$!
 	BG_PIDS+=("$DOC_PID")
 	local i
-	# a bound, not a wait: the BPF load takes seconds on a loaded machine
-	for ((i = 0; i < 600; i++)); do
+	for ((i = 0; i < 100; i++)); do
 		grep -q 'sampling for' "$T/doc.err" && return 0
 		kill -0 "$DOC_PID" 2>/dev/null || break
 		sleep 0.1

@@ -132,8 +132,7 @@ start_record() {
 	${UDPDROP_WRAP:-} "$UDPDROP" record -o "$out" "$@" 2>"$T/rec.err" &
 	REC=$!
 	BG_PIDS+=("$REC")
-	# a bound, not a wait: the BPF load takes seconds on a loaded machine
-	for ((i = 0; i < 600; i++)); do
+	for ((i = 0; i < 100; i++)); do
 		grep -q 'recording UDP drops' "$T/rec.err" && return 0
 		kill -0 "$REC" 2>/dev/null || break
 		sleep 0.1
