@@ -364,7 +364,6 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	skel->rodata->events_on = o->events;
 	/* see windows_on in bpf/udpdrop.bpf.c */
 	skel->rodata->windows_on = !o->derive_sites;
-	t->windows = !o->derive_sites;
 	skel->rodata->cap_len = o->cap_len < UD_CAP_MAX ? o->cap_len : UD_CAP_MAX;
 	/* the ring is a page when unused: top and the others pay no memory */
 	uint32_t ring = !o->events ? (uint32_t)getpagesize()

@@ -115,7 +115,6 @@ struct tracer {
 	size_t nwins, wins_cap, nopens, opens_cap;
 	bool win_reading;           /* a read is collecting open words */
 	bool win_read;              /* a read since tracer__windows_clear */
-	bool windows;               /* the programs count drop windows (5.17+) */
 	bool win_all;               /* the end: every open window is closed */
 	uint32_t win_before;        /* windows before it were closed by every CPU
 				       by the last read (0: none read yet) */
