@@ -81,14 +81,6 @@ const volatile __u8 site_loc[UD_SITE_RANGES] = {}; /* enum ud_loc */
  * that emits: top and the others pay nothing for them.
  */
 const volatile bool events_on = false;
-/*
- * Drop windows (UD_WIN_NS; see win_count). Off on kernels without drop
- * reasons: there the site derivation already takes most of what the
- * verifier allows one program, and the windows' ring calls on every path
- * take it past its limit; the views judge drop patterns by their own
- * intervals there, as before.
- */
-const volatile bool windows_on = true;
 const volatile __u32 cap_len = 0; /* packet bytes per event, <= UD_CAP_MAX */
 /* wake the reader when this much is waiting (it also polls on a timer) */
 const volatile __u64 wakeup_bytes = 1 << 20;
@@ -254,6 +246,8 @@ struct handover {
 	bool close_child; /* next_child is a frag_list member of a purged skb */
 	struct ud_key close_key;
 	__u64 close_datagrams, close_skbs, close_bytes;
+	/* a closed drop window on its way to the ring (see win_flush) */
+	struct ud_win win_out;
 };
 
 struct {
@@ -656,42 +650,35 @@ static __always_inline void add(struct ud_val *v, __u64 datagrams, __u64 len)
  * was counted, or a frag_list member, drops none.
  */
 /*
- * A closed window to the ring, or its loss counted. Copied out
- * (bpf_ringbuf_output), not reserved in place: a reservation is a
- * reference the verifier tracks in every state of every caller's path,
- * which took the record program's (events on) past its million
- * instructions, and the loader then refused its variant with close_owner.
+ * The closed window in this CPU's handover (win_out) to the ring, or its
+ * loss counted. A global function: the verifier checks it once, on its
+ * own, where a static one is walked again in every state of every path
+ * that closes a window. With those walks the site-derivation program
+ * (kernels without drop reasons, 5.10-5.16) went past the verifier's
+ * million instructions, and a reservation (bpf_ringbuf_reserve, a
+ * reference tracked through the caller's paths) took record's program
+ * there too. Copied out (bpf_ringbuf_output), not reserved.
  */
-static __always_inline void win_output(struct ud_win *w, __u64 word)
+__noinline int udpdrop_win_flush(void)
 {
 	__u32 zero = 0;
-	struct handover *ho;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
 
-	w->win = word;
-	w->cpu = bpf_get_smp_processor_id();
-	w->pad = 0;
-	if (bpf_ringbuf_output(&wins, w, sizeof(*w), 0)) {
-		ho = bpf_map_lookup_elem(&handover, &zero);
-		if (ho)
-			stat_inc(ho, UD_STAT_WIN_LOST);
-	}
-}
-
-static __noinline int win_close(const struct ud_key *k, __u64 word)
-{
-	struct ud_win w;
-
-	__builtin_memcpy(&w.key, k, sizeof(w.key));
-	win_output(&w, word);
+	if (!ho)
+		return 0;
+	ho->win_out.cpu = bpf_get_smp_processor_id();
+	ho->win_out.pad = 0;
+	if (bpf_ringbuf_output(&wins, &ho->win_out, sizeof(ho->win_out), 0))
+		stat_inc(ho, UD_STAT_WIN_LOST);
 	return 0;
 }
 
-static __always_inline int win_count(const struct ud_key *k, struct ud_val *v,
-				     __u64 datagrams)
+static __always_inline int win_count(struct handover *ho, const struct ud_key *k,
+				     struct ud_val *v, __u64 datagrams)
 {
 	__u64 word, idx;
 
-	if (!windows_on || !datagrams || !(k->flags & UD_KEY_SOCK))
+	if (!datagrams || !(k->flags & UD_KEY_SOCK))
 		return 0;
 	idx = bpf_ktime_get_ns() / UD_WIN_NS;
 	word = v->win;
@@ -699,8 +686,11 @@ static __always_inline int win_count(const struct ud_key *k, struct ud_val *v,
 		v->win = word + datagrams;
 		return 0;
 	}
-	if (UD_WIN_COUNT(word))
-		win_close(k, word);
+	if (UD_WIN_COUNT(word)) {
+		__builtin_memcpy(&ho->win_out.key, k, sizeof(ho->win_out.key));
+		ho->win_out.win = word;
+		udpdrop_win_flush();
+	}
 	v->win = (idx << 32) | (__u32)datagrams;
 	return 0;
 }
@@ -729,7 +719,7 @@ static __always_inline long account_n(struct handover *ho, struct ud_key *k,
 		v = slot_val(ho, k, &slot, slot_state);
 		if (v) {
 			add_n(v, datagrams, skbs, len);
-			win_count(k, v, datagrams);
+			win_count(ho, k, v, datagrams);
 			return slot;
 		}
 	}
@@ -764,7 +754,7 @@ static __always_inline long account_n(struct handover *ho, struct ud_key *k,
 		return -1; /* no socket left to hold a window */
 	}
 	add_n(v, datagrams, skbs, len);
-	win_count(k, v, datagrams);
+	win_count(ho, k, v, datagrams);
 	return -1;
 }
 
@@ -1205,7 +1195,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 		if (sl && sl->state == ho->fast_state) {
 			datagrams = skb_segments(direct, skb, &frag_list);
 			add(&sl->val, datagrams, len);
-			win_count(&ho->key, &sl->val, datagrams);
+			win_count(ho, &ho->key, &sl->val, datagrams);
 			if (frag_list)
 				ho->next_child = frag_list; /* ho->key is this key */
 			if (events_on)
@@ -1668,21 +1658,23 @@ int udpdrop_close_tp(struct kmem_free_record *r)
  */
 static __noinline int rx_win_close(__u64 id, __u64 word)
 {
-	struct ud_win w;
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
 
-	__builtin_memset(&w.key, 0, sizeof(w.key));
-	w.key.cookie = id & ~UD_RX_INODE;
-	w.key.flags = UD_KEY_SOCK | UD_KEY_DELIVERED | (id & UD_RX_INODE ? UD_KEY_INODE : 0);
-	win_output(&w, word);
-	return 0;
+	if (!ho)
+		return 0;
+	__builtin_memset(&ho->win_out.key, 0, sizeof(ho->win_out.key));
+	ho->win_out.key.cookie = id & ~UD_RX_INODE;
+	ho->win_out.key.flags = UD_KEY_SOCK | UD_KEY_DELIVERED |
+				(id & UD_RX_INODE ? UD_KEY_INODE : 0);
+	ho->win_out.win = word;
+	return udpdrop_win_flush();
 }
 
 static __always_inline void rx_win_count(__u64 id, struct ud_rx *v)
 {
 	__u64 idx, word = v->win;
 
-	if (!windows_on)
-		return;
 	idx = bpf_ktime_get_ns() / UD_WIN_NS;
 	if ((word >> 32) == idx) {
 		v->win = word + 1;
@@ -1756,7 +1748,7 @@ static __always_inline int count_rx(bool direct, struct sock *sk)
 		/* a new socket: this CPU's value set, the others' zeroed */
 		struct ud_rx first = {
 			.datagrams = 1,
-			.win = windows_on ? (bpf_ktime_get_ns() / UD_WIN_NS) << 32 | 1 : 0,
+			.win = (bpf_ktime_get_ns() / UD_WIN_NS) << 32 | 1,
 			.peak = rmem,
 			.netns = sk_netns(direct, sk),
 			.lport = RD(direct, sk->__sk_common.skc_num, sk,

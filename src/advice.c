@@ -799,8 +799,8 @@ static int rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 			    ADVICE_PACE_PCT, R(p.drained_dgps), (unsigned long long)p.pace_dgps);
 		} else {
 			add(c, cl, "Pace the sender below the rate the reader sustains (its deliveries are "
-			    "not known here: udpdrop top or doctor measure them; udpdrop gen --pps finds "
-			    "it), add flow control between them, or read faster: more reader threads on "
+			    "not known here: kernels before 6.6 do not report them, and on 6.6+ top, "
+			    "doctor and record count them; udpdrop gen --pps finds it), add flow control between them, or read faster: more reader threads on "
 			    "SO_REUSEPORT sockets, recvmmsg() batches, a reader pinned to its own CPU.");
 		}
 	} else {

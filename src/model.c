@@ -1507,8 +1507,11 @@ static void plan_dumps(struct model *m, struct htab *drops,
 		 * Never dumped, or not since it came (back) into view; or
 		 * due. (A dump may be later than `now`, taken before it.)
 		 */
+		uint64_t every = m->watch_sharing && !m->port_shared
+					 ? MODEL_SHARING_DUMP_NS : MODEL_FULL_DUMP_NS;
+
 		plans[i].full = m->opts.all || !t || !netns_held(m, netns_list[i]) ||
-				(now > *t && now - *t >= MODEL_FULL_DUMP_NS);
+				(now > *t && now - *t >= every);
 	}
 	for (it = 0; htab__next(drops, &it, &key, &val);) {
 		const struct ud_key *k = key;

@@ -161,6 +161,15 @@ struct model_totals {
  * that way).
  */
 #define MODEL_FULL_DUMP_NS (30 * 1000000000ull)
+/*
+ * Kernels without deliveries counted (before 6.6) learn of a socket only
+ * from its drops or a dump, so two sockets sharing a port that never
+ * dropped stay unknown until they close, when their purged queues can no
+ * longer be told apart (watch.c arms the socket's free once a port is
+ * shared). Until then (model.watch_sharing), the netns in view are dumped
+ * whole this often instead, as `ss -ua` would be.
+ */
+#define MODEL_SHARING_DUMP_NS (1000000000ull)
 
 struct model {
 	struct model_opts opts;
@@ -181,6 +190,7 @@ struct model {
 	struct htab local_addrs;/* netns -> struct local_addrs, per interval */
 	struct htab by_port;    /* struct port_key -> struct port_socks: known sockets per port */
 	bool port_shared;       /* some port has had two sockets (model__port_shared) */
+	bool watch_sharing;     /* dump every MODEL_SHARING_DUMP_NS (set by the caller) */
 	struct htab rows;       /* struct row_key -> struct row */
 	struct htab pid_inodes; /* inodes the --pid process (pid_tree: the tree) ever held */
 	struct htab rx;         /* socket identity -> struct ud_rx, since the baseline */

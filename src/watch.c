@@ -340,6 +340,8 @@ int watch__refresh(struct watch *w)
 	if (!err)
 		err = model__update_rx(&w->m, w->t.rx ? &w->rx : NULL);
 	now = now_ns();
+	/* no deliveries to learn sockets from: look for a shared port (model.h) */
+	w->m.watch_sharing = !w->t.rx && w->t.close_owner && !w->t.close_armed;
 	if (!err)
 		err = model__update(&w->m, &w->drops, w->overflow, w->stats, now);
 	if (!err)

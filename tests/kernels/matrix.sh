@@ -39,6 +39,8 @@ CHECKS=(
 	"reassembly=rcvbuf_fragmented"
 	"record+report=record_rcvbuf report_round_trip"
 	"doctor=doctor_rcvbuf"
+	"windows=advice_windows_one_run"
+	"socket_close/shared=close_shared_port_top close_shared_port_record"
 	"gen/sink=gen_sink_rcvbuf"
 	"static=static_empty_root"
 )
