@@ -29,7 +29,11 @@ CFLAGS      ?= -g -O2
 ALL_CFLAGS  := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter \
                -Wno-missing-field-initializers -std=gnu11 -D_GNU_SOURCE \
                -DUDPDROP_VERSION='"$(VERSION)"'
-INCLUDES    := -Iinclude -Isrc -I$(OUTPUT)
+# src/ is layered (tools/check-layers.sh, HACKING.md): headers are found by
+# name in every layer's folder; the check keeps includes pointing down.
+LAYERS      := base trace kernel model advice loadgen cmd
+SRC_DIRS    := $(LAYERS) $(patsubst src/%/,%,$(sort $(dir $(wildcard src/cmd/*/*.c))))
+INCLUDES    := -Iinclude $(addprefix -Isrc/,$(SRC_DIRS)) -I$(OUTPUT)
 LIBS        := -lbpf -lelf -lz $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo) -lm
 BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
                -Wno-unused-function -Wno-compare-distinct-pointer-types \
@@ -43,10 +47,15 @@ else
   msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-# The core library: every subcommand links all of it.
-CORE_SRCS   := $(filter-out src/main.c,$(wildcard src/*.c))
-CORE_OBJS   := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CORE_SRCS))
-MAIN_OBJ    := $(OUTPUT)/main.o
+# libudpdrop.a: every layer below the commands. The commands (src/cmd/)
+# link onto it; CORE_OBJS is both, all but main (the unit tests link them).
+LIB_SRCS    := $(foreach l,$(filter-out cmd,$(LAYERS)),$(wildcard src/$(l)/*.c))
+LIB_OBJS    := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
+LIB         := $(OUTPUT)/libudpdrop.a
+CMD_SRCS    := $(filter-out src/cmd/main.c,$(wildcard src/cmd/*.c src/cmd/*/*.c))
+CMD_OBJS    := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(CMD_SRCS))
+CORE_OBJS   := $(CMD_OBJS) $(LIB)
+MAIN_OBJ    := $(OUTPUT)/obj/cmd/main.o
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)
 SKELS       := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
@@ -56,7 +65,7 @@ TRACECAT_BIN := $(OUTPUT)/tests/tracecat
 SHOWIDS_BIN := $(OUTPUT)/tests/showids
 FLOOR_BIN   := $(OUTPUT)/bench-floor
 
-.PHONY: all static clean check check-kernels unit integration asan deps demo bench soak install uninstall vmlinux man check-man
+.PHONY: all static clean check check-layers check-kernels unit integration asan deps demo bench soak install uninstall vmlinux man check-man
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -80,12 +89,18 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 
 # User space. -MMD tracks headers once an object exists; the skeleton a
 # file includes must exist before its first compile, so that one is named.
-$(OUTPUT)/%.o: src/%.c | $(OUTPUT)
+$(OUTPUT)/obj/%.o: src/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
 
-$(OUTPUT)/tracer.o: $(OUTPUT)/udpdrop.skel.h
-$(OUTPUT)/xdpstamp.o: $(OUTPUT)/xdpstamp.skel.h
+$(OUTPUT)/obj/kernel/tracer.o: $(OUTPUT)/udpdrop.skel.h
+$(OUTPUT)/obj/loadgen/xdpstamp.o: $(OUTPUT)/xdpstamp.skel.h
+
+$(LIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $^
 
 udpdrop: $(MAIN_OBJ) $(CORE_OBJS)
 	$(call msg,BINARY,$@)
@@ -95,7 +110,7 @@ udpdrop: $(MAIN_OBJ) $(CORE_OBJS)
 # zlib, ncursesw and glibc linked in (Debian ships every one as a .a), as
 # static-pie so that it still loads at a random address. The same objects
 # as ./udpdrop but main.o, which limits glibc's NSS to its built-in
-# services (src/main.c says why): the linker's "Using 'getaddrinfo' in
+# services (src/cmd/main.c says why): the linker's "Using 'getaddrinfo' in
 # statically linked applications..." warnings are about the modules it
 # never loads. pkg-config --static names what libelf needs (libzstd where
 # it was built with it).
@@ -108,7 +123,7 @@ static: $(STATIC_BIN)
 $(OUTPUT)/static:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/static/main.o: src/main.c | $(OUTPUT)/static
+$(OUTPUT)/static/main.o: src/cmd/main.c | $(OUTPUT)/static
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -DUDPDROP_STATIC $(INCLUDES) -MMD -MP -c $< -o $@
 
@@ -131,9 +146,9 @@ $(SHOWIDS_BIN): tests/integration/showids.c | $(OUTPUT)/tests
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -static $< -o $@
 
 # The integration tests' trace reader: records as JSON lines.
-$(TRACECAT_BIN): tests/integration/tracecat.c src/trace.c src/util.c src/trace.h src/util.h include/udpdrop.h | $(OUTPUT)/tests
+$(TRACECAT_BIN): tests/integration/tracecat.c src/trace/trace.c src/base/util.c src/trace/trace.h src/base/util.h include/udpdrop.h | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) $(LDFLAGS) tests/integration/tracecat.c src/trace.c src/util.c -lz -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) $(LDFLAGS) tests/integration/tracecat.c src/trace/trace.c src/base/util.c -lz -o $@
 
 # The benchmark's floor: an empty tp_btf program on the same tracepoint.
 $(FLOOR_BIN): tools/bench/floor.c $(OUTPUT)/bench_floor.skel.h | $(OUTPUT)
@@ -141,9 +156,9 @@ $(FLOOR_BIN): tools/bench/floor.c $(OUTPUT)/bench_floor.skel.h | $(OUTPUT)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP $< $(LIBS) -o $@
 
 # The generator benchmark's stopwatch: inter-arrival gaps at XDP.
-$(OUTPUT)/bench-gaps: tools/bench/gaps.c src/hist.c $(OUTPUT)/bench_gaps.skel.h | $(OUTPUT)
+$(OUTPUT)/bench-gaps: tools/bench/gaps.c src/base/hist.c $(OUTPUT)/bench_gaps.skel.h | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP tools/bench/gaps.c src/hist.c $(LIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP tools/bench/gaps.c src/base/hist.c $(LIBS) -o $@
 
 # top's own CPU use: 10,000 sockets held, 1,000 of them made to drop.
 $(OUTPUT)/bench-sockets: tools/bench/sockets.c | $(OUTPUT)
@@ -183,13 +198,17 @@ $(OUTPUT)/udpdrop-asan: $(MAIN_OBJ) $(CORE_OBJS)
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(STATIC_BIN) $(UNIT_BINS) $(HELPER_BIN) $(TRACECAT_BIN) $(SHOWIDS_BIN)
 	$(Q)tools/man-options.sh --check
+	$(Q)tools/check-layers.sh
 	$(Q)tools/check.sh
 
-# The man pages' OPTIONS sections come from the option tables (src/opts.h),
+# The man pages' OPTIONS sections come from the option tables (src/base/opts.h),
 # through the hidden `udpdrop --man-options CMD`: `udpdrop CMD --help` and
 # `man udpdrop-CMD` cannot disagree.
 man: udpdrop
 	$(Q)tools/man-options.sh ./udpdrop
+
+check-layers:
+	$(Q)tools/check-layers.sh
 
 check-man: udpdrop
 	$(Q)tools/man-options.sh --check ./udpdrop
@@ -243,16 +262,21 @@ clean:
 #   make fuzz [FUZZ_SECS=60]    make fuzz-smoke (10 s)
 FUZZ_SECS   ?= 60
 FUZZ_BIN    := $(OUTPUT)/fuzz/fuzz_trace
-FUZZ_SRCS   := tests/fuzz/fuzz_trace.c src/trace.c src/util.c
-# the report's sources the fuzz target #includes (it fuzzes report too)
-FUZZ_INCLUDED := src/report_model.c src/causes.c src/json.c src/mib.c \
-		 src/units.c src/htab.c src/windows.c src/advice.c $(wildcard src/*.h)
+# The offline side: report's model and everything it needs, and not one
+# file of the live system (src/kernel/ but the pure mib.c and sockid.c):
+# the target links these alone, so an offline file that reaches for the
+# live system fails this link.
+FUZZ_OFFLINE := src/cmd/report/report_model.c src/trace/trace.c src/base/util.c \
+		src/base/json.c src/base/units.c src/base/htab.c src/model/causes.c \
+		src/model/windows.c src/model/reconcile.c src/advice/advice.c \
+		src/kernel/mib.c src/kernel/sockid.c
+FUZZ_SRCS   := tests/fuzz/fuzz_trace.c $(FUZZ_OFFLINE)
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE \
-	       -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc
+	       -Wall -Wextra -Wno-unused-parameter $(INCLUDES)
 
 .PHONY: fuzz fuzz-smoke
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(FUZZ_INCLUDED) include/udpdrop.h
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard src/*/*.h src/cmd/*/*.h) include/udpdrop.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D) $(OUTPUT)/fuzz/corpus
 	$(Q)if printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }\n' | \
@@ -273,4 +297,4 @@ fuzz: $(FUZZ_BIN)
 fuzz-smoke: $(FUZZ_BIN)
 	$(Q)$(FUZZ_BIN) -max_total_time=10 $(OUTPUT)/fuzz/corpus tests/fuzz/corpus
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/static/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/obj/*/*.d $(OUTPUT)/obj/cmd/*/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/static/*.d)

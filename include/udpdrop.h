@@ -82,7 +82,7 @@ struct ud_val {
  * run see the same windows. Each CPU counts its open window in the
  * bucket (ud_val.win); when it moves on, the window closed goes to the
  * `wins` ring as a struct ud_win (user space sums the CPUs'; see
- * src/tracer.c, tracer__read). A window the ring had no room for is
+ * src/kernel/tracer.c, tracer__read). A window the ring had no room for is
  * counted in UD_STAT_WIN_LOST.
  */
 #define UD_WIN_NS 100000000ull

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # The OPTIONS section of each man/udpdrop-CMD.8, from the command's option
-# table (src/opts.h), through `udpdrop --man-options CMD`: the same data as
+# table (src/base/opts.h), through `udpdrop --man-options CMD`: the same data as
 # `udpdrop CMD --help`, so the two cannot drift.
 #   tools/man-options.sh [UDPDROP]          rewrite the pages (make man)
 #   tools/man-options.sh --check [UDPDROP]  fail when a committed page's

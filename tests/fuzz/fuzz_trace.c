@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Fuzz the trace reader (src/trace.c): any bytes must give records or a
+ * Fuzz the trace reader (src/trace/trace.c): any bytes must give records or a
  * clean status, never a crash, an overread or a runaway allocation.
  *
  * Each input is read three ways, because checksums guard the interesting
@@ -40,32 +40,11 @@
 static volatile uint64_t sink;
 
 /*
- * The report's sources, compiled into this file: the Makefile's fuzz rule
- * builds tests/fuzz/fuzz_trace.c with src/trace.c and src/util.c only.
- * Build with -DFUZZ_REPORT_LINKED when linking the core objects instead.
- * advice.c last: it defines one-letter macros (B, N, S, R).
+ * The report is linked, not included: the Makefile's fuzz rule compiles
+ * the offline side (FUZZ_OFFLINE: report's model, the trace reader and
+ * what they use) with this file and no live-system code, so a link error
+ * here is the offline side reaching for the live system.
  */
-#ifndef FUZZ_REPORT_LINKED
-#include "report_model.c"
-#include "causes.c"
-#include "json.c"
-#include "mib.c"
-#include "units.c"
-#include "htab.c"
-#include "windows.c"
-#include "advice.c"
-
-/*
- * What the report needs from src/netns.c (mib__read's), which pulls in
- * the live side: weak, so the real one wins when it is linked. The
- * report never reads /proc.
- */
-__attribute__((weak)) int netns__run_in(const struct netns_table *t, uint32_t inode,
-					  int (*fn)(void *arg), void *arg)
-{
-	return -ENOSYS;
-}
-#endif
 
 /* A property of report's output broken: print what and where, abort. */
 static void violation(const char *what, const struct strbuf *out, size_t at)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/causes.c: kernel reason name -> user-facing cause, and the cause names. */
+/* Unit tests for src/model/causes.c: kernel reason name -> user-facing cause, and the cause names. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -28,7 +28,7 @@ static void check_cases(const struct case_ *c, size_t n, uint32_t flags)
 	}
 }
 
-/* Every exact-name rule in src/causes.c. */
+/* Every exact-name rule in src/model/causes.c. */
 static void test_exact_rules(void **state)
 {
 	static const struct case_ cases[] = {

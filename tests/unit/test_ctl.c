@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/ctl.c: the control channel's lines, and a real TCP exchange over loopback. */
+/* Unit tests for src/loadgen/ctl.c: the control channel's lines, and a real TCP exchange over loopback. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for doctor's pure parts: the checklist rules (src/checklist.c)
+ * Unit tests for doctor's pure parts: the checklist rules (src/advice/checklist.c)
  * with concrete numbers, the machine-readable setting and value of the
  * advice's findings (advice_finding.setting/value), and the doctor's kind
  * of burst (a run of sample intervals with drops).

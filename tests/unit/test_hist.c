@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/hist.c: exact min/max, bounded percentile error, merge. */
+/* Unit tests for src/base/hist.c: exact min/max, bounded percentile error, merge. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/htab.c: the open-addressing byte-key hash map (upsert, find, next, growth, clear). */
+/* Unit tests for src/base/htab.c: the open-addressing byte-key hash map (upsert, find, next, growth, clear). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/json.c: the streaming JSON writer's commas, nesting and escaping. */
+/* Unit tests for src/base/json.c: the streaming JSON writer's commas, nesting and escaping. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

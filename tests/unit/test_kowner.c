@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/kowner.c: the RTM_GETLINK dump parser (built
+ * Unit tests for src/kernel/kowner.c: the RTM_GETLINK dump parser (built
  * messages: a vxlan, a geneve, a veth, a hostile name, truncated and
  * malformed attributes) and the owner label.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/ksyms.c: reading a kallsyms file (text symbols only,
+ * Unit tests for src/kernel/ksyms.c: reading a kallsyms file (text symbols only,
  * modules, hidden addresses, lines that are not symbols), the ranges the
  * classifier needs (looked up ahead in a read that stops early, or from
  * the table), and naming a drop location; plus the real /proc/kallsyms.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/ledger.c: the identity, what is unknown, printing, and the LEDGER message. */
+/* Unit tests for src/loadgen/ledger.c: the identity, what is unknown, printing, and the LEDGER message. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

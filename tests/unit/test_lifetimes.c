@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/lifetimes.c against real UDP sockets of this netns
+ * Unit tests for src/model/lifetimes.c against real UDP sockets of this netns
  * (sock_diag needs no privileges for one's own netns): a socket seen in a
  * snapshot is handed out as closed once, only after it has closed, by its
  * cookie or by its inode; the checks are made every LIFETIMES_CHECK_NS

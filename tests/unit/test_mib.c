@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/mib.c: parsing /proc/net/snmp and /proc/net/snmp6 text into counters. */
+/* Unit tests for src/kernel/mib.c: parsing /proc/net/snmp and /proc/net/snmp6 text into counters. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

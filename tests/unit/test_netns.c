@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/netns.c on real files: what -N accepts as a netns
+ * Unit tests for src/kernel/netns.c on real files: what -N accepts as a netns
  * file (nsfs, type net) and what it refuses without opening it (a FIFO
  * would block open(2) for ever), "" never naming a netns, and the pin of
  * udpdrop's own netns (never gone). Holding another netns and seeing it

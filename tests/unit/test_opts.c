@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/opts.c, the option tables: every value type with good
+ * Unit tests for src/base/opts.c, the option tables: every value type with good
  * values and each class of bad one, aliases, defaults, the common -h -V -v,
  * and the --help and man text made from a table.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/util.c's output files (out_file__*): what a name given
+ * Unit tests for src/base/util.c's output files (out_file__*): what a name given
  * as output may point at, and what is left of it after a success and after
  * a failure. Real files, FIFOs and sockets in a scratch directory; a
  * character device only where mknod is allowed (root), as a stand-in made

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/pace.c: the absolute schedule (exact slot times),
+ * Unit tests for src/loadgen/pace.c: the absolute schedule (exact slot times),
  * lateness, missed slots and re-anchoring after a stall, --catch-up, the
  * burst share, and the sleep-then-spin wait on a fake clock.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/pcapng.c (block layout, byte for byte) and
- * src/report_pcap.c (udpdrop report --pcap): a trace written with the
+ * Unit tests for src/trace/pcapng.c (block layout, byte for byte) and
+ * src/cmd/report/report_pcap.c (udpdrop report --pcap): a trace written with the
  * trace writer is exported and the pcapng parsed back; then tshark and
  * tcpdump must read it. Without tshark or tcpdump on PATH that last test
  * is skipped, or fails when CI is set (tools/deps.sh installs them).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/proc.c: the process tree (fake /proc trees, with and
+ * Unit tests for src/kernel/proc.c: the process tree (fake /proc trees, with and
  * without children files, and real forks), running a command (exit codes
  * as a shell gives them, exec failures, signals, process group), and the
  * user it runs as under sudo (as root: really switched to it).

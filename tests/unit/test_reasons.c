@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/reasons.c: the drop reason table read from BTF (live kernel and built fixtures). */
+/* Unit tests for src/model/reasons.c: the drop reason table read from BTF (live kernel and built fixtures). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

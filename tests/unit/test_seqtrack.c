@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/seqtrack.c: gaps, late arrivals inside and beyond the
+ * Unit tests for src/loadgen/seqtrack.c: gaps, late arrivals inside and beyond the
  * reorder window, duplicates, the window bitmap wrapping, the loss
  * timeout, tail loss with a known total, the lost-range memory's cap, and
  * a randomized comparison with a reference that remembers every seq.

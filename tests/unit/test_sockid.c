@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for the one join rule of a socket's identity (src/sockid.c):
+ * Unit tests for the one join rule of a socket's identity (src/kernel/sockid.c):
  * a socket named by inode before its first dump and by cookie after is
  * one row, in top's model and in report alike.
  */

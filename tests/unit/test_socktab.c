@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/socktab.c: socktab__lookup's choice of receiving socket, on a hand-built table. */
+/* Unit tests for src/kernel/socktab.c: socktab__lookup's choice of receiving socket, on a hand-built table. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

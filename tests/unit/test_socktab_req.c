@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for the pure parts of keeping the socket table (src/socktab.c):
+ * Unit tests for the pure parts of keeping the socket table (src/kernel/socktab.c):
  * the exact sock_diag request made from a socket, the port filter's
  * bytecode (checked with copies of the kernel's audit and interpreter),
  * parsing a reply, and removing sockets from the table.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/top.c: top__parse_args, every option, its bounds, and the usage errors. */
+/* Unit tests for src/cmd/top/top.c: top__parse_args, every option, its bounds, and the usage errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/trace.c: every record round-trips field for field;
+ * Unit tests for src/trace/trace.c: every record round-trips field for field;
  * a trace cut at any byte reads its whole blocks and says "cut"; any one
  * flipped bit is caught; versions; the writer's file handling.
  *

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/units.c: rates and sizes with units, and the figures printed back. */
+/* Unit tests for src/base/units.c: rates and sizes with units, and the figures printed back. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

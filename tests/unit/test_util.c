@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/util.c: strict parsers, unit/count/address formatting, strbuf. */
+/* Unit tests for src/base/util.c: strict parsers, unit/count/address formatting, strbuf. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

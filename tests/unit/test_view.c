@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/view.c, the live view's model: sorting (three-way,
+ * Unit tests for src/cmd/top/view.c, the live view's model: sorting (three-way,
  * stable tie-breaker), filtering, the cursor that follows its socket,
  * rates, units, history, column fitting and cell truncation. Hand-made
  * rows and a zeroed model: no BPF, no root, no terminal.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/windows.c: CPUs' parts of a window summed, windows
+ * Unit tests for src/model/windows.c: CPUs' parts of a window summed, windows
  * folded only once every CPU closed them and in time order, a socket's
  * inode figures joined to its cookie's, and the same figures however the
  * parts are split over refreshes (what makes top and report agree).

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "causes.h"
+#include "sysctl_scope.h"
 
 /* A number that may be unknown: fill .known when it is. */
 struct advice_u64 {
@@ -60,32 +61,6 @@ struct advice_dbl {
  * it, so a hostile or corrupt input cannot overflow the arithmetic. */
 #define ADVICE_PAYLOAD_MAX 65535u
 
-/*
- * Where a sysctl takes effect, as the running kernel showed it (netcfg.c
- * tests it: a write of the value it holds, in the netns viewed and in a
- * fresh one): per-netns (each netns has its own value) or host-wide (one
- * value for every netns; inside a non-initial netns it is read-only or
- * missing). Unknown: not tested (no privileges, a recording without it).
- */
-enum advice_scope { ADVICE_SCOPE_UNKNOWN, ADVICE_SCOPE_NETNS, ADVICE_SCOPE_HOST };
-struct advice_sysctl_scope {
-	char name[40];            /* "net.core.rmem_max" ("": none) */
-	enum advice_scope scope;
-	bool settable;            /* a write in the netns viewed works (tested) */
-};
-#define ADVICE_SCOPES 16
-struct advice_where {
-	struct advice_sysctl_scope s[ADVICE_SCOPES];
-	int n;
-	bool self;                /* the netns viewed is udpdrop's own */
-	/* the words that run a command in the netns viewed, from where
-	 * udpdrop runs, shell-safe: "ip netns exec NAME " (a named netns),
-	 * "nsenter --net=PATH " (else); "" when self or when no safe way is
-	 * known (then label names it) */
-	char enter[160];
-	char name[64];            /* its `ip netns` name when shell-safe, else "" */
-	char label[80];           /* printable: its name, or its inode */
-};
 /* "host-wide", "per-netns"; NULL when unknown */
 const char *advice__scope_name(enum advice_scope s);
 /* The scope of sysctl `name` in w (NULL: w is NULL or does not list it). */

@@ -19,6 +19,7 @@
 #include "causes.h"
 #include "json.h"
 #include "mib.h"
+#include "reconcile.h"
 #include "model.h"
 #include "report_model.h"
 #include "sockid.h"

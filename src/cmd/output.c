@@ -15,6 +15,7 @@
 #include "json.h"
 #include "netcfg.h"
 #include "output.h"
+#include "reconcile.h"
 #include "sockid.h"
 
 const char *proto_name(int proto, char *buf, int len)

@@ -1201,14 +1201,6 @@ static int add_retired(const struct htab *src, struct htab *dst, bool rx)
 	return 0;
 }
 
-/* A bucket's socket identity as struct ud_rx keys name it, 0 if none. */
-static uint64_t key_id(const struct ud_key *k)
-{
-	if (!(k->flags & UD_KEY_SOCK) || !k->cookie)
-		return 0;
-	return sockid__of(k->cookie, k->flags & UD_KEY_INODE);
-}
-
 /* One per-CPU hash entry's last counts, deleted in the same call. */
 static int take_entry(struct tracer *t, struct bpf_map *map, const void *key)
 {
@@ -1227,7 +1219,7 @@ static int take_entry(struct tracer *t, struct bpf_map *map, const void *key)
 /* A bucket's last window stays known unless its socket was given back. */
 static bool win_bucket_kept(const void *key, void *val, void *want)
 {
-	uint64_t id = key_id(&((const struct win_cpu_key *)key)->key);
+	uint64_t id = sockid__of_key(&((const struct win_cpu_key *)key)->key);
 
 	return !id || !htab__find(want, &id);
 }
@@ -1263,7 +1255,7 @@ int tracer__retire(struct tracer *t, const struct htab *drops,
 	/* the socket buckets in the hash map: take and delete each */
 	while (htab__next(drops, &it, &key, &val)) {
 		const struct ud_key *k = key;
-		uint64_t id = key_id(k);
+		uint64_t id = sockid__of_key(k);
 		struct ud_val *sum;
 		int terr;
 
@@ -1344,7 +1336,7 @@ int tracer__retire(struct tracer *t, const struct htab *drops,
 
 		if (UD_SLOT_PHASE(state) != UD_SLOT_READY)
 			continue;
-		id = key_id(&sl->key);
+		id = sockid__of_key(&sl->key);
 		if (!id || !htab__find(&want, &id))
 			continue;
 		if (__atomic_compare_exchange_n(&sl->state, &state,
@@ -1525,7 +1517,7 @@ static uint64_t fold_target(const struct ud_key *k, const struct htab *ids,
 			    const struct htab *flows, uint32_t *netns)
 {
 	if (k->flags & UD_KEY_SOCK) {
-		uint64_t id = key_id(k);
+		uint64_t id = sockid__of_key(k);
 		const uint32_t *ns = id ? htab__find(ids, &id) : NULL;
 
 		if (!ns)

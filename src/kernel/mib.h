@@ -8,7 +8,6 @@
 #define UD_MIB_H
 
 #include <stdint.h>
-#include "causes.h"
 #include "netns.h"
 
 /* The counters udpdrop reports, in this order (names as nstat prints them). */
@@ -40,11 +39,5 @@ void mib__parse(struct mib *m, const char *text);
 int mib__read_here(struct mib *m);
 /* Read the counters of netns `inode`. */
 int mib__read(const struct netns_table *t, uint32_t inode, struct mib *m);
-
-/*
- * Which kernel counters a cause reconciles with: fills up to n ids,
- * returns how many. Several ids are summed (IPv4 + IPv6).
- */
-int cause__mibs(enum cause c, enum mib_id *ids, int n);
 
 #endif

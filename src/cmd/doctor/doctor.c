@@ -26,6 +26,7 @@
 #include "json.h"
 #include "log.h"
 #include "mib.h"
+#include "reconcile.h"
 #include "model.h"
 #include "netcfg.h"
 #include "output.h"

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "advice.h"
+#include "sysctl_scope.h"
 #include "netns.h"
 #include "trace.h"
 

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <string.h>
+#include "reconcile.h"
+#include "util.h"
+
+int cause__mibs(enum cause c, enum mib_id *ids, int n)
+{
+	static const struct {
+		enum cause c;
+		enum mib_id ids[3];
+		int n;
+	} map[] = {
+		{ CAUSE_RCVBUF, { MIB_UdpRcvbufErrors, MIB_Udp6RcvbufErrors, MIB_UdpLiteRcvbufErrors }, 3 },
+		{ CAUSE_UDP_MEM, { MIB_UdpMemErrors, MIB_Udp6MemErrors }, 2 },
+		{ CAUSE_NO_SOCKET, { MIB_UdpNoPorts, MIB_Udp6NoPorts }, 2 },
+		{ CAUSE_CHECKSUM, { MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors, MIB_UdpLiteInCsumErrors }, 3 },
+		{ CAUSE_FRAG_TIMEOUT, { MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout }, 2 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (map[i].c == c) {
+			int k = map[i].n < n ? map[i].n : n;
+
+			memcpy(ids, map[i].ids, k * sizeof(*ids));
+			return k;
+		}
+	return 0;
+}
