@@ -31,7 +31,7 @@ static int parse_argv(struct top_opts *o, char **argv)
 
 	while (argv[argc])
 		argc++;
-	memset(o, 0, sizeof(*o));
+	top__opts_init(o);
 	capture_begin(&c);
 	ret = top__parse_args(argc, argv, o);
 	capture_end(&c, g_out, sizeof(g_out), g_err, sizeof(g_err));

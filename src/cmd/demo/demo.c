@@ -24,6 +24,7 @@
 #include "caps.h"
 #include "cli.h"
 #include "opts.h"
+#include "top.h"
 #include "log.h"
 #include "util.h"
 
@@ -507,35 +508,21 @@ int do_demo(int argc, char **argv)
 
 	/* udpdrop top, in this process: one netns when all drops are there */
 	{
-		char dur[32], count[32];
-		char *targv[16];
-		int targc = 0;
+		struct top_opts to;
 		bool all_gen = true, all_sink = true;
 
 		for (int i = 0; i < npicked; i++) {
 			all_gen &= picked[i]->watch_gen;
 			all_sink &= !picked[i]->watch_gen;
 		}
-		targv[targc++] = "top";
-		if (all_sink || all_gen) {
-			targv[targc++] = "-N";
-			targv[targc++] = all_gen ? gen_ns : sink_ns;
-		}
-		targv[targc++] = "-i";
-		targv[targc++] = "1";
-		if (duration) {
-			snprintf(dur, sizeof(dur), "%.0f", duration < 1 ? 1 : duration);
-			snprintf(count, sizeof(count), "%s", dur);
-			targv[targc++] = "-n";
-			targv[targc++] = count;
-		}
-		if (!interactive)
-			targv[targc++] = "--batch";
-		if (json)
-			targv[targc++] = "--json";
-		targv[targc] = NULL;
-		optind = 0; /* top parses its own options */
-		ret = do_top(targc, targv);
+		top__opts_init(&to);
+		if (all_sink || all_gen)
+			to.netns_spec = all_gen ? gen_ns : sink_ns;
+		if (duration) /* whole intervals of 1 s, at least one */
+			to.count = duration < 1 ? 1 : (uint64_t)(duration + 0.5);
+		to.batch = !interactive || json;
+		to.json = json;
+		ret = top__run(&to);
 		if (ret != EXIT_OK)
 			goto out;
 	}

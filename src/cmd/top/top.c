@@ -95,12 +95,18 @@ static void sort_keys(FILE *f)
 			view_cols[c].help, c == COL_DROP_RATE ? " (default)" : "");
 }
 
+void top__opts_init(struct top_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->interval = 1; /* as the option table's default */
+	o->sort = COL_DROP_RATE;
+}
+
 int top__parse_args(int argc, char **argv, struct top_opts *o)
 {
 	struct opts_parser p;
 	int id, col;
 
-	o->sort = COL_DROP_RATE;
 	opts__begin(&p, &top_opts_cmd, argc, argv);
 	while ((id = opts__next(&p)) > 0) {
 		switch (id) {
@@ -235,14 +241,23 @@ static int tui_refresh(void *arg)
 
 int do_top(int argc, char **argv)
 {
-	struct top_opts o = {};
+	struct top_opts o;
+	int err;
+
+	top__opts_init(&o);
+	err = top__parse_args(argc, argv, &o);
+	if (err)
+		return err > 0 ? EXIT_OK : -err;
+	return top__run(&o);
+}
+
+int top__run(struct top_opts *opts)
+{
+	struct top_opts o = *opts;
 	struct watch w = {};
 	char missing[128];
 	int err, ret = EXIT_FAIL;
 
-	err = top__parse_args(argc, argv, &o);
-	if (err)
-		return err > 0 ? EXIT_OK : -err;
 	/* the full-screen view needs a terminal on both sides */
 	bool interactive = !o.batch && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 	/*
