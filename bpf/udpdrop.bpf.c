@@ -67,6 +67,15 @@ const volatile __u64 range_end[UD_RANGE_MAX] = {};
  */
 const volatile bool derive_sites = false;
 /*
+ * Before 6.10 udp_fail_queue_rcv_skb (rc, sk; IPv4 only) fires just after
+ * the kfree_skb of a failed enqueue: such a drop waits for it (struct
+ * handover's pend), which names its socket. Set by the loader when that
+ * program is attached there (5.10-6.9), with or without drop reasons;
+ * without it the drop goes by its flow, which user space matches to a
+ * socket by port (and cannot tell a SO_REUSEPORT group's members apart).
+ */
+const volatile bool pend_fail = false;
+/*
  * Kernels with drop reasons: a drop freed with NOT_SPECIFIED at a known
  * site (udp_recvmsg's bad checksum, ip_expire before 6.2, ...) is named by
  * that site too, as reason site_base + site (user space names those
@@ -227,7 +236,7 @@ struct handover {
 	__u64 fast_state; /* the slot's state word when armed */
 	/*
 	 * Kernels before 6.10 free the skb of a failed enqueue first and
-	 * fire udp_fail_queue_rcv_skb (rc, sk) after it: with derive_sites,
+	 * fire udp_fail_queue_rcv_skb (rc, sk) after it: with pend_fail,
 	 * such a drop waits here for that event, which names its socket and
 	 * rc; one that finds no event (not expected) is counted as it was,
 	 * by the next event on this CPU.
@@ -1101,7 +1110,7 @@ static __always_inline void pend_flush(struct handover *ho, bool use_slots)
 {
 	__u64 slot_state;
 
-	if (!derive_sites || !ho->pend_valid)
+	if (!pend_fail || !ho->pend_valid)
 		return;
 	ho->pend_valid = false;
 	if (filtered_out(&ho->pend_key, 0)) {
@@ -1155,7 +1164,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 	/* A frag_list member of the skb just counted: same bucket, 0 datagrams */
 	if (ho->next_child && ho->next_child == (__u64)skb) {
 		ho->next_child = (__u64)RD(direct, skb->next, skb, next);
-		if (derive_sites && ho->pend_valid) {
+		if (pend_fail && ho->pend_valid) {
 			/* its parent waits for udp_fail_queue_rcv_skb (its
 			 * event names the parent's flow: it has no socket yet) */
 			ho->pend_skbs += 1;
@@ -1321,8 +1330,10 @@ static __always_inline int classify(bool direct, bool use_slots,
 	 * Before 6.10 udp_fail_queue_rcv_skb (IPv4 only) fires after the
 	 * free: wait for it (the socket and its rc); IPv6 has none then.
 	 */
-	if (derive_sites && reason == UD_SITE_UDP_QUEUE && !fail_tp_has_skb() &&
-	    k.family == AF_INET) {
+	if (pend_fail && !fail_tp_has_skb() && k.family == AF_INET &&
+	    (derive_sites ? reason == UD_SITE_UDP_QUEUE
+			  : reason == UD_REASON(SOCKET_RCVBUFF) ||
+				    reason == UD_REASON(PROTO_MEM))) {
 		ho->pend_datagrams = skb_segments(direct, skb, &frag_list);
 		ho->pend_skbs = 1;
 		ho->pend_bytes = len;
@@ -1464,7 +1475,7 @@ static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb,
 	if (!ho)
 		return 0;
 	stat_inc(ho, UD_STAT_FAIL_EVENTS);
-	if (derive_sites && !fail_tp_has_skb()) {
+	if (pend_fail && !fail_tp_has_skb()) {
 		/* the skb was freed just before (see struct handover) */
 		struct ud_key k;
 		__u16 lport = 0;
@@ -1481,7 +1492,10 @@ static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb,
 			k.dport = 0;
 			k.flags |= UD_KEY_RX_SK |
 				   (rc == -ENOMEM_ ? UD_KEY_FAIL_RCVBUF : UD_KEY_FAIL_MEM);
-			k.reason = rc == -ENOMEM_ ? UD_SITE_RCVBUF : UD_SITE_UDP_MEM;
+			/* with drop reasons the kernel's (SOCKET_RCVBUFF,
+			 * PROTO_MEM) already says it */
+			if (derive_sites)
+				k.reason = rc == -ENOMEM_ ? UD_SITE_RCVBUF : UD_SITE_UDP_MEM;
 		}
 		if (filtered_out(&k, lport)) {
 			stat_inc(ho, UD_STAT_FILTERED);
@@ -1513,9 +1527,9 @@ static __always_inline int from_fail(__u64 *ctx, int rc, struct sock *sk,
 
 	if (fail_tp_has_skb())
 		skb = ctx[2];
-	else if (!derive_sites)
-		return 0; /* fired after its kfree_skb (before 6.10): the drop
-			     went by its flow; without reasons it waits (pend) */
+	else if (!pend_fail)
+		return 0; /* fired after its kfree_skb (before 6.10), which
+			     did not wait for it (pend_fail off) */
 	return fail_handover(rc, sk, skb, use_slots);
 }
 
@@ -1623,14 +1637,13 @@ static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 	return 0;
 }
 
-/* (call_site, ptr, s) on 6.1+ (close_cache_arg), (call_site, ptr, ...) before */
-SEC("tp_btf/kmem_cache_free")
-int BPF_PROG(udpdrop_close_btf, unsigned long call_site, const void *ptr)
-{
-	return close_owner_seen((struct sock *)ptr, close_cache_arg ? ctx[2] : 0,
-				close_cache_arg);
-}
-
+/*
+ * (call_site, ptr, s) on 6.1+ (close_cache_arg), (call_site, ptr, ...)
+ * before. The raw tracepoint in every mode but the classic one: tp_btf
+ * refuses a program that reads `const void *ptr` on some kernels (6.1:
+ * "func 'kmem_cache_free' arg1 type UNKNOWN is not a struct"), and the
+ * loader then fell back to matching closing queues by their flow.
+ */
 SEC("raw_tp/kmem_cache_free")
 int BPF_PROG(udpdrop_close_raw, unsigned long call_site, const void *ptr)
 {

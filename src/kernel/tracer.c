@@ -333,11 +333,11 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	struct udpdrop_bpf *skel;
 	struct bpf_program *kfree, *rx, *fail_prog, *close_prog;
 	/*
-	 * Without rx_sk, the fail handover names the socket, where it can
-	 * (see kernel_fail_tp_names_skb); else the packet headers do. Without
-	 * drop reasons (sites) the drop waits for it instead (pend_key).
+	 * Without rx_sk, the fail handover names the socket: from 6.10 it
+	 * fires before the free (see kernel_fail_tp_names_skb); before, after
+	 * it, and the drop waits for it in the programs (pend_fail).
 	 */
-	bool need_fail = !t->rx_sk && (t->fail_names_skb || t->sites);
+	bool need_fail = !t->rx_sk;
 	int err;
 
 	skel = udpdrop_bpf__open();
@@ -357,6 +357,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 		skel->rodata->range_end[r] = o->range_end[r];
 	}
 	skel->rodata->derive_sites = o->derive_sites;
+	skel->rodata->pend_fail = need_fail && mode != ATTACH_TRACEPOINT && !t->fail_names_skb;
 	skel->rodata->site_base = o->derive_sites ? 0 : o->site_base;
 	for (int r = 0; r < UD_SITE_RANGES; r++) {
 		skel->rodata->site_start[r] = o->site_start[r];
@@ -417,11 +418,10 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	bpf_program__set_autoload(skel->progs.udpdrop_rx_btf, false);
 	bpf_program__set_autoload(skel->progs.udpdrop_rx_raw, false);
 	bpf_program__set_autoload(rx, with_rx);
-	/* the end of a closing socket's purge: in the drops' own variant */
-	close_prog = mode == ATTACH_TP_BTF ? skel->progs.udpdrop_close_btf
-		     : mode == ATTACH_RAW_TP ? skel->progs.udpdrop_close_raw
-					     : skel->progs.udpdrop_close_tp;
-	bpf_program__set_autoload(skel->progs.udpdrop_close_btf, false);
+	/* the end of a closing socket's purge: the raw tracepoint's program
+	 * with tp_btf too (see udpdrop_close_raw) */
+	close_prog = mode == ATTACH_TRACEPOINT ? skel->progs.udpdrop_close_tp
+					       : skel->progs.udpdrop_close_raw;
 	bpf_program__set_autoload(skel->progs.udpdrop_close_raw, false);
 	bpf_program__set_autoload(skel->progs.udpdrop_close_tp, false);
 	bpf_program__set_autoload(close_prog, with_close);

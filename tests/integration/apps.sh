@@ -66,7 +66,7 @@ apps_rows() {
 	doctor) jq -r --arg p "$p" '[.findings[] | select(.local // "" | endswith($p))]
 		| group_by(.socket)[]
 		| "\(.[0].socket) \(map(.drops) | add) \(max_by(.drops).cause) \(.[0].comm) \(.[0].pid)"' \
-		"$T/doctor.json" ;;
+		"${APPS_DOC:-$T/doctor.json}" ;;
 	esac | sort
 }
 
@@ -84,7 +84,7 @@ apps_advice() {
 		| [.advice[] | select(.socket as \$s | \$cs | index(\$s)) | .socket as \$c | $f]" \
 		"$T/report.json" ;;
 	doctor) jq -c --arg p "$p" "[.findings[] | select(.local // \"\" | endswith(\$p)) | .socket as \$c | $f]" \
-		"$T/doctor.json" ;;
+		"${APPS_DOC:-$T/doctor.json}" ;;
 	esac | jq -c 'sort_by(.socket, .cause)'
 }
 
@@ -118,32 +118,24 @@ apps_rcvbuf() {
 	report) jq --arg p "$p" '[.sockets[] | select(.local // "" | endswith($p)) | .causes.rcvbuf // 0] | add // 0' \
 		"$T/report.json" ;;
 	doctor) jq --arg p "$p" '[.findings[] | select((.local // "" | endswith($p)) and .cause == "rcvbuf") | .drops] | add // 0' \
-		"$T/doctor.json" ;;
+		"${APPS_DOC:-$T/doctor.json}" ;;
 	esac
 }
 
-# apps_check NS PORT KERNEL_RCVBUF APP_FIGURE: every view has the same
-# rows and advice for PORT's sockets; their rcvbuf drops are the kernel's.
-apps_check() {
-	local ns=$1 port=$2 kernel=$3 app=$4 v top
-	echo "    figures (rcvbuf): application $app, kernel $kernel," \
-		"top $(apps_rcvbuf "$port" top), report $(apps_rcvbuf "$port" report)," \
-		"doctor $(apps_rcvbuf "$port" doctor)"
-	for v in top report doctor; do
-		expect_eq "$v's rcvbuf drops on port $port = the kernel's" "$(apps_rcvbuf "$port" "$v")" "$kernel"
-	done
+# views_agree PORT: the cross-view check every scenario gets: top's final
+# JSON ($T/final.json), report's ($T/report.json) and doctor's
+# (${APPS_DOC:-$T/doctor.json}) have the same rows on PORT's sockets
+# (cookie, drops, cause, owner) and the same advice for each socket and
+# cause (apps_advice_same). The views must have watched the same drops:
+# all attached before the traffic, stopped after it.
+views_agree() {
+	local port=$1 v top adv v_adv
 	top=$(apps_rows "$port" top)
+	[[ -n $top ]] || fail "top has no row on port $port"
 	for v in report doctor; do
 		expect_eq "$v's rows on port $port = top's" "$(apps_rows "$port" "$v")" "$top"
 	done
-	# advice: the views watched the same drops (all three attached before
-	# the traffic and stopped after it), counted in the same kernel drop
-	# windows: each socket and cause gets the same verdict, setting, value,
-	# windows and wording in every view (only the span each view sampled
-	# differs, and is left out)
-	local adv v_adv
 	adv=$(apps_advice "$port" top)
-	[[ $adv != '[]' && -n $adv ]] || fail "top gives no advice for port $port"
 	echo "    top's advice on port $port:"
 	jq -c '.[]' <<<"$adv" | sed 's/^/      /'
 	for v in report doctor; do
@@ -153,6 +145,21 @@ apps_check() {
 		[[ $(apps_advice_same "$adv" "$v_adv") == true ]] ||
 			fail "$v's advice on port $port differs from top's: $(jq -c '.[]' <<<"$v_adv")"
 	done
+}
+
+# apps_check NS PORT KERNEL_RCVBUF APP_FIGURE: every view has the same
+# rows and advice for PORT's sockets (views_agree); their rcvbuf drops are
+# the kernel's, and each gives advice.
+apps_check() {
+	local ns=$1 port=$2 kernel=$3 app=$4 v
+	echo "    figures (rcvbuf): application $app, kernel $kernel," \
+		"top $(apps_rcvbuf "$port" top), report $(apps_rcvbuf "$port" report)," \
+		"doctor $(apps_rcvbuf "$port" doctor)"
+	for v in top report doctor; do
+		expect_eq "$v's rcvbuf drops on port $port = the kernel's" "$(apps_rcvbuf "$port" "$v")" "$kernel"
+	done
+	[[ $(apps_advice "$port" top) != '[]' ]] || fail "top gives no advice for port $port"
+	views_agree "$port"
 	expect_eq "top's reconciliation" \
 		"$(final -c '[.reconcile[]? | select(.match != true)]')" "[]"
 	expect_eq "report's reconciliation" \
@@ -257,4 +264,33 @@ test_app_memcached() {
 		>"$T/memcached.log" 2>&1 &
 	BG_PIDS+=($!)
 	burst_case 11211 200000 100
+}
+
+# A SO_REUSEPORT group of four reader processes, made after every view
+# attached (so each member is first known by its inode, then its cookie),
+# slow enough to drop, fed by 64 flows so each member gets some: each
+# member is one row with its own owner in top, report and doctor, with the
+# same advice; their rcvbuf drops sum to the kernel's.
+test_app_reuseport_group() {
+	setup_hosts || return
+	apps_start "$B" || return
+	local i k0 k1 pids=()
+	k0=$(rcvbuf_errors "$B")
+	for i in 0 1 2 3; do
+		start_recv "$B" "$V4B:6200" --reuseport 1 --read-gap-us 2000 || return
+		pids+=("$RECV_PID")
+	done
+	expect_eq "four members" "$(ip netns exec "$B" ss -Huan 'sport = :6200' | wc -l)" 4
+	ip netns exec "$A" "$UDPDROP" gen "$V4B:6200" --pps 8000 --size 256 -P 64 -t 3 \
+		--no-control --no-tracer >"$T/gen.out" 2>&1 || { fail "gen: $(tail -n 3 "$T/gen.out")"; return; }
+	settle 1
+	k1=$(rcvbuf_errors "$B")
+	apps_stop || return
+	expect_gt "kernel rcvbuf drops" "$((k1 - k0))" 0
+	for i in 0 1 2 3; do
+		expect_eq "top: member $i (pid ${pids[$i]}) is one row" \
+			"$(final --argjson p "${pids[$i]}" '[.sockets[] | select(.pid == $p and (.local | endswith(":6200")))] | length')" 1
+	done
+	apps_check "$B" 6200 "$((k1 - k0))" "4 members"
+	kill "${pids[@]}" 2>/dev/null
 }

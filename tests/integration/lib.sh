@@ -176,10 +176,9 @@ kernel_counts_tp_skips() { kernel_at_least 6 7; }
 
 # queue_drop_via [--no-rx-sk] [--tracepoint]: how a receive-queue drop's
 # socket is found on this kernel (JSON attribution): kfree_skb's rx_sk
-# (6.11+), else udp_fail_queue_rcv_skb where it names its skb (6.10+; the
-# classic tracepoint variant does not use it), else by the flow. Before
-# 6.10 that tracepoint fires after the kfree_skb it belongs to, so it
-# cannot name the socket of the drop to come.
+# (6.11+), else udp_fail_queue_rcv_skb (the classic tracepoint variant
+# does not use it), else by the flow. Before 6.10 that tracepoint fires
+# after the kfree_skb it belongs to: the drop waits for it (pend_fail).
 queue_drop_via() {
 	local no_rx_sk= tracepoint=
 	for a; do
@@ -188,10 +187,8 @@ queue_drop_via() {
 	done
 	if [[ -z $no_rx_sk ]] && kernel_at_least 6 11; then
 		echo rx_sk
-	elif [[ -z $tracepoint ]] && kernel_at_least 6 10; then
-		echo udp_fail_queue_rcv_skb
-	elif [[ -z $tracepoint ]] && ! kernel_at_least 5 17; then
-		# no drop reasons: the drop waits for that tracepoint (pend_key)
+	elif [[ -z $tracepoint ]]; then
+		# 6.10+: it names the skb; before, the drop waits for it (pend_fail)
 		echo udp_fail_queue_rcv_skb
 	else
 		echo flow

@@ -66,10 +66,11 @@ test_record_rcvbuf() {
 	# the receiver socket, as the last SOCKETS saw it
 	local cookie=$(tq '[.[] | select(.type == "SOCKETS")][-1].sockets[] | select(.lport == 5031) | .cookie')
 	expect_gt "receiver cookie" "${cookie:-x}" 0
-	# what each drop's EVENT names: the socket, or (5.17 to 6.9, where
-	# udp_fail_queue_rcv_skb comes after the free) only the flow, cookie 0.
-	# The COUNTS are the socket's either way: record writes a flow's share
-	# as the socket the live model matched it to, as top shows it.
+	# what each drop's EVENT names: the socket (before 6.10 the event
+	# waits with its drop for udp_fail_queue_rcv_skb), or where only the
+	# flow is known, cookie 0. The COUNTS are the socket's either way:
+	# record writes a flow's share as the socket the live model matched
+	# it to, as top shows it.
 	local evc=$cookie evsock=cookie:$cookie
 	[[ $(queue_drop_via) == flow ]] && evc=0 evsock=none
 	expect_eq "receiver comm" "$(tq --argjson c "${cookie:-0}" '[.[] | select(.type == "SOCKETS")][-1].sockets[] | select(.cookie == $c) | .comm')" udptest

@@ -345,4 +345,6 @@ test_report_kernel_tunnel() {
 		"$(dq -c '[.findings[] | select(.cause == "tunnel") | {local, kernel_owner, drops}]')" \
 		"[{\"local\":\"*:4789\",\"kernel_owner\":\"$owner\",\"drops\":$sent}]"
 	expect_eq "doctor: no other finding" "$(dq '[.findings[] | select(.cause != "tunnel")] | length')" 0
+	# and the check every real-application scenario gets (apps.sh)
+	APPS_DOC=$T/doc.json views_agree 4789
 }
