@@ -17,8 +17,6 @@
 #include "util.h"
 #include "watch.h"
 
-/* ---- events ------------------------------------------------------------ */
-
 /*
  * ring_buffer__poll stops on a callback error: this one means "time to
  * look at the clock" (a snapshot, a stop, the owner's sockets), not a
