@@ -95,6 +95,8 @@ $(OUTPUT)/obj/%.o: src/%.c | $(OUTPUT)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
 
 $(OUTPUT)/obj/kernel/tracer.o: $(OUTPUT)/udpdrop.skel.h
+$(OUTPUT)/obj/kernel/tracer_read.o: $(OUTPUT)/udpdrop.skel.h
+$(OUTPUT)/obj/kernel/tracer_retire.o: $(OUTPUT)/udpdrop.skel.h
 $(OUTPUT)/obj/loadgen/xdpstamp.o: $(OUTPUT)/xdpstamp.skel.h
 
 $(LIB): $(LIB_OBJS)

@@ -82,8 +82,8 @@ struct ud_val {
  * run see the same windows. Each CPU counts its open window in the
  * bucket (ud_val.win); when it moves on, the window closed goes to the
  * `wins` ring as a struct ud_win (user space sums the CPUs'; see
- * src/kernel/tracer.c, tracer__read). A window the ring had no room for is
- * counted in UD_STAT_WIN_LOST.
+ * src/kernel/tracer_windows.c, tracer__read). A window the ring had no
+ * room for is counted in UD_STAT_WIN_LOST.
  */
 #define UD_WIN_NS 100000000ull
 #define UD_WIN_INDEX(w) ((__u32)((w) >> 32))

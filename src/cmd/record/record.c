@@ -8,39 +8,34 @@
  * them (META, REASONS, SYMBOLS, IFACES, COUNTS, SOCKETS, MIB, SHED).
  * Events that cannot keep up are shed in the kernel and counted per
  * cause; the counts never are.
+ *
+ * This file: the options, the signals and the run (the file, BPF, the
+ * loop, the last snapshot, the summary). record_snapshot.c writes every
+ * record but EVENT; record_events.c takes the events from the ring.
  */
 #include <errno.h>
 #include <bpf/libbpf.h>
 #include <limits.h>
-#include <net/if.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/fsuid.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
 #include "caps.h"
 #include "cli.h"
 #include "opts.h"
 #include "log.h"
 #include "model.h"
-#include "netcfg.h"
 #include "owner.h"
 #include "proc.h"
-#include "sockid.h"
+#include "record_internal.h"
 #include "trace.h"
 #include "units.h"
 #include "tracer.h"
 #include "util.h"
 #include "watch.h"
 
-#define WHO "udpdrop record"
 #define DEFAULT_OUTPUT "udpdrop.data"
 
 static volatile sig_atomic_t stop_signal;  /* the last stop signal */
@@ -71,7 +66,7 @@ static void on_child(int sig)
  */
 static volatile sig_atomic_t linger_signals = -1; /* signals when a last wait began */
 
-static bool stopping(void)
+bool record_stopping(void)
 {
 	/* the wait for a closed socket's queue: any new signal ends it */
 	if (linger_signals >= 0)
@@ -213,632 +208,6 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	return 0;
 }
 
-/* ---- META ------------------------------------------------------------- */
-
-/* /proc/stat's btime (boot, wall-clock seconds), 0 if unknown. */
-static uint64_t proc_btime(void)
-{
-	char line[256];
-	unsigned long long v = 0;
-	FILE *f = fopen("/proc/stat", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "btime %llu", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
-struct kvlist {
-	struct trace_kv v[48];
-	char *own[48];
-	uint32_t n;
-};
-
-static void kv_add(struct kvlist *l, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void kv_add(struct kvlist *l, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	if (l->n >= ARRAY_SIZE(l->v))
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (!s)
-		return;
-	l->own[l->n] = s;
-	l->v[l->n].key = key;
-	l->v[l->n].value = s;
-	l->n++;
-}
-
-static void kv_free(struct kvlist *l)
-{
-	for (uint32_t i = 0; i < l->n; i++)
-		free(l->own[i]);
-	l->n = 0;
-}
-
-/* The netns whose sysctls and interfaces are recorded: -N's, else ours. */
-static uint32_t context_netns(const struct model *m)
-{
-	return m->opts.netns ? m->opts.netns : m->nt.self;
-}
-
-static int write_meta(struct trace_writer *tw, struct model *m, int argc,
-		      char **argv, double start_wall, bool m_events,
-		      uint32_t cap_len)
-{
-	struct kvlist l = {};
-	struct utsname un;
-	char host[256] = "";
-	struct strbuf cmd = {}, causes = {}, fallback = {};
-	struct netcfg_sysctls sv;
-	uint32_t ns = context_netns(m);
-	double boot = wall_time() - now_ns() / 1e9;
-	int err;
-
-	gethostname(host, sizeof(host) - 1);
-	kv_add(&l, TRACE_META_HOST, "%s", host);
-	kv_add(&l, TRACE_META_KERNEL, "%s", uname(&un) ? "" : un.release);
-	kv_add(&l, TRACE_META_BOOT_TIME, "%.9f", boot);
-	kv_add(&l, "proc_stat_btime", "%llu", (unsigned long long)proc_btime());
-	kv_add(&l, TRACE_META_START, "%.9f", start_wall);
-	sb_printf(&cmd, "udpdrop");
-	for (int i = 0; i < argc; i++)
-		sb_printf(&cmd, " %s", argv[i]);
-	kv_add(&l, TRACE_META_CMDLINE, "%s", cmd.buf);
-	kv_add(&l, TRACE_META_VERSION, "%s", UDPDROP_VERSION);
-	for (int c = 0; c < CAUSE_MAX; c++)
-		sb_printf(&causes, "%s%s", c ? "," : "", cause__name(c));
-	kv_add(&l, TRACE_META_CAUSES, "%s", causes.buf);
-	kv_add(&l, TRACE_META_CAUSES_FROM, "%s", m->sites ? "location" : "drop_reason");
-	kv_add(&l, "netns", "%u", m->opts.netns);
-	kv_add(&l, "port", "%u", m->opts.port);
-	/* -p or the COMMAND's pid (with its descendants: pid_tree 1) */
-	kv_add(&l, "pid", "%d", m->opts.pid);
-	kv_add(&l, "pid_tree", "%d", m->opts.pid_tree);
-	if (m->opts.pid)
-		kv_add(&l, "shed_scope", "%s", "shed events are counted before the process filter: any process's");
-	else if (m->opts.netns)
-		kv_add(&l, "shed_scope", "%s", "socket_close shed events are counted before the netns filter: any netns's");
-	kv_add(&l, "events", "%s", m_events ? "recorded" : "not recorded (--no-events)");
-	kv_add(&l, "headers", "%u", cap_len);
-	/* "part:needs,...": what this run's privileges left out (caps.h) */
-	char unavailable[256];
-
-	caps__list(unavailable, sizeof(unavailable));
-	kv_add(&l, "unavailable", "%s", unavailable);
-
-	/* the sysctls of the recorded netns; the ones a netns does not have
-	 * of its own (host-wide ones) from udpdrop's netns, and said so */
-	netcfg__sysctls(&m->nt, ns, &sv);
-	for (size_t i = 0; i < NETCFG_NSYSCTLS; i++)
-		if (sv.from_self[i])
-			sb_printf(&fallback, "%s%s", fallback.len ? "," : "", netcfg__sysctl_names[i]);
-	for (size_t i = 0; i < NETCFG_NSYSCTLS; i++)
-		if (sv.ok[i])
-			kv_add(&l, netcfg__sysctl_names[i], "%s", sv.v[i]);
-	kv_add(&l, "sysctl_netns", "%u", ns);
-	if (fallback.len)
-		kv_add(&l, "sysctl_from_udpdrop_netns", "%s", fallback.buf);
-	/* each one's scope as tested (netcfg.h), and how to reach the netns,
-	 * so that report's commands work where they apply, as top's do */
-	struct strbuf hostwide = {}, own = {}, settable = {};
-
-	for (int i = 0; i < sv.where.n; i++) {
-		const struct advice_sysctl_scope *sc = &sv.where.s[i];
-		struct strbuf *b = sc->scope == ADVICE_SCOPE_HOST ? &hostwide
-				   : sc->scope == ADVICE_SCOPE_NETNS ? &own : NULL;
-
-		if (b)
-			sb_printf(b, "%s%s", b->len ? "," : "", sc->name);
-		if (b && sc->settable)
-			sb_printf(&settable, "%s%s", settable.len ? "," : "", sc->name);
-	}
-	if (hostwide.len)
-		kv_add(&l, "sysctl_host_wide", "%s", hostwide.buf);
-	if (own.len)
-		kv_add(&l, "sysctl_per_netns", "%s", own.buf);
-	if (hostwide.len || own.len)
-		kv_add(&l, "sysctl_settable", "%s", settable.len ? settable.buf : "");
-	if (sv.where.name[0])
-		kv_add(&l, "sysctl_netns_name", "%s", sv.where.name);
-	sb_free(&hostwide);
-	sb_free(&own);
-	sb_free(&settable);
-
-	struct trace_meta meta = { .n = l.n, .v = l.v };
-
-	err = trace_writer__meta(tw, &meta);
-	kv_free(&l);
-	sb_free(&cmd);
-	sb_free(&causes);
-	sb_free(&fallback);
-	return err;
-}
-
-/* ---- REASONS, IFACES --------------------------------------------------- */
-
-static int write_reasons(struct trace_writer *tw, const struct model *m)
-{
-	struct trace_reason *v = calloc(m->reasons.n + 1, sizeof(*v));
-	struct trace_reasons r = { .n = m->reasons.n, .v = v };
-	int err;
-
-	if (!v)
-		return -ENOMEM;
-	for (int i = 0; i < m->reasons.n; i++) {
-		v[i].value = m->reasons.v[i].value;
-		v[i].name = m->reasons.v[i].name;
-	}
-	err = trace_writer__reasons(tw, &r);
-	free(v);
-	return err;
-}
-
-static int write_ifaces(struct trace_writer *tw, struct model *m)
-{
-	struct netcfg_ifaces *il = calloc(1, sizeof(*il));
-	int err;
-
-	if (!il)
-		return -ENOMEM;
-	err = netcfg__ifaces(&m->nt, context_netns(m), il);
-	if (err)
-		pr_warn(WHO ": cannot list the interfaces of netns %u: %s\n",
-			il->netns, strerror(-err));
-	struct trace_ifaces ti = { .n = il->n, .v = il->v };
-
-	err = trace_writer__ifaces(tw, &ti);
-	free(il);
-	return err;
-}
-
-/* ---- snapshots: SYMBOLS, COUNTS, MIB, SOCKETS ------------------------- */
-
-struct recorder {
-	struct trace_writer *tw;
-	struct watch *w;
-	struct htab syms;      /* location -> u8: already in a SYMBOLS record */
-	struct htab names;     /* NAME_NETNS | inode, or a cookie -> char[64]: as last in META */
-	uint64_t drops;        /* datagrams in the last COUNTS */
-	uint64_t missed;       /* the kernel's skipped runs, as last in META */
-	/* events */
-	struct ring_buffer *rb;
-	uint64_t events;       /* EVENT records written */
-	uint64_t deadline;     /* now_ns() at which polling yields to a snapshot */
-	int err;               /* the first write error met in the callback */
-	uint64_t *shed_seen;   /* UD_SHED_SLOTS: cumulative, as last written */
-	uint64_t *shed_now;
-	uint64_t shed;         /* events shed, all causes */
-	/*
-	 * -N: of those, closing queues' (UD_KEY_CLOSE): the kernel knows no
-	 * netns for them, so it sheds them before the netns filter and they
-	 * may be any netns's (the events that fit are filtered here).
-	 */
-	uint64_t shed_any_netns;
-	uint64_t seen;         /* events taken from the ring */
-	/*
-	 * -p / COMMAND: whose drops are kept (owner.c). An event's socket may
-	 * be newer than what udpdrop knows of the process, so events wait
-	 * here (each after a u64 size, 8-aligned) until the owner is known.
-	 */
-	struct owner own;
-	bool hold;
-	uint8_t *held;
-	size_t held_len, held_cap;
-	uint64_t held_shed[CAUSE_MAX]; /* events that found it full */
-	uint64_t others;       /* events of sockets not the process's: left out */
-	bool undescribed;      /* a held event's socket is not in the socket table yet */
-	bool pid_gone;         /* -p: the process exited */
-	uint64_t scan_every;   /* ns between looks at the process's sockets */
-	bool lingering;        /* the process ended: the last wait (CLOSE_LINGER_NS) */
-	struct htab win_ids;   /* -p: socket identities COUNTS kept: their windows go too */
-};
-
-/* Most bytes of events held at once (then they are shed, and counted). */
-#define HELD_MAX (32u << 20)
-
-/* The drop locations not named yet, before the COUNTS that uses them. */
-static int write_symbols(struct recorder *rc)
-{
-	struct trace_symbol *v = NULL;
-	char (*names)[128] = NULL;
-	uint32_t n = 0, cap = 0;
-	size_t it = 0;
-	const void *key;
-	void *val;
-	int err = 0;
-
-	while (htab__next(&rc->w->drops, &it, &key, &val)) {
-		const struct ud_key *k = key;
-		int created = 0;
-
-		if (!k->location || !htab__upsert(&rc->syms, &k->location, &created)) {
-			if (k->location) {
-				err = -ENOMEM;
-				goto out;
-			}
-			continue;
-		}
-		if (!created)
-			continue;
-		if (n == cap) {
-			uint32_t ncap = cap ? 2 * cap : 16;
-			void *nv = realloc(v, ncap * sizeof(*v));
-			void *nn = nv ? realloc(names, ncap * sizeof(*names)) : NULL;
-
-			if (nv)
-				v = nv;
-			if (!nv || !nn) {
-				err = -ENOMEM;
-				goto out;
-			}
-			names = nn;
-			cap = ncap;
-		}
-		ksyms__format(&rc->w->m.ksyms, k->location, names[n], sizeof(names[n]));
-		if (!strncmp(names[n], "0x", 2))
-			continue; /* unknown or hidden: nothing to say */
-		v[n].addr = k->location;
-		n++;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		v[i].name = names[i];
-	if (n) {
-		struct trace_symbols s = { .n = n, .v = v };
-
-		err = trace_writer__symbols(rc->tw, &s);
-	}
-out:
-	free(v);
-	free(names);
-	return err;
-}
-
-/*
- * A socketless bucket's share that the live model gave to a socket (its
- * flow matched it then): written as that socket's, flagged, so the report
- * shows each drop where top showed it. A share matched to no socket stays
- * a flow; cookie 0 keeps the key as it was.
- */
-static void flow_part_key(const struct ud_key *k, const struct flow_part *p,
-			  struct ud_key *out)
-{
-	*out = *k;
-	if (!p->cookie)
-		return;
-	out->flags |= UD_KEY_SOCK | UD_KEY_FLOW_MATCHED;
-	if (p->cookie & UD_RX_INODE) {
-		/* a socket known by its inode (it had no cookie yet) */
-		out->cookie = (uint32_t)p->cookie;
-		out->flags |= UD_KEY_INODE;
-	} else {
-		out->cookie = p->cookie;
-	}
-	out->netns = p->netns;
-}
-
-/* -N: a closing queue's share goes in only if it was a socket's there. */
-static bool flow_part_in_scope(const struct recorder *rc, const struct ud_key *k,
-			       const struct flow_part *p)
-{
-	uint32_t ns = rc->w->m.opts.netns;
-
-	return !ns || !(k->flags & UD_KEY_CLOSE) || (p->cookie && p->netns == ns);
-}
-
-static int write_counts(struct recorder *rc, uint64_t t)
-{
-	struct htab *d = &rc->w->drops;
-	size_t cap = d->n + UD_OVERFLOW_SLOTS;
-	struct trace_count *v = calloc(cap, sizeof(*v));
-	struct trace_counts c = { .time_ns = t, .v = v };
-	size_t it = 0;
-	const void *key;
-	void *val;
-	uint64_t sum = 0;
-	int err;
-
-	if (!v)
-		return -ENOMEM;
-	while (htab__next(d, &it, &key, &val)) {
-		const struct ud_key *k = key;
-		struct flow_part parts[FLOW_SEGS];
-		int np = 0;
-
-		if (owner__judge(&rc->own, k, true) != OWNER_YES)
-			continue;
-		/*
-		 * A drop the kernel named no socket for (a closing socket's
-		 * purged queue, which has no netns there either; a full
-		 * receive queue's from 5.17 to 6.9, whose
-		 * udp_fail_queue_rcv_skb comes after the free; a datagram a
-		 * kernel tunnel's socket refused, say an unknown VXLAN VNI; a
-		 * fragment whose reassembly failed): wherever the live model
-		 * matched its flow to a socket, that share is written as the
-		 * socket's, so the report shows each drop where top did. The
-		 * model holds the one rule (add_flow); the report matches
-		 * nothing itself.
-		 */
-		if (!(k->flags & UD_KEY_SOCK))
-			np = model__flow_parts(&rc->w->m, k, val, parts, FLOW_SEGS);
-		if (np) {
-			/* a flow may split in up to FLOW_SEGS: room for them */
-			struct trace_count *nv;
-
-			cap += np - 1;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			c.v = v = nv;
-			for (int i = 0; i < np; i++) {
-				if (!flow_part_in_scope(rc, k, &parts[i]))
-					continue;
-				flow_part_key(k, &parts[i], &v[c.n].key);
-				v[c.n].val = parts[i].val;
-				sum += v[c.n].val.datagrams;
-				c.n++;
-			}
-			continue;
-		}
-		memcpy(&v[c.n].key, key, sizeof(struct ud_key));
-		memcpy(&v[c.n].val, val, sizeof(struct ud_val));
-		sum += v[c.n].val.datagrams;
-		c.n++;
-		/* -p: a socket kept here has its drop windows kept too */
-		uint64_t id = sockid__of_key(k);
-
-		if (id && rc->w->m.opts.pid &&
-		    (!htab__upsert(&rc->win_ids, &id, NULL) ||
-		     !htab__upsert(&rc->win_ids,
-				   &(uint64_t){ sockid__row(&rc->w->m.inode2cookie, id) }, NULL))) {
-			free(v);
-			return -ENOMEM;
-		}
-	}
-	/*
-	 * Drops that found the drop table full keep only their reason: one
-	 * entry each, so the file's totals stay exact (no process owns them).
-	 */
-	for (uint32_t r = 0; r < UD_OVERFLOW_SLOTS && !rc->w->m.opts.pid; r++) {
-		if (!rc->w->overflow[r].skbs)
-			continue;
-		v[c.n].key.reason = r;
-		v[c.n].key.flags = UD_KEY_OVERFLOW;
-		v[c.n].val = rc->w->overflow[r];
-		sum += v[c.n].val.datagrams;
-		c.n++;
-	}
-	err = write_symbols(rc);
-	if (!err)
-		err = trace_writer__counts(rc->tw, &c);
-	if (!err)
-		rc->drops = sum;
-	free(v);
-	return err;
-}
-
-/*
- * The drop windows the model folded since the last snapshot (each whole:
- * every CPU's part in): report folds them again into the same figures top
- * and doctor show (windows.h). -p: only the process's sockets'.
- */
-static int write_windows(struct recorder *rc, uint64_t t)
-{
-	struct windows *w = &rc->w->m.win;
-	struct trace_windows ws = { .time_ns = t };
-	struct trace_window *v;
-	int err = 0;
-
-	if (!w->nfolded)
-		return 0;
-	v = calloc(w->nfolded, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < w->nfolded; i++) {
-		const struct win_folded *f = &w->folded[i];
-
-		if (rc->w->m.opts.pid && !htab__find(&rc->win_ids, &f->id))
-			continue;
-		v[ws.n++] = (struct trace_window){ f->id, f->cause, f->win, f->datagrams };
-	}
-	ws.v = v;
-	if (ws.n)
-		err = trace_writer__windows(rc->tw, &ws);
-	if (!err)
-		w->nfolded = 0;
-	free(v);
-	return err;
-}
-
-static int write_mibs(struct recorder *rc, uint64_t t)
-{
-	struct model *m = &rc->w->m;
-	struct trace_mib_entry v[MIB_MAX];
-
-	for (int i = 0; i < m->ncounters; i++) {
-		const struct netns_counters *nc = &m->counters[i];
-		struct trace_mib tm = { .time_ns = t, .netns = nc->netns, .v = v };
-		int err;
-
-		if (!nc->in_view || !nc->have_base)
-			continue;
-		for (int id = 0; id < MIB_MAX; id++) {
-			if (!nc->cur.present[id])
-				continue;
-			v[tm.n].name = mib__name(id);
-			v[tm.n].value = nc->cur.v[id];
-			tm.n++;
-		}
-		err = trace_writer__mib(rc->tw, &tm);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int write_sockets(struct recorder *rc, uint64_t t)
-{
-	struct model *m = &rc->w->m;
-	struct trace_socket *v = calloc(m->rows.n + 1, sizeof(*v));
-	struct trace_sockets s = { .time_ns = t, .v = v };
-	size_t it = 0;
-	const void *key;
-	void *val;
-	int err;
-
-	if (!v)
-		return -ENOMEM;
-	while (htab__next(&m->rows, &it, &key, &val)) {
-		const struct row *r = val;
-		const struct sock_info *si = &r->sock;
-		struct trace_socket *ts = &v[s.n];
-
-		if (r->key.kind != ROW_SOCKET || !r->have_sock ||
-		    (m->opts.pid && !r->owned_by_pid))
-			continue;
-		ts->cookie = si->cookie ? si->cookie : r->key.cookie;
-		ts->netns = si->netns ? si->netns : r->key.netns;
-		ts->inode = si->inode;
-		ts->pid = si->npids ? (uint32_t)si->pids[0] : 0;
-		ts->family = si->family;
-		ts->proto = si->proto;
-		memcpy(ts->laddr, si->saddr, 16);
-		memcpy(ts->raddr, si->daddr, 16);
-		ts->lport = si->sport;
-		ts->rport = si->dport;
-		memcpy(ts->comm, si->comm, sizeof(ts->comm));
-		ts->comm[sizeof(ts->comm) - 1] = 0;
-		if (si->have_mem) {
-			ts->rcvbuf = si->rcvbuf;
-			ts->queued = si->rmem;
-		}
-		/* the socket's own deliveries: the advice judges "not reading"
-		 * and the pacing rate by them, in report as in top */
-		ts->delivered = r->rx;
-		s.n++;
-	}
-	s.have_rx = m->have_rx;
-	err = trace_writer__sockets(rc->tw, &s);
-	free(v);
-	return err;
-}
-
-/*
- * The names top shows, for the report to show the same (META, written
- * again whenever one is new or changed): "netns_name.INODE" (the `ip
- * netns` name of a namespace in view) and "kernel_owner.COOKIE" (the
- * kernel device that owns a socket no process holds, kowner.h). At most
- * NAMES_MAX keys per trace, far below TRACE_META_MAX.
- */
-#define NAME_NETNS (1ull << 63)
-#define NAMES_MAX 2048u
-
-static void name_add(struct recorder *rc, struct trace_kv *v, char (*keys)[40],
-		     char (*vals)[KOWNER_LABEL_LEN], uint32_t *n, uint32_t max,
-		     uint64_t id, const char *value)
-{
-	int created;
-	char *last;
-
-	if (*n >= max || (rc->names.n >= NAMES_MAX && !htab__find(&rc->names, &id)))
-		return;
-	last = htab__upsert(&rc->names, &id, &created);
-	if (!last || (!created && !strcmp(last, value)))
-		return;
-	snprintf(last, KOWNER_LABEL_LEN, "%s", value);
-	if (id & NAME_NETNS)
-		snprintf(keys[*n], sizeof(keys[*n]), "netns_name.%u", (uint32_t)id);
-	else
-		snprintf(keys[*n], sizeof(keys[*n]), "kernel_owner.%llu", (unsigned long long)id);
-	snprintf(vals[*n], sizeof(vals[*n]), "%s", value);
-	v[*n].key = keys[*n];
-	v[*n].value = vals[*n];
-	(*n)++;
-}
-
-static int write_names(struct recorder *rc)
-{
-	struct model *m = &rc->w->m;
-	uint32_t max = m->rows.n + m->ncounters + 1, n = 0;
-	struct trace_kv *v = calloc(max, sizeof(*v));
-	char (*keys)[40] = calloc(max, sizeof(*keys));
-	char (*vals)[KOWNER_LABEL_LEN] = calloc(max, sizeof(*vals));
-	char nsbuf[64];
-	size_t it = 0;
-	const void *key;
-	void *val;
-	int err = 0;
-
-	if (!v || !keys || !vals) {
-		err = -ENOMEM;
-		goto out;
-	}
-	while (htab__next(&m->rows, &it, &key, &val)) {
-		const struct row *r = val;
-		uint32_t ns = r->key.kind == ROW_SOCKET && r->have_sock && r->sock.netns
-				      ? r->sock.netns : r->key.netns;
-
-		/* -p: the process's sockets only, as SOCKETS */
-		if (m->opts.pid && (r->key.kind != ROW_SOCKET || !r->owned_by_pid))
-			continue;
-		if (ns && model__netns_named(m, ns))
-			name_add(rc, v, keys, vals, &n, max, NAME_NETNS | ns,
-				 model__netns_label(m, ns, nsbuf, sizeof(nsbuf)));
-		/* the cookie write_sockets gives it */
-		if (r->key.kind == ROW_SOCKET && r->have_sock && !r->sock.npids && r->sock.kowner[0])
-			name_add(rc, v, keys, vals, &n, max,
-				 (r->sock.cookie ? r->sock.cookie : r->key.cookie) & ~NAME_NETNS,
-				 r->sock.kowner);
-	}
-	for (int i = 0; i < m->ncounters; i++) {
-		uint32_t ns = m->counters[i].netns;
-
-		if (m->counters[i].in_view && ns && model__netns_named(m, ns))
-			name_add(rc, v, keys, vals, &n, max, NAME_NETNS | ns,
-				 model__netns_label(m, ns, nsbuf, sizeof(nsbuf)));
-	}
-	if (n) {
-		struct trace_meta meta = { .n = n, .v = v };
-
-		err = trace_writer__meta(rc->tw, &meta);
-	}
-out:
-	free(v);
-	free(keys);
-	free(vals);
-	return err;
-}
-
-/*
- * META "missed": the runs of the programs the kernel skipped (a drop
- * inside a drop on one CPU; recursion_misses, as top's "missed"), since
- * the attach, written again whenever it grows: their drops are in no
- * count, so report says so as top does.
- */
-static int write_missed(struct recorder *rc)
-{
-	uint64_t missed = rc->w->m.missed;
-	char val[24];
-	struct trace_kv kv = { .key = "missed", .value = val };
-
-	if (missed == rc->missed)
-		return 0;
-	rc->missed = missed;
-	snprintf(val, sizeof(val), "%llu", (unsigned long long)missed);
-	return trace_writer__meta(rc->tw, &(struct trace_meta){ .n = 1, .v = &kv });
-}
-
 static int exists(const char *path)
 {
 	fprintf(stderr, WHO ": %s exists: give -f to overwrite it, or another name with -o\n",
@@ -880,20 +249,6 @@ static int open_output(const char *path, bool force, const struct proc_user *u,
 	return trace_writer__create(path, force, tw, msg, msglen);
 }
 
-/* ---- events ------------------------------------------------------------ */
-
-/*
- * ring_buffer__poll stops on a callback error: this one means "time to
- * look at the clock" (a snapshot, a stop, the owner's sockets), not a
- * failure (the event was taken first).
- */
-#define YIELD (-ECANCELED)
-/*
- * The programs wake us only when a quarter of the ring is waiting (a
- * wake-up per event would cost more than the event), so look at the
- * ring on this timer too: an event waits at most this long in the ring.
- */
-#define POLL_MS 20
 /*
  * With -p or a COMMAND, the process's sockets are looked for this often
  * (ns), not only each interval: a socket that lives, drops and closes
@@ -905,344 +260,6 @@ static int open_output(const char *path, bool force, const struct proc_user *u,
 #define OWNER_SCAN_TREE_NS (20 * 1000000ull)
 /* How long to wait for a closed socket's queue after its process ended. */
 #define CLOSE_LINGER_NS (1000 * 1000000ull)
-
-/* One event from the ring into an EVENT record. */
-static int write_event(struct recorder *rc, const struct ud_event *e, size_t size)
-{
-	struct trace_event te;
-	size_t cap = size - sizeof(*e);
-	int err;
-
-	if (cap > e->cap_len)
-		cap = e->cap_len;
-	if (cap > TRACE_CAP_MAX)
-		cap = TRACE_CAP_MAX;
-	te.time_ns = e->time_ns;
-	te.cpu = e->cpu;
-	te.netns = e->netns;
-	te.cookie = e->cookie;
-	te.cause = model__cause(&rc->w->m, e->reason, e->flags);
-	te.reason = e->reason;
-	te.location = e->location;
-	te.flags = e->flags;
-	te.family = e->family;
-	te.proto = e->proto;
-	memcpy(te.saddr, e->saddr, 16);
-	memcpy(te.daddr, e->daddr, 16);
-	te.sport = e->sport;
-	te.dport = e->dport;
-	te.len = e->len;
-	te.datagrams = e->datagrams;
-	te.caplen = cap;
-	memcpy(te.cap, e->cap, cap);
-	err = trace_writer__event(rc->tw, &te);
-	if (err) {
-		rc->err = err;
-		return err;
-	}
-	rc->events++;
-	return 0;
-}
-
-/*
- * The drop key an event was counted under: the fields are the same, the
- * flow too for a drop with no socket (parsed from the same packet); a
- * socket's key keeps no flow.
- */
-static void event_key(const struct ud_event *e, struct ud_key *k)
-{
-	memset(k, 0, sizeof(*k));
-	k->cookie = e->cookie;
-	k->location = e->location;
-	k->netns = e->netns;
-	k->reason = e->reason;
-	k->flags = e->flags;
-	k->family = e->family;
-	k->proto = e->proto;
-	if (!(e->flags & UD_KEY_SOCK)) {
-		memcpy(k->saddr, e->saddr, 16);
-		memcpy(k->daddr, e->daddr, 16);
-		k->dport = e->dport;
-	}
-}
-
-/* Keep an event until its scope is known (-p, COMMAND, -N's closing
- * queues); shed when full. */
-static void hold_event(struct recorder *rc, const struct ud_event *e, size_t size)
-{
-	size_t need = (8 + size + 7) & ~(size_t)7;
-	uint64_t sz = size;
-
-	if (rc->held_len + need > HELD_MAX) {
-		rc->held_shed[model__cause(&rc->w->m, e->reason, e->flags)]++;
-		return;
-	}
-	if (rc->held_len + need > rc->held_cap) {
-		size_t cap = rc->held_cap ? rc->held_cap * 2 : 1u << 16;
-		void *p;
-
-		while (cap < rc->held_len + need)
-			cap *= 2;
-		p = realloc(rc->held, cap);
-		if (!p) {
-			rc->held_shed[model__cause(&rc->w->m, e->reason, e->flags)]++;
-			return;
-		}
-		rc->held = p;
-		rc->held_cap = cap;
-	}
-	if (!rc->undescribed && !owner__described(&rc->own, e->cookie, e->flags))
-		rc->undescribed = true;
-	memcpy(rc->held + rc->held_len, &sz, 8);
-	memcpy(rc->held + rc->held_len + 8, e, size);
-	rc->held_len += need;
-}
-
-/*
- * The held events whose owner is now known: the process's are written
- * (in the order they came), the others left out; the undecided stay,
- * unless `final` (after a snapshot's refresh nothing more will be
- * learned about them).
- */
-static int release_held(struct recorder *rc, bool final)
-{
-	size_t off = 0, keep = 0;
-	struct ud_key k;
-	int err = 0;
-
-	while (off < rc->held_len && !err) {
-		uint64_t sz;
-		const struct ud_event *e;
-		size_t len;
-
-		memcpy(&sz, rc->held + off, 8);
-		len = (8 + sz + 7) & ~(size_t)7;
-		e = (const void *)(rc->held + off + 8); /* 8-aligned: see hold_event */
-		event_key(e, &k);
-		switch (owner__judge(&rc->own, &k, final)) {
-		case OWNER_YES:
-			err = write_event(rc, e, sz);
-			break;
-		case OWNER_NO:
-			rc->others++;
-			break;
-		case OWNER_UNKNOWN:
-			if (keep != off)
-				memmove(rc->held + keep, rc->held + off, len);
-			keep += len;
-			break;
-		}
-		off += len;
-	}
-	if (!err)
-		rc->held_len = keep;
-	return err;
-}
-
-static int on_event(void *ctx, void *data, size_t size)
-{
-	struct recorder *rc = ctx;
-	const struct ud_event *e = data;
-	int err;
-
-	if (size < sizeof(*e))
-		return 0; /* cannot happen: the program reserves at least that */
-	rc->seen++;
-	if (rc->hold || (rc->w->m.opts.netns && (e->flags & UD_KEY_CLOSE))) {
-		hold_event(rc, e, size);
-	} else {
-		err = write_event(rc, e, size);
-		if (err)
-			return err;
-	}
-	/* a storm never empties the ring: look at the clock now and then */
-	if (!(rc->seen & 1023)) {
-		uint64_t now = now_ns();
-
-		if (stopping() || now >= rc->deadline ||
-		    (rc->hold && now - rc->own.scan_ns >= rc->scan_every))
-			return YIELD;
-	}
-	return 0;
-}
-
-/*
- * -p / COMMAND, every scan_every: look for the process's sockets (a
- * socket that opens, drops and closes between two snapshots is still
- * its), describe the sockets of held events while they exist, and write
- * the held events whose owner is known.
- */
-static int owner_tick(struct recorder *rc, uint64_t now)
-{
-	struct model *m = &rc->w->m;
-	int err;
-
-	if (!m->opts.pid || now - rc->own.scan_ns < rc->scan_every)
-		return 0;
-	/* a new socket of the process: described now, while it exists */
-	if (owner__scan(&rc->own, now) > 0)
-		rc->undescribed = true;
-	if (rc->undescribed) {
-		err = watch__refresh(rc->w);
-		if (err)
-			return err;
-		rc->undescribed = false;
-		owner__scan(&rc->own, now);
-	}
-	/* -p: stop when the process is gone (a COMMAND ends by SIGCHLD) */
-	if (!m->opts.pid_tree && !rc->lingering && proc__check(m->opts.pid) == -ESRCH)
-		rc->pid_gone = true;
-	return rc->hold ? release_held(rc, false) : 0;
-}
-
-/* Wait for events until `deadline` (or a stop), writing them. */
-static int poll_events(struct recorder *rc, uint64_t deadline)
-{
-	rc->deadline = deadline;
-	while (!stopping() && !rc->pid_gone) {
-		uint64_t now = now_ns();
-		int ms, n;
-
-		if (now >= deadline)
-			return 0;
-		n = owner_tick(rc, now);
-		if (n)
-			return n;
-		ms = (int)((deadline - now + 999999) / 1000000);
-		n = ring_buffer__poll(rc->rb, ms < POLL_MS ? ms : POLL_MS);
-		/* a timeout consumes nothing: the ring may hold events anyway */
-		if (n >= 0 || n == -EINTR)
-			n = ring_buffer__consume(rc->rb);
-		if (rc->err)
-			return rc->err;
-		if (n < 0 && n != -EINTR && n != YIELD)
-			return n;
-	}
-	return 0;
-}
-
-/* Everything left in the ring (the programs are detached: it ends). */
-static int drain_events(struct recorder *rc)
-{
-	int n;
-
-	rc->deadline = UINT64_MAX;
-	do {
-		n = ring_buffer__consume(rc->rb);
-	} while (n > 0 || n == YIELD);
-	if (rc->err)
-		return rc->err;
-	return n < 0 ? n : 0;
-}
-
-/* The cause a shed slot stands for (layout in udpdrop.h). */
-static enum cause shed_cause(struct model *m, uint32_t slot)
-{
-	static const uint32_t class_flags[UD_SHED_CLASSES] = {
-		[UD_SHED_PLAIN] = 0,
-		[UD_SHED_CLOSE] = UD_KEY_CLOSE,
-		[UD_SHED_FAIL_RCVBUF] = UD_KEY_FAIL_RCVBUF,
-		[UD_SHED_FAIL_MEM] = UD_KEY_FAIL_MEM,
-	};
-	uint32_t reason = slot / UD_SHED_CLASSES;
-
-	/* the last reason slot holds every reason from it on: no one name */
-	if (reason == UD_SHED_REASONS - 1)
-		return CAUSE_OTHER;
-	return model__cause(m, reason, class_flags[slot % UD_SHED_CLASSES]);
-}
-
-/* A SHED record with what was shed since the last one, if anything. */
-static int write_shed(struct recorder *rc, uint64_t t)
-{
-	uint64_t per_cause[CAUSE_MAX] = {};
-	struct trace_cause_count v[CAUSE_MAX];
-	struct trace_shed sh = { .time_ns = t, .v = v };
-	int err;
-
-	if (!rc->rb)
-		return 0;
-	err = tracer__read_shed(&rc->w->t, rc->shed_now);
-	if (err)
-		return err;
-	for (uint32_t i = 0; i < UD_SHED_SLOTS; i++) {
-		uint64_t d = rc->shed_now[i] - rc->shed_seen[i];
-
-		if (d)
-			per_cause[shed_cause(&rc->w->m, i)] += d;
-		if (rc->w->m.opts.netns && i % UD_SHED_CLASSES == UD_SHED_CLOSE)
-			rc->shed_any_netns += d;
-		rc->shed_seen[i] = rc->shed_now[i];
-	}
-	for (int c = 0; c < CAUSE_MAX; c++) {
-		/* -N alone holds only closing queues' events: unjudged, any netns's */
-		if (rc->w->m.opts.netns && !rc->w->m.opts.pid)
-			rc->shed_any_netns += rc->held_shed[c];
-		per_cause[c] += rc->held_shed[c];
-		rc->held_shed[c] = 0;
-	}
-	for (int c = 0; c < CAUSE_MAX; c++)
-		if (per_cause[c]) {
-			v[sh.n].cause = c;
-			v[sh.n].n = per_cause[c];
-			sh.n++;
-			rc->shed += per_cause[c];
-		}
-	return sh.n ? trace_writer__shed(rc->tw, &sh) : 0;
-}
-
-/* One snapshot: what the last refresh (or the baseline) read. */
-static int snapshot(struct recorder *rc, uint64_t t)
-{
-	int err = 0;
-
-	/* the refresh has described what it could: the held are decided */
-	owner__scan(&rc->own, now_ns());
-	if (rc->held_len)
-		err = release_held(rc, true);
-	if (!err)
-		err = write_shed(rc, t);
-	if (!err)
-		err = write_counts(rc, t);
-	if (!err)
-		err = write_windows(rc, t);
-
-	if (!err)
-		err = write_mibs(rc, t);
-	if (!err)
-		err = write_sockets(rc, t);
-	if (!err)
-		err = write_names(rc);
-	if (!err)
-		err = write_missed(rc);
-	if (!err)
-		err = trace_writer__flush(rc->tw);
-	return err;
-}
-
-/* --no-events: wait for the deadline, looking for the process's sockets. */
-static int sleep_until(struct recorder *rc, uint64_t deadline)
-{
-	while (!stopping() && !rc->pid_gone) {
-		uint64_t now = now_ns(), t = deadline;
-		struct timespec ts;
-		int err;
-
-		if (now >= deadline)
-			return 0;
-		if (rc->w->m.opts.pid) {
-			err = owner_tick(rc, now);
-			if (err)
-				return err;
-			if (deadline - now > rc->scan_every)
-				t = now + rc->scan_every;
-		}
-		ts.tv_sec = t / 1000000000ull;
-		ts.tv_nsec = t % 1000000000ull;
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-	}
-	return 0;
-}
 
 int do_record(int argc, char **argv)
 {
@@ -1349,7 +366,7 @@ int do_record(int argc, char **argv)
 	if (o.tracer.events) {
 		rc.shed_seen = calloc(UD_SHED_SLOTS, sizeof(uint64_t));
 		rc.shed_now = calloc(UD_SHED_SLOTS, sizeof(uint64_t));
-		rc.rb = ring_buffer__new(tracer__events_fd(&w.t), on_event, &rc, NULL);
+		rc.rb = ring_buffer__new(tracer__events_fd(&w.t), record_on_event, &rc, NULL);
 		if (!rc.shed_seen || !rc.shed_now || !rc.rb) {
 			fprintf(stderr, WHO ": cannot set up the event ring buffer: %s\n",
 				strerror(rc.rb ? ENOMEM : errno));
@@ -1360,15 +377,15 @@ int do_record(int argc, char **argv)
 	struct model *m = &w.m;
 	double start_wall = wall_time();
 
-	err = write_meta(rc.tw, m, argc, argv, start_wall, o.tracer.events,
+	err = record_write_meta(rc.tw, m, argc, argv, start_wall, o.tracer.events,
 			 o.tracer.cap_len);
 	if (!err)
-		err = write_reasons(rc.tw, m);
+		err = record_write_reasons(rc.tw, m);
 	if (!err)
-		err = write_ifaces(rc.tw, m);
+		err = record_write_ifaces(rc.tw, m);
 	/* the baseline, so a reader can take deltas over the same span */
 	if (!err)
-		err = snapshot(&rc, m->start_ns);
+		err = record_snapshot(&rc, m->start_ns);
 	if (err)
 		goto write_fail;
 	fprintf(stderr, WHO ": recording UDP drops via %s to %s (%s)\n",
@@ -1396,11 +413,11 @@ int do_record(int argc, char **argv)
 	uint64_t step = (uint64_t)(o.interval * 1e9), next = m->start_ns + step;
 	uint64_t end = o.duration > 0 ? m->start_ns + (uint64_t)(o.duration * 1e9) : UINT64_MAX;
 
-	while (!stopping()) {
+	while (!record_stopping()) {
 		uint64_t t = next < end ? next : end;
 
 		if (rc.rb) {
-			err = poll_events(&rc, t);
+			err = record_poll_events(&rc, t);
 			if (err && rc.err)
 				goto write_fail;
 			if (err) {
@@ -1408,13 +425,13 @@ int do_record(int argc, char **argv)
 				goto fail_open;
 			}
 		} else {
-			err = sleep_until(&rc, t);
+			err = record_sleep_until(&rc, t);
 			if (err) {
 				fprintf(stderr, WHO ": reading the drop counts failed: %s\n", strerror(-err));
 				goto fail_open;
 			}
 		}
-		if (stopping() || rc.pid_gone || now_ns() >= end)
+		if (record_stopping() || rc.pid_gone || now_ns() >= end)
 			break;
 		next += step;
 		if (next < now_ns())
@@ -1424,7 +441,7 @@ int do_record(int argc, char **argv)
 			fprintf(stderr, WHO ": reading the drop counts failed: %s\n", strerror(-err));
 			goto fail_open;
 		}
-		err = snapshot(&rc, now_ns());
+		err = record_snapshot(&rc, now_ns());
 		if (err)
 			goto write_fail;
 		running = true; /* from here a failure keeps the file, cut short */
@@ -1449,9 +466,9 @@ int do_record(int argc, char **argv)
 		rc.pid_gone = false;
 		rc.lingering = true;
 		if (rc.rb)
-			err = poll_events(&rc, until);
+			err = record_poll_events(&rc, until);
 		else
-			err = sleep_until(&rc, until);
+			err = record_sleep_until(&rc, until);
 		if (err && rc.err)
 			goto write_fail;
 	}
@@ -1467,7 +484,7 @@ int do_record(int argc, char **argv)
 	 */
 	usleep(10000);
 	if (rc.rb) {
-		err = drain_events(&rc);
+		err = record_drain_events(&rc);
 		if (err)
 			goto write_fail;
 	}
@@ -1477,7 +494,7 @@ int do_record(int argc, char **argv)
 		fprintf(stderr, WHO ": reading the drop counts failed: %s\n", strerror(-err));
 		goto fail_open;
 	}
-	err = snapshot(&rc, now_ns());
+	err = record_snapshot(&rc, now_ns());
 	if (err)
 		goto write_fail;
 	uint64_t dur = now_ns() - m->start_ns;

@@ -2065,7 +2065,7 @@ static void text_flows(const struct report *rp, const struct agg *a, struct strb
 	sb_printf(out, "\n");
 }
 
-/* META "missed" (record.c write_missed): 0 when absent (an older file). */
+/* META "missed" (record_snapshot.c write_missed): 0 when absent (an older file). */
 static uint64_t meta_missed(const struct report *rp)
 {
 	const char *v = meta_get(rp, "missed");
