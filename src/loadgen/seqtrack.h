@@ -18,7 +18,8 @@
  * in neither read nor duplicates). An arrival at or past the flow's known
  * total is "beyond" (not the sender's), also in neither. Both are real
  * arrivals: a caller that balances them against another witness (the
- * sink's ledger, against XDP) must count them somewhere: see sink.c.
+ * sink's ledger, against XDP) must count them somewhere: see build_ledger
+ * in sink_run.c.
  *
  * Sequence numbers no sender could have reached are refused (-EINVAL) and
  * change nothing: SEQ_LIMIT and above, and jumps of more than SEQ_JUMP_MAX

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * udpdrop gen's output (see gen_report.h): the interval lines and the
+ * udpdrop gen's output (see gen_internal.h): the interval lines and the
  * summary, as text or JSON. Nothing here changes a count.
  */
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include "gen_report.h"
+#include "gen_internal.h"
 #include "json.h"
 #include "util.h"
 

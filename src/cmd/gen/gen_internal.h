@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What `udpdrop gen` prints: the plan, an interval line (or JSON object)
- * per --interval, and the summary, as text or JSON. gen.c owns the state
- * below and does the sending; gen_report.c only reads it, to print.
+ * udpdrop gen's private header: the generator's state (struct gen, its
+ * flows and counts) and the functions its files call across. gen.c (the
+ * options and the driver), gen_setup.c, gen_send.c (the sender thread),
+ * gen_reporter.c (the reporter thread) and gen_ctl.c (the control
+ * channel) own the state and do the sending; gen_report.c only reads it,
+ * to print.
  */
-#ifndef UD_GEN_REPORT_H
-#define UD_GEN_REPORT_H
+#ifndef UD_GEN_INTERNAL_H
+#define UD_GEN_INTERNAL_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <arpa/inet.h>
@@ -19,8 +23,13 @@
 #include "watch.h"
 
 #define GEN_WHO "udpdrop gen"
+#define WHO GEN_WHO
+#define GEN_MAX_FLOWS 1024      /* the sink's XDP program tells 1024 flows apart */
+#define GEN_MAX_BURST 1024      /* one sendmmsg: UIO_MAXIOV messages */
+#define GEN_MAX_V4 65507        /* 65535 - IPv4 header - UDP header */
+#define GEN_MAX_V6 65527        /* 65535 - UDP header (IPv6's length excludes its header) */
 
-/* Send refusals, by errno (RF_UNKNOWN: see partial_refusal in gen.c). */
+/* Send refusals, by errno (RF_UNKNOWN: see partial_refusal in gen_send.c). */
 enum refusal { RF_ENOBUFS, RF_EAGAIN, RF_EPERM, RF_ECONNREFUSED, RF_UNKNOWN,
 	       RF_OTHER, RF_MAX };
 
@@ -79,7 +88,7 @@ struct cookie_ix {
 	int flow;
 };
 
-/* The generator: gen.c's, read by gen_report.c. */
+/* The generator: gen.c's and its phases', read by gen_report.c. */
 struct gen {
 	struct gen_opts o;
 	struct sockaddr_storage dst;
@@ -176,5 +185,40 @@ void gen_report__plan(const struct gen *g);
 void gen_report__interval(struct gen *g, const struct report *r);
 /* The summary of the whole run, and the ledger l (NULL: none came). */
 void gen_report__results(struct gen *g, const struct ledger *l);
+
+/* SIGINT or SIGTERM: ends the sender's sleeps and the run (gen.c sets it). */
+extern volatile sig_atomic_t gen_stop_signal;
+
+/* gen.c: usage errors, as `udpdrop gen` words them: -EXIT_USAGE. */
+int gen_bad_value(const char *opt, const char *val, const char *want);
+int gen_bad_usage(const char *msg);
+
+/* gen_setup.c */
+/* Sockets, path MTU, the plan: 0 or -exit code (a message printed). */
+int gen_setup(struct gen *g);
+/* The flow of a socket cookie (the tracer's rows), or -1. */
+int gen_flow_of_cookie(const struct gen *g, uint64_t cookie);
+
+/* gen_send.c */
+/* The sender: every slot until the run is over or stopped. */
+void gen_run_sender(struct gen *g);
+/* Close each flow at the sink (UG_F_LAST), once the send queues drained. */
+void gen_send_last(struct gen *g);
+/* Wait (max_ns at most) until the kernel has let go of every datagram. */
+void gen_wait_outq(struct gen *g, uint64_t max_ns);
+
+/* gen_reporter.c */
+void gen_drain_errqueue(struct gen *g, int fd);
+void gen_tracer_collect(struct gen *g);
+/* Report the interval from the previous report to `now`. */
+void gen_end_interval(struct gen *g, uint64_t now);
+int gen_start_reporter(struct gen *g, pthread_t *th);
+void gen_stop_reporter(struct gen *g, pthread_t th);
+
+/* gen_ctl.c */
+/* HELLO, and the sink's READY: 0, or an exit code after a message. */
+int gen_ctl_hello(struct gen *g);
+/* DONE, then the sink's LEDGER into l: 0, 1 (interrupted) or -EXIT_FAIL. */
+int gen_ctl_done(struct gen *g, struct ledger *l);
 
 #endif
