@@ -268,7 +268,10 @@ FUZZ_BIN    := $(OUTPUT)/fuzz/fuzz_trace
 # file of the live system (src/kernel/ but the pure mib.c and sockid.c):
 # the target links these alone, so an offline file that reaches for the
 # live system fails this link.
-FUZZ_OFFLINE := src/cmd/report/report_model.c src/trace/trace.c src/base/util.c \
+FUZZ_OFFLINE := src/cmd/report/report_load.c src/cmd/report/report_rows.c \
+		src/cmd/report/report_timeline.c src/cmd/report/report_format.c \
+		src/cmd/report/report_text.c src/cmd/report/report_advice.c \
+		src/cmd/report/report_json.c src/trace/trace.c src/base/util.c \
 		src/base/json.c src/base/units.c src/base/htab.c src/model/causes.c \
 		src/model/windows.c src/model/reconcile.c src/advice/advice.c \
 		src/kernel/mib.c src/kernel/sockid.c

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for udpdrop report (src/cmd/report/report_model.c): traces built with the
+ * Unit tests for udpdrop report (src/cmd/report/report_model.h): traces built with the
  * trace writer into /tmp, read back and printed as text and JSON: sockets
  * joined by cookie, causes from the file's REASONS table, flows with no
  * socket, the reconciliation (match, differ), a file cut short, a corrupt

@@ -2,7 +2,8 @@
 /*
  * udpdrop report: what a `udpdrop record` trace says, as text or JSON.
  * Works without root and without BPF, on any machine: everything it
- * prints comes from the file (report_model.c does the work).
+ * prints comes from the file (report_model.h's core does the work:
+ * report_load.c to report_json.c).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -140,7 +140,7 @@ struct report {
 	/* the load stopped at a table over its limit (trace.h): corrupt */
 	bool hostile;
 	/* internal: queues by cookie (uint32_t index into queues), and the
-	 * per-(socket, cause) burst windows from EVENTs (report_model.c) */
+	 * per-(socket, cause) burst windows from EVENTs (report_rows.c) */
 	struct htab queue_idx;
 	struct htab ev_burst;
 	/* the kernel's drop windows from WINDOWS (format 1.3), per (socket

@@ -1,0 +1,783 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * udpdrop report, one row per socket and the join (report_internal.h): the
+ * SOCKETS, IFACES, MIB, EVENT and WINDOWS records folded per socket as they
+ * load, then the counts joined into the rows, flows and reconciliation that
+ * every output prints (struct agg).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reconcile.h"
+#include "report_internal.h"
+#include "sockid.h"
+
+/* ---- one row per socket (sockid.h) ----------------------------------- */
+
+/* A SOCKETS entry's identity: its cookie (record writes UD_RX_INODE |
+ * inode there for a socket known only by its inode), else its inode. */
+static uint64_t entry_id(const struct trace_socket *s)
+{
+	if (s->cookie)
+		return s->cookie;
+	return s->inode ? sockid__of(s->inode, true) : 0;
+}
+
+static uint64_t cookie_of_inode(const struct report *rp, uint32_t inode)
+{
+	uint64_t k = inode;
+	const uint64_t *c = inode ? rp_xfind(&rp->inode_cookie, &k) : NULL;
+
+	return c ? *c : 0;
+}
+
+/* The row an identity counts on: sockid.h's rule over the file's SOCKETS. */
+uint64_t rp_report_row(const struct report *rp, uint64_t id)
+{
+	return sockid__join(id, cookie_of_inode(rp, sockid__inode(id)));
+}
+
+static bool has_owner(const struct trace_socket *s)
+{
+	return s->pid || s->comm[0];
+}
+
+static const struct trace_socket *socket_of_row(const struct report *rp, uint64_t id)
+{
+	const uint32_t *i = rp_xfind(&rp->sock_idx, &id);
+
+	return i ? &rp->sockets[*i] : NULL;
+}
+
+/*
+ * A SOCKETS record into rp->sockets, one entry per row: the newest look
+ * at each socket, keeping the owner an earlier look found (under either
+ * identity) where the newest has none: the socket closed, or its process
+ * left, but the drops were that process's.
+ */
+void rp_merge_sockets(struct report *rp, const struct trace_sockets *ts)
+{
+	if (!rp->sock_idx.cap) {
+		rp_xhtab_init(&rp->sock_idx, sizeof(uint64_t), sizeof(uint32_t));
+		rp_xhtab_init(&rp->inode_cookie, sizeof(uint64_t), sizeof(uint64_t));
+	}
+	for (uint32_t i = 0; i < ts->n; i++) {
+		const struct trace_socket *e = &ts->v[i];
+		uint64_t ino = e->inode;
+
+		if (sockid__joins(e->inode, e->cookie))
+			*(uint64_t *)rp_xupsert(&rp->inode_cookie, &ino, NULL) = e->cookie;
+	}
+	for (uint32_t i = 0; i < ts->n; i++) {
+		const struct trace_socket *e = &ts->v[i];
+		uint64_t id = rp_report_row(rp, entry_id(e));
+		struct trace_socket prev = { 0 }, *s;
+		const struct trace_socket *by_inode;
+		uint32_t *slot;
+		int created;
+
+		if (!id)
+			continue;
+		slot = rp_xupsert(&rp->sock_idx, &id, &created);
+		if (created) {
+			*slot = rp->nsockets;
+			rp->sockets = rp_grow_arr(rp->sockets, rp->nsockets, sizeof(*rp->sockets));
+			rp->nsockets++;
+			/* known by its inode before a dump named its cookie */
+			by_inode = e->inode && !(id & UD_RX_INODE)
+				   ? socket_of_row(rp, sockid__of(e->inode, true)) : NULL;
+			if (by_inode)
+				prev = *by_inode;
+		} else {
+			prev = rp->sockets[*slot];
+		}
+		s = &rp->sockets[*slot];
+		*s = *e;
+		if (!(id & UD_RX_INODE))
+			s->cookie = id; /* an inode's look joined to its cookie */
+		if (!has_owner(s) && has_owner(&prev)) {
+			s->pid = prev.pid;
+			memcpy(s->comm, prev.comm, sizeof(s->comm));
+		}
+	}
+}
+
+/* Each socket's queue: how full at every SOCKETS snapshot that listed it. */
+void rp_add_queues(struct report *rp, const struct trace_sockets *ts)
+{
+	for (uint32_t i = 0; i < ts->n; i++) {
+		const struct trace_socket *k = &ts->v[i];
+		struct report_queue *q;
+		uint32_t j, *slot;
+		int created;
+
+		if (!rp->queue_idx.cap)
+			rp_xhtab_init(&rp->queue_idx, sizeof(uint64_t), sizeof(uint32_t));
+		slot = rp_xupsert(&rp->queue_idx, &k->cookie, &created);
+		if (created) {
+			j = rp->nqueues;
+			*slot = j;
+			rp->queues = rp_grow_arr(rp->queues, rp->nqueues, sizeof(*rp->queues));
+			memset(&rp->queues[j], 0, sizeof(rp->queues[j]));
+			rp->queues[j].cookie = k->cookie;
+			rp->queues[j].low = k->queued;
+			rp->nqueues++;
+		}
+		q = &rp->queues[*slot];
+		if (ts->have_rx && (!q->nrx || ts->time_ns > q->rx[q->nrx - 1].time_ns)) {
+			q->rx = rp_grow_arr(q->rx, q->nrx, sizeof(*q->rx));
+			q->rx[q->nrx++] = (struct report_rx){ ts->time_ns, k->delivered };
+		}
+		q->looks++;
+		if (k->queued < q->low)
+			q->low = k->queued;
+		if (k->queued > q->peak)
+			q->peak = k->queued;
+		q->last = k->queued;
+	}
+}
+
+bool rp_add_ifaces(struct report *rp, const struct trace_record *rec)
+{
+	const struct trace_ifaces *ti = &rec->ifaces;
+
+	for (uint32_t i = 0; i < ti->n; i++) {
+		uint64_t key = (uint64_t)ti->v[i].netns << 32 | ti->v[i].ifindex;
+		int created;
+		uint32_t n = rp->nifaces, *j = rp_table_slot(rp, rec, &rp->iface_idx, key,
+							   &rp->nifaces, TRACE_IFACES_MAX,
+							   "IFACES interfaces", &created);
+
+		if (!j)
+			return false;
+		if (created)
+			rp->ifaces = rp_grow_arr(rp->ifaces, n, sizeof(*rp->ifaces));
+		else
+			free((char *)rp->ifaces[*j].name);
+		rp->ifaces[*j] = ti->v[i];
+		rp->ifaces[*j].name = rp_xstrdup(ti->v[i].name);
+	}
+	return true;
+}
+
+/* The counters this build knows, by id: the others are never used. A
+ * name listed twice counts once, the first time (as a lookup finds it). */
+static void set_mib(struct report_mib *m, const struct trace_mib *tm)
+{
+	memset(m, 0, sizeof(*m));
+	m->netns = tm->netns;
+	m->time_ns = tm->time_ns;
+	for (uint32_t i = 0; i < tm->n; i++)
+		for (int id = 0; id < MIB_MAX; id++)
+			if (!strcmp(tm->v[i].name, mib__name(id))) {
+				if (!m->c.present[id]) {
+					m->c.present[id] = 1;
+					m->c.v[id] = tm->v[i].value;
+				}
+				break;
+			}
+}
+
+void rp_add_mib(struct report *rp, const struct trace_mib *tm)
+{
+	uint64_t key = tm->netns;
+	int created;
+	uint32_t *i;
+
+	if (!rp->mib_idx.cap)
+		rp_xhtab_init(&rp->mib_idx, sizeof(key), sizeof(uint32_t));
+	i = rp_xupsert(&rp->mib_idx, &key, &created);
+	if (!created) {
+		set_mib(&rp->mib_last[*i], tm);
+		return;
+	}
+	*i = rp->nmibs;
+	rp->mib_first = rp_grow_arr(rp->mib_first, rp->nmibs, sizeof(*rp->mib_first));
+	rp->mib_last = rp_grow_arr(rp->mib_last, rp->nmibs, sizeof(*rp->mib_last));
+	set_mib(&rp->mib_first[rp->nmibs], tm);
+	set_mib(&rp->mib_last[rp->nmibs], tm);
+	rp->nmibs++;
+}
+
+/* The burst windows (BURST_*, struct ev_burst): report_internal.h. */
+
+uint64_t rp_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static void ev_burst_add(struct ev_burst *b, uint64_t time_ns, uint64_t datagrams)
+{
+	const uint64_t keep = BURST_RING - BURST_SLOTS;
+	uint64_t s = time_ns / BURST_SLOT_NS, w[2 * BURST_SLOTS - 1], sum = 0;
+
+	b->datagrams = rp_add_sat(b->datagrams, datagrams);
+	if (!datagrams)
+		return;
+	if (!b->started) {
+		b->started = true;
+		b->head = s;
+		b->first_win = b->last_win = time_ns / BURST_WINDOW_NS;
+		b->wins_dropping = 1;
+	} else if (time_ns / BURST_WINDOW_NS > b->last_win) {
+		b->last_win = time_ns / BURST_WINDOW_NS;
+		b->wins_dropping++;
+	}
+	if (s > b->head) {
+		if (s - b->head >= BURST_RING)
+			memset(b->n, 0, sizeof(b->n));
+		else
+			for (uint64_t x = b->head + 1; x <= s; x++)
+				b->n[x % BURST_RING] = 0;
+		b->head = s;
+	} else if (b->head - s > keep) {
+		s = b->head - keep;
+	}
+	b->n[s % BURST_RING] += datagrams;
+	if (b->n[s % BURST_RING] > BURST_SLOT_MAX)
+		b->n[s % BURST_RING] = BURST_SLOT_MAX;
+	/* the windows holding slot s end at s .. s + BURST_SLOTS - 1: w holds
+	 * slots s - (BURST_SLOTS - 1) .. s + BURST_SLOTS - 1 (0 before slot 0
+	 * and after head); counts only grow, so their sums now can only be
+	 * beaten by later events, which look again */
+	for (uint64_t i = 0; i < ARRAY_SIZE(w); i++) {
+		uint64_t x = s + i - (BURST_SLOTS - 1);
+
+		w[i] = s + i >= BURST_SLOTS - 1 && x <= b->head ? b->n[x % BURST_RING] : 0;
+	}
+	for (int i = 0; i < (int)ARRAY_SIZE(w); i++) {
+		sum += w[i];
+		if (i >= BURST_SLOTS)
+			sum -= w[i - BURST_SLOTS];
+		if (i >= BURST_SLOTS - 1 && sum > b->best)
+			b->best = sum;
+	}
+}
+
+/*
+ * One socket's events under two keys (by inode until a dump gave it a
+ * cookie, by cookie after) as one: into takes b's slots in time order, so
+ * a window across the change counts both sides where the rings still hold
+ * them, and each side's best window stands.
+ */
+void rp_ev_burst_join(struct ev_burst *into, const struct ev_burst *b)
+{
+	const struct ev_burst *late = b;
+	struct ev_burst early;
+	uint64_t datagrams, best;
+
+	if (!b->started)
+		return;
+	if (!into->started) {
+		*into = *b;
+		return;
+	}
+	datagrams = rp_add_sat(into->datagrams, b->datagrams);
+	best = into->best > b->best ? into->best : b->best;
+	early = *into;
+	if (b->head < into->head) {
+		early = *b;
+		late = into;
+	}
+	/* the later ring's slots, oldest first, replayed onto the earlier */
+	for (uint64_t x = late->head >= BURST_RING - 1 ? late->head - (BURST_RING - 1) : 0;
+	     x <= late->head; x++)
+		if (late->n[x % BURST_RING])
+			ev_burst_add(&early, x * BURST_SLOT_NS, late->n[x % BURST_RING]);
+	*into = early;
+	into->datagrams = datagrams;
+	if (best > into->best)
+		into->best = best;
+}
+
+void rp_add_event(struct report *rp, const struct trace_event *e)
+{
+	/* the cause as the counts give it (the file's REASONS come first) */
+	struct ev_key key = {
+		.cookie = e->cookie,
+		.cause = (uint32_t)rp_rc_cause(rp, e->reason, e->flags),
+		.by_inode = e->cookie && (e->flags & UD_KEY_INODE),
+	};
+
+	if (!rp->ev_burst.cap)
+		rp_xhtab_init(&rp->ev_burst, sizeof(key), sizeof(struct ev_burst));
+	ev_burst_add(rp_xupsert(&rp->ev_burst, &key, NULL), e->time_ns, e->datagrams);
+}
+
+static int writer_cause(const struct report *rp, unsigned c);
+
+/*
+ * WINDOWS: each window is whole and written once, per socket and cause in
+ * time order, so it folds now (memory stays one figure per socket and
+ * cause). The identity stays as written (inode or cookie): advice joins a
+ * socket's two (set_kernel_windows), as top's model does.
+ */
+bool rp_add_windows(struct report *rp, const struct trace_windows *ws)
+{
+	if (!rp->have_windows) {
+		if (windows__init(&rp->win))
+			abort();
+		rp->have_windows = true;
+	}
+	for (uint32_t i = 0; i < ws->n; i++) {
+		int c = ws->v[i].cause == WIN_DELIVERED ? WIN_DELIVERED
+						      : writer_cause(rp, ws->v[i].cause);
+
+		if (c < 0 || !ws->v[i].datagrams)
+			continue;
+		if (windows__add(&rp->win, rp_kx_id(ws->v[i].id), c, ws->v[i].win,
+				  ws->v[i].datagrams))
+			abort(); /* out of memory, as rp_xupsert */
+	}
+	/* the record's whole: a window's deliveries meet its drops in one fold */
+	if (windows__fold(&rp->win, UINT32_MAX))
+		abort();
+	return true;
+}
+
+/* ---- joining ---------------------------------------------------------- */
+
+const char *rp_reason_name(const struct report *rp, uint32_t reason)
+{
+	uint64_t key = reason;
+	const uint32_t *i = rp_xfind(&rp->reason_idx, &key);
+
+	return i ? rp->reasons[*i].name : NULL;
+}
+
+const char *rp_symbol_name(const struct report *rp, uint64_t addr)
+{
+	const uint32_t *i = rp_xfind(&rp->symbol_idx, &addr);
+
+	return i ? rp->symbols[*i].name : NULL;
+}
+
+int rp_key_cause(const struct report *rp, const struct ud_key *k)
+{
+	const char *name = rp_reason_name(rp, k->reason);
+
+	return cause__classify(name ? name : "", k->flags);
+}
+
+const char *rp_meta_get(const struct report *rp, const char *key)
+{
+	struct name_key nk;
+	int64_t i = rp_meta_find(rp, key, &nk);
+
+	return i >= 0 ? rp->meta[i].value : NULL;
+}
+
+/*
+ * The name of the writer's cause number c: META causes lists them by
+ * number, so a file from another version names its own; this build's
+ * names when the file has no list.
+ */
+void rp_writer_cause_name(const struct report *rp, unsigned c, char *buf,
+			  size_t len)
+{
+	const char *list = rp_meta_get(rp, TRACE_META_CAUSES), *p = list;
+
+	if (!list) {
+		snprintf(buf, len, "%s", c < CAUSE_MAX ? cause__name(c) : "other");
+		return;
+	}
+	for (unsigned i = 0; i < c && p; i++) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	if (!p || !*p || *p == ',') {
+		snprintf(buf, len, "cause_%u", c);
+		return;
+	}
+	snprintf(buf, len, "%.*s", (int)strcspn(p, ","), p);
+}
+
+/* The writer's cause number c as ours (-1: none of ours), looked up once. */
+static int writer_cause(const struct report *rp, unsigned c)
+{
+	struct report *w = (struct report *)rp; /* a cache, not the file's state */
+	char name[64];
+
+	if (c >= TRACE_CAUSES_MAX)
+		return -1;
+	if (!w->wcause[c]) {
+		rp_writer_cause_name(rp, c, name, sizeof(name));
+		w->wcause[c] = (int16_t)(cause__from_name(name) + 2);
+	}
+	return w->wcause[c] - 2;
+}
+
+/* "297 written, 0 shed" and the rest of the events line. */
+void rp_fmt_events(const struct report *rp, struct strbuf *out)
+{
+	const char *m = rp_meta_get(rp, "events"), *h = rp_meta_get(rp, "headers");
+	char name[64], n[32];
+	bool first = true;
+
+	if (m && strcmp(m, "recorded")) {
+		sb_printf(out, "%s", m);
+		return;
+	}
+	fmt_count(n, sizeof(n), rp->events);
+	sb_printf(out, "%s written", n);
+	if (h && strcmp(h, "0"))
+		sb_printf(out, " (with the first %s B of each packet)", h);
+	fmt_count(n, sizeof(n), rp->shed_total);
+	sb_printf(out, ", %s shed", n);
+	for (unsigned c = 0; c < TRACE_CAUSES_MAX; c++) {
+		if (!rp->shed[c])
+			continue;
+		rp_writer_cause_name(rp, c, name, sizeof(name));
+		fmt_count(n, sizeof(n), rp->shed[c]);
+		sb_printf(out, "%s%s %s", first ? " (" : ", ", name, n);
+		first = false;
+	}
+	if (!first)
+		sb_printf(out, "; the counts are exact)");
+	/* -p / COMMAND: the kernel sheds before user space knows the owner */
+	const char *pid = rp_meta_get(rp, "pid"), *ns = rp_meta_get(rp, "netns");
+
+	if (rp->shed_total && pid && strcmp(pid, "0") && rp_meta_get(rp, "shed_scope")) {
+		sb_printf(out, "; the shed may include other processes' events");
+		return;
+	}
+	/* -N: a closing queue has no netns in the kernel, which sheds first */
+	for (unsigned c = 0; ns && strcmp(ns, "0") && c < TRACE_CAUSES_MAX; c++) {
+		if (!rp->shed[c])
+			continue;
+		rp_writer_cause_name(rp, c, name, sizeof(name));
+		if (!strcmp(name, "socket_close"))
+			sb_printf(out, "; the socket_close shed may include other namespaces' events");
+	}
+}
+
+/* A socket's location rows in rp_build(): by socket index (before the
+ * sort) and the row's address, to the row's index. (Its (reason, cause)
+ * rows: struct sock_reason_key, report_internal.h.) */
+struct sock_loc_key {
+	uint64_t sock, addr;
+};
+
+struct sock_rows {
+	struct htab reasons, locs;
+};
+
+static void sock_add(struct sock_rows *rows, struct agg_sock *s, int sock,
+		     const struct trace_count *tc, int cause)
+{
+	const struct ud_val *v = &tc->val;
+	struct sock_reason_key rk = { (uint64_t)sock, tc->key.reason, cause };
+	struct sock_loc_key lk = { (uint64_t)sock, tc->key.location };
+	int created, *slot, i;
+
+	s->drops += v->datagrams;
+	s->skbs += v->skbs;
+	s->bytes += v->bytes;
+	s->cause[cause] += v->datagrams;
+	s->cause_skbs[cause] += v->skbs;
+	s->cause_bytes[cause] += v->bytes;
+	/*
+	 * bytes are skb->len summed over the skb events: a GSO/GRO skb of n
+	 * datagrams carries all n (so per datagram, not per skb); a fragment
+	 * carries a piece of one (datagrams 0, or 1 for the one that stands
+	 * for it), and a frag_list member's bytes are already in its parent's
+	 * len: both left out, or the average is not a datagram's size.
+	 */
+	if (v->datagrams && !(tc->key.flags & (UD_KEY_FRAG | UD_KEY_CHILD))) {
+		s->size_bytes[cause] = rp_add_sat(s->size_bytes[cause], v->bytes);
+		s->size_dgrams[cause] = rp_add_sat(s->size_dgrams[cause], v->datagrams);
+	}
+	slot = rp_xupsert(&rows->reasons, &rk, &created);
+	if (created) {
+		i = *slot = s->nreasons;
+		s->reasons = rp_grow_arr(s->reasons, s->nreasons, sizeof(*s->reasons));
+		memset(&s->reasons[i], 0, sizeof(s->reasons[i]));
+		s->reasons[i].reason = tc->key.reason;
+		s->reasons[i].cause = cause;
+		s->nreasons++;
+	}
+	i = *slot;
+	s->reasons[i].drops += v->datagrams;
+	s->reasons[i].skbs += v->skbs;
+	slot = rp_xupsert(&rows->locs, &lk, &created);
+	if (created) {
+		i = *slot = s->nlocs;
+		s->locs = rp_grow_arr(s->locs, s->nlocs, sizeof(*s->locs));
+		memset(&s->locs[i], 0, sizeof(s->locs[i]));
+		s->locs[i].addr = tc->key.location;
+		s->nlocs++;
+	}
+	i = *slot;
+	s->locs[i].drops += v->datagrams;
+	s->locs[i].skbs += v->skbs;
+}
+
+static int cmp_sock(const void *a, const void *b)
+{
+	const struct agg_sock *x = a, *y = b;
+
+	if (x->drops != y->drops)
+		return x->drops > y->drops ? -1 : 1;
+	if (x->skbs != y->skbs)
+		return x->skbs > y->skbs ? -1 : 1;
+	return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
+}
+
+static int cmp_flow(const void *a, const void *b)
+{
+	const struct agg_flow *x = a, *y = b;
+	int c;
+
+	if (x->drops != y->drops)
+		return x->drops > y->drops ? -1 : 1;
+	if (x->skbs != y->skbs)
+		return x->skbs > y->skbs ? -1 : 1;
+	if (x->cause != y->cause)
+		return x->cause - y->cause;
+	if (x->netns != y->netns)
+		return x->netns < y->netns ? -1 : 1;
+	if ((c = memcmp(x->daddr, y->daddr, 16)))
+		return c;
+	if (x->dport != y->dport)
+		return x->dport - y->dport;
+	return memcmp(x->saddr, y->saddr, 16);
+}
+
+int rp_cmp_reason(const void *a, const void *b)
+{
+	const struct agg_reason *x = a, *y = b;
+
+	if (x->drops != y->drops)
+		return x->drops > y->drops ? -1 : 1;
+	if (x->skbs != y->skbs)
+		return x->skbs > y->skbs ? -1 : 1;
+	if (x->reason != y->reason)
+		return x->reason < y->reason ? -1 : 1;
+	return x->cause - y->cause;
+}
+
+int rp_cmp_loc(const void *a, const void *b)
+{
+	const struct agg_loc *x = a, *y = b;
+
+	if (x->skbs != y->skbs)
+		return x->skbs > y->skbs ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* (netns, cause) -> datagrams in a COUNTS snapshot: one pass, then a
+ * lookup per netns with counters and cause. */
+struct ns_cause_key {
+	uint32_t netns;
+	int32_t cause;
+};
+
+static void counts_by_cause(const struct report *rp, const struct report_counts *c,
+			    struct htab *h)
+{
+	rp_xhtab_init(h, sizeof(struct ns_cause_key), sizeof(uint64_t));
+	for (uint32_t i = 0; i < c->n; i++) {
+		struct ns_cause_key k = { c->v[i].key.netns, rp_key_cause(rp, &c->v[i].key) };
+		uint64_t *n = rp_xupsert(h, &k, NULL);
+
+		*n += c->v[i].val.datagrams; /* wraps as the sum it replaces did */
+	}
+}
+
+static uint64_t counts_cause(const struct htab *h, uint32_t netns, int cause)
+{
+	struct ns_cause_key k = { netns, cause };
+	const uint64_t *n = rp_xfind(h, &k);
+
+	return n ? *n : 0;
+}
+
+bool rp_mib_value(const struct report_mib *m, enum mib_id id, uint64_t *v)
+{
+	*v = m->c.v[id];
+	return m->c.present[id];
+}
+
+/* The first and last MIB of netns, or NULL. */
+const struct report_mib *rp_mib_of(const struct report *rp, uint32_t netns,
+				   const struct report_mib **last)
+{
+	uint64_t key = netns;
+	const uint32_t *i = rp_xfind(&rp->mib_idx, &key);
+
+	if (!i)
+		return NULL;
+	*last = &rp->mib_last[*i];
+	return &rp->mib_first[*i];
+}
+
+/* A flow with no socket in agg: the fields that tell flows apart. */
+struct flow_key {
+	uint8_t saddr[16], daddr[16];
+	uint32_t netns;
+	int32_t cause;
+	uint16_t dport;
+	uint8_t family, overflow;
+	uint32_t pad;
+};
+
+void rp_build(const struct report *rp, struct agg *a)
+{
+	const struct report_counts *last = &rp->last;
+	struct htab socks, flows, sums_first, sums_last;
+	struct sock_rows rows;
+
+	memset(a, 0, sizeof(*a));
+	rp_xhtab_init(&socks, sizeof(uint64_t), sizeof(int));
+	rp_xhtab_init(&flows, sizeof(struct flow_key), sizeof(int));
+	rp_xhtab_init(&rows.reasons, sizeof(struct sock_reason_key), sizeof(int));
+	rp_xhtab_init(&rows.locs, sizeof(struct sock_loc_key), sizeof(int));
+	for (uint32_t i = 0; i < last->n; i++) {
+		const struct trace_count *tc = &last->v[i];
+		const struct ud_key *k = &tc->key;
+		int cause = rp_key_cause(rp, k);
+
+		a->drops += tc->val.datagrams;
+		a->skbs += tc->val.skbs;
+		a->cause[cause] += tc->val.datagrams;
+		a->cause_skbs[cause] += tc->val.skbs;
+		if (k->cookie) {
+			/* one row per socket, as top's: its inode's counts
+			 * and its cookie's together once a dump named both */
+			uint64_t id = rp_report_row(rp, sockid__of(k->cookie, k->flags & UD_KEY_INODE));
+			int j, created, *slot = rp_xupsert(&socks, &id, &created);
+
+			if (created) {
+				j = *slot = a->nsocks;
+				a->socks = rp_grow_arr(a->socks, a->nsocks, sizeof(*a->socks));
+				memset(&a->socks[j], 0, sizeof(a->socks[j]));
+				a->socks[j].by_inode = sockid__inode(id) != 0;
+				a->socks[j].cookie = a->socks[j].by_inode ? sockid__inode(id) : id;
+				a->socks[j].netns = k->netns;
+				a->socks[j].sock = socket_of_row(rp, id);
+				if (a->socks[j].sock && a->socks[j].sock->netns)
+					a->socks[j].netns = a->socks[j].sock->netns;
+				a->nsocks++;
+			}
+			j = *slot;
+			if (!a->socks[j].netns)
+				a->socks[j].netns = k->netns;
+			sock_add(&rows, &a->socks[j], j, tc, cause);
+		} else {
+			struct flow_key fk;
+			int j, created, *slot;
+
+			memset(&fk, 0, sizeof(fk));
+			memcpy(fk.saddr, k->saddr, 16);
+			memcpy(fk.daddr, k->daddr, 16);
+			fk.netns = k->netns;
+			fk.cause = cause;
+			fk.dport = k->dport;
+			fk.family = k->family;
+			fk.overflow = !!(k->flags & UD_KEY_OVERFLOW);
+			slot = rp_xupsert(&flows, &fk, &created);
+			if (created) {
+				struct agg_flow *f;
+
+				j = *slot = a->nflows;
+				a->flows = rp_grow_arr(a->flows, a->nflows, sizeof(*a->flows));
+				f = &a->flows[j];
+				memset(f, 0, sizeof(*f));
+				f->cause = cause;
+				f->overflow = k->flags & UD_KEY_OVERFLOW;
+				f->netns = k->netns;
+				f->family = k->family;
+				f->dport = k->dport;
+				memcpy(f->saddr, k->saddr, 16);
+				memcpy(f->daddr, k->daddr, 16);
+				a->nflows++;
+			}
+			j = *slot;
+			a->flows[j].drops += tc->val.datagrams;
+			a->flows[j].skbs += tc->val.skbs;
+		}
+	}
+	htab__free(&socks);
+	htab__free(&flows);
+	htab__free(&rows.reasons);
+	htab__free(&rows.locs);
+	if (a->nsocks)
+		qsort(a->socks, a->nsocks, sizeof(*a->socks), cmp_sock);
+	if (a->nflows)
+		qsort(a->flows, a->nflows, sizeof(*a->flows), cmp_flow);
+	for (int j = 0; j < a->nsocks; j++) {
+		if (a->socks[j].nreasons)
+			qsort(a->socks[j].reasons, a->socks[j].nreasons,
+			      sizeof(*a->socks[j].reasons), rp_cmp_reason);
+		if (a->socks[j].nlocs)
+			qsort(a->socks[j].locs, a->socks[j].nlocs,
+			      sizeof(*a->socks[j].locs), rp_cmp_loc);
+	}
+
+	/* reconciliation: per netns with MIB records, per cause with counters */
+	counts_by_cause(rp, &rp->last, &sums_last);
+	counts_by_cause(rp, &rp->first, &sums_first);
+	for (uint32_t i = 0; i < rp->nmibs; i++) {
+		const struct report_mib *mf = &rp->mib_first[i], *ml = &rp->mib_last[i];
+
+		for (int c = 0; c < CAUSE_MAX; c++) {
+			enum mib_id ids[4];
+			int n = cause__mibs(c, ids, ARRAY_SIZE(ids));
+			struct agg_recon *r;
+			size_t o = 0;
+
+			if (n <= 0)
+				continue;
+			a->recon = rp_grow_arr(a->recon, a->nrecon, sizeof(*a->recon));
+			r = &a->recon[a->nrecon++];
+			memset(r, 0, sizeof(*r));
+			r->netns = mf->netns;
+			r->cause = c;
+			for (int k = 0; k < n; k++) {
+				const char *name = mib__name(ids[k]);
+				uint64_t v0, v1;
+
+				if (!rp_mib_value(mf, ids[k], &v0) ||
+				    !rp_mib_value(ml, ids[k], &v1))
+					continue;
+				r->have_kernel = true;
+				/* a counter that went down adds nothing (as mib_delta) */
+				r->kernel = rp_add_sat(r->kernel, v1 > v0 ? v1 - v0 : 0);
+				if (o < sizeof(r->counters))
+					o += snprintf(r->counters + o, sizeof(r->counters) - o,
+						      "%s%s", o ? "+" : "", name);
+			}
+			{
+				uint64_t u1 = counts_cause(&sums_last, mf->netns, c);
+				uint64_t u0 = rp->first.have ? counts_cause(&sums_first, mf->netns, c) : 0;
+
+				r->udpdrop = u1 > u0 ? u1 - u0 : 0;
+			}
+		}
+	}
+	htab__free(&sums_first);
+	htab__free(&sums_last);
+}
+
+void rp_agg_free(struct agg *a)
+{
+	for (int i = 0; i < a->nsocks; i++) {
+		free(a->socks[i].reasons);
+		free(a->socks[i].locs);
+	}
+	free(a->socks);
+	free(a->flows);
+	free(a->recon);
+}
+
+int rp_main_cause(const struct agg_sock *s)
+{
+	int best = CAUSE_OTHER;
+
+	for (int c = 0; c < CAUSE_MAX; c++)
+		if (s->cause[c] > s->cause[best] ||
+		    (s->cause[c] == s->cause[best] && s->cause_skbs[c] > s->cause_skbs[best]))
+			best = c;
+	return best;
+}
