@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for the advice engine (src/advice/advice.c). The helpers must
+ * Unit tests for the advice engine (src/advice/). The helpers must
  * reproduce the tables of Rick Jones and Andy Zhu, "Considerations When Benchmarking
  * UDP Bulk Flows" (Jones, Zhu) exactly: "Time To Fill Socket Buffer
  * (milliseconds)" and "Message Loss % versus Packet Loss %", whose values

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/model/model.c and src/cmd/output.c: hand-built tracer snapshots joined into rows, totals and rates, printed as plain text and JSON. */
+/* Unit tests for src/model/model_rows.c and src/cmd/output.c: hand-built tracer snapshots joined into rows, totals and rates, printed as plain text and JSON. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

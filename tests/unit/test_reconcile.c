@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for the reconciliation (src/cmd/output.c, src/model/model.c): udpdrop's
+ * Unit tests for the reconciliation (src/cmd/output.c, src/model/model_counters.c): udpdrop's
  * counts per netns and cause beside the kernel's MIB deltas, in JSON
  * (counters, reconcile, reconcile_caveat), in the plain summary and in
  * output__reconcile. The kernel's counters are set by hand in struct

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for how the model keeps its socket table (src/model/model.c, see
+ * Unit tests for how the model keeps its socket table (src/model/model_dumps.c, see
  * MODEL_FULL_DUMP_NS): which update dumps a netns whole, which dumps the
  * sockets of a port, which refreshes the sockets in view by exact requests,
  * and how owners are looked up again; on real sockets of this process, in

@@ -199,7 +199,7 @@ static void test_complete(void **state)
 	ASSERT_HAS(t, "  4026532001  rcvbuf                305         305  match         UdpRcvbufErrors+Udp6RcvbufErrors\n");
 	ASSERT_HAS(t, "  4026532002  no_socket               9           7  differ by 2   UdpNoPorts+Udp6NoPorts\n");
 	/* advice, after the reconciliation: per socket shown and cause, then
-	 * per cause of the drops with no socket (advice.c has the rules) */
+	 * per cause of the drops with no socket (src/advice/ has the rules) */
 	ASSERT_HAS(t, "\nAdvice (");
 	assert_true(strstr(t, "\nAdvice (") > strstr(t, "Reconciliation"));
 	ASSERT_HAS(t, "  10.0.0.2:5001  netns 4026532001  77/rx: rcvbuf, 300 datagrams\n");

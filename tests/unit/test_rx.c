@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for the deliveries' join in src/model/model.c and their JSON: hand-made
+ * Unit tests for the deliveries' join in src/model/model_rows.c and their JSON: hand-made
  * rx snapshots (socket identity -> struct ud_rx, as tracer__read_rx gives)
  * joined into socket rows: the baseline, inode -> cookie, rates, peaks.
  */

@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The rows and their totals: model__update rebuilds them from the
+ * tracer's snapshot each interval (socket rows, flow rows, the overflow
+ * bucket), joins the deliveries to the socket rows, finds the owners of
+ * the sockets in view and makes the sorted view.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model_internal.h"
+#include "util.h"
+#include "sockid.h"
+
+/* How often the list of netns is made again (see model__update). */
+#define NETNS_RESCAN_NS (10 * 1000000000ull)
+
+/*
+ * How often the owners of every socket in view are looked up again: from
+ * the owners found before (socktab__check_owners), and by a full walk of
+ * /proc at least every OWNERS_FULL_NS (or when a new socket comes into view).
+ */
+#define OWNERS_REFRESH_NS (10 * 1000000000ull)
+#define OWNERS_FULL_NS (60 * 1000000000ull)
+
+/* ---- deliveries ----------------------------------------------------- */
+
+int model__baseline_rx(struct model *m, const struct htab *rx)
+{
+	size_t it = 0;
+	const void *key;
+	void *val;
+
+	htab__clear(&m->rx_base);
+	while (htab__next(rx, &it, &key, &val)) {
+		struct ud_rx *b = htab__upsert(&m->rx_base, key, NULL);
+
+		if (!b)
+			return -ENOMEM;
+		*b = *(const struct ud_rx *)val;
+	}
+	return 0;
+}
+
+int model__update_rx(struct model *m, const struct htab *rx)
+{
+	size_t it = 0;
+	const void *key;
+	void *val;
+
+	htab__clear(&m->rx);
+	m->have_rx = rx != NULL;
+	while (rx && htab__next(rx, &it, &key, &val)) {
+		const struct ud_rx *v = val, *b = htab__find(&m->rx_base, key);
+		struct ud_rx *d = htab__upsert(&m->rx, key, NULL);
+
+		if (!d)
+			return -ENOMEM;
+		/* counts since the baseline; the peak is one since the attach */
+		*d = *v;
+		if (b && v->datagrams >= b->datagrams)
+			d->datagrams -= b->datagrams;
+	}
+	return 0;
+}
+
+bool model__port_shared(struct model *m)
+{
+	return m->port_shared; /* set by index_port: O(1) per refresh */
+}
+
+/*
+ * The deliveries per row cookie: an identity that is an inode goes to the
+ * socket's cookie once a dump has named it (inode2cookie), as drop keys
+ * do, so a socket counted first by inode and later by cookie adds up.
+ */
+static int rx_join(struct model *m)
+{
+	size_t it;
+	const void *key;
+	void *val;
+
+	for (it = 0; htab__next(&m->rx_sock, &it, &key, &val);) {
+		struct rx_sock *rs = val;
+
+		rs->prev = rs->datagrams;
+		rs->datagrams = 0;
+	}
+	for (it = 0; htab__next(&m->rx, &it, &key, &val);) {
+		uint64_t id = *(const uint64_t *)key;
+		const struct ud_rx *v = val;
+		struct rx_sock *rs;
+
+		if (!id)
+			continue; /* a socket with neither cookie nor inode: no row */
+		/* not dumped yet: the row stays keyed by inode too */
+		id = sockid__row(&m->inode2cookie, id);
+		rs = htab__upsert(&m->rx_sock, &id, NULL);
+		if (!rs)
+			return -ENOMEM;
+		rs->datagrams += v->datagrams;
+		if (v->peak > rs->peak)
+			rs->peak = v->peak;
+	}
+	return 0;
+}
+
+static void row_rx(struct model *m, struct row *r)
+{
+	const struct rx_sock *rs = htab__find(&m->rx_sock, &r->key.cookie);
+
+	if (!rs) {
+		r->rx = 0;
+		r->rx_rate = 0;
+		return;
+	}
+	r->rx = rs->datagrams;
+	r->rx_rate = m->interval > 0 && rs->datagrams >= rs->prev
+		? (rs->datagrams - rs->prev) / m->interval : 0;
+	r->queue_peak = rs->peak;
+}
+
+/* ---- rows ----------------------------------------------------------- */
+
+static struct row *row_for(struct model *m, const struct row_key *rk)
+{
+	int created;
+	struct row *r = htab__upsert(&m->rows, rk, &created);
+
+	if (r && created)
+		r->key = *rk;
+	return r;
+}
+
+static void row_add(struct model *m, struct row *r, const struct ud_key *k,
+		    const struct ud_val *v, enum cause c)
+{
+	int i;
+
+	r->dirty = true;
+	r->drops += v->datagrams;
+	r->skbs += v->skbs;
+	r->bytes += v->bytes;
+	r->cause[c] += v->datagrams;
+	r->cause_skbs[c] += v->skbs;
+	r->flags |= k->flags;
+	if ((k->flags & (UD_KEY_SOCK | UD_KEY_CLOSE)) == (UD_KEY_SOCK | UD_KEY_CLOSE) &&
+	    k->dport) {
+		r->close_port = k->dport;
+		r->close_family = k->family;
+		r->close_proto = k->proto;
+	}
+	for (i = 0; i < r->nreasons; i++)
+		if (r->reasons[i].reason == k->reason)
+			break;
+	if (i == r->nreasons) {
+		if (r->nreasons < ROW_MAX_REASONS)
+			r->reasons[r->nreasons++].reason = k->reason;
+		else
+			i = ROW_MAX_REASONS - 1; /* rare: fold into the last */
+	}
+	r->reasons[i].drops += v->datagrams;
+	r->reasons[i].skbs += v->skbs;
+	for (i = 0; i < r->nlocs; i++)
+		if (r->locs[i].addr == k->location)
+			break;
+	if (i == r->nlocs) {
+		if (r->nlocs < ROW_MAX_LOCS)
+			r->locs[r->nlocs++].addr = k->location;
+		else
+			i = ROW_MAX_LOCS - 1;
+	}
+	r->locs[i].skbs += v->skbs;
+}
+
+static void row_reset(struct row *r)
+{
+	r->drops = r->skbs = r->bytes = 0;
+	memset(r->cause, 0, sizeof(r->cause));
+	memset(r->cause_skbs, 0, sizeof(r->cause_skbs));
+	memset(r->reasons, 0, sizeof(r->reasons));
+	r->nreasons = 0;
+	memset(r->locs, 0, sizeof(r->locs));
+	r->nlocs = 0;
+	r->dirty = false;
+	r->sock_alive = false;
+}
+
+static bool row_visible(struct model *m, const struct row *r)
+{
+	/* the kernel filters by netns, except where it cannot know it */
+	if (m->opts.netns && r->key.netns != m->opts.netns)
+		return false;
+	if (r->key.kind == ROW_SOCKET) {
+		if (m->opts.pid && !r->owned_by_pid)
+			return false;
+		if (m->opts.port && r->have_sock && r->sock.sport != m->opts.port)
+			return false;
+		return r->dirty || (m->opts.all && r->sock_alive);
+	}
+	/* socketless drops belong to no process */
+	if (m->opts.pid)
+		return false;
+	return r->dirty;
+}
+
+/* Most drops first; the key itself is the stable tie-breaker. */
+static int cmp_rows_total(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row **)a, *y = *(const struct row **)b;
+
+	if (x->drops != y->drops)
+		return x->drops > y->drops ? -1 : 1;
+	if (x->skbs != y->skbs)
+		return x->skbs > y->skbs ? -1 : 1;
+	return memcmp(&x->key, &y->key, sizeof(x->key));
+}
+
+void model__sort_by_total(struct model *m)
+{
+	qsort(m->view_sockets, m->nview_sockets, sizeof(*m->view_sockets), cmp_rows_total);
+	qsort(m->view_flows, m->nview_flows, sizeof(*m->view_flows), cmp_rows_total);
+}
+
+/* Busiest in the last interval first, then the summary's order. */
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row **)a, *y = *(const struct row **)b;
+
+	if (x->rate != y->rate)
+		return x->rate > y->rate ? -1 : 1;
+	return cmp_rows_total(a, b);
+}
+
+/*
+ * A UDP socket in view that no process holds: the tunnel device of its
+ * netns that owns its port names it (read once per netns between owner
+ * refreshes). The name stays with the socket (known) after it closes.
+ */
+static void kernel_owner(struct model *m, struct row *r)
+{
+	struct sock_info *k = htab__find(&m->known, &r->key.cookie);
+	struct kowner_list *l;
+	int created;
+	char label[sizeof(r->sock.kowner)];
+
+	if (!r->have_sock || r->sock.npids || r->sock.proto != IPPROTO_UDP || !r->sock.sport ||
+	    r->sock.partial)
+		return;
+	l = htab__upsert(&m->kowners, &r->key.netns, &created);
+	if (!l)
+		return;
+	if (created && kowner__read(&m->nt, r->key.netns, l))
+		l->n = 0; /* not readable (privileges, gone): no name */
+	if (!kowner__label(l, r->sock.sport, label, sizeof(label)))
+		return;
+	memcpy(r->sock.kowner, label, sizeof(label));
+	if (k)
+		memcpy(k->kowner, label, sizeof(label));
+}
+
+static void fill_sock(struct model *m, struct row *r)
+{
+	struct sock_info *si = htab__find(&m->known, &r->key.cookie);
+
+	if (si) {
+		r->have_sock = true;
+		r->sock = *si;
+		r->sock_alive = socktab__by_cookie(&m->st, r->key.cookie) != NULL;
+		if (m->opts.pid && si->inode &&
+		    htab__find(&m->pid_inodes, &si->inode))
+			r->owned_by_pid = true;
+	} else if (r->close_port && !r->have_sock) {
+		/* closed unseen: its purge said where it lived */
+		r->have_sock = true;
+		r->sock = (struct sock_info){
+			.cookie = r->key.cookie, .netns = r->key.netns,
+			.family = r->close_family, .proto = r->close_proto,
+			.sport = r->close_port, .partial = true,
+		};
+	}
+}
+
+int model_add_to_row(struct model *m, const struct ud_key *k,
+		     const struct ud_val *v, enum cause c, uint64_t cookie,
+		     uint32_t netns, uint32_t extra_flags)
+{
+	struct row_key rk = { .netns = netns, .family = k->family,
+			      .proto = k->proto };
+	struct row *r;
+
+	if (cookie) {
+		rk.kind = ROW_SOCKET;
+		rk.cookie = cookie;
+		rk.family = rk.proto = 0; /* one row per socket */
+	} else {
+		rk.kind = ROW_FLOW;
+		rk.cause = c;
+		memcpy(rk.saddr, k->saddr, 16);
+		memcpy(rk.daddr, k->daddr, 16);
+		rk.dport = k->dport;
+	}
+	r = row_for(m, &rk);
+	if (!r)
+		return -ENOMEM;
+	row_add(m, r, k, v, c);
+	r->flags |= extra_flags;
+	return 0;
+}
+
+int model__update(struct model *m, struct htab *drops,
+		  const struct ud_val *overflow, const uint64_t *stats,
+		  uint64_t now)
+{
+	uint32_t netns_list[256];
+	int nnetns = 0, err;
+	size_t it;
+	const void *key;
+	void *val;
+
+	m->interval = (now - m->last_ns) / 1e9;
+	m->last_ns = now;
+	memcpy(m->stats, stats, sizeof(m->stats));
+	memcpy(m->overflow, overflow, sizeof(m->overflow));
+
+	/*
+	 * The netns there are: scanned again every NETNS_RESCAN_NS, or when
+	 * a drop names one not in the table (netns__run_in copes with a path
+	 * that has gone meanwhile).
+	 */
+	bool rescan = now < m->nt_ns || now - m->nt_ns >= NETNS_RESCAN_NS ||
+		      (m->opts.netns && !netns__find(&m->nt, m->opts.netns));
+
+	for (it = 0; !rescan && htab__next(drops, &it, &key, &val);) {
+		const struct ud_key *k = key;
+
+		rescan = k->netns && !netns__find(&m->nt, k->netns);
+	}
+	if (rescan) {
+		netns__free(&m->nt);
+		if (netns__scan(&m->nt))
+			return -ENOMEM;
+		m->nt_ns = now;
+	}
+
+	/* which netns are in view: the filter's, or those that dropped */
+	if (m->opts.netns) {
+		netns_list[nnetns++] = m->opts.netns;
+	} else {
+		netns_list[nnetns++] = m->nt.self;
+		for (it = 0; htab__next(drops, &it, &key, &val);) {
+			const struct ud_key *k = key;
+
+			if (k->netns && !model_netns_in_list(netns_list, nnetns, k->netns) &&
+			    nnetns < (int)ARRAY_SIZE(netns_list))
+				netns_list[nnetns++] = k->netns;
+			/*
+			 * A closing queue has no netns: dump every netns with a
+			 * socket on its port, so which of them is gone is known.
+			 */
+			if ((k->flags & (UD_KEY_CLOSE | UD_KEY_SOCK)) == UD_KEY_CLOSE) {
+				size_t pit = 0;
+				const void *pkey;
+				void *pval;
+
+				while (htab__next(&m->by_port, &pit, &pkey, &pval)) {
+					const struct port_key *pk = pkey;
+
+					if (pk->port == k->dport && pk->proto == k->proto &&
+					    !model_netns_in_list(netns_list, nnetns, pk->netns) &&
+					    nnetns < (int)ARRAY_SIZE(netns_list))
+						netns_list[nnetns++] = pk->netns;
+				}
+			}
+		}
+	}
+
+	/* addresses can change: learn them again when needed */
+	htab__clear(&m->local_addrs);
+
+	/* the socket tables of those netns (this also makes cookies) */
+	struct dump_plan *plans = calloc(nnetns, sizeof(*plans));
+
+	if (!plans)
+		return -ENOMEM;
+	model_plan_dumps(m, drops, plans, netns_list, nnetns, now);
+	model_sync_sockets(m, plans, nnetns, true, now);
+	model_learn_from_rx(m, now);
+	model_forget_sockets(m, now, netns_list, nnetns);
+	model__refresh_pid_inodes(m);
+
+	/* rows: rebuild the cumulative counts from the snapshot */
+	for (it = 0; htab__next(&m->rows, &it, &key, &val);)
+		row_reset(val);
+	for (it = 0; htab__next(drops, &it, &key, &val);) {
+		const struct ud_key *k = key;
+		const struct ud_val *v = val;
+		enum cause c = model__cause(m, k->reason, k->flags);
+
+		if (k->flags & UD_KEY_SOCK) {
+			/* not dumped yet: stays keyed by inode */
+			uint64_t cookie = sockid__row(&m->inode2cookie, sockid__of_key(k));
+
+			/* dumped and not found: no dump is done for it again */
+			if (cookie && !htab__find(&m->known, &cookie))
+				htab__upsert(&m->unknown, &cookie, NULL);
+			/* cookie 0: a socket with neither cookie nor inode
+			 * (a kernel socket): shown with its flow */
+			err = model_add_to_row(m, k, v, c, cookie, k->netns, 0);
+		} else if (!cause_is_socketless(c) && k->dport) {
+			err = model_add_flow(m, k, v, c);
+		} else {
+			err = model_add_to_row(m, k, v, c, 0, k->netns, 0);
+		}
+		if (err) {
+			free(plans);
+			return err;
+		}
+	}
+
+	err = model_prune_stale(m, drops);
+	if (err) {
+		free(plans);
+		return err;
+	}
+	/* the sockets of the rows in view, fresh */
+	err = model_refresh_rows(m, plans, nnetns, now);
+	free(plans);
+	if (err)
+		return err;
+
+	/* quiet sockets, for --all */
+	if (m->opts.all) {
+		for (int i = 0; i < m->st.n; i++) {
+			struct row_key rk = { .kind = ROW_SOCKET,
+					      .netns = m->st.v[i].netns,
+					      .cookie = m->st.v[i].cookie };
+
+			if (!row_for(m, &rk))
+				return -ENOMEM;
+		}
+	}
+
+	/* deliveries per socket, for the join below */
+	if (m->have_rx) {
+		err = rx_join(m);
+		if (err)
+			return err;
+	}
+
+	/* join, rates, view */
+	int nsock = 0, nflow = 0;
+	bool *want = calloc(m->st.n + 1, sizeof(bool));
+	bool any_want = false, any_new = false;
+	bool refresh_owners = now - m->owners_ns >= OWNERS_REFRESH_NS;
+
+	free(m->view_sockets);
+	free(m->view_flows);
+	m->view_sockets = calloc(m->rows.n + 1, sizeof(struct row *));
+	m->view_flows = calloc(m->rows.n + 1, sizeof(struct row *));
+	if (!want || !m->view_sockets || !m->view_flows) {
+		free(want);
+		return -ENOMEM;
+	}
+	memset(&m->totals.cause, 0, sizeof(m->totals.cause));
+	m->totals.drops = m->totals.skbs = m->totals.attributed = 0;
+	m->totals.netns_unknown = 0;
+	for (it = 0; htab__next(&m->rows, &it, &key, &val);) {
+		struct row *r = val;
+
+		if (r->key.kind == ROW_SOCKET) {
+			fill_sock(m, r);
+			if (m->have_rx)
+				row_rx(m, r);
+		}
+		r->rate = m->interval > 0 ? (r->drops - r->prev_drops) / m->interval : 0;
+		r->moved = r->drops != r->prev_drops || r->skbs != r->prev_skbs;
+		if (r->moved || !r->moved_ns)
+			r->moved_ns = now;
+		r->prev_drops = r->drops;
+		r->prev_skbs = r->skbs;
+		/* -N: an unexplained purge addressed to one of this netns's addresses */
+		if (m->opts.netns && !r->key.netns && (r->flags & UD_KEY_CLOSE) &&
+		    model_addr_is_local(m, m->opts.netns, r->key.family, r->key.daddr))
+			m->totals.netns_unknown += r->drops;
+		if (!row_visible(m, r))
+			continue;
+		m->totals.drops += r->drops;
+		m->totals.skbs += r->skbs;
+		for (int c = 0; c < CAUSE_MAX; c++)
+			m->totals.cause[c] += r->cause[c];
+		if (r->key.kind == ROW_SOCKET) {
+			struct sock_info *live = socktab__by_cookie(&m->st, r->key.cookie);
+			struct sock_info *k = htab__find(&m->known, &r->key.cookie);
+
+			m->totals.attributed += r->drops;
+			m->view_sockets[nsock++] = r;
+			/*
+			 * Owners rarely change: look them up when a socket
+			 * never looked at comes into view, and every
+			 * OWNERS_REFRESH; for all sockets in view then.
+			 */
+			if (live) {
+				want[live - m->st.v] = any_want = true;
+				if (k && !k->owner_tried) {
+					any_new = true;
+					k->owner_tried = true;
+				}
+			}
+		} else {
+			m->view_flows[nflow++] = r;
+		}
+	}
+	m->nview_sockets = nsock;
+	m->nview_flows = nflow;
+	/*
+	 * And the owners of sockets a dump has just learnt, in view or not:
+	 * one that drops and closes between two refreshes is gone before it
+	 * comes into view, but the drops were its process's (the row keeps
+	 * the owner found while it lived). One /proc walk per dump that
+	 * found new sockets, as for a new socket in view.
+	 */
+	if (m->owners_new) {
+		for (int i = 0; i < m->st.n; i++) {
+			struct sock_info *k = htab__find(&m->known, &m->st.v[i].cookie);
+
+			if (k && !k->owner_tried) {
+				want[i] = any_want = any_new = true;
+				k->owner_tried = true;
+			}
+		}
+		m->owners_new = false;
+	}
+
+	/* owners of the sockets in view (the /proc walk ss -p does) */
+	bool looked = any_want && (any_new || refresh_owners);
+
+	if (looked) {
+		bool full = any_new || now - m->owners_full_ns >= OWNERS_FULL_NS;
+
+		if (full || socktab__check_owners(&m->st, want)) {
+			socktab__find_owners(&m->st, want);
+			m->owners_full_ns = now;
+		}
+		m->owners_ns = now;
+	}
+	/* what the walk found is the socket's from now on, closed or not */
+	for (int i = 0; looked && i < m->st.n; i++) {
+		const struct sock_info *live = &m->st.v[i];
+		struct sock_info *k = want[i] ? htab__find(&m->known, &live->cookie) : NULL;
+
+		if (k) {
+			k->npids = live->npids;
+			memcpy(k->pids, live->pids, sizeof(live->pids));
+			memcpy(k->fds, live->fds, sizeof(live->fds));
+			memcpy(k->comm, live->comm, sizeof(live->comm));
+		}
+	}
+	free(want);
+	for (int i = 0; i < nsock; i++) {
+		struct row *r = m->view_sockets[i];
+		struct sock_info *live = socktab__by_cookie(&m->st, r->key.cookie);
+		struct sock_info *k = htab__find(&m->known, &r->key.cookie);
+
+		/*
+		 * A lookup that finds no holder keeps the owner found before:
+		 * a socket whose last fd is closed lives on a moment (its queue
+		 * freed after an RCU grace period), and its drops stay its
+		 * process's in every view (a new holder replaces it).
+		 */
+		if (live && live->npids) {
+			r->sock.npids = live->npids;
+			memcpy(r->sock.pids, live->pids, sizeof(live->pids));
+			memcpy(r->sock.fds, live->fds, sizeof(live->fds));
+			memcpy(r->sock.comm, live->comm, sizeof(live->comm));
+			if (k) {
+				k->npids = live->npids;
+				memcpy(k->pids, live->pids, sizeof(live->pids));
+				memcpy(k->fds, live->fds, sizeof(live->fds));
+				memcpy(k->comm, live->comm, sizeof(live->comm));
+			}
+		}
+	}
+
+	/* sockets no process holds: a kernel tunnel device's? (kowner.h) */
+	if (looked)
+		htab__clear(&m->kowners);
+	for (int i = 0; i < nsock; i++)
+		kernel_owner(m, m->view_sockets[i]);
+
+	/* the overflow bucket: no socket, but the cause is kept */
+	m->totals.overflow = m->totals.overflow_skbs = 0;
+	for (int s = 0; s < UD_OVERFLOW_SLOTS; s++) {
+		if (!overflow[s].skbs)
+			continue;
+		m->totals.overflow += overflow[s].datagrams;
+		m->totals.overflow_skbs += overflow[s].skbs;
+		m->totals.cause[model__cause(m, s, 0)] += overflow[s].datagrams;
+	}
+	m->totals.drops += m->totals.overflow;
+	m->totals.skbs += m->totals.overflow_skbs;
+	m->totals.rate = m->interval > 0
+		? (m->totals.drops - m->totals.prev_drops) / m->interval : 0;
+	m->totals.prev_drops = m->totals.drops;
+
+	qsort(m->view_sockets, nsock, sizeof(*m->view_sockets), cmp_rows);
+	qsort(m->view_flows, nflow, sizeof(*m->view_flows), cmp_rows);
+
+	/*
+	 * netns seen for the first time: the kernel's counting starts now,
+	 * and so does udpdrop's (what it has counted so far is the base).
+	 * Without --netns every netns is in view, drops or not: a netns whose
+	 * counters rise while udpdrop counts nothing there must show.
+	 */
+	for (int i = 0; i < nnetns + (m->opts.netns ? 0 : m->nt.n); i++) {
+		uint32_t ns = i < nnetns ? netns_list[i] : m->nt.v[i - nnetns].inode;
+		struct netns_counters *nc = model_counters_for(m, ns);
+
+		if (!nc)
+			continue;
+		/*
+		 * First sight: the kernel's base is read by the next
+		 * model__read_counters, just before the next tracer read,
+		 * and udpdrop's base is taken from that read's snapshot (the
+		 * order the start-up baseline has). Until then, no deltas.
+		 */
+		if (nc->base_fresh) {
+			for (int c = 0; c < CAUSE_MAX; c++)
+				nc->cause_base[c] = model_netns_cause_all(m, nc->netns, c);
+			nc->base_fresh = false;
+		} else if (nc->have_base && !nc->in_view) {
+			mib__read(&m->nt, nc->netns, &nc->cur);
+		}
+		nc->in_view = true;
+	}
+	return 0;
+}
