@@ -14,7 +14,7 @@
 #   cmd/X    one subcommand                           (all of the above, cmd)
 #
 # Also: every header name is unique in src/ (the build finds them by name),
-# and nothing sits in src/ outside a layer. Exits 1 naming each crossing.
+# nothing sits in src/ outside a layer, and no .c file is over 1,500 lines. Exits 1 naming each crossing.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -75,8 +75,17 @@ while IFS= read -r f; do
 	done < <(grep -n '^#[[:space:]]*include[[:space:]]*"' "$f" | sed -E 's/^([0-9]+):.*"([^"]+)".*/\1:\2/')
 done < <(find src -type f -name '*.[ch]' | sort)
 
+# and no file so long that its seams are hard to see (issue 14)
+while IFS= read -r f; do
+	n=$(wc -l <"$f")
+	if ((n > 1500)); then
+		echo "layers: $f has $n lines: split it along its seams (at most 1,500)" >&2
+		bad=1
+	fi
+done < <(find src -type f -name '*.c' | sort)
+
 if ((bad)); then
-	echo "layers: an include crosses a layer upward (see tools/check-layers.sh); move the declaration down or the code up" >&2
+	echo "layers: see tools/check-layers.sh: move a declaration down or the code up; split a long file" >&2
 	exit 1
 fi
-echo "layers: $(find src -type f -name '*.[ch]' | wc -l) files in $(find src -mindepth 1 -type d | wc -l) folders, no include upward"
+echo "layers: $(find src -type f -name '*.[ch]' | wc -l) files in $(find src -mindepth 1 -type d | wc -l) folders, no include upward, none over 1,500 lines"

@@ -201,8 +201,9 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 			json_u64(&j, k->sock->pid);
 		else
 			json_null(&j);
+		/* as top's: null where no process holds it (a kernel socket) */
 		json_key(&j, "comm");
-		json_str(&j, k->sock ? k->sock->comm : NULL);
+		json_str(&j, k->sock && k->sock->comm[0] ? k->sock->comm : NULL);
 		jkey_u64(&j, "drops", k->drops);
 		jkey_u64(&j, "skb_events", k->skbs);
 		jkey_u64(&j, "bytes", k->bytes);
