@@ -9,11 +9,11 @@
  * number it prints carries its unit; an estimate is marked "~" or "about",
  * a bound says which way ("at most", "at least").
  *
- * `udpdrop top` and `doctor` fill it from the live model (output.c
- * output__advice_input, one adapter): rate_dgps / rate_Bps (delivered +
+ * `udpdrop top` and `doctor` fill it from the live model (advice_model.h
+ * advice_model__input, one adapter): rate_dgps / rate_Bps (delivered +
  * dropped, when deliveries are counted), queue_peak, the burst per refresh
  * interval, and the socket's own figures (its deliveries in the intervals
- * it dropped in, its queue at each look, output__bursts_record); report
+ * it dropped in, its queue at each look, bursts.h bursts__record); report
  * the same figures from a recording (SOCKETS' deliveries, minor 2). Per-
  * socket verdicts come from per-socket figures; the mib_* and reads
  * counters are the namespace's, quoted as labelled context. top's HINT

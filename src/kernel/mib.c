@@ -18,6 +18,13 @@ const char *mib__name(enum mib_id id)
 	return id < MIB_MAX ? names[id] : "?";
 }
 
+uint64_t mib__diff(const struct mib *base, const struct mib *cur, enum mib_id id)
+{
+	/* counters only grow: less than the base means another netns now
+	 * has this inode (reused), so no honest delta exists: say 0 */
+	return cur->v[id] >= base->v[id] ? cur->v[id] - base->v[id] : 0;
+}
+
 static void set(struct mib *m, const char *name, uint64_t v)
 {
 	for (int i = 0; i < MIB_MAX; i++)

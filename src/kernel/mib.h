@@ -33,6 +33,11 @@ struct mib {
 };
 
 const char *mib__name(enum mib_id id);
+/*
+ * How far counter id rose from base to cur: 0 when cur is less (counters
+ * only grow, so another netns now has the inode: no honest delta exists).
+ */
+uint64_t mib__diff(const struct mib *base, const struct mib *cur, enum mib_id id);
 /* Parse one file's text ("Udp: a b\nUdp: 1 2" or "Udp6X  12" lines). */
 void mib__parse(struct mib *m, const char *text);
 /* Read the counters of the current netns. */

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The live model (model.h): its start and end, the names of reasons,
- * causes and netns, and the glue to the drop windows (windows.h). The
- * rest lives along the model's seams, in the files model_internal.h
- * joins: counters (the netns counters), sockets (the socket table),
- * attribution (flows to sockets), dumps (keeping the table) and rows
- * (model__update and its rows).
+ * causes, netns and a socketless row's flow, and the glue to the drop
+ * windows (windows.h). The rest lives along the model's seams, in the
+ * files model_internal.h joins: counters (the netns counters), sockets
+ * (the socket table), attribution (flows to sockets), dumps (keeping the
+ * table) and rows (model__update and its rows).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -190,6 +190,32 @@ enum cause row__main_cause(const struct row *r)
 		     r->cause_skbs[c] > r->cause_skbs[best]))
 			best = c;
 	return best;
+}
+
+void row__flow(const struct row *r, char *buf, int len)
+{
+	char src[64], dst[80];
+
+	fmt_addr(src, sizeof(src), r->key.family, r->key.saddr);
+	if (r->key.dport)
+		fmt_endpoint(dst, sizeof(dst), r->key.family, r->key.daddr,
+			     r->key.dport);
+	else /* a non-first fragment: no UDP header, no port */
+		fmt_addr(dst, sizeof(dst), r->key.family, r->key.daddr);
+	snprintf(buf, len, "%s -> %s", src, dst);
+}
+
+const char *row__flow_why(const struct row *r)
+{
+	if (r->flags & UD_KEY_SOCK)
+		return "a socket with no cookie or inode (a kernel socket)";
+	if (r->key.cause == CAUSE_NO_SOCKET)
+		return "no socket bound to the port";
+	if (!r->key.netns)
+		return "netns unknown: no socket matches the flow";
+	if (!r->key.dport)
+		return "IP fragment without a UDP header";
+	return "no socket matches the destination";
 }
 
 bool model__netns_named(struct model *m, uint32_t netns)

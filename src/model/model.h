@@ -3,7 +3,8 @@
  * The aggregator: each interval it joins the tracer's counts with the
  * socket table and the kernel's counters into rows (one per socket that
  * dropped, one per socketless flow and cause), rates and totals. Printing
- * lives elsewhere (output.c); this holds no terminal or JSON knowledge.
+ * lives elsewhere (top's top_print.c, report, doctor); this holds no
+ * terminal or JSON knowledge.
  */
 #ifndef UD_MODEL_H
 #define UD_MODEL_H
@@ -344,6 +345,10 @@ const char *model__reason_name(struct model *m, uint32_t reason, char *buf,
 			       int len);
 /* The row's main cause: the most datagrams, then the most skb events. */
 enum cause row__main_cause(const struct row *r);
+/* "10.0.0.1 -> 10.0.0.2:5001" for a socketless row */
+void row__flow(const struct row *r, char *buf, int len);
+/* Why a socketless row has no socket, in a few words. */
+const char *row__flow_why(const struct row *r);
 /* Has netns an `ip netns` name? */
 bool model__netns_named(struct model *m, uint32_t netns);
 /* The netns name if it has one (made printable), else its inode as text; in buf. */

@@ -7,13 +7,49 @@
 #ifndef UD_RECONCILE_H
 #define UD_RECONCILE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "causes.h"
 #include "mib.h"
 
 /*
  * Which kernel counters a cause reconciles with: fills up to n ids,
- * returns how many. Several ids are summed (IPv4 + IPv6).
+ * returns how many. Several ids are summed (IPv4 + IPv6). (reconcile.c:
+ * pure, report's offline model links it alone.)
  */
 int cause__mibs(enum cause c, enum mib_id *ids, int n);
+
+/* The live model's reconciliation (model_reconcile.c): */
+struct model;
+struct netns_counters;
+
+/* One line of the reconciliation: a kernel counter beside udpdrop's count. */
+struct reconcile_line {
+	uint32_t netns;
+	enum cause cause;
+	enum mib_id counter;   /* the first of the counters summed */
+	uint64_t kernel, ours; /* both since udpdrop started (or first saw the netns) */
+	/*
+	 * How far the kernel's counters moved while udpdrop read its maps
+	 * (the baseline's and the latest reading): kernel is exact to within
+	 * it, so a difference no larger is no disagreement.
+	 */
+	uint64_t spread;
+};
+/*
+ * The reconciliation for the netns in view: up to max lines, in netns
+ * then cause order, only where either side counted something.
+ */
+int reconcile__lines(struct model *m, struct reconcile_line *out, int max);
+/* Does the line agree, to within the spread? */
+bool reconcile__ok(const struct reconcile_line *l);
+/* "match", "match within +-N (...)" or "differ by N[ (+-M ...)]". */
+void reconcile__verdict(const struct reconcile_line *l, char *buf, size_t len);
+/*
+ * Does the reconciliation (and top's JSON `counters`) cover nc's netns:
+ * one in view with a base?
+ */
+bool reconcile__covers(const struct netns_counters *nc);
 
 #endif

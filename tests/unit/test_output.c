@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for src/model/model_rows.c and src/cmd/output.c: hand-built tracer snapshots joined into rows, totals and rates, printed as plain text and JSON. */
+/* Unit tests for src/model/model_rows.c and src/cmd/top/top_print.c: hand-built tracer snapshots joined into rows, totals and rates, printed as plain text and JSON. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -20,11 +20,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "bursts.h"
 #include "causes.h"
 #include "htab.h"
 #include "model.h"
-#include "output.h"
 #include "reasons.h"
+#include "top_print.h"
 #include "udpdrop.h"
 #include "util.h"
 
@@ -136,10 +137,10 @@ static void update_at(struct fx *f, uint64_t ms)
 
 static const char *json(struct fx *f, bool final)
 {
-	struct output_ctx oc = { .attach = "tp_btf", .final = final };
+	struct top_print_ctx oc = { .attach = "tp_btf", .final = final };
 
 	sb_free(&f->x.sb);
-	output__json(&f->x.m, &oc, &f->x.sb);
+	top_print__json(&f->x.m, &oc, &f->x.sb);
 	assert_non_null(f->x.sb.buf);
 	/* one line: the only newline ends it */
 	assert_ptr_equal(strchr(f->x.sb.buf, '\n'), f->x.sb.buf + f->x.sb.len - 1);
@@ -148,10 +149,10 @@ static const char *json(struct fx *f, bool final)
 
 static const char *plain(struct fx *f, bool final)
 {
-	struct output_ctx oc = { .attach = "tp_btf", .final = final };
+	struct top_print_ctx oc = { .attach = "tp_btf", .final = final };
 
 	sb_free(&f->x.sb);
-	output__plain(&f->x.m, &oc, &f->x.sb);
+	top_print__plain(&f->x.m, &oc, &f->x.sb);
 	assert_non_null(f->x.sb.buf);
 	return f->x.sb.buf;
 }
@@ -248,7 +249,7 @@ static void test_socketless_flow(void **state)
 
 	char flow[128];
 
-	row_flow(r, flow, sizeof(flow));
+	row__flow(r, flow, sizeof(flow));
 	assert_string_equal(flow, "10.1.2.3 -> 10.1.2.4:9999");
 
 	j = json(f, false);
@@ -375,7 +376,7 @@ static void test_fragment_only(void **state)
 	assert_int_equal(r->cause_skbs[CAUSE_FRAG_TIMEOUT], 3);
 	assert_int_equal(row__main_cause(r), CAUSE_FRAG_TIMEOUT);
 	assert_true(r->rate == 0.0);
-	row_flow(r, flow, sizeof(flow));
+	row__flow(r, flow, sizeof(flow));
 	assert_string_equal(flow, "10.1.2.3 -> 10.1.2.4");
 
 	assert_int_equal(f->x.m.nview_sockets, 1);
@@ -995,26 +996,26 @@ static void test_summary_advice(void **state)
 {
 	struct fx *f = *state;
 	struct model_opts o = {};
-	struct output_ctx oc = { .attach = "tp_btf", .final = true };
+	struct top_print_ctx oc = { .attach = "tp_btf", .final = true };
 	struct htab bursts;
 	const char *j, *p;
 
 	fx_init(f, &o);
-	assert_int_equal(output__bursts_init(&bursts), 0);
+	assert_int_equal(bursts__init(&bursts), 0);
 	oc.bursts = &bursts;
 	put(f, flow_key(f, f->r_no_socket, "10.1.2.3", "10.1.2.4", 9999, 0), 7, 7, 700);
 	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 5, 5, 500);
 	update_at(f, 1000);
-	output__bursts_record(&bursts, &f->x.m, 1);
+	bursts__record(&bursts, &f->x.m, 1);
 	put(f, sock_key(f, f->r_rcvbuff, UNKNOWN_COOKIE), 45, 45, 4500);
 	update_at(f, 2000);
-	output__bursts_record(&bursts, &f->x.m, 2);
+	bursts__record(&bursts, &f->x.m, 2);
 
 	/* intervals are not the summary: no advice there */
 	j = json(f, false);
 	ASSERT_LACKS(j, "\"advice\"");
 	sb_free(&f->x.sb);
-	output__json(&f->x.m, &oc, &f->x.sb);
+	top_print__json(&f->x.m, &oc, &f->x.sb);
 	j = f->x.sb.buf;
 	assert_int_equal(jq_status(j, "."), 0);
 	ASSERT_JQ(j, ".sockets[0].advice | length >= 1");
@@ -1030,7 +1031,7 @@ static void test_summary_advice(void **state)
 	ASSERT_JQ(j, ".sockets[0].queue_peak == null and .sockets[0].drops == 45");
 
 	sb_free(&f->x.sb);
-	output__plain(&f->x.m, &oc, &f->x.sb);
+	top_print__plain(&f->x.m, &oc, &f->x.sb);
 	p = f->x.sb.buf;
 	ASSERT_HAS(p, "advice (--json adds the evidence and how to verify):\n");
 	ASSERT_HAS(p, "  ? rcvbuf: the socket's receive buffer was full");

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for the reconciliation (src/cmd/output.c, src/model/model_counters.c): udpdrop's
+ * Unit tests for the reconciliation (src/model/model_reconcile.c,
+ * src/model/model_counters.c, printed by src/cmd/top/top_print.c): udpdrop's
  * counts per netns and cause beside the kernel's MIB deltas, in JSON
  * (counters, reconcile, reconcile_caveat), in the plain summary and in
- * output__reconcile. The kernel's counters are set by hand in struct
+ * reconcile__lines. The kernel's counters are set by hand in struct
  * netns_counters (base, cur), as the tracer's snapshots are built by hand.
  */
 #include <stdarg.h>
@@ -26,8 +27,9 @@
 #include "causes.h"
 #include "htab.h"
 #include "model.h"
-#include "output.h"
 #include "reasons.h"
+#include "reconcile.h"
+#include "top_print.h"
 #include "udpdrop.h"
 #include "util.h"
 
@@ -143,20 +145,20 @@ static void mib(struct netns_counters *nc, enum mib_id id, uint64_t base, uint64
 
 static const char *json(struct fx *f)
 {
-	struct output_ctx oc = { .attach = "tp_btf", .final = true };
+	struct top_print_ctx oc = { .attach = "tp_btf", .final = true };
 
 	sb_free(&f->x.sb);
-	output__json(&f->x.m, &oc, &f->x.sb);
+	top_print__json(&f->x.m, &oc, &f->x.sb);
 	assert_non_null(f->x.sb.buf);
 	return f->x.sb.buf;
 }
 
 static const char *plain(struct fx *f)
 {
-	struct output_ctx oc = { .attach = "tp_btf", .final = true };
+	struct top_print_ctx oc = { .attach = "tp_btf", .final = true };
 
 	sb_free(&f->x.sb);
-	output__plain(&f->x.m, &oc, &f->x.sb);
+	top_print__plain(&f->x.m, &oc, &f->x.sb);
 	assert_non_null(f->x.sb.buf);
 	return f->x.sb.buf;
 }
@@ -207,14 +209,14 @@ static void test_match(void **state)
 	ASSERT_HAS(p, "%s", want);
 	ASSERT_LACKS(p, "differ");
 	ASSERT_LACKS(p, "kernel counters: ");
-	assert_int_equal(output__reconcile(&f->x.m, rl, 8), 1);
+	assert_int_equal(reconcile__lines(&f->x.m, rl, 8), 1);
 	assert_int_equal(rl[0].netns, f->x.netns);
 	assert_int_equal(rl[0].cause, CAUSE_RCVBUF);
 	assert_int_equal(rl[0].counter, MIB_UdpRcvbufErrors);
 	assert_int_equal(rl[0].kernel, 5);
 	assert_int_equal(rl[0].ours, 5);
 	/* max bounds what it writes */
-	assert_int_equal(output__reconcile(&f->x.m, rl, 0), 0);
+	assert_int_equal(reconcile__lines(&f->x.m, rl, 0), 0);
 }
 
 /* A mismatch either way: "differ by" udpdrop minus the kernel. */
@@ -245,7 +247,7 @@ static void test_differ(void **state)
 	line(want, sizeof(want), "UdpNoPorts", "4", "no_socket", "10", "differ by 6");
 	ASSERT_HAS(p, "%s", want);
 	ASSERT_LACKS(p, "match");
-	assert_int_equal(output__reconcile(&f->x.m, rl, 8), 2);
+	assert_int_equal(reconcile__lines(&f->x.m, rl, 8), 2);
 	assert_int_equal(rl[0].kernel, 8);
 	assert_int_equal(rl[0].ours, 5);
 	assert_int_equal(rl[1].cause, CAUSE_NO_SOCKET);
@@ -253,7 +255,7 @@ static void test_differ(void **state)
 	assert_int_equal(rl[1].kernel, 4);
 	assert_int_equal(rl[1].ours, 10);
 	/* cut at max: the first line only */
-	assert_int_equal(output__reconcile(&f->x.m, rl, 1), 1);
+	assert_int_equal(reconcile__lines(&f->x.m, rl, 1), 1);
 	assert_int_equal(rl[0].cause, CAUSE_RCVBUF);
 }
 
@@ -301,7 +303,7 @@ static void test_kernel_only(void **state)
 		ASSERT_HAS(p, "%s", hdr);
 		line(want, sizeof(want), "UdpRcvbufErrors", "4", "rcvbuf", "0", "differ by -4");
 		ASSERT_HAS(p, "%s", want);
-		int n = output__reconcile(&f->x.m, rl, 8), k;
+		int n = reconcile__lines(&f->x.m, rl, 8), k;
 
 		for (k = 0; k < n && rl[k].netns != f->x.netns; k++)
 			;
@@ -481,7 +483,7 @@ static void test_mib_no_wrap(void **state)
 	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u) | [.cause, .kernel, .udpdrop]]"
 		  " == [[\"rcvbuf\",0,6]]", f->x.netns);
 	ASSERT_LACKS(j, "18446744073709");
-	int n = output__reconcile(&f->x.m, rl, 8), k;
+	int n = reconcile__lines(&f->x.m, rl, 8), k;
 
 	for (k = 0; k < n && rl[k].netns != f->x.netns; k++)
 		;
@@ -500,19 +502,19 @@ static void test_verdict_spread(void **state)
 	struct reconcile_line l = { .kernel = 45400000, .ours = 45399797 };
 	char v[128];
 
-	output__reconcile_verdict(&l, v, sizeof(v));
+	reconcile__verdict(&l, v, sizeof(v));
 	assert_string_equal(v, "differ by -203");
-	assert_false(output__reconcile_ok(&l));
+	assert_false(reconcile__ok(&l));
 	l.spread = 1024;
-	output__reconcile_verdict(&l, v, sizeof(v));
+	reconcile__verdict(&l, v, sizeof(v));
 	assert_string_equal(v, "match within +-1,024 (the counters moved by 1,024 while udpdrop read)");
-	assert_true(output__reconcile_ok(&l));
+	assert_true(reconcile__ok(&l));
 	l.spread = 100;
-	output__reconcile_verdict(&l, v, sizeof(v));
+	reconcile__verdict(&l, v, sizeof(v));
 	assert_string_equal(v, "differ by -203 (beyond the +-100 the counters moved while udpdrop read)");
-	assert_false(output__reconcile_ok(&l));
+	assert_false(reconcile__ok(&l));
 	l.ours = l.kernel;
-	output__reconcile_verdict(&l, v, sizeof(v));
+	reconcile__verdict(&l, v, sizeof(v));
 	assert_string_equal(v, "match");
 }
 

@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include "htab.h"
 #include "model.h"
-#include "output.h"
+#include "top_print.h"
 #include "udpdrop.h"
 #include "util.h"
 
@@ -122,10 +122,10 @@ static struct row *find_sock(struct model *m, uint64_t cookie)
 
 static const char *json(struct fx *f, bool final)
 {
-	struct output_ctx oc = { .attach = "tp_btf", .final = final };
+	struct top_print_ctx oc = { .attach = "tp_btf", .final = final };
 
 	sb_free(&f->x.sb);
-	output__json(&f->x.m, &oc, &f->x.sb);
+	top_print__json(&f->x.m, &oc, &f->x.sb);
 	assert_non_null(f->x.sb.buf);
 	return f->x.sb.buf;
 }

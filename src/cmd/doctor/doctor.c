@@ -19,9 +19,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "advice.h"
+#include "advice_model.h"
+#include "bursts.h"
 #include "caps.h"
 #include "checklist.h"
 #include "cli.h"
+#include "live_env.h"
 #include "opts.h"
 #include "json.h"
 #include "log.h"
@@ -29,7 +32,6 @@
 #include "reconcile.h"
 #include "model.h"
 #include "netcfg.h"
-#include "output.h"
 #include "sockid.h"
 #include "socktab.h"
 #include "tracer.h"
@@ -145,7 +147,7 @@ struct doctor {
 	struct watch *w;
 	struct htab eps;           /* struct ep_key -> struct ep */
 	struct htab bursts;        /* struct row_key -> struct live_burst: what
-				      top keeps per row (output__bursts_record),
+				      top keeps per row (bursts__record),
 				      so both feed the advice the same figures */
 	/* counters only */
 	struct mib mib0, mib1;
@@ -208,9 +210,9 @@ static const struct trace_iface *pick_iface(const struct ns_cfg *c, uint32_t ifi
 }
 
 /*
- * What the advice reads of the system (output.h's struct live_env): the
- * netns's sysctls (read once, ns_cfg) and, with iface, the interface the
- * traffic uses (pick_iface: a socket's bound one first).
+ * What the advice reads of the system (advice_model.h's struct
+ * live_env): the netns's sysctls (read once, ns_cfg) and, with iface, the
+ * interface the traffic uses (pick_iface: a socket's bound one first).
  */
 static void ns_env(struct doctor *d, uint32_t netns, bool iface, uint32_t ifindex, bool loopback,
 		   struct live_env *e)
@@ -221,9 +223,9 @@ static void ns_env(struct doctor *d, uint32_t netns, bool iface, uint32_t ifinde
 	memset(e, 0, sizeof(*e));
 	e->netns = netns;
 	e->loopback = loopback;
-	output__env_sysctls(e, &c->sc);
+	live_env__sysctls(e, &c->sc);
 	if (f) {
-		output__env_iface(e, f);
+		live_env__iface(e, f);
 		/* a txqueuelen of 0: not known */
 		if (!f->txqueuelen)
 			e->txqueuelen = (struct advice_u64){ false, 0 };
@@ -324,7 +326,7 @@ static int track_bursts(struct doctor *d)
 
 	d->ticks++;
 	d->tick_ns = m->last_ns;
-	output__bursts_record(&d->bursts, m, d->ticks);
+	bursts__record(&d->bursts, m, d->ticks);
 	for (size_t it = 0; htab__next(&m->rows, &it, &k, &v);) {
 		const struct row *r = v;
 
@@ -410,11 +412,11 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 	it->cause = c;
 	it->drops = r->cause[c];
 	it->netns = r->key.netns;
-	/* the input top gives the engine for the row (output.c), with the
+	/* the input top gives the engine for the row (advice_model.c), with the
 	 * netns's sysctls and the interface (a socket's: only when found) */
 	ns_env(d, r->key.netns, !sock || r->have_sock, sock && r->have_sock ? r->sock.ifindex : 0,
-	       output__row_loopback(r), &env);
-	output__advice_input(&in, m, r, c, htab__find(&d->bursts, &r->key), &env, who, sizeof(who));
+	       live_env__row_loopback(r), &env);
+	advice_model__input(&in, m, r, c, htab__find(&d->bursts, &r->key), &env, who, sizeof(who));
 	/* and what doctor knows differently: the sample's span; bytes are
 	 * per row, not per cause, so an average only for a row of one cause;
 	 * the arrivals of the sample's busiest tick (not the last interval's,
@@ -551,7 +553,7 @@ static int counter_items(struct doctor *d, struct item **out)
 		it->cause = c;
 		it->drops = delta.v;
 		it->netns = d->ctx_netns;
-		output__advice_mibs(&in, &d->mib0, &d->mib1);
+		advice_model__mibs(&in, &d->mib0, &d->mib1);
 		in.span_s = d->span_s;
 		in.drops = in.skbs = delta.v;
 		in.sender_side = c == CAUSE_QDISC;
@@ -601,7 +603,7 @@ static int counter_items(struct doctor *d, struct item **out)
 				in.queued = ADVICE_U64(only->rmem);
 			}
 			ns_env(d, d->ctx_netns, true, only->ifindex,
-			       output__addr_loopback(only->family, only->saddr), &env);
+			       live_env__addr_loopback(only->family, only->saddr), &env);
 			in.who = it->local;
 			if (exact)
 				snprintf(it->who, sizeof(it->who), "%s  netns %s  (its drop counter, ss -uam d: "
@@ -614,7 +616,7 @@ static int counter_items(struct doctor *d, struct item **out)
 		} else {
 			ns_env(d, d->ctx_netns, true, 0, false, &env);
 		}
-		output__env_apply(&in, &env);
+		advice_model__env(&in, &env);
 		it->nf = advice__build(&in, it->f, ADVICE_MAX);
 		if (it->nf)
 			n++;
@@ -716,7 +718,7 @@ static void check_input(struct doctor *d, const struct item *items, int nitems, 
 			continue;
 		rc = ns_cfg(d, r->key.netns);
 		f = pick_iface(rc, r->sock.ifindex,
-			       output__addr_loopback(r->sock.family, r->sock.saddr));
+			       live_env__addr_loopback(r->sock.family, r->sock.saddr));
 		rx.known = true;
 		rx.dgps = rate;
 		rx_verdict(items, nitems, r, &rx);
@@ -1238,7 +1240,7 @@ int do_doctor(int argc, char **argv)
 			d.w = &w;
 			d.nt = &w.m.nt;
 			if (htab__init(&d.eps, sizeof(struct ep_key), sizeof(struct ep)) ||
-			    output__bursts_init(&d.bursts)) {
+			    bursts__init(&d.bursts)) {
 				fprintf(stderr, WHO ": out of memory\n");
 				goto out;
 			}

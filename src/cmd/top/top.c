@@ -12,14 +12,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "bursts.h"
 #include "caps.h"
 #include "cli.h"
 #include "log.h"
 #include "model.h"
 #include "opts.h"
-#include "output.h"
 #include "proc.h"
 #include "top.h"
+#include "top_print.h"
 #include "tracer.h"
 #include "tui.h"
 #include "util.h"
@@ -164,7 +165,7 @@ static const char *stopped;
 
 static void track(struct model *m)
 {
-	output__bursts_record(&bursts, m, ++ticks);
+	bursts__record(&bursts, m, ++ticks);
 }
 
 /* Print one interval or the summary. -EPIPE: the reader has gone. */
@@ -173,14 +174,14 @@ static const struct tracer_fill *fill;
 static int emit(struct model *m, struct top_opts *o, const char *attach,
 		bool final)
 {
-	struct output_ctx oc = { .attach = attach, .final = final, .bursts = &bursts,
-				 .fill = fill, .stopped = stopped };
+	struct top_print_ctx oc = { .attach = attach, .final = final, .bursts = &bursts,
+				    .fill = fill, .stopped = stopped };
 	struct strbuf sb = {};
 
 	if (o->json)
-		output__json(m, &oc, &sb);
+		top_print__json(m, &oc, &sb);
 	else
-		output__plain(m, &oc, &sb);
+		top_print__plain(m, &oc, &sb);
 	if ((sb.len && fwrite(sb.buf, 1, sb.len, stdout) != sb.len) || fflush(stdout)) {
 		int err = errno ? -errno : -EIO;
 
@@ -279,7 +280,7 @@ int top__run(struct top_opts *opts)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (output__bursts_init(&bursts))
+	if (bursts__init(&bursts))
 		return EXIT_FAIL;
 	ret = watch__open(&w, &o.tracer, &o.model, "udpdrop");
 	if (ret) {

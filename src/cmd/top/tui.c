@@ -19,8 +19,10 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include "live_env.h"
 #include "log.h"
-#include "output.h"
+#include "reconcile.h"
+#include "top_print.h"
 #include "tui.h"
 #include "util.h"
 
@@ -71,7 +73,7 @@ struct tui {
 
 /*
  * The advice's view of the system (v->env): read at most every 10 s per
- * netns (output__read_env, through netcfg.c), as the HINT column asks
+ * netns (live_env__read, through netcfg.c), as the HINT column asks
  * for it on every refresh.
  */
 #define ENV_TTL_NS (10 * 1000000000ull)
@@ -79,7 +81,7 @@ static const struct live_env *tui_env(void *ctx, struct model *m, const struct r
 {
 	struct tui *t = ctx;
 	uint32_t ns = r->key.netns;
-	bool lo = output__row_loopback(r);
+	bool lo = live_env__row_loopback(r);
 	uint64_t now = now_ns();
 	int slot = -1;
 
@@ -101,7 +103,7 @@ static const struct live_env *tui_env(void *ctx, struct model *m, const struct r
 			if (t->envs[i].read_ns < t->envs[slot].read_ns)
 				slot = i;
 	}
-	output__read_env(m, ns, lo, &t->envs[slot]);
+	live_env__read(m, ns, lo, &t->envs[slot]);
 	return &t->envs[slot];
 }
 
@@ -337,7 +339,7 @@ static int draw_header(struct tui *t)
 
 	/* reconciliation with the kernel's counters */
 	struct reconcile_line rl[16];
-	int n = output__reconcile(m, rl, 16);
+	int n = reconcile__lines(m, rl, 16);
 	const char *caveat = model__reconcile_caveat(m);
 
 	x = putf(y, 0, lab, "Kernel:");
@@ -347,7 +349,7 @@ static int draw_header(struct tui *t)
 
 	for (int i = 0; i < n; i++) {
 		char nsbuf[64], a[24], b[24];
-		bool ok = output__reconcile_ok(&rl[i]);
+		bool ok = reconcile__ok(&rl[i]);
 
 		if (rl[i].netns != last_ns)
 			x = putf(y, x, A_NORMAL, " %s:",
@@ -902,7 +904,7 @@ static void draw_detail(struct tui *t)
 		dput(&d, A_BOLD, "socket", "cookie %llu (gone before udpdrop could read it)",
 		     (unsigned long long)r->key.cookie);
 	} else {
-		row_flow(r, a, sizeof(a));
+		row__flow(r, a, sizeof(a));
 		dput(&d, A_BOLD, "flow", "%s  %s, netns %s: no socket", a,
 		     proto_name(r->key.proto, c, sizeof(c)),
 		     r->key.netns ? model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf)) : "unknown");
@@ -974,7 +976,7 @@ static void draw_detail(struct tui *t)
 	dline(&d);
 	dput(&d, A_BOLD, "why", "%s: %s", cause__name(mc), cause__describe(mc));
 	if (r->key.kind == ROW_FLOW)
-		dput(&d, A_NORMAL, "", "no socket: %s", row_flow_why(r));
+		dput(&d, A_NORMAL, "", "no socket: %s", row__flow_why(r));
 	if (mc == CAUSE_RCVBUF && r->key.kind == ROW_SOCKET)
 		rcvbuf_pattern(&d, r, hist, queue, nh);
 	draw_advice(&d, r);

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "output.h"
+#include "advice_model.h"
+#include "bursts.h"
 #include "sockid.h"
+#include "top_print.h"
 #include "util.h"
 #include "view.h"
 
@@ -41,7 +43,7 @@ int view__init(struct view *v)
 	v->sort = COL_DROP_RATE;
 	v->group = true;
 	if (htab__init(&v->groups, sizeof(struct row_key), sizeof(struct view_group)) ||
-	    output__bursts_init(&v->bursts))
+	    bursts__init(&v->bursts))
 		return -ENOMEM;
 	return htab__init(&v->hist, sizeof(struct row_key), sizeof(struct view_hist));
 }
@@ -121,7 +123,7 @@ void view__advice_input(const struct view *v, struct model *m, const struct row 
 {
 	const struct live_env *e = v->env ? v->env(v->env_ctx, m, r) : NULL;
 
-	output__advice_input(in, m, r, c, htab__find(&v->bursts, &r->key), e, who, wholen);
+	advice_model__input(in, m, r, c, htab__find(&v->bursts, &r->key), e, who, wholen);
 }
 
 void view__hint(const struct advice_input *in, bool have_rx, double rx_rate,
@@ -283,7 +285,7 @@ static void fill_flow_row(const struct view *v, struct view_row *vr, struct mode
 	snprintf(vr->text[COL_RCVBUF], 64, "-");
 	snprintf(vr->text[COL_QUEUE], 64, "-");
 	/* the panel's WHY: why no socket took them (the detail has the advice) */
-	snprintf(vr->text[COL_HINT], 64, "%s", row_flow_why(r));
+	snprintf(vr->text[COL_HINT], 64, "%s", row__flow_why(r));
 	(void)v;
 }
 
@@ -868,7 +870,7 @@ int view__refresh(struct view *v, struct model *m)
 void view__record(struct view *v, struct model *m)
 {
 	v->tick++;
-	output__bursts_record(&v->bursts, m, v->tick);
+	bursts__record(&v->bursts, m, v->tick);
 	/* groups first: their summed rates, whether shown grouped now or not */
 	if (!count_groups(v, m)) {
 		size_t it;

@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "advice.h"
+#include "advice_model.h"
 #include "htab.h"
 #include "model.h"
-#include "output.h"
 
 /* The socket table's columns, left to right. */
 enum view_col {
@@ -220,7 +220,7 @@ enum rcvbuf_pattern view__rcvbuf_pattern(const float *rate, const int8_t *queue,
 
 /*
  * The advice input for cause c of a model row, with what the view keeps
- * (its worst interval) and knows (v->env): output__advice_input's.
+ * (its worst interval) and knows (v->env): advice_model__input's.
  */
 void view__advice_input(const struct view *v, struct model *m, const struct row *r,
 			enum cause c, struct advice_input *in, char *who, size_t wholen);

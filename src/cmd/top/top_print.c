@@ -1,22 +1,25 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-#include <errno.h>
-#include <stddef.h>
+/*
+ * top's batch printers (top_print.h): each interval, and the summary, as
+ * text or as one JSON line. In cmd/top/ because only top prints this;
+ * what the printers show comes from the layers below: the reconciliation
+ * (reconcile.h), the advice's input from the model (advice_model.h), the
+ * live environment (live_env.h).
+ */
 #include <inttypes.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
+#include "advice_model.h"
+#include "bursts.h"
 #include "caps.h"
 #include "json.h"
-#include "netcfg.h"
-#include "output.h"
+#include "live_env.h"
 #include "reconcile.h"
 #include "sockid.h"
+#include "top_print.h"
 
 const char *proto_name(int proto, char *buf, int len)
 {
@@ -26,19 +29,6 @@ const char *proto_name(int proto, char *buf, int len)
 		return "udplite";
 	snprintf(buf, len, "%d", proto);
 	return buf;
-}
-
-void row_flow(const struct row *r, char *buf, int len)
-{
-	char src[64], dst[80];
-
-	fmt_addr(src, sizeof(src), r->key.family, r->key.saddr);
-	if (r->key.dport)
-		fmt_endpoint(dst, sizeof(dst), r->key.family, r->key.daddr,
-			     r->key.dport);
-	else /* a non-first fragment: no UDP header, no port */
-		fmt_addr(dst, sizeof(dst), r->key.family, r->key.daddr);
-	snprintf(buf, len, "%s -> %s", src, dst);
 }
 
 /* Sockets closed long ago, folded into one row per netns (UD_KEY_FOLDED). */
@@ -67,19 +57,6 @@ static void sock_remote(const struct row *r, char *buf, int len)
 		fmt_endpoint(buf, len, r->sock.family, r->sock.daddr, r->sock.dport);
 }
 
-const char *row_flow_why(const struct row *r)
-{
-	if (r->flags & UD_KEY_SOCK)
-		return "a socket with no cookie or inode (a kernel socket)";
-	if (r->key.cause == CAUSE_NO_SOCKET)
-		return "no socket bound to the port";
-	if (!r->key.netns)
-		return "netns unknown: no socket matches the flow";
-	if (!r->key.dport)
-		return "IP fragment without a UDP header";
-	return "no socket matches the destination";
-}
-
 /* Per interval: the last interval's rate; in the summary: the average. */
 static double row_rate(const struct model *m, const struct row *r, bool final)
 {
@@ -100,41 +77,16 @@ static double rx_rate(const struct model *m, const struct row *r, bool final)
 	return elapsed > 0 ? r->rx / elapsed : 0;
 }
 
-static uint64_t mib_diff(const struct mib *base, const struct mib *cur, enum mib_id id)
-{
-	/* counters only grow: less than the base means another netns now
-	 * has this inode (reused), so no honest delta exists: say 0 */
-	return cur->v[id] >= base->v[id] ? cur->v[id] - base->v[id] : 0;
-}
-
-static uint64_t mib_delta(const struct netns_counters *nc, enum mib_id id)
-{
-	return mib_diff(&nc->base, &nc->cur, id);
-}
-
-/* Which causes reconcile with counters, in print order. */
-static const enum cause reconciled[] = { CAUSE_RCVBUF, CAUSE_UDP_MEM,
-					 CAUSE_NO_SOCKET, CAUSE_CHECKSUM,
-					 CAUSE_FRAG_TIMEOUT };
-
 /*
- * The counters and the reconciliation cover every netns in view (the one
- * --netns names, else every netns) with a base, rows or not: a netns whose
- * UdpRcvbufErrors rose while udpdrop counted nothing there is exactly the
- * miss to show. Within it, a line shows where either side counted.
+ * The `counters` object lists the netns the reconciliation covers
+ * (reconcile__covers) whose counters moved, or where udpdrop counted.
  */
-static bool netns_reconciled(const struct netns_counters *nc)
-{
-	return nc->have_base && nc->in_view;
-}
-
-/* ... and the `counters` object lists those whose counters moved. */
 static bool netns_moved(struct model *m, const struct netns_counters *nc)
 {
-	if (!netns_reconciled(nc))
+	if (!reconcile__covers(nc))
 		return false;
 	for (int k = 0; k < MIB_MAX; k++)
-		if (mib_delta(nc, k))
+		if (mib__diff(&nc->base, &nc->cur, k))
 			return true;
 	for (int c = 0; c < CAUSE_MAX; c++)
 		if (model__netns_cause(m, nc->netns, c))
@@ -142,308 +94,7 @@ static bool netns_moved(struct model *m, const struct netns_counters *nc)
 	return false;
 }
 
-/* ---- advice: what top feeds the engine ----------------------------- */
-
-int output__bursts_init(struct htab *h)
-{
-	return htab__init(h, sizeof(struct row_key), sizeof(struct live_burst));
-}
-
-static void burst_add(struct htab *h, const struct row *r, uint64_t tick, double dt, bool have_rx)
-{
-	uint64_t rxd;
-
-	struct live_burst *b;
-	int created;
-
-	/* a quiet row (-a) has nothing to size for */
-	if (!r->drops && !r->skbs && !htab__find(h, &r->key))
-		return;
-	b = htab__upsert(h, &r->key, &created);
-	if (!b || (!created && b->tick == tick))
-		return;
-	/* refreshes it was out of view: quiet ones */
-	if (!created && tick > b->tick + 1)
-		b->intervals += (uint32_t)(tick - b->tick - 1);
-	b->intervals++;
-	b->tick = tick;
-	/* deliveries since the last look; a row first seen now has no last
-	 * look (its rx runs from the start, before it dropped), so its first
-	 * interval is not measured */
-	b->have_rx = have_rx && r->key.kind == ROW_SOCKET;
-	rxd = r->rx > b->rx_prev ? r->rx - b->rx_prev : 0;
-	b->rx_prev = r->rx;
-	for (int c = 0; c < CAUSE_MAX; c++) {
-		uint64_t d = r->cause[c] > b->prev[c] ? r->cause[c] - b->prev[c] : 0;
-
-		advice__track(&b->track[c], d, dt, b->have_rx && !created, rxd);
-		b->prev[c] = r->cause[c];
-	}
-	/* the queue of a socket the last dump found (a closed one's last
-	 * figure would repeat as if looked at again), counted once more
-	 * drops follow it: a queue drained between drops says bursts; one
-	 * drained after the load ended says nothing */
-	if (b->have_pending && r->drops > b->drops_prev) {
-		if (!b->queue_looks || b->pending < b->queue_low)
-			b->queue_low = b->pending;
-		if (b->pending > b->queue_high)
-			b->queue_high = b->pending;
-		b->queue_looks++;
-	}
-	b->drops_prev = r->drops;
-	b->have_pending = r->key.kind == ROW_SOCKET && r->have_sock && r->sock_alive && r->sock.have_mem;
-	b->pending = b->have_pending ? r->sock.rmem : 0;
-}
-
-static bool row_exists(const void *key, void *val, void *rows)
-{
-	return htab__find(rows, key) != NULL;
-}
-
-void output__bursts_record(struct htab *h, struct model *m, uint64_t tick)
-{
-	/* rows the model has dropped (folded sockets): theirs go too (if
-	 * out of memory they stay: they only cost room) */
-	if (h->n > 64 && h->n > 2 * m->rows.n)
-		htab__retain(h, row_exists, &m->rows);
-	for (int i = 0; i < m->nview_sockets; i++)
-		burst_add(h, m->view_sockets[i], tick, m->interval, m->have_rx);
-	for (int i = 0; i < m->nview_flows; i++)
-		burst_add(h, m->view_flows[i], tick, m->interval, false);
-}
-
-static struct advice_u64 sysctl_u64(const struct netcfg_sysctls *sv, enum netcfg_sysctl i,
-				     unsigned field)
-{
-	uint64_t v;
-
-	return netcfg__u64(sv, i, field, &v) ? ADVICE_U64(v) : (struct advice_u64){ false, 0 };
-}
-
-void output__env_sysctls(struct live_env *e, const struct netcfg_sysctls *sv)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-
-	if (ps > 0)
-		e->page_size = ADVICE_U64((uint64_t)ps);
-	e->rmem_default = sysctl_u64(sv, NETCFG_RMEM_DEFAULT, 0);
-	e->rmem_max = sysctl_u64(sv, NETCFG_RMEM_MAX, 0);
-	e->wmem_default = sysctl_u64(sv, NETCFG_WMEM_DEFAULT, 0);
-	e->wmem_max = sysctl_u64(sv, NETCFG_WMEM_MAX, 0);
-	e->netdev_max_backlog = sysctl_u64(sv, NETCFG_NETDEV_MAX_BACKLOG, 0);
-	for (unsigned i = 0; i < 3; i++)
-		e->udp_mem[i] = sysctl_u64(sv, NETCFG_UDP_MEM, i);
-	/* udp_mem's three go together: all or none */
-	if (!e->udp_mem[0].known || !e->udp_mem[1].known || !e->udp_mem[2].known)
-		memset(e->udp_mem, 0, sizeof(e->udp_mem));
-	e->ipfrag_time = sysctl_u64(sv, NETCFG_IPFRAG_TIME, 0);
-	e->ipfrag_high_thresh = sysctl_u64(sv, NETCFG_IPFRAG_HIGH_THRESH, 0);
-	e->ipfrag_max_dist = sysctl_u64(sv, NETCFG_IPFRAG_MAX_DIST, 0);
-	e->where = sv->where;
-}
-
-void output__env_iface(struct live_env *e, const struct trace_iface *f)
-{
-	snprintf(e->ifname, sizeof(e->ifname), "%s", f->name);
-	str_printable(e->ifname); /* the advice quotes it; any byte but '/', ':', space is allowed */
-	if (f->mtu)
-		e->mtu = ADVICE_U64(f->mtu);
-	e->txqueuelen = ADVICE_U64(f->txqueuelen);
-}
-
-void output__read_env(struct model *m, uint32_t netns, bool loopback, struct live_env *e)
-{
-	struct netcfg_sysctls sv;
-	struct netcfg_ifaces *il;
-	const struct trace_iface *found = NULL;
-
-	memset(e, 0, sizeof(*e));
-	e->netns = netns;
-	e->loopback = loopback;
-	e->read_ns = now_ns();
-	/* the netns's own, or udpdrop's where it has none (netcfg says which) */
-	netcfg__sysctls(&m->nt, netns, &sv);
-	output__env_sysctls(e, &sv);
-
-	/* the interface: lo, or the only other one (else none: ambiguous) */
-	il = calloc(1, sizeof(*il));
-	if (!il || netcfg__ifaces(&m->nt, netns ? netns : m->nt.self, il)) {
-		free(il);
-		return;
-	}
-	for (uint32_t i = 0; i < il->n; i++) {
-		if (!strcmp(il->v[i].name, "lo") != loopback)
-			continue;
-		if (found) {
-			found = NULL;
-			break;
-		}
-		found = &il->v[i];
-	}
-	if (found)
-		output__env_iface(e, found);
-	free(il);
-}
-
-bool output__addr_loopback(int family, const uint8_t *a)
-{
-	static const uint8_t v6lo[16] = { [15] = 1 };
-
-	if (family == AF_INET)
-		return a[0] == 127;
-	return family == AF_INET6 && !memcmp(a, v6lo, 16);
-}
-
-bool output__row_loopback(const struct row *r)
-{
-	if (r->key.kind == ROW_SOCKET && !r->have_sock)
-		return false;
-	if (r->key.kind == ROW_SOCKET)
-		return output__addr_loopback(r->sock.family, r->sock.saddr);
-	return output__addr_loopback(r->key.family, r->key.daddr);
-}
-
-static const struct netns_counters *counters_of(const struct model *m, uint32_t netns)
-{
-	for (int i = 0; i < m->ncounters; i++)
-		if (m->counters[i].netns == netns && m->counters[i].have_base)
-			return &m->counters[i];
-	return NULL;
-}
-
-/* Two counters summed (IPv4 + IPv6), known if the kernel has either. */
-static struct advice_u64 mib_pair(const struct mib *base, const struct mib *cur, enum mib_id a,
-				  enum mib_id b)
-{
-	struct advice_u64 r = { false, 0 };
-
-	if (cur->present[a])
-		r = ADVICE_U64(mib_diff(base, cur, a));
-	if (cur->present[b]) {
-		r.v += mib_diff(base, cur, b);
-		r.known = true;
-	}
-	return r;
-}
-
-void output__advice_mibs(struct advice_input *in, const struct mib *base, const struct mib *cur)
-{
-	in->mib_rcvbuf_errors = mib_pair(base, cur, MIB_UdpRcvbufErrors, MIB_Udp6RcvbufErrors);
-	in->mib_mem_errors = mib_pair(base, cur, MIB_UdpMemErrors, MIB_Udp6MemErrors);
-	in->mib_sndbuf_errors = mib_pair(base, cur, MIB_UdpSndbufErrors, MIB_Udp6SndbufErrors);
-	in->mib_no_ports = mib_pair(base, cur, MIB_UdpNoPorts, MIB_Udp6NoPorts);
-	in->mib_csum_errors = mib_pair(base, cur, MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors);
-	in->mib_reasm_fails = mib_pair(base, cur, MIB_IpReasmFails, MIB_Ip6ReasmFails);
-	in->mib_reasm_timeout = mib_pair(base, cur, MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout);
-	in->reads = mib_pair(base, cur, MIB_UdpInDatagrams, MIB_Udp6InDatagrams);
-}
-
-void output__env_apply(struct advice_input *in, const struct live_env *e)
-{
-	in->rmem_default = e->rmem_default;
-	in->rmem_max = e->rmem_max;
-	in->wmem_default = e->wmem_default;
-	in->wmem_max = e->wmem_max;
-	memcpy(in->udp_mem, e->udp_mem, sizeof(in->udp_mem));
-	in->page_size = e->page_size;
-	in->netdev_max_backlog = e->netdev_max_backlog;
-	in->ipfrag_time = e->ipfrag_time;
-	in->ipfrag_high_thresh = e->ipfrag_high_thresh;
-	in->ipfrag_max_dist = e->ipfrag_max_dist;
-	/* each sysctl's scope: the commands in the text work where it applies */
-	in->where = e->where.n ? &e->where : NULL;
-	if (e->ifname[0]) {
-		in->ifname = e->ifname;
-		in->mtu = e->mtu;
-		in->txqueuelen = e->txqueuelen;
-	}
-}
-
-static bool frag_cause(enum cause c)
-{
-	return c == CAUSE_FRAG_TIMEOUT || c == CAUSE_FRAG_TOO_FAR || c == CAUSE_FRAG_DUP;
-}
-
-void output__advice_input(struct advice_input *in, struct model *m, const struct row *r,
-			  enum cause c, const struct live_burst *b, const struct live_env *e,
-			  char *who, size_t wholen)
-{
-	const struct netns_counters *nc = counters_of(m, r->key.netns);
-	bool sock = r->key.kind == ROW_SOCKET;
-	double span = m->last_ns > m->start_ns ? (m->last_ns - m->start_ns) / 1e9 : 0;
-
-	memset(in, 0, sizeof(*in));
-	in->cause = c;
-	in->live = true;
-	in->has_socket = sock;
-	in->sender_side = c == CAUSE_QDISC || c == CAUSE_NEIGH;
-	in->drops = r->cause[c];
-	in->skbs = r->cause_skbs[c];
-	in->span_s = span;
-	if (sock) {
-		if (r->have_sock) {
-			fmt_endpoint(who, wholen, r->sock.family, r->sock.saddr, r->sock.sport);
-			in->who = who;
-			in->family = r->sock.family;
-			if (r->sock.sport)
-				in->port = ADVICE_U64(r->sock.sport);
-			if (r->sock.have_mem) {
-				if (r->sock.rcvbuf)
-					in->rcvbuf = ADVICE_U64(r->sock.rcvbuf);
-				if (r->sock.sndbuf)
-					in->sndbuf = ADVICE_U64(r->sock.sndbuf);
-				in->queued = ADVICE_U64(r->sock.rmem);
-			}
-		}
-		if (m->have_rx && r->queue_peak)
-			in->queue_peak = ADVICE_U64(r->queue_peak);
-	} else {
-		row_flow(r, who, (int)wholen);
-		in->who = who;
-		in->family = r->key.family;
-		if (r->key.dport)
-			in->port = ADVICE_U64(r->key.dport);
-	}
-	/* skb->len per datagram (GRO skbs hold several); the row's, not the
-	 * cause's: the model keeps bytes per row. A fragment's size says
-	 * nothing of its datagram's. */
-	if (r->bytes && r->drops && !frag_cause(c))
-		in->avg_size = ADVICE_DBL((double)r->bytes / r->drops);
-	/* arrivals over the last interval, when it dropped then: delivered
-	 * (queued to the socket) + dropped; else unknown, and the advice
-	 * bounds them by the worst interval's drops and says so */
-	if (sock && m->have_rx && r->rate > 0) {
-		in->rate_dgps = ADVICE_DBL(r->rx_rate + r->rate);
-		if (in->avg_size.known)
-			in->rate_Bps = ADVICE_DBL(in->rate_dgps.v * in->avg_size.v);
-	}
-	if (b && b->intervals) {
-		/* the burst and the socket's own deliveries: what "not
-		 * reading", "bursts" and the pacing rate are judged by (the
-		 * netns's counters below are context only) */
-		advice__track_input(in, &b->track[c], b->intervals);
-		if (sock && b->queue_looks) {
-			in->queue_low = ADVICE_U64(b->queue_low);
-			in->queue_looks = ADVICE_U64(b->queue_looks);
-			in->queue_between_drops = true;
-			if (!in->queue_peak.known || b->queue_high > in->queue_peak.v)
-				in->queue_peak = ADVICE_U64(b->queue_high);
-		}
-	}
-	/* the kernel's drop windows: the burst and the drop pattern every
-	 * view of the run sees alike (windows.h) */
-	if (sock) {
-		const struct win_agg *wa = model__windows(m, r, c);
-
-		if (wa)
-			advice__kernel_windows(in, win_agg__span(wa), wa->dropping, wa->best,
-					       m->have_rx, wa->delivered, wa->stalled);
-	}
-	if (nc)
-		output__advice_mibs(in, &nc->base, &nc->cur);
-	if (e)
-		output__env_apply(in, e);
-}
+/* ---- advice: the summary's findings per row ------------------------ */
 
 /* The env of each netns (and loopback or not) the summary needs, read once. */
 #define ENV_CACHE 16
@@ -455,19 +106,19 @@ struct env_cache {
 static const struct live_env *env_get(struct env_cache *ec, struct model *m, const struct row *r)
 {
 	uint32_t ns = r->key.netns;
-	bool lo = output__row_loopback(r);
+	bool lo = live_env__row_loopback(r);
 
 	for (int i = 0; i < ec->n; i++)
 		if (ec->v[i].netns == ns && ec->v[i].loopback == lo)
 			return &ec->v[i];
 	if (ec->n == ENV_CACHE)
 		return NULL;
-	output__read_env(m, ns, lo, &ec->v[ec->n]);
+	live_env__read(m, ns, lo, &ec->v[ec->n]);
 	return &ec->v[ec->n++];
 }
 
 /* The findings for every cause of a row: returns how many (into f[max]). */
-static int row_advice(struct model *m, const struct output_ctx *o, struct env_cache *ec,
+static int row_advice(struct model *m, const struct top_print_ctx *o, struct env_cache *ec,
 		      const struct row *r, struct advice_finding *f, int max)
 {
 	const struct live_burst *b = o->bursts ? htab__find(o->bursts, &r->key) : NULL;
@@ -482,7 +133,7 @@ static int row_advice(struct model *m, const struct output_ctx *o, struct env_ca
 			continue;
 		if (r->key.kind == ROW_FLOW && c != r->key.cause)
 			continue;
-		output__advice_input(&in, m, r, c, b, e, who, sizeof(who));
+		advice_model__input(&in, m, r, c, b, e, who, sizeof(who));
 		n += advice__build(&in, f + n, max - n);
 	}
 	return n;
@@ -491,7 +142,7 @@ static int row_advice(struct model *m, const struct output_ctx *o, struct env_ca
 /* Enough for a row with several causes, each with its findings. */
 #define ROW_ADVICE_MAX (2 * ADVICE_MAX)
 
-static void plain_advice(struct model *m, const struct output_ctx *o, struct strbuf *sb)
+static void plain_advice(struct model *m, const struct top_print_ctx *o, struct strbuf *sb)
 {
 	struct advice_finding *f = calloc(ROW_ADVICE_MAX, sizeof(*f));
 	struct env_cache *ec = calloc(1, sizeof(*ec));
@@ -513,7 +164,7 @@ static void plain_advice(struct model *m, const struct output_ctx *o, struct str
 				sb_printf(sb, "advice (--json adds the evidence and how to verify):\n");
 			header = true;
 			if (p)
-				row_flow(r, where, sizeof(where));
+				row__flow(r, where, sizeof(where));
 			else
 				sock_local(r, where, sizeof(where));
 			for (int k = 0; k < n; k++)
@@ -526,7 +177,7 @@ out:
 	free(ec);
 }
 
-static void json_advice(struct model *m, const struct output_ctx *o, struct env_cache *ec,
+static void json_advice(struct model *m, const struct top_print_ctx *o, struct env_cache *ec,
 			struct json *j, const struct row *r)
 {
 	struct advice_finding *f = calloc(ROW_ADVICE_MAX, sizeof(*f));
@@ -645,7 +296,7 @@ static void plain_flows(struct model *m, struct strbuf *sb, bool final)
 
 		if (!row_listed(m, r, final))
 			continue;
-		row_flow(r, flow, sizeof(flow));
+		row__flow(r, flow, sizeof(flow));
 		snprintf(ns, sizeof(ns), "%s",
 			 model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf)));
 		snprintf(rate, sizeof(rate), "%.0f", row_rate(m, r, final));
@@ -676,7 +327,7 @@ static void plain_reconcile(struct model *m, struct strbuf *sb)
 {
 	const char *caveat = model__reconcile_caveat(m);
 	struct reconcile_line rl[64];
-	int n = output__reconcile(m, rl, ARRAY_SIZE(rl));
+	int n = reconcile__lines(m, rl, ARRAY_SIZE(rl));
 
 	if (caveat)
 		sb_printf(sb, "kernel counters: %s\n", caveat);
@@ -689,44 +340,18 @@ static void plain_reconcile(struct model *m, struct strbuf *sb)
 				  rl[i].netns);
 		fmt_count(a, sizeof(a), rl[i].kernel);
 		fmt_count(b, sizeof(b), rl[i].ours);
-		output__reconcile_verdict(&rl[i], verdict, sizeof(verdict));
+		reconcile__verdict(&rl[i], verdict, sizeof(verdict));
 		sb_printf(sb, "  %-18s +%-10s udpdrop %-13s %-10s %s\n",
 			  mib__name(rl[i].counter), a, cause__name(rl[i].cause), b,
 			  verdict);
 	}
 }
 
-bool output__reconcile_ok(const struct reconcile_line *l)
-{
-	uint64_t d = l->ours > l->kernel ? l->ours - l->kernel : l->kernel - l->ours;
-
-	return d <= l->spread;
-}
-
-void output__reconcile_verdict(const struct reconcile_line *l, char *buf, size_t len)
-{
-	long long d = l->ours >= l->kernel ? (long long)(l->ours - l->kernel)
-					   : -(long long)(l->kernel - l->ours);
-	char s[24];
-
-	fmt_count(s, sizeof(s), l->spread);
-	if (!d)
-		snprintf(buf, len, "match");
-	else if (output__reconcile_ok(l))
-		snprintf(buf, len, "match within +-%s (the counters moved by %s while udpdrop read)",
-			 s, s);
-	else if (l->spread)
-		snprintf(buf, len, "differ by %lld (beyond the +-%s the counters moved while udpdrop read)",
-			 d, s);
-	else
-		snprintf(buf, len, "differ by %lld", d);
-}
-
 /*
  * The kernel's tables: said only when one is half full (a full one loses
  * which socket a drop was, not the drop: see the overflow bucket).
  */
-static void plain_tables(const struct output_ctx *o, struct strbuf *sb)
+static void plain_tables(const struct top_print_ctx *o, struct strbuf *sb)
 {
 	const struct tracer_fill *f = o->fill;
 
@@ -739,7 +364,7 @@ static void plain_tables(const struct output_ctx *o, struct strbuf *sb)
 			  f->drops, f->drops_max, f->flows, f->flows_max, f->rx, f->rx_max);
 }
 
-void output__plain(struct model *m, const struct output_ctx *o, struct strbuf *sb)
+void top_print__plain(struct model *m, const struct top_print_ctx *o, struct strbuf *sb)
 {
 	char tbuf[32], drops[24], skbs[24], att[24];
 	time_t now = time(NULL);
@@ -854,7 +479,7 @@ static void json_causes(struct json *j, const uint64_t *cause)
 	json_obj_end(j);
 }
 
-static void json_socket(struct model *m, const struct output_ctx *o, struct env_cache *ec,
+static void json_socket(struct model *m, const struct top_print_ctx *o, struct env_cache *ec,
 			struct json *j, const struct row *r)
 {
 	bool final = o->final;
@@ -981,7 +606,7 @@ static void json_socket(struct model *m, const struct output_ctx *o, struct env_
 	json_obj_end(j);
 }
 
-static void json_flow(struct model *m, const struct output_ctx *o, struct env_cache *ec,
+static void json_flow(struct model *m, const struct top_print_ctx *o, struct env_cache *ec,
 		      struct json *j, const struct row *r)
 {
 	bool final = o->final;
@@ -1001,10 +626,10 @@ static void json_flow(struct model *m, const struct output_ctx *o, struct env_ca
 	json_key(j, "family");
 	json_str(j, r->key.family == AF_INET6 ? "inet6" : "inet");
 	json_key(j, "flow");
-	row_flow(r, buf, sizeof(buf));
+	row__flow(r, buf, sizeof(buf));
 	json_str(j, buf);
 	json_key(j, "why");
-	json_str(j, row_flow_why(r));
+	json_str(j, row__flow_why(r));
 	json_key(j, "drops");
 	json_u64(j, r->drops);
 	json_key(j, "skb_events");
@@ -1046,7 +671,7 @@ static void json_tables(struct json *j, const struct tracer_fill *f)
 	json_obj_end(j);
 }
 
-void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb)
+void top_print__json(struct model *m, const struct top_print_ctx *o, struct strbuf *sb)
 {
 	double elapsed = (m->last_ns - m->start_ns) / 1e9;
 	struct env_cache *ec = o->final ? calloc(1, sizeof(*ec)) : NULL;
@@ -1144,7 +769,7 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 			if (!nc->cur.present[k])
 				continue;
 			json_key(&j, mib__name(k));
-			json_u64(&j, mib_delta(nc, k));
+			json_u64(&j, mib__diff(&nc->base, &nc->cur, k));
 		}
 		json_obj_end(&j);
 	}
@@ -1164,7 +789,7 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	json_key(&j, "reconcile");
 	json_arr_begin(&j);
 	struct reconcile_line rl[64];
-	int nrl = output__reconcile(m, rl, ARRAY_SIZE(rl));
+	int nrl = reconcile__lines(m, rl, ARRAY_SIZE(rl));
 
 	for (int i = 0; i < nrl; i++) {
 		json_obj_begin(&j);
@@ -1182,7 +807,7 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 		json_key(&j, "kernel_spread");
 		json_u64(&j, rl[i].spread);
 		json_key(&j, "match");
-		json_bool(&j, output__reconcile_ok(&rl[i]));
+		json_bool(&j, reconcile__ok(&rl[i]));
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -1195,37 +820,4 @@ void output__json(struct model *m, const struct output_ctx *o, struct strbuf *sb
 	json_obj_end(&j);
 	sb_printf(sb, "\n");
 	free(ec);
-}
-
-int output__reconcile(struct model *m, struct reconcile_line *out, int max)
-{
-	int n = 0;
-
-	for (int i = 0; i < m->ncounters; i++) {
-		struct netns_counters *nc = &m->counters[i];
-
-		if (!netns_reconciled(nc))
-			continue;
-		for (size_t j = 0; j < ARRAY_SIZE(reconciled) && n < max; j++) {
-			enum mib_id ids[3];
-			int k, nids = cause__mibs(reconciled[j], ids, 3);
-			uint64_t kern = 0, ours = model__netns_cause(m, nc->netns, reconciled[j]);
-
-			uint64_t spread = 0;
-
-			for (k = 0; k < nids; k++) {
-				kern += mib_delta(nc, ids[k]);
-				spread += model__counter_spread(nc, ids[k]);
-			}
-			if (!kern && !ours)
-				continue;
-			out[n++] = (struct reconcile_line){ .netns = nc->netns,
-							    .cause = reconciled[j],
-							    .counter = ids[0],
-							    .kernel = kern,
-							    .ours = ours,
-							    .spread = spread };
-		}
-	}
-	return n;
 }
