@@ -3,6 +3,7 @@
 #   make            build ./udpdrop
 #   make static     build ./udpdrop-static: no shared libraries, copy it anywhere
 #   make check      unit tests, BPF integration tests (root), sanitizer build
+#                   (installs nothing: `make deps` first on a fresh machine)
 #   make check-kernels  the core integration tests on Debian's kernels under
 #                   QEMU (root; KERNELS="bullseye bookworm trixie sid")
 #   make deps       install the Debian packages the build and tests need
@@ -58,8 +59,10 @@ CORE_OBJS   := $(CMD_OBJS) $(LIB)
 MAIN_OBJ    := $(OUTPUT)/obj/cmd/main.o
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)
 SKELS       := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
-UNIT_BINS   := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+# tests/unit mirrors src/: a module's tests in its layer's folder
+UNIT_SRCS   := $(wildcard tests/unit/*/test_*.c tests/unit/cmd/*/test_*.c)
+UNIT_BINS   := $(addprefix $(OUTPUT)/tests/,$(basename $(notdir $(UNIT_SRCS))))
+vpath test_%.c $(sort $(dir $(UNIT_SRCS)))
 HELPER_BIN  := $(OUTPUT)/tests/udptest
 TRACECAT_BIN := $(OUTPUT)/tests/tracecat
 SHOWIDS_BIN := $(OUTPUT)/tests/showids
@@ -134,9 +137,9 @@ $(STATIC_BIN): $(OUTPUT)/static/main.o $(CORE_OBJS)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -static-pie $^ $(STATIC_LIBS) -o $@
 
 # Unit tests: cmocka, no root, linked against the core library.
-$(OUTPUT)/tests/%: tests/unit/%.c $(CORE_OBJS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_%: test_%.c $(CORE_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST-CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -MMD -MP $< $(CORE_OBJS) $(LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) -Itests/unit -MMD -MP $< $(CORE_OBJS) $(LIBS) -lcmocka -o $@
 
 $(HELPER_BIN): tests/integration/udptest.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -197,7 +200,7 @@ $(OUTPUT)/udpdrop-asan: $(MAIN_OBJ) $(CORE_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
-check: deps
+check:
 	$(Q)$(MAKE) --no-print-directory all $(STATIC_BIN) $(UNIT_BINS) $(HELPER_BIN) $(TRACECAT_BIN) $(SHOWIDS_BIN)
 	$(Q)tools/man-options.sh --check
 	$(Q)tools/check-layers.sh
@@ -218,7 +221,7 @@ check-man: udpdrop
 # The kernel matrix: each kernel boots under QEMU (TCG) and runs the core
 # integration tests; one table kernel x check (docs/kernels.md).
 KERNELS ?= bullseye bookworm trixie sid
-check-kernels: deps
+check-kernels:
 	$(Q)$(MAKE) --no-print-directory udpdrop $(STATIC_BIN) $(HELPER_BIN) $(TRACECAT_BIN)
 	$(Q)tests/kernels/matrix.sh $(KERNELS)
 

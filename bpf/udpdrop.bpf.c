@@ -19,6 +19,11 @@
 #include "core_fixes.bpf.h"
 #include "udpdrop.h"
 
+/*
+ * #defines of the kernel's headers, which vmlinux.h (BTF: types and
+ * enumerators only) does not carry; enumerators (IPPROTO_UDP, TCP_TIME_WAIT,
+ * ...) come from vmlinux.h itself.
+ */
 #define AF_INET 2
 #define AF_INET6 10
 #define ETH_P_IP 0x0800
@@ -26,12 +31,9 @@
 #define IPPROTO_FRAGMENT_HDR 44
 #define IP_MF 0x2000
 #define IP_OFFSET 0x1fff
-#define TCP_TIME_WAIT_STATE 6
-#define TCP_NEW_SYN_RECV_STATE 12
 #define ENOMEM_ 12
 #define ENOBUFS_ 105
 #define CHECKSUM_COMPLETE_ 2
-#define IPPROTO_UDP_ 17
 
 /* Load-time knobs (set by the loader before load, read-only after). */
 const volatile __u32 filter_netns = 0;  /* 0: every netns */
@@ -344,7 +346,7 @@ static __always_inline __u16 sk_proto(bool direct, struct sock *sk)
 	__u8 state = RD(direct, sk->__sk_common.skc_state, sk,
 			__sk_common.skc_state);
 
-	if (state == TCP_TIME_WAIT_STATE || state == TCP_NEW_SYN_RECV_STATE)
+	if (state == TCP_TIME_WAIT || state == TCP_NEW_SYN_RECV)
 		return 0;
 	if (direct)
 		return BPF_CORE_READ_BITFIELD(sk, sk_protocol);
@@ -353,7 +355,7 @@ static __always_inline __u16 sk_proto(bool direct, struct sock *sk)
 
 static __always_inline bool wanted_proto(__u16 proto)
 {
-	return proto == 17 /* UDP */ || proto == 136 /* UDP-Lite */;
+	return proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE;
 }
 
 struct pkt_info {

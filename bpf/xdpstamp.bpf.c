@@ -23,16 +23,15 @@
 #include <bpf/bpf_endian.h>
 #include "udpgen.h"
 
+/* #defines of the kernel's headers, not in vmlinux.h (enumerators are) */
 #define ETH_P_IP 0x0800
 #define ETH_P_IPV6 0x86dd
 #define ETH_P_8021Q 0x8100
 #define ETH_P_8021AD 0x88a8
-#define IPPROTO_UDP_ 17
 #define IPPROTO_FRAGMENT_ 44
 #define IP_MF 0x2000
 #define IP_OFFSET 0x1fff
 #define IP6_OFFSET 0xfff8
-#define XDP_PASS_ 2
 
 /* Set by the loader before load: the sink's port and address. */
 const volatile __u16 port = 0;          /* host byte order */
@@ -203,7 +202,7 @@ int xdpstamp(struct xdp_md *ctx)
 		struct iphdr *ip = data;
 		__u32 ihl;
 
-		if ((void *)(ip + 1) > end || ip->protocol != IPPROTO_UDP_)
+		if ((void *)(ip + 1) > end || ip->protocol != IPPROTO_UDP)
 			goto other;
 		ihl = ip->ihl * 4;
 		if (ihl < sizeof(*ip))
@@ -212,7 +211,7 @@ int xdpstamp(struct xdp_md *ctx)
 		if (ip->frag_off & bpf_htons(IP_OFFSET)) {
 			/* a later fragment: no UDP header to look at */
 			stat_inc(ours ? UG_XS_FRAGS : UG_XS_OTHER);
-			return XDP_PASS_;
+			return XDP_PASS;
 		}
 		if (!ours)
 			goto other;
@@ -226,7 +225,7 @@ int xdpstamp(struct xdp_md *ctx)
 		next = ip6->nexthdr;
 		data = ip6 + 1;
 		/* (other extension headers, ICMPv6: no lookup, not ours) */
-		if (next != IPPROTO_FRAGMENT_ && next != IPPROTO_UDP_)
+		if (next != IPPROTO_FRAGMENT_ && next != IPPROTO_UDP)
 			goto other;
 		ours = ours6(ip6);
 		if (next == IPPROTO_FRAGMENT_) {
@@ -234,16 +233,16 @@ int xdpstamp(struct xdp_md *ctx)
 
 			if ((void *)(fh + 1) > end)
 				goto other;
-			if (fh->nexthdr != IPPROTO_UDP_)
+			if (fh->nexthdr != IPPROTO_UDP)
 				goto other;
 			if (fh->frag_off & bpf_htons(IP6_OFFSET)) {
 				stat_inc(ours ? UG_XS_FRAGS : UG_XS_OTHER);
-				return XDP_PASS_;
+				return XDP_PASS;
 			}
 			next = fh->nexthdr;
 			data = fh + 1;
 		}
-		if (next != IPPROTO_UDP_ || !ours)
+		if (next != IPPROTO_UDP || !ours)
 			goto other;
 		udp = data;
 	} else {
@@ -255,7 +254,7 @@ int xdpstamp(struct xdp_md *ctx)
 	h = (void *)(udp + 1);
 	if ((void *)(h + 1) > end) {
 		stat_inc(UG_XS_SHORT);
-		return XDP_PASS_;
+		return XDP_PASS;
 	}
 	if (h->magic != bpf_htonl(UG_MAGIC))
 		goto foreign;
@@ -276,18 +275,18 @@ int xdpstamp(struct xdp_md *ctx)
 			goto foreign;
 		stamp(flow, seq, bpf_ktime_get_ns(), UG_STAMP_UNCOUNTED);
 		stat_inc(UG_XS_AFTER_END);
-		return XDP_PASS_;
+		return XDP_PASS;
 	}
 	if (run != UG_RUN_ANY && hrun != run)
 		goto foreign;
 	count(flow, seq, bpf_ntohs(udp->len));
-	return XDP_PASS_;
+	return XDP_PASS;
 foreign:
 	stat_inc(UG_XS_FOREIGN);
-	return XDP_PASS_;
+	return XDP_PASS;
 other:
 	stat_inc(UG_XS_OTHER);
-	return XDP_PASS_;
+	return XDP_PASS;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

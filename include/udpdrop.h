@@ -294,4 +294,17 @@ enum ud_shed_class {
 };
 #define UD_SHED_SLOTS (UD_SHED_REASONS * UD_SHED_CLASSES)
 
+/*
+ * The layouts the BPF programs and user space share, pinned: a field
+ * added, resized or moved on one side only would be read wrongly by the
+ * other (padding included). Change a size here only with both sides.
+ */
+_Static_assert(sizeof(struct ud_key) == 64, "struct ud_key: BPF and user space must agree");
+_Static_assert(sizeof(struct ud_val) == 32, "struct ud_val: BPF and user space must agree");
+_Static_assert(sizeof(struct ud_win) == 80, "struct ud_win: BPF and user space must agree");
+_Static_assert(sizeof(struct ud_slot) == 104, "struct ud_slot: BPF and user space must agree");
+_Static_assert(sizeof(struct ud_rx) == 32, "struct ud_rx: BPF and user space must agree");
+_Static_assert(sizeof(struct ud_rx_slot) == 40, "struct ud_rx_slot: BPF and user space must agree");
+_Static_assert(sizeof(struct ud_event) == 88, "struct ud_event: BPF and user space must agree");
+
 #endif /* UDPDROP_H */

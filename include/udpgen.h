@@ -114,4 +114,12 @@ enum ug_xdp_stat {
 	UG_XS_MAX,
 };
 
+/*
+ * The layouts shared by gen, sink and the XDP program (ug_hdr is on the
+ * wire), pinned: change a size only with every side.
+ */
+_Static_assert(sizeof(struct ug_hdr) == 48, "struct ug_hdr: the wire format");
+_Static_assert(sizeof(struct ug_stamp) == 16, "struct ug_stamp: XDP and user space must agree");
+_Static_assert(sizeof(struct ug_xdp_flow) == 24, "struct ug_xdp_flow: XDP and user space must agree");
+
 #endif

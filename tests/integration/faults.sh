@@ -48,7 +48,7 @@ stop_cont() {
 }
 
 # fault_expect_gone LABEL IDS: no program or link of IDS left (ids_left and
-# links_left from run.sh poll for the kernel's deferred free).
+# links_left from top.sh poll for the kernel's deferred free).
 fault_expect_gone() {
 	[[ -n ${2// /} ]] || { fail "$1: no program ids seen while it ran"; return; }
 	expect_eq "$1: programs left" "$(ids_left $2)" none
