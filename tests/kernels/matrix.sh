@@ -143,8 +143,13 @@ result() {
 
 {
 	declare -a notes=()
-	width=14
-	printf '%-18s' check
+	# the first column as wide as the longest check name
+	namew=5
+	for c in "${CHECKS[@]}"; do
+		n=${c%%=*}
+		((${#n} > namew)) && namew=${#n}
+	done
+	printf '%-*s' "$namew" check
 	for k in "${KERNELS[@]}"; do
 		v=$(cat "${UDPDROP_KERNELS_CACHE:-/var/cache/udpdrop-kernels}/$k/version" 2>/dev/null || echo "?")
 		printf ' %-22s' "$k ${v%%-*}"
@@ -152,7 +157,7 @@ result() {
 	echo
 	bad=0 nnote=0
 	for c in "${CHECKS[@]}"; do
-		printf '%-18s' "${c%%=*}"
+		printf '%-*s' "$namew" "${c%%=*}"
 		for k in "${KERNELS[@]}"; do
 			# the cell: its tests' first result that is not exact; the
 			# note below it: every such result
