@@ -300,6 +300,10 @@ test_demo_rcvbuf() {
 test_demo_interrupt() {
 	T=$(mktemp -d /tmp/udpdrop-test.XXXXXX)
 	trap cleanup EXIT
+	# the frag ledger's drops come from reassembly timers (run.sh: the
+	# kernel here has been seen to run no program for one of them; CI
+	# 2026-11-26: "unexplained 1" of 200 in the frag ledger)
+	TIMER_DROPS=1
 	local before=$(prog_ids)
 	"$UDPDROP" demo all --batch -d 60 >"$T/demo.out" 2>"$T/demo.err" &
 	local pid=$! rc i
