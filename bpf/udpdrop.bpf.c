@@ -257,8 +257,13 @@ struct handover {
 	bool close_child; /* next_child is a frag_list member of a purged skb */
 	struct ud_key close_key;
 	__u64 close_datagrams, close_skbs, close_bytes;
-	/* a closed drop window on its way to the ring (see win_flush) */
-	struct ud_win win_out;
+	/*
+	 * A closed window on its way to the ring (udpdrop_win_flush): [0]
+	 * drops (kfree_skb, kmem_cache_free), [1] deliveries (sk_data_ready),
+	 * so that a delivery program run nested in a drop program's (a
+	 * softirq on the way out of an interrupt) cannot overwrite it.
+	 */
+	struct ud_win win_out[2];
 };
 
 struct {
@@ -670,16 +675,18 @@ static __always_inline void add(struct ud_val *v, __u64 datagrams, __u64 len)
  * reference tracked through the caller's paths) took record's program
  * there too. Copied out (bpf_ringbuf_output), not reserved.
  */
-__noinline int udpdrop_win_flush(void)
+__noinline int udpdrop_win_flush(int which)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	struct ud_win *w;
 
 	if (!ho)
 		return 0;
-	ho->win_out.cpu = bpf_get_smp_processor_id();
-	ho->win_out.pad = 0;
-	if (bpf_ringbuf_output(&wins, &ho->win_out, sizeof(ho->win_out), 0))
+	w = &ho->win_out[which ? 1 : 0];
+	w->cpu = bpf_get_smp_processor_id();
+	w->pad = 0;
+	if (bpf_ringbuf_output(&wins, w, sizeof(*w), 0))
 		stat_inc(ho, UD_STAT_WIN_LOST);
 	return 0;
 }
@@ -698,9 +705,9 @@ static __always_inline int win_count(struct handover *ho, const struct ud_key *k
 		return 0;
 	}
 	if (UD_WIN_COUNT(word)) {
-		__builtin_memcpy(&ho->win_out.key, k, sizeof(ho->win_out.key));
-		ho->win_out.win = word;
-		udpdrop_win_flush();
+		__builtin_memcpy(&ho->win_out[0].key, k, sizeof(ho->win_out[0].key));
+		ho->win_out[0].win = word;
+		udpdrop_win_flush(0);
 	}
 	v->win = (idx << 32) | (__u32)datagrams;
 	return 0;
@@ -1675,15 +1682,16 @@ static __noinline int rx_win_close(__u64 id, __u64 word)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	struct ud_win *w;
 
 	if (!ho)
 		return 0;
-	__builtin_memset(&ho->win_out.key, 0, sizeof(ho->win_out.key));
-	ho->win_out.key.cookie = id & ~UD_RX_INODE;
-	ho->win_out.key.flags = UD_KEY_SOCK | UD_KEY_DELIVERED |
-				(id & UD_RX_INODE ? UD_KEY_INODE : 0);
-	ho->win_out.win = word;
-	return udpdrop_win_flush();
+	w = &ho->win_out[1];
+	__builtin_memset(&w->key, 0, sizeof(w->key));
+	w->key.cookie = id & ~UD_RX_INODE;
+	w->key.flags = UD_KEY_SOCK | UD_KEY_DELIVERED | (id & UD_RX_INODE ? UD_KEY_INODE : 0);
+	w->win = word;
+	return udpdrop_win_flush(1);
 }
 
 static __always_inline void rx_win_count(__u64 id, struct ud_rx *v)
