@@ -43,6 +43,7 @@ struct sock_info {
 	 */
 	char kowner[64];
 	bool owner_tried;      /* looked for owners at least once */
+	uint8_t owner_retries; /* looked again, having found no holder (model_rows.c) */
 	uint64_t last_seen_ns; /* alive in a dump or an exact request (model's clock) */
 	/*
 	 * Known from its deliveries alone (the tracer's struct ud_rx: netns,

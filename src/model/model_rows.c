@@ -22,6 +22,14 @@
  * /proc at least every OWNERS_FULL_NS (or when a new socket comes into view).
  */
 #define OWNERS_REFRESH_NS (10 * 1000000000ull)
+/*
+ * A live socket in view whose first lookup found no holder (seen in a
+ * SO_REUSEPORT group made while top ran: report and doctor named the
+ * members, top's summary did not) is looked for again, a second apart, a
+ * few times, not only every OWNERS_REFRESH_NS.
+ */
+#define OWNERS_RETRY_NS (1000000000ull)
+#define OWNERS_RETRIES 3
 #define OWNERS_FULL_NS (60 * 1000000000ull)
 
 /* ---- deliveries ----------------------------------------------------- */
@@ -506,6 +514,11 @@ int model__update(struct model *m, struct htab *drops,
 				if (k && !k->owner_tried) {
 					any_new = true;
 					k->owner_tried = true;
+				} else if (k && !k->npids && !k->kowner[0] &&
+					   k->owner_retries < OWNERS_RETRIES &&
+					   now - m->owners_ns >= OWNERS_RETRY_NS) {
+					any_new = true;
+					k->owner_retries++;
 				}
 			}
 		} else {
