@@ -126,9 +126,8 @@ static int dump_netns(struct lifetimes *l, const struct netns_table *nt,
 	l->dumps++;
 	for (int i = 0; l->seen_by_inode && i < l->scratch.n; i++) {
 		struct sock_info *si = &l->scratch.v[i];
-		uint64_t id = UD_RX_INODE | si->inode;
 
-		if (si->inode && htab__find(&l->ids, &id))
+		if (si->inode)
 			l->seen_by_inode(l->seen_arg, si);
 	}
 	return 0;

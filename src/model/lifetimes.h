@@ -29,11 +29,14 @@ struct lifetimes {
 	uint64_t prune_ns;
 	uint64_t dumps;      /* liveness dumps made (tests, -vv) */
 	/*
-	 * Called for each socket a liveness dump found that is tracked by its
-	 * inode: the dump gave it a cookie (sock_diag makes one), so its
-	 * drops from now on are counted under that cookie, and whoever joins
-	 * inode and cookie (the model) must learn of it even if the socket
-	 * closes before its own next dump. May be NULL.
+	 * Called for each socket with an inode a liveness dump found: the
+	 * dump gave it a cookie (sock_diag makes one), so its drops from now
+	 * on are counted under that cookie, and whoever joins inode and
+	 * cookie (the model) must learn of it even if the socket closes
+	 * before its own next dump. Every one, not only those tracked by
+	 * their inode: a socket whose first drop came after the snapshot
+	 * this dump checks was counted by its inode too (it had no cookie
+	 * until now). May be NULL.
 	 */
 	void (*seen_by_inode)(void *arg, struct sock_info *si);
 	void *seen_arg;
