@@ -248,3 +248,29 @@ void cause__json_derivation(struct json *j, bool sites)
 			json_str(j, cause__name(c));
 	json_arr_end(j);
 }
+
+void flow__format(char *buf, int len, int family, const void *saddr,
+		  const void *daddr, uint16_t dport)
+{
+	char src[64], dst[80];
+
+	fmt_addr(src, sizeof(src), family, saddr);
+	if (dport)
+		fmt_endpoint(dst, sizeof(dst), family, daddr, dport);
+	else /* a non-first fragment: no UDP header, no port */
+		fmt_addr(dst, sizeof(dst), family, daddr);
+	snprintf(buf, len, "%s -> %s", src, dst);
+}
+
+const char *flow__why(bool kernel_socket, enum cause c, uint32_t netns, uint16_t dport)
+{
+	if (kernel_socket)
+		return "a socket with no cookie or inode (a kernel socket)";
+	if (c == CAUSE_NO_SOCKET)
+		return "no socket bound to the port";
+	if (!netns)
+		return "netns unknown: no socket matches the flow";
+	if (!dport)
+		return "IP fragment without a UDP header";
+	return "no socket matches the destination";
+}

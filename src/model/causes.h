@@ -40,6 +40,14 @@ enum cause {
 };
 
 const char *cause__name(enum cause c);
+/*
+ * Drops no socket is known for (a flow row): "src -> dst:port" (no port
+ * for a fragment without the UDP header), and why no socket, the same
+ * words in every view.
+ */
+void flow__format(char *buf, int len, int family, const void *saddr,
+		  const void *daddr, uint16_t dport);
+const char *flow__why(bool kernel_socket, enum cause c, uint32_t netns, uint16_t dport);
 /* One line: what the cause means for a UDP application. */
 const char *cause__describe(enum cause c);
 /* -1 if unknown */

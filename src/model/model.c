@@ -194,28 +194,12 @@ enum cause row__main_cause(const struct row *r)
 
 void row__flow(const struct row *r, char *buf, int len)
 {
-	char src[64], dst[80];
-
-	fmt_addr(src, sizeof(src), r->key.family, r->key.saddr);
-	if (r->key.dport)
-		fmt_endpoint(dst, sizeof(dst), r->key.family, r->key.daddr,
-			     r->key.dport);
-	else /* a non-first fragment: no UDP header, no port */
-		fmt_addr(dst, sizeof(dst), r->key.family, r->key.daddr);
-	snprintf(buf, len, "%s -> %s", src, dst);
+	flow__format(buf, len, r->key.family, r->key.saddr, r->key.daddr, r->key.dport);
 }
 
 const char *row__flow_why(const struct row *r)
 {
-	if (r->flags & UD_KEY_SOCK)
-		return "a socket with no cookie or inode (a kernel socket)";
-	if (r->key.cause == CAUSE_NO_SOCKET)
-		return "no socket bound to the port";
-	if (!r->key.netns)
-		return "netns unknown: no socket matches the flow";
-	if (!r->key.dport)
-		return "IP fragment without a UDP header";
-	return "no socket matches the destination";
+	return flow__why(r->flags & UD_KEY_SOCK, r->key.cause, r->key.netns, r->key.dport);
 }
 
 bool model__netns_named(struct model *m, uint32_t netns)

@@ -42,14 +42,17 @@ struct row_key {
 	uint32_t pad2;
 };
 
+/* A kernel reason's counts under one cause (a reason can mean two: a
+ * closing socket's NOT_SPECIFIED is socket_close), as report keeps them. */
 struct row_reason {
 	uint32_t reason;
+	enum cause cause;
 	uint64_t drops, skbs;
 };
 
 struct row_loc {
 	uint64_t addr;
-	uint64_t skbs;
+	uint64_t drops, skbs;
 };
 
 struct row {
@@ -147,7 +150,8 @@ struct model_totals {
 	 * address. Counted here, in no row and no total.
 	 */
 	uint64_t netns_unknown;
-	uint64_t cause[CAUSE_MAX];
+	uint64_t cause[CAUSE_MAX];      /* datagrams */
+	uint64_t cause_skbs[CAUSE_MAX]; /* skb events */
 	double rate;
 	uint64_t prev_drops;
 };

@@ -94,19 +94,23 @@ void model_plan_dumps(struct model *m, struct htab *drops,
 		enum cause c = model__cause(m, k->reason, k->flags);
 
 		if (k->flags & UD_KEY_SOCK) {
-			uint64_t id = k->cookie;
+			uint64_t id = k->cookie, row;
+			const struct sock_info *si;
 			bool known;
 
-			if (k->flags & UD_KEY_INODE) {
-				uint32_t ino = k->cookie;
-
-				known = htab__find(&m->inode2cookie, &ino);
-				id = UD_RX_INODE | ino;
-			} else {
-				known = !id || htab__find(&m->known, &id);
-			}
+			if (k->flags & UD_KEY_INODE)
+				id = UD_RX_INODE | (uint32_t)k->cookie;
+			row = sockid__row(&m->inode2cookie, id);
+			si = row & UD_RX_INODE ? NULL : htab__find(&m->known, &row);
+			/*
+			 * Seen by one of the model's dumps: known. One a
+			 * liveness dump alone named (model__learn_socket) is
+			 * not: its netns is dumped, so it is in the table (an
+			 * owner, alive) like any other.
+			 */
+			known = !id || (si && !si->no_flow_match);
 			/* a socket not seen yet: all of its netns, once */
-			if (!known && !htab__find(&m->unknown, &id)) {
+			if (!known && !htab__find(&m->unknown, &row)) {
 				struct dump_plan *p = plan_of(plans, nnetns, k->netns);
 
 				if (p)

@@ -160,12 +160,13 @@ static void row_add(struct model *m, struct row *r, const struct ud_key *k,
 		r->close_proto = k->proto;
 	}
 	for (i = 0; i < r->nreasons; i++)
-		if (r->reasons[i].reason == k->reason)
+		if (r->reasons[i].reason == k->reason && r->reasons[i].cause == c)
 			break;
 	if (i == r->nreasons) {
-		if (r->nreasons < ROW_MAX_REASONS)
-			r->reasons[r->nreasons++].reason = k->reason;
-		else
+		if (r->nreasons < ROW_MAX_REASONS) {
+			r->reasons[r->nreasons].reason = k->reason;
+			r->reasons[r->nreasons++].cause = c;
+		} else
 			i = ROW_MAX_REASONS - 1; /* rare: fold into the last */
 	}
 	r->reasons[i].drops += v->datagrams;
@@ -179,6 +180,7 @@ static void row_add(struct model *m, struct row *r, const struct ud_key *k,
 		else
 			i = ROW_MAX_LOCS - 1;
 	}
+	r->locs[i].drops += v->datagrams;
 	r->locs[i].skbs += v->skbs;
 }
 
@@ -410,8 +412,12 @@ int model__update(struct model *m, struct htab *drops,
 			/* not dumped yet: stays keyed by inode */
 			uint64_t cookie = sockid__row(&m->inode2cookie, sockid__of_key(k));
 
-			/* dumped and not found: no dump is done for it again */
-			if (cookie && !htab__find(&m->known, &cookie))
+			/* dumped and not found: no dump is done for it again
+			 * (model_plan_dumps; one a liveness dump alone named
+			 * counts as not found) */
+			const struct sock_info *si = cookie ? htab__find(&m->known, &cookie) : NULL;
+
+			if (cookie && (!si || si->no_flow_match))
 				htab__upsert(&m->unknown, &cookie, NULL);
 			/* cookie 0: a socket with neither cookie nor inode
 			 * (a kernel socket): shown with its flow */
@@ -472,6 +478,7 @@ int model__update(struct model *m, struct htab *drops,
 		return -ENOMEM;
 	}
 	memset(&m->totals.cause, 0, sizeof(m->totals.cause));
+	memset(&m->totals.cause_skbs, 0, sizeof(m->totals.cause_skbs));
 	m->totals.drops = m->totals.skbs = m->totals.attributed = 0;
 	m->totals.netns_unknown = 0;
 	for (it = 0; htab__next(&m->rows, &it, &key, &val);) {
@@ -496,8 +503,10 @@ int model__update(struct model *m, struct htab *drops,
 			continue;
 		m->totals.drops += r->drops;
 		m->totals.skbs += r->skbs;
-		for (int c = 0; c < CAUSE_MAX; c++)
+		for (int c = 0; c < CAUSE_MAX; c++) {
 			m->totals.cause[c] += r->cause[c];
+			m->totals.cause_skbs[c] += r->cause_skbs[c];
+		}
 		if (r->key.kind == ROW_SOCKET) {
 			struct sock_info *live = socktab__by_cookie(&m->st, r->key.cookie);
 			struct sock_info *k = htab__find(&m->known, &r->key.cookie);
@@ -610,6 +619,7 @@ int model__update(struct model *m, struct htab *drops,
 		m->totals.overflow += overflow[s].datagrams;
 		m->totals.overflow_skbs += overflow[s].skbs;
 		m->totals.cause[model__cause(m, s, 0)] += overflow[s].datagrams;
+		m->totals.cause_skbs[model__cause(m, s, 0)] += overflow[s].skbs;
 	}
 	m->totals.drops += m->totals.overflow;
 	m->totals.skbs += m->totals.overflow_skbs;

@@ -69,8 +69,12 @@ void model_remember_sock(struct model *m, struct sock_info *si, bool baseline,
 	memcpy(si->pids, k->pids, sizeof(si->pids));
 	memcpy(si->fds, k->fds, sizeof(si->fds));
 	memcpy(si->comm, k->comm, sizeof(si->comm));
-	/* a dump's socket: its owner is looked up while it lives (see update) */
-	if (created && !si->partial && !si->no_flow_match)
+	/*
+	 * a dump's socket: its owner is looked up while it lives (see
+	 * update); also one a liveness dump taught us first (no_flow_match,
+	 * model__learn_socket), which no owner lookup has looked at
+	 */
+	if ((created || prev.no_flow_match) && !si->partial && !si->no_flow_match)
 		m->owners_new = true;
 	/* inode2cookie maps to real cookies only (a partial one may be the inode) */
 	if (!si->partial)

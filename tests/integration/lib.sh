@@ -259,6 +259,7 @@ start_recv() {
 	local ns=$1 ep=$2 out
 	shift 2
 	out=$T/recv.$RANDOM
+	: >"$out" # there before the first look below
 	ip netns exec "$ns" "$UDPTEST" recv "$ep" "$@" >"$out" 2>&1 &
 	RECV_PID=$!
 	RECV_OUT=$out
