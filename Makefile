@@ -278,7 +278,8 @@ FUZZ_OFFLINE := src/cmd/report/report_load.c src/cmd/report/report_rows.c \
 		src/base/json.c src/base/units.c src/base/htab.c src/model/causes.c \
 		src/model/windows.c src/model/reconcile.c src/advice/advice.c \
 		src/advice/advice_text.c src/advice/advice_rcvbuf.c \
-		src/advice/advice_rules.c src/kernel/mib.c src/kernel/sockid.c
+		src/advice/advice_rules.c src/kernel/mib.c src/kernel/sockid.c \
+		src/cmd/json_vocab.c
 FUZZ_SRCS   := tests/fuzz/fuzz_trace.c $(FUZZ_OFFLINE)
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE \
 	       -Wall -Wextra -Wno-unused-parameter $(INCLUDES)

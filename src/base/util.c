@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -541,4 +542,14 @@ bool mem_is_printable(const char *s, size_t n, bool newlines)
 		p += len;
 	}
 	return true;
+}
+
+const char *proto_name(int proto, char *buf, int len)
+{
+	if (proto == IPPROTO_UDP)
+		return "udp";
+	if (proto == IPPROTO_UDPLITE)
+		return "udplite";
+	snprintf(buf, len, "%d", proto);
+	return buf;
 }

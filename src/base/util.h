@@ -23,6 +23,8 @@ void fmt_endpoint(char *buf, size_t len, int family, const void *addr,
 		  uint16_t port);
 /* Address alone: "10.0.0.1", "fe80::1", "*" for the unspecified address. */
 void fmt_addr(char *buf, size_t len, int family, const void *addr);
+/* "udp", "udplite", or the IP protocol's number in buf. */
+const char *proto_name(int proto, char *buf, int len);
 
 /* Control bytes (a comm may hold any) would move a terminal's cursor: '?'.
  * The same as mem_printable(s, strlen(s), false). */

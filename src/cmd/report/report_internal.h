@@ -134,14 +134,19 @@ struct agg_sock {
 	const struct trace_socket *sock;
 };
 
+#define AGG_FLOW_SLOTS 8
 struct agg_flow {
 	int cause;
 	bool overflow;  /* the drop table was full: only the reason is known */
 	uint32_t netns;
-	uint8_t family;
+	uint8_t family, proto;
 	uint8_t saddr[16], daddr[16];
 	uint16_t dport;
 	uint64_t drops, skbs;
+	struct agg_reason reasons[AGG_FLOW_SLOTS];
+	int nreasons;
+	struct agg_loc locs[AGG_FLOW_SLOTS];
+	int nlocs;
 };
 
 struct agg_recon {

@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include "json.h"
+#include "json_vocab.h"
+#include "util.h"
 #include "model.h"
 #include "report_internal.h"
 
@@ -85,31 +89,17 @@ static void json_by(const struct report *rp, const struct agg *a, enum report_by
 		struct agg_reason *v;
 		int n = rp_by_reason(rp, &v);
 
-		for (int i = 0; i < n; i++) {
-			json_obj_begin(j);
-			jkey_u64(j, "reason", v[i].reason);
-			json_key(j, "name");
-			json_str(j, rp_reason_name(rp, v[i].reason));
-			jkey_str(j, "cause", cause__name(v[i].cause));
-			jkey_u64(j, "drops", v[i].drops);
-			jkey_u64(j, "skb_events", v[i].skbs);
-			json_obj_end(j);
-		}
+		for (int i = 0; i < n; i++)
+			vocab__reason(j, v[i].reason, rp_reason_name(rp, v[i].reason), v[i].cause,
+				      v[i].drops, v[i].skbs);
 		free(v);
 	} else if (by == REPORT_BY_LOCATION) {
 		struct agg_loc *v;
 		int n = rp_by_location(rp, &v);
 
-		for (int i = 0; i < n; i++) {
-			json_obj_begin(j);
-			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v[i].addr);
-			jkey_str(j, "addr", buf);
-			json_key(j, "symbol");
-			json_str(j, rp_symbol_name(rp, v[i].addr));
-			jkey_u64(j, "drops", v[i].drops);
-			jkey_u64(j, "skb_events", v[i].skbs);
-			json_obj_end(j);
-		}
+		for (int i = 0; i < n; i++)
+			vocab__location(j, v[i].addr, rp_symbol_name(rp, v[i].addr), v[i].drops,
+					v[i].skbs);
 		free(v);
 	} else if (by == REPORT_BY_SECOND) {
 		struct tl_row *rows;
@@ -119,6 +109,120 @@ static void json_by(const struct report *rp, const struct agg *a, enum report_by
 			json_tl_row(j, &rows[i], true);
 		free(rows);
 	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+/* A socket row: top's keys (json_vocab.h), null where a recording does
+ * not hold the fact (liveness, attribution, sk_drops, the queue's peak at
+ * an enqueue: SOCKETS snapshots see the queue at their instants only). */
+static void json_socket(const struct report *rp, struct json *j, const struct agg_sock *k)
+{
+	const struct trace_socket *ts = k->sock;
+	char local[200], remote[200], proto[16];
+	double secs = rp_duration_s(rp);
+	int32_t pid = ts ? (int32_t)ts->pid : 0;
+	const uint32_t *q = ts && rp->queue_idx.cap ? rp_xfind(&rp->queue_idx, &ts->cookie) : NULL;
+	const struct report_queue *rq = q ? &rp->queues[*q] : NULL;
+
+	rp_fmt_local(local, sizeof(local), k);
+	/* as top's: the peer of a connected socket, "*" for none */
+	rp_fmt_remote(remote, sizeof(remote), k);
+
+	struct vocab_socket s = {
+		.proto = ts ? proto_name(ts->proto, proto, sizeof(proto)) : NULL,
+		.family = !ts ? NULL : ts->family == AF_INET6 ? "inet6" : "inet",
+		.local = local,
+		.remote = ts ? remote : NULL,
+		.netns = k->netns,
+		.netns_name = rp_netns_name(rp, k->netns),
+		.have_cookie = !k->by_inode,
+		.cookie = k->cookie,
+		.have_inode = k->by_inode || (ts && ts->inode),
+		.inode = k->by_inode ? (uint32_t)k->cookie : ts ? ts->inode : 0,
+		/* as top's: no process where none holds it (a kernel socket) */
+		.npids = pid ? 1 : 0,
+		.pids = &pid,
+		.comm = ts && ts->comm[0] ? ts->comm : NULL,
+		.kernel_owner = rp_kernel_owner(rp, k),
+		.alive = -1,
+		.have_mem = ts != NULL,
+		.rcvbuf = ts ? ts->rcvbuf : 0,
+		.queued = ts ? ts->queued : 0,
+		.drops = k->drops,
+		.skbs = k->skbs,
+		.bytes = k->bytes,
+		.drops_per_s = secs > 0 ? k->drops / secs : 0,
+		.cause = rp_main_cause(k),
+		.cause_drops = k->cause,
+		.cause_skbs = k->cause_skbs,
+		.have_rx = rq && rq->nrx,
+		.rx = rq && rq->nrx ? rq->rx[rq->nrx - 1].delivered : 0,
+		.rx_per_s = rq && rq->nrx && secs > 0 ? rq->rx[rq->nrx - 1].delivered / secs : 0,
+	};
+
+	vocab__socket_begin(j, &s);
+	/* report's old shapes (json_vocab.h): lists, as reason_list and
+	 * location_list */
+	for (int pass = 0; pass < 2; pass++) {
+		json_key(j, pass ? "reason_list" : "reasons");
+		json_arr_begin(j);
+		for (int r = 0; r < k->nreasons; r++)
+			vocab__reason(j, k->reasons[r].reason, rp_reason_name(rp, k->reasons[r].reason),
+				      k->reasons[r].cause, k->reasons[r].drops, k->reasons[r].skbs);
+		json_arr_end(j);
+		json_key(j, pass ? "location_list" : "locations");
+		json_arr_begin(j);
+		for (int r = 0; r < k->nlocs; r++)
+			vocab__location(j, k->locs[r].addr, rp_symbol_name(rp, k->locs[r].addr),
+					k->locs[r].drops, k->locs[r].skbs);
+		json_arr_end(j);
+	}
+	vocab__socket_end(j, &s);
+	json_obj_end(j);
+}
+
+/* Drops no socket is known for: top's keys, and report's saddr/daddr. */
+static void json_flow(const struct report *rp, struct json *j, const struct agg_flow *f)
+{
+	char saddr[64], daddr[64], flow[160], proto[16];
+	bool addrs = f->family == AF_INET || f->family == AF_INET6;
+	double secs = rp_duration_s(rp);
+
+	if (addrs) {
+		fmt_addr(saddr, sizeof(saddr), f->family, f->saddr);
+		fmt_addr(daddr, sizeof(daddr), f->family, f->daddr);
+		flow__format(flow, sizeof(flow), f->family, f->saddr, f->daddr, f->dport);
+	}
+	struct vocab_flow v = {
+		.cause = f->cause,
+		.netns = f->netns,
+		.netns_name = rp_netns_name(rp, f->netns),
+		.proto = proto_name(f->proto, proto, sizeof(proto)),
+		.family = !addrs ? NULL : f->family == AF_INET6 ? "inet6" : "inet",
+		.saddr = addrs ? saddr : NULL,
+		.daddr = addrs ? daddr : NULL,
+		.dport = f->dport,
+		.flow = addrs ? flow : NULL,
+		.why = f->overflow ? "the kernel's table was full: only the cause is known"
+				   : flow__why(false, f->cause, f->netns, f->dport),
+		.drops = f->drops,
+		.skbs = f->skbs,
+		.drops_per_s = secs > 0 ? f->drops / secs : 0,
+	};
+
+	vocab__flow_begin(j, &v);
+	json_key(j, "reason_list");
+	json_arr_begin(j);
+	for (int r = 0; r < f->nreasons; r++)
+		vocab__reason(j, f->reasons[r].reason, rp_reason_name(rp, f->reasons[r].reason),
+			      f->reasons[r].cause, f->reasons[r].drops, f->reasons[r].skbs);
+	json_arr_end(j);
+	json_key(j, "location_list");
+	json_arr_begin(j);
+	for (int r = 0; r < f->nlocs; r++)
+		vocab__location(j, f->locs[r].addr, rp_symbol_name(rp, f->locs[r].addr),
+				f->locs[r].drops, f->locs[r].skbs);
 	json_arr_end(j);
 	json_obj_end(j);
 }
@@ -180,115 +284,35 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 
 	json_key(&j, "sockets");
 	json_arr_begin(&j);
-	for (int i = 0; i < shown; i++) {
-		const struct agg_sock *k = &a->socks[i];
-
-		json_obj_begin(&j);
-		jkey_u64(&j, k->by_inode ? "inode" : "cookie", k->cookie);
-		rp_fmt_local(buf, sizeof(buf), k);
-		jkey_str(&j, "local", buf);
-		/* as top's: the peer of a connected socket, "*" for none */
-		rp_fmt_remote(buf, sizeof(buf), k);
-		json_key(&j, "remote");
-		json_str(&j, k->sock ? buf : NULL);
-		jkey_u64(&j, "netns", k->netns);
-		json_key(&j, "netns_name");
-		json_str(&j, rp_netns_name(rp, k->netns));
-		json_key(&j, "kernel_owner");
-		json_str(&j, rp_kernel_owner(rp, k));
-		json_key(&j, "pid");
-		if (k->sock && k->sock->pid)
-			json_u64(&j, k->sock->pid);
-		else
-			json_null(&j);
-		/* as top's: null where no process holds it (a kernel socket) */
-		json_key(&j, "comm");
-		json_str(&j, k->sock && k->sock->comm[0] ? k->sock->comm : NULL);
-		jkey_u64(&j, "drops", k->drops);
-		jkey_u64(&j, "skb_events", k->skbs);
-		jkey_u64(&j, "bytes", k->bytes);
-		jkey_str(&j, "cause", cause__name(rp_main_cause(k)));
-		json_key(&j, "rcvbuf");
-		if (k->sock)
-			json_u64(&j, k->sock->rcvbuf);
-		else
-			json_null(&j);
-		json_key(&j, "queued");
-		if (k->sock)
-			json_u64(&j, k->sock->queued);
-		else
-			json_null(&j);
-		json_key(&j, "causes");
-		json_obj_begin(&j);
-		for (int c = 0; c < CAUSE_MAX; c++)
-			if (k->cause[c] || k->cause_skbs[c])
-				jkey_u64(&j, cause__name(c), k->cause[c]);
-		json_obj_end(&j);
-		json_key(&j, "reasons");
-		json_arr_begin(&j);
-		for (int r = 0; r < k->nreasons; r++) {
-			json_obj_begin(&j);
-			jkey_u64(&j, "reason", k->reasons[r].reason);
-			json_key(&j, "name");
-			json_str(&j, rp_reason_name(rp, k->reasons[r].reason));
-			jkey_str(&j, "cause", cause__name(k->reasons[r].cause));
-			jkey_u64(&j, "drops", k->reasons[r].drops);
-			jkey_u64(&j, "skb_events", k->reasons[r].skbs);
-			json_obj_end(&j);
-		}
-		json_arr_end(&j);
-		json_key(&j, "locations");
-		json_arr_begin(&j);
-		for (int r = 0; r < k->nlocs; r++) {
-			json_obj_begin(&j);
-			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)k->locs[r].addr);
-			jkey_str(&j, "addr", buf);
-			json_key(&j, "symbol");
-			json_str(&j, rp_symbol_name(rp, k->locs[r].addr));
-			jkey_u64(&j, "drops", k->locs[r].drops);
-			jkey_u64(&j, "skb_events", k->locs[r].skbs);
-			json_obj_end(&j);
-		}
-		json_arr_end(&j);
-		json_obj_end(&j);
-	}
+	for (int i = 0; i < shown; i++)
+		json_socket(rp, &j, &a->socks[i]);
 	json_arr_end(&j);
 	jkey_u64(&j, "sockets_total", a->nsocks);
 
 	json_key(&j, "unattributed");
 	json_arr_begin(&j);
-	for (int i = 0; i < a->nflows; i++) {
-		const struct agg_flow *f = &a->flows[i];
-
-		json_obj_begin(&j);
-		jkey_str(&j, "cause", cause__name(f->cause));
-		jkey_u64(&j, "netns", f->netns);
-		json_key(&j, "netns_name");
-		json_str(&j, rp_netns_name(rp, f->netns));
-		if (f->family == AF_INET || f->family == AF_INET6) {
-			fmt_addr(buf, sizeof(buf), f->family, f->saddr);
-			jkey_str(&j, "saddr", buf);
-			fmt_addr(buf, sizeof(buf), f->family, f->daddr);
-			jkey_str(&j, "daddr", buf);
-		} else {
-			json_key(&j, "saddr");
-			json_null(&j);
-			json_key(&j, "daddr");
-			json_null(&j);
-		}
-		jkey_u64(&j, "dport", f->dport);
-		jkey_u64(&j, "drops", f->drops);
-		jkey_u64(&j, "skb_events", f->skbs);
-		json_obj_end(&j);
-	}
+	for (int i = 0; i < a->nflows; i++)
+		json_flow(rp, &j, &a->flows[i]);
 	json_arr_end(&j);
 
 	json_key(&j, "totals");
-	json_obj_begin(&j);
-	jkey_u64(&j, "drops", a->drops);
-	jkey_u64(&j, "skb_events", a->skbs);
-	/* as top's: runs the kernel skipped, their drops in no count */
-	jkey_u64(&j, "missed", rp_meta_missed(rp));
+	uint64_t attributed = 0;
+
+	for (int i = 0; i < a->nsocks; i++)
+		attributed += a->socks[i].drops;
+	double secs = rp_duration_s(rp);
+	struct vocab_totals t = {
+		.drops = a->drops,
+		.attributed = attributed,
+		.skbs = a->skbs,
+		.missed = rp_meta_missed(rp),
+		.drops_per_s = secs > 0 ? a->drops / secs : 0,
+		.cause_drops = a->cause,
+		.cause_skbs = a->cause_skbs,
+	};
+
+	vocab__totals_begin(&j, &t);
+	/* report's old shape (json_vocab.h): {cause: {drops, skb_events}} */
 	json_key(&j, "causes");
 	json_obj_begin(&j);
 	for (int c = 0; c < CAUSE_MAX; c++) {
@@ -307,35 +331,17 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 	json_arr_begin(&j);
 	for (int i = 0; i < a->nrecon; i++) {
 		const struct agg_recon *r = &a->recon[i];
-		int64_t diff = rp_recon_diff(r);
 
-		json_obj_begin(&j);
-		jkey_u64(&j, "netns", r->netns);
-		json_key(&j, "netns_name");
-		json_str(&j, rp_netns_name(rp, r->netns));
-		jkey_str(&j, "cause", cause__name(r->cause));
-		json_key(&j, "counters");
-		json_arr_begin(&j);
-		for (const char *p = r->counters; *p;) {
-			size_t n = strcspn(p, "+");
-
-			snprintf(buf, sizeof(buf), "%.*s", (int)n, p);
-			json_str(&j, buf);
-			p += n;
-			if (*p)
-				p++;
-		}
-		json_arr_end(&j);
-		json_key(&j, "kernel");
-		if (r->have_kernel)
-			json_u64(&j, r->kernel);
-		else
-			json_null(&j);
-		jkey_u64(&j, "udpdrop", r->udpdrop);
-		jkey_str(&j, "status", !r->have_kernel ? "no_counter" : diff ? "differ" : "match");
-		json_key(&j, "diff");
-		json_i64(&j, r->have_kernel ? diff : 0);
-		json_obj_end(&j);
+		/* a recording reads the counters once per snapshot: no spread */
+		vocab__reconcile(&j, &(struct vocab_reconcile){
+			.netns = r->netns,
+			.netns_name = rp_netns_name(rp, r->netns),
+			.cause = r->cause,
+			.counters = r->counters,
+			.have_kernel = r->have_kernel,
+			.kernel = r->kernel,
+			.udpdrop = r->udpdrop,
+		});
 	}
 	json_arr_end(&j);
 

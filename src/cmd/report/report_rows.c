@@ -619,8 +619,43 @@ struct flow_key {
 	int32_t cause;
 	uint16_t dport;
 	uint8_t family, overflow;
-	uint32_t pad;
+	uint8_t proto, pad[3]; /* top's flow rows are per protocol too */
 };
+
+/* A flow's reasons and locations: a few slots, as top's rows keep them
+ * (ROW_MAX_REASONS), the last taking what does not fit. */
+static void flow_add(struct agg_flow *f, const struct trace_count *tc, int cause)
+{
+	int i;
+
+	f->drops += tc->val.datagrams;
+	f->skbs += tc->val.skbs;
+	for (i = 0; i < f->nreasons; i++)
+		if (f->reasons[i].reason == tc->key.reason && f->reasons[i].cause == cause)
+			break;
+	if (i == f->nreasons) {
+		if (f->nreasons < AGG_FLOW_SLOTS) {
+			f->reasons[i].reason = tc->key.reason;
+			f->reasons[i].cause = cause;
+			f->nreasons++;
+		} else {
+			i = AGG_FLOW_SLOTS - 1;
+		}
+	}
+	f->reasons[i].drops += tc->val.datagrams;
+	f->reasons[i].skbs += tc->val.skbs;
+	for (i = 0; i < f->nlocs; i++)
+		if (f->locs[i].addr == tc->key.location)
+			break;
+	if (i == f->nlocs) {
+		if (f->nlocs < AGG_FLOW_SLOTS)
+			f->locs[f->nlocs++].addr = tc->key.location;
+		else
+			i = AGG_FLOW_SLOTS - 1;
+	}
+	f->locs[i].drops += tc->val.datagrams;
+	f->locs[i].skbs += tc->val.skbs;
+}
 
 void rp_build(const struct report *rp, struct agg *a)
 {
@@ -675,6 +710,7 @@ void rp_build(const struct report *rp, struct agg *a)
 			fk.cause = cause;
 			fk.dport = k->dport;
 			fk.family = k->family;
+			fk.proto = k->proto;
 			fk.overflow = !!(k->flags & UD_KEY_OVERFLOW);
 			slot = rp_xupsert(&flows, &fk, &created);
 			if (created) {
@@ -688,14 +724,13 @@ void rp_build(const struct report *rp, struct agg *a)
 				f->overflow = k->flags & UD_KEY_OVERFLOW;
 				f->netns = k->netns;
 				f->family = k->family;
+				f->proto = k->proto;
 				f->dport = k->dport;
 				memcpy(f->saddr, k->saddr, 16);
 				memcpy(f->daddr, k->daddr, 16);
 				a->nflows++;
 			}
-			j = *slot;
-			a->flows[j].drops += tc->val.datagrams;
-			a->flows[j].skbs += tc->val.skbs;
+			flow_add(&a->flows[*slot], tc, cause);
 		}
 	}
 	htab__free(&socks);

@@ -16,20 +16,11 @@
 #include "bursts.h"
 #include "caps.h"
 #include "json.h"
+#include "json_vocab.h"
 #include "live_env.h"
 #include "reconcile.h"
 #include "sockid.h"
 #include "top_print.h"
-
-const char *proto_name(int proto, char *buf, int len)
-{
-	if (proto == IPPROTO_UDP)
-		return "udp";
-	if (proto == IPPROTO_UDPLITE)
-		return "udplite";
-	snprintf(buf, len, "%d", proto);
-	return buf;
-}
 
 /* Sockets closed long ago, folded into one row per netns (UD_KEY_FOLDED). */
 static bool row_folded(const struct row *r)
@@ -183,12 +174,19 @@ static void json_advice(struct model *m, const struct top_print_ctx *o, struct e
 	struct advice_finding *f = calloc(ROW_ADVICE_MAX, sizeof(*f));
 	int n = f ? row_advice(m, o, ec, r, f, ROW_ADVICE_MAX) : 0;
 
-	/* report's keys but the socket's (the row has them), with the
-	 * setting's and its value, as report and doctor emit them */
+	/* report's keys, the socket's too (one vocabulary: json_vocab.h),
+	 * with the setting's and its value, as report and doctor emit them */
+	const struct advice_json_socket sock = {
+		.known = r->key.kind == ROW_SOCKET && r->key.cookie &&
+			 !(r->key.cookie & UD_COOKIE_FOLDED),
+		.id = sockid__inode(r->key.cookie) ? sockid__inode(r->key.cookie) : r->key.cookie,
+		.by_inode = sockid__inode(r->key.cookie) != 0,
+	};
+
 	json_key(j, "advice");
 	json_arr_begin(j);
 	for (int k = 0; k < n; k++) {
-		advice__json_begin(j, &f[k], NULL);
+		advice__json_begin(j, &f[k], &sock);
 		advice__json_end(j, &f[k], true);
 	}
 	json_arr_end(j);
@@ -446,6 +444,8 @@ void top_print__plain(struct model *m, const struct top_print_ctx *o, struct str
 
 /* ---- JSON ----------------------------------------------------------- */
 
+/* The view's old shapes, kept for scripts (json_vocab.h): reasons
+ * {NAME: drops}, locations {"sym+off": skb events}; then the lists. */
 static void json_reasons(struct model *m, struct json *j, const struct row *r)
 {
 	char buf[48];
@@ -453,8 +453,20 @@ static void json_reasons(struct model *m, struct json *j, const struct row *r)
 	json_key(j, "reasons");
 	json_obj_begin(j);
 	for (int i = 0; i < r->nreasons; i++) {
+		uint64_t drops = 0;
+		int first = i;
+
+		/* one key per reason: a reason under two causes is summed here */
+		for (int k = 0; k < r->nreasons; k++)
+			if (r->reasons[k].reason == r->reasons[i].reason) {
+				if (k < first)
+					first = k;
+				drops += r->reasons[k].drops;
+			}
+		if (first != i)
+			continue;
 		json_key(j, model__reason_name(m, r->reasons[i].reason, buf, sizeof(buf)));
-		json_u64(j, r->reasons[i].drops);
+		json_u64(j, drops);
 	}
 	json_obj_end(j);
 	json_key(j, "locations");
@@ -464,143 +476,89 @@ static void json_reasons(struct model *m, struct json *j, const struct row *r)
 		json_u64(j, r->locs[i].skbs);
 	}
 	json_obj_end(j);
-}
+	json_key(j, "reason_list");
+	json_arr_begin(j);
+	for (int i = 0; i < r->nreasons; i++) {
+		const struct row_reason *rr = &r->reasons[i];
 
-static void json_causes(struct json *j, const uint64_t *cause)
-{
-	json_key(j, "causes");
-	json_obj_begin(j);
-	for (int c = 0; c < CAUSE_MAX; c++) {
-		if (!cause[c])
-			continue;
-		json_key(j, cause__name(c));
-		json_u64(j, cause[c]);
+		vocab__reason(j, rr->reason, model__reason_name(m, rr->reason, buf, sizeof(buf)),
+			      rr->cause, rr->drops, rr->skbs);
 	}
-	json_obj_end(j);
+	json_arr_end(j);
+	json_key(j, "location_list");
+	json_arr_begin(j);
+	for (int i = 0; i < r->nlocs; i++)
+		vocab__location(j, r->locs[i].addr,
+				ksyms__format(&m->ksyms, r->locs[i].addr, buf, sizeof(buf)),
+				r->locs[i].drops, r->locs[i].skbs);
+	json_arr_end(j);
 }
 
 static void json_socket(struct model *m, const struct top_print_ctx *o, struct env_cache *ec,
 			struct json *j, const struct row *r)
 {
-	bool final = o->final;
-	char buf[80], nsbuf[64];
-	const char *name;
+	bool final = o->final, mem = r->have_sock && r->sock.have_mem;
+	char proto[16], local[80], remote[80], nsbuf[64];
+	const char *name = model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf));
+	const char *attr[3];
+	int nattr = 0;
 
-	json_obj_begin(j);
-	json_key(j, "proto");
-	json_str(j, r->have_sock ? proto_name(r->sock.proto, buf, sizeof(buf)) : NULL);
-	json_key(j, "family");
-	json_str(j, !r->have_sock ? NULL : r->sock.family == AF_INET6 ? "inet6" : "inet");
-	json_key(j, "local");
-	sock_local(r, buf, sizeof(buf));
-	json_str(j, r->have_sock || row_folded(r) ? buf : NULL);
-	json_key(j, "remote");
-	sock_remote(r, buf, sizeof(buf));
-	json_str(j, r->have_sock ? buf : NULL);
-	json_key(j, "netns");
-	json_u64(j, r->key.netns);
-	json_key(j, "netns_name");
-	name = model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf));
-	json_str(j, model__netns_named(m, r->key.netns) ? name : NULL);
-	/* a row known by its inode alone (no dump named its cookie yet):
-	 * no cookie, its inode, as report shows it (sockid.h) */
-	json_key(j, "cookie");
-	if (sockid__inode(r->key.cookie))
-		json_null(j);
-	else
-		json_u64(j, r->key.cookie);
-	json_key(j, "inode");
-	if (r->have_sock && r->sock.inode)
-		json_u64(j, r->sock.inode);
-	else if (sockid__inode(r->key.cookie))
-		json_u64(j, sockid__inode(r->key.cookie));
-	else
-		json_null(j);
-	json_key(j, "pid");
-	if (r->sock.npids)
-		json_i64(j, r->sock.pids[0]);
-	else
-		json_null(j);
-	json_key(j, "comm");
-	json_str(j, r->sock.npids ? r->sock.comm : NULL);
-	/* a kernel device's socket, which no process holds (kowner.h) */
-	json_key(j, "kernel_owner");
-	json_str(j, !r->sock.npids && r->sock.kowner[0] ? r->sock.kowner : NULL);
-	json_key(j, "nprocs");
-	json_i64(j, r->sock.npids);
-	json_key(j, "pids");
-	json_arr_begin(j);
-	for (int i = 0; i < r->sock.npids && i < SOCK_MAX_PIDS; i++)
-		json_i64(j, r->sock.pids[i]);
-	json_arr_end(j);
-	json_key(j, "alive");
-	json_bool(j, r->sock_alive);
-	json_key(j, "attribution");
-	json_arr_begin(j);
 	if (r->flags & (UD_KEY_FAIL_RCVBUF | UD_KEY_FAIL_MEM))
-		json_str(j, "udp_fail_queue_rcv_skb");
+		attr[nattr++] = "udp_fail_queue_rcv_skb";
 	else if (r->flags & UD_KEY_RX_SK)
-		json_str(j, "rx_sk");
+		attr[nattr++] = "rx_sk";
 	if (r->flags & UD_KEY_SKB_SK)
-		json_str(j, "skb_sk");
+		attr[nattr++] = "skb_sk";
 	if (r->flags & ROW_VIA_FLOW)
-		json_str(j, "flow");
-	json_arr_end(j);
-	json_key(j, "rcvbuf");
-	if (r->have_sock && r->sock.have_mem)
-		json_u64(j, r->sock.rcvbuf);
-	else
-		json_null(j);
-	json_key(j, "queued");
-	if (r->have_sock && r->sock.have_mem)
-		json_u64(j, r->sock.rmem);
-	else
-		json_null(j);
-	json_key(j, "sk_drops");
-	if (r->have_sock && r->sock.have_mem)
-		json_u64(j, r->sock.drops);
-	else
-		json_null(j);
-	json_key(j, "sk_drops_since_start");
-	if (r->have_sock && r->sock.have_mem)
-		json_u64(j, r->sock.drops - r->sock.drops_base);
-	else
-		json_null(j);
-	/* closed: the kernel's counter went with it, these are its last
-	 * read (a dump before the close), no match for the drops expected */
-	json_key(j, "sk_drops_stale");
-	if (r->have_sock && r->sock.have_mem)
-		json_bool(j, !r->sock_alive);
-	else
-		json_null(j);
-	json_key(j, "drops");
-	json_u64(j, r->drops);
-	json_key(j, "skb_events");
-	json_u64(j, r->skbs);
-	json_key(j, "bytes");
-	json_u64(j, r->bytes);
-	json_key(j, "drops_per_s");
-	json_double(j, row_rate(m, r, final), 1);
-	json_key(j, "cause");
-	json_str(j, r->skbs ? cause__name(row__main_cause(r)) : NULL);
-	json_causes(j, r->cause);
+		attr[nattr++] = "flow";
+	sock_local(r, local, sizeof(local));
+	sock_remote(r, remote, sizeof(remote));
+
+	struct vocab_socket s = {
+		.proto = r->have_sock ? proto_name(r->sock.proto, proto, sizeof(proto)) : NULL,
+		.family = !r->have_sock ? NULL : r->sock.family == AF_INET6 ? "inet6" : "inet",
+		.local = r->have_sock || row_folded(r) ? local : NULL,
+		.remote = r->have_sock ? remote : NULL,
+		.netns = r->key.netns,
+		.netns_name = model__netns_named(m, r->key.netns) ? name : NULL,
+		/* a row known by its inode alone: no cookie, its inode */
+		.have_cookie = !sockid__inode(r->key.cookie),
+		.cookie = r->key.cookie,
+		.have_inode = (r->have_sock && r->sock.inode) || sockid__inode(r->key.cookie),
+		.inode = r->have_sock && r->sock.inode ? r->sock.inode : sockid__inode(r->key.cookie),
+		.npids = r->sock.npids < SOCK_MAX_PIDS ? r->sock.npids : SOCK_MAX_PIDS,
+		.pids = r->sock.pids,
+		.comm = r->sock.comm,
+		/* a kernel device's socket, which no process holds (kowner.h) */
+		.kernel_owner = r->sock.kowner[0] ? r->sock.kowner : NULL,
+		.alive = r->sock_alive,
+		.attribution = attr,
+		.nattribution = nattr,
+		.have_mem = mem,
+		.rcvbuf = r->sock.rcvbuf,
+		.queued = r->sock.rmem,
+		.have_sk_drops = mem,
+		.sk_drops = r->sock.drops,
+		.sk_drops_since_start = r->sock.drops - r->sock.drops_base,
+		.sk_drops_stale = !r->sock_alive,
+		.drops = r->drops,
+		.skbs = r->skbs,
+		.bytes = r->bytes,
+		.drops_per_s = row_rate(m, r, final),
+		.cause = r->skbs ? row__main_cause(r) : CAUSE_MAX,
+		.cause_drops = r->cause,
+		.cause_skbs = r->cause_skbs,
+		/* deliveries: null where the tracer does not count them */
+		.have_rx = m->have_rx,
+		.rx = r->rx,
+		.rx_per_s = rx_rate(m, r, final),
+		.have_queue_peak = m->have_rx,
+		.queue_peak = r->queue_peak,
+	};
+
+	vocab__socket_begin(j, &s);
 	json_reasons(m, j, r);
-	/* deliveries: null where the tracer does not count them */
-	json_key(j, "rx");
-	if (m->have_rx)
-		json_u64(j, r->rx);
-	else
-		json_null(j);
-	json_key(j, "rx_per_s");
-	if (m->have_rx)
-		json_double(j, rx_rate(m, r, final), 1);
-	else
-		json_null(j);
-	json_key(j, "queue_peak");
-	if (m->have_rx)
-		json_u64(j, r->queue_peak);
-	else
-		json_null(j);
+	vocab__socket_end(j, &s);
 	if (final)
 		json_advice(m, o, ec, j, r);
 	json_obj_end(j);
@@ -609,35 +567,36 @@ static void json_socket(struct model *m, const struct top_print_ctx *o, struct e
 static void json_flow(struct model *m, const struct top_print_ctx *o, struct env_cache *ec,
 		      struct json *j, const struct row *r)
 {
-	bool final = o->final;
-	char buf[128], nsbuf[64];
-	const char *name;
+	char flow[128], nsbuf[64], proto[16], saddr[64], daddr[64];
+	const char *name = model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf));
+	bool addrs = r->key.family == AF_INET || r->key.family == AF_INET6;
 
-	json_obj_begin(j);
-	json_key(j, "cause");
-	json_str(j, cause__name(r->key.cause));
-	json_key(j, "netns");
-	json_u64(j, r->key.netns);
-	json_key(j, "netns_name");
-	name = model__netns_label(m, r->key.netns, nsbuf, sizeof(nsbuf));
-	json_str(j, model__netns_named(m, r->key.netns) ? name : NULL);
-	json_key(j, "proto");
-	json_str(j, proto_name(r->key.proto, nsbuf, sizeof(nsbuf)));
-	json_key(j, "family");
-	json_str(j, r->key.family == AF_INET6 ? "inet6" : "inet");
-	json_key(j, "flow");
-	row__flow(r, buf, sizeof(buf));
-	json_str(j, buf);
-	json_key(j, "why");
-	json_str(j, row__flow_why(r));
-	json_key(j, "drops");
-	json_u64(j, r->drops);
-	json_key(j, "skb_events");
-	json_u64(j, r->skbs);
-	json_key(j, "drops_per_s");
-	json_double(j, row_rate(m, r, final), 1);
+	row__flow(r, flow, sizeof(flow));
+	if (addrs) {
+		fmt_addr(saddr, sizeof(saddr), r->key.family, r->key.saddr);
+		fmt_addr(daddr, sizeof(daddr), r->key.family, r->key.daddr);
+	}
+	struct vocab_flow f = {
+		.cause = r->key.cause,
+		.netns = r->key.netns,
+		.netns_name = model__netns_named(m, r->key.netns) ? name : NULL,
+		.proto = proto_name(r->key.proto, proto, sizeof(proto)),
+		.family = r->key.family == AF_INET6 ? "inet6" : "inet",
+		.saddr = addrs ? saddr : NULL,
+		.daddr = addrs ? daddr : NULL,
+		.dport = r->key.dport,
+		.flow = flow,
+		.why = row__flow_why(r),
+		.drops = r->drops,
+		.skbs = r->skbs,
+		.drops_per_s = row_rate(m, r, o->final),
+		.cause_drops = r->cause,
+		.cause_skbs = r->cause_skbs,
+	};
+
+	vocab__flow_begin(j, &f);
 	json_reasons(m, j, r);
-	if (final)
+	if (o->final)
 		json_advice(m, o, ec, j, r);
 	json_obj_end(j);
 }
@@ -722,23 +681,31 @@ void top_print__json(struct model *m, const struct top_print_ctx *o, struct strb
 	json_tables(&j, o->fill);
 
 	json_key(&j, "totals");
+	struct vocab_totals t = {
+		.drops = m->totals.drops,
+		.attributed = m->totals.attributed,
+		.skbs = m->totals.skbs,
+		.missed = m->missed,
+		.drops_per_s = o->final ? (elapsed > 0 ? m->totals.drops / elapsed : 0)
+					: m->totals.rate,
+		.cause_drops = m->totals.cause,
+		.cause_skbs = m->totals.cause_skbs,
+	};
+
+	vocab__totals_begin(&j, &t);
+	/* top's old shape (json_vocab.h): {cause: drops} */
+	json_key(&j, "causes");
 	json_obj_begin(&j);
-	json_key(&j, "drops");
-	json_u64(&j, m->totals.drops);
-	json_key(&j, "attributed");
-	json_u64(&j, m->totals.attributed);
-	json_key(&j, "skb_events");
-	json_u64(&j, m->totals.skbs);
+	for (int c = 0; c < CAUSE_MAX; c++)
+		if (m->totals.cause[c]) {
+			json_key(&j, cause__name(c));
+			json_u64(&j, m->totals.cause[c]);
+		}
+	json_obj_end(&j);
 	json_key(&j, "overflow");
 	json_u64(&j, m->totals.overflow);
 	json_key(&j, "overflow_skb_events");
 	json_u64(&j, m->totals.overflow_skbs);
-	json_key(&j, "drops_per_s");
-	json_double(&j, o->final ? (elapsed > 0 ? m->totals.drops / elapsed : 0)
-				 : m->totals.rate, 1);
-	json_causes(&j, m->totals.cause);
-	json_key(&j, "missed");
-	json_u64(&j, m->missed);
 	json_key(&j, "kernel_events");
 	json_u64(&j, m->stats[UD_STAT_EVENTS]);
 	json_key(&j, "not_udp");
@@ -792,23 +759,25 @@ void top_print__json(struct model *m, const struct top_print_ctx *o, struct strb
 	int nrl = reconcile__lines(m, rl, ARRAY_SIZE(rl));
 
 	for (int i = 0; i < nrl; i++) {
-		json_obj_begin(&j);
-		json_key(&j, "netns");
-		json_u64(&j, rl[i].netns);
-		json_key(&j, "cause");
-		json_str(&j, cause__name(rl[i].cause));
-		json_key(&j, "counter");
-		json_str(&j, mib__name(rl[i].counter));
-		json_key(&j, "kernel");
-		json_u64(&j, rl[i].kernel);
-		json_key(&j, "udpdrop");
-		json_u64(&j, rl[i].ours);
-		/* the kernel's side is exact to within this (see reconcile_line) */
-		json_key(&j, "kernel_spread");
-		json_u64(&j, rl[i].spread);
-		json_key(&j, "match");
-		json_bool(&j, reconcile__ok(&rl[i]));
-		json_obj_end(&j);
+		enum mib_id ids[3];
+		int nids = cause__mibs(rl[i].cause, ids, 3);
+		char counters[160] = "", nsbuf[64];
+		const char *name = model__netns_label(m, rl[i].netns, nsbuf, sizeof(nsbuf));
+
+		for (int k = 0; k < nids; k++)
+			snprintf(counters + strlen(counters), sizeof(counters) - strlen(counters),
+				 "%s%s", k ? "+" : "", mib__name(ids[k]));
+		vocab__reconcile(&j, &(struct vocab_reconcile){
+			.netns = rl[i].netns,
+			.netns_name = model__netns_named(m, rl[i].netns) ? name : NULL,
+			.cause = rl[i].cause,
+			.counters = counters,
+			.have_kernel = true,
+			.kernel = rl[i].kernel,
+			.udpdrop = rl[i].ours,
+			.have_spread = true,
+			.spread = rl[i].spread,
+		});
 	}
 	json_arr_end(&j);
 	if (o->final) {

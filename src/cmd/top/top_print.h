@@ -28,7 +28,4 @@ struct top_print_ctx {
 void top_print__plain(struct model *m, const struct top_print_ctx *o, struct strbuf *sb);
 void top_print__json(struct model *m, const struct top_print_ctx *o, struct strbuf *sb);
 
-/* "udp", "udplite", or the number */
-const char *proto_name(int proto, char *buf, int len);
-
 #endif

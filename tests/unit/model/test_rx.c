@@ -300,7 +300,7 @@ static void test_json(void **state)
 	update_at(f, 2000, true);
 	j = json(f, false);
 	ASSERT_HAS(j, "\"locations\":{");
-	ASSERT_HAS(j, "},\"rx\":30,\"rx_per_s\":30.0,\"queue_peak\":6912}");
+	ASSERT_HAS(j, "],\"rx\":30,\"rx_per_s\":30.0,\"queue_peak\":6912}");
 	ASSERT_HAS(j, "\"filtered\":0,\"rx_overflow\":4,\"netns_unknown\":0}");
 	/* the summary: 30 over the 2 s since start */
 	f->x.m.last_ns = f->x.m.start_ns + 2000000000ull;

@@ -262,14 +262,19 @@ static void test_socketless_flow(void **state)
 		   "\"netns\":%u,\"netns_name\":", f->x.netns);
 	ASSERT_HAS(j, ",\"proto\":\"udp\",\"family\":\"inet\","
 		   "\"flow\":\"10.1.2.3 -> 10.1.2.4:9999\","
-		   "\"why\":\"no socket bound to the port\",\"drops\":7,"
+		   "\"why\":\"no socket bound to the port\",\"saddr\":\"10.1.2.3\","
+		   "\"daddr\":\"10.1.2.4\",\"dport\":9999,\"drops\":7,"
 		   "\"skb_events\":7,\"drops_per_s\":3.5,"
+		   "\"cause_list\":[{\"cause\":\"no_socket\",\"drops\":7,\"skb_events\":7}],"
 		   "\"reasons\":{\"NO_SOCKET\":7},\"locations\":{");
-	ASSERT_HAS(j, "}}],\"unchanged_rows\":0,\"tables\":null,"
+	ASSERT_HAS(j, "\"reason_list\":[{\"reason\":%u,\"name\":\"NO_SOCKET\","
+		   "\"cause\":\"no_socket\",\"drops\":7,\"skb_events\":7}],", f->r_no_socket);
+	ASSERT_HAS(j, "}]}],\"unchanged_rows\":0,\"tables\":null,"
 		   "\"totals\":{\"drops\":7,\"attributed\":0,"
-		   "\"skb_events\":7,\"overflow\":0,\"overflow_skb_events\":0,"
-		   "\"drops_per_s\":3.5,\"causes\":{\"no_socket\":7},"
-		   "\"missed\":0,\"kernel_events\":20,\"not_udp\":11,\"filtered\":2,"
+		   "\"skb_events\":7,\"missed\":0,\"drops_per_s\":3.5,"
+		   "\"cause_list\":[{\"cause\":\"no_socket\",\"drops\":7,\"skb_events\":7}],"
+		   "\"causes\":{\"no_socket\":7},\"overflow\":0,\"overflow_skb_events\":0,"
+		   "\"kernel_events\":20,\"not_udp\":11,\"filtered\":2,"
 		   "\"rx_overflow\":null,\"netns_unknown\":0}");
 	ASSERT_JQ(j, ".unattributed | length == 1");
 	ASSERT_JQ(j, ".unattributed[0].netns == %u", f->x.netns);
@@ -290,9 +295,10 @@ static void test_socketless_flow(void **state)
 	update_at(f, 4000);
 	j = json(f, false);
 	ASSERT_JQ(j, ".counters[\"%u\"] | length > 0 and all(.[]; . == 0)", f->x.netns);
-	ASSERT_JQ(j, ".reconcile == [{\"netns\":%u,\"cause\":\"no_socket\","
-		  "\"counter\":\"UdpNoPorts\",\"kernel\":0,\"udpdrop\":2,"
-		  "\"kernel_spread\":0,\"match\":false}]", f->x.netns);
+	ASSERT_JQ(j, ".reconcile == [{\"netns\":%u,\"netns_name\":null,\"cause\":\"no_socket\","
+		  "\"counter\":\"UdpNoPorts\",\"counters\":[\"UdpNoPorts\",\"Udp6NoPorts\"],"
+		  "\"kernel\":0,\"udpdrop\":2,\"kernel_spread\":0,\"match\":false,"
+		  "\"status\":\"differ\",\"diff\":2}]", f->x.netns);
 }
 
 static void test_socket_row_unknown_socket(void **state)
@@ -335,8 +341,9 @@ static void test_socket_row_unknown_socket(void **state)
 		   "\"attribution\":[\"rx_sk\"],\"rcvbuf\":null,\"queued\":null,\"sk_drops\":null,"
 		   "\"sk_drops_since_start\":null,\"sk_drops_stale\":null,\"drops\":5,\"skb_events\":5,"
 		   "\"bytes\":500,\"drops_per_s\":2.5,\"cause\":\"rcvbuf\","
-		   "\"causes\":{\"rcvbuf\":5},\"reasons\":{\"SOCKET_RCVBUFF\":5},"
-		   "\"locations\":{");
+		   "\"causes\":{\"rcvbuf\":5},"
+		   "\"cause_list\":[{\"cause\":\"rcvbuf\",\"drops\":5,\"skb_events\":5}],"
+		   "\"reasons\":{\"SOCKET_RCVBUFF\":5},\"locations\":{");
 	ASSERT_HAS(j, "\"totals\":{\"drops\":12,\"attributed\":5,\"skb_events\":12,");
 	ASSERT_JQ(j, ".sockets | length == 1");
 	ASSERT_JQ(j, ".totals.causes == {\"rcvbuf\":5,\"no_socket\":7}");
@@ -395,8 +402,10 @@ static void test_fragment_only(void **state)
 	j = json(f, false);
 	assert_int_equal(jq_status(j, "."), 0);
 	ASSERT_HAS(j, "\"flow\":\"10.1.2.3 -> 10.1.2.4\","
-		   "\"why\":\"IP fragment without a UDP header\",\"drops\":0,"
+		   "\"why\":\"IP fragment without a UDP header\",\"saddr\":\"10.1.2.3\","
+		   "\"daddr\":\"10.1.2.4\",\"dport\":0,\"drops\":0,"
 		   "\"skb_events\":3,\"drops_per_s\":0.0,"
+		   "\"cause_list\":[{\"cause\":\"frag_timeout\",\"drops\":0,\"skb_events\":3}],"
 		   "\"reasons\":{\"FRAG_REASM_TIMEOUT\":0},");
 	ASSERT_JQ(j, ".unattributed[1].cause == \"frag_timeout\"");
 	ASSERT_JQ(j, ".sockets[0] | .drops == 0 and .skb_events == 4 and "
@@ -539,9 +548,11 @@ static void test_unknown_reason(void **state)
 	j = json(f, false);
 	assert_int_equal(jq_status(j, "."), 0);
 	ASSERT_HAS(j, "\"cause\":\"other\",\"causes\":{\"other\":2},"
+		   "\"cause_list\":[{\"cause\":\"other\",\"drops\":2,\"skb_events\":2}],"
 		   "\"reasons\":{\"REASON_60000\":2},");
 	ASSERT_HAS(j, "\"unattributed\":[{\"cause\":\"other\",");
 	ASSERT_HAS(j, "\"drops\":4,\"skb_events\":4,\"drops_per_s\":2.0,"
+		   "\"cause_list\":[{\"cause\":\"other\",\"drops\":4,\"skb_events\":4}],"
 		   "\"reasons\":{\"REASON_60000\":4},");
 	ASSERT_JQ(j, ".totals.causes == {\"other\":6}");
 
@@ -579,8 +590,9 @@ static void test_overflow(void **state)
 	j = json(f, false);
 	assert_int_equal(jq_status(j, "."), 0);
 	ASSERT_HAS(j, "\"totals\":{\"drops\":11,\"attributed\":0,\"skb_events\":11,"
-		   "\"overflow\":4,\"overflow_skb_events\":4,\"drops_per_s\":5.5,"
-		   "\"causes\":{\"no_socket\":11},");
+		   "\"missed\":0,\"drops_per_s\":5.5,"
+		   "\"cause_list\":[{\"cause\":\"no_socket\",\"drops\":11,\"skb_events\":11}],"
+		   "\"causes\":{\"no_socket\":11},\"overflow\":4,\"overflow_skb_events\":4,");
 
 	p = plain(f, false);
 	ASSERT_HAS(p, "total 11 datagrams dropped (11 skb events), 0 attributed to sockets, "
@@ -1019,7 +1031,9 @@ static void test_summary_advice(void **state)
 	j = f->x.sb.buf;
 	assert_int_equal(jq_status(j, "."), 0);
 	ASSERT_JQ(j, ".sockets[0].advice | length >= 1");
-	ASSERT_JQ(j, ".sockets[0].advice[0] | keys == [\"cause\",\"change\",\"drop_windows\",\"evidence\",\"sampled_s\",\"setting\",\"setting_command\",\"setting_run_on\",\"setting_scope\",\"value\",\"verdict\",\"verify\",\"what\"]");
+	ASSERT_JQ(j, ".sockets[0].advice[0] | keys == [\"cause\",\"change\",\"drop_windows\",\"evidence\",\"sampled_s\",\"setting\",\"setting_command\",\"setting_run_on\",\"setting_scope\",\"socket\",\"socket_id_kind\",\"value\",\"verdict\",\"verify\",\"what\"]");
+	/* the socket's id, as report's and doctor's advice name it */
+	ASSERT_JQ(j, ".sockets[0] | .advice[0].socket == .cookie and .advice[0].socket_id_kind == \"cookie\"");
 	ASSERT_JQ(j, ".sockets[0].advice[0].cause == \"rcvbuf\"");
 	/* the worst interval: 40 of the 45, in 1 s */
 	ASSERT_JQ(j, ".sockets[0].advice[0].evidence | contains(\"at most 40 in one 1.00 s refresh interval\")");
