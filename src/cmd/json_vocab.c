@@ -242,3 +242,17 @@ void vocab__reconcile(struct json *j, const struct vocab_reconcile *r)
 	json_i64(j, r->have_kernel ? reconcile_diff(r) : 0);
 	json_obj_end(j);
 }
+
+void vocab__mib_deltas(struct json *j, uint32_t netns, const struct mib *base,
+		       const struct mib *cur)
+{
+	char ino[16];
+
+	snprintf(ino, sizeof(ino), "%u", netns);
+	json_key(j, ino);
+	json_obj_begin(j);
+	for (int k = 0; k < MIB_MAX; k++)
+		if (base->present[k] && cur->present[k])
+			key_u64(j, mib__name(k), true, mib__diff(base, cur, k));
+	json_obj_end(j);
+}

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include "causes.h"
 #include "json.h"
+#include "mib.h"
 
 /* A socket row (top's sockets[], report's sockets[]). NULL strings and
  * have_* false write null. */
@@ -125,6 +126,13 @@ struct vocab_reconcile {
  * udpdrop, kernel_spread, match, status ("match", "differ", "no_counter"),
  * diff (udpdrop - kernel)}. */
 void vocab__reconcile(struct json *j, const struct vocab_reconcile *r);
+/*
+ * One netns's entry of `counters`: "NETNS": {name as nstat prints it:
+ * delta from base to cur}, for each counter both readings have.
+ */
+void vocab__mib_deltas(struct json *j, uint32_t netns, const struct mib *base,
+		       const struct mib *cur);
+
 /* Does a line agree: within the spread, where one is known. */
 bool vocab__reconcile_match(const struct vocab_reconcile *r);
 

@@ -59,6 +59,9 @@ json_views_compare() {
 	p=$(json_shape_diff "advice (report, doctor)" "$(q .advice "$report")" "$(q .findings "$doctor")" \
 		'[]' '["local","port","netns","kernel_owner","drops","rcvbuf","pid","comm","nprocs"]')
 	problems+=${p:+$p$'\n'}
+	p=$(json_shape_diff "a netns's counters (top, doctor)" "$(q '[.counters[]]' "$top")" \
+		"$(q '[.counters[]]' "$doctor")" '[]' '[]')
+	problems+=${p:+$p$'\n'}
 	p=$(json_shape_diff "socket keys (top's rows, doctor's findings)" \
 		"$(q '[.sockets[] | {local, netns, kernel_owner, drops, rcvbuf, pid, comm, nprocs}]' "$top")" \
 		"$(q '[.findings[] | select(.socket != null) | {local, netns, kernel_owner, drops, rcvbuf, pid, comm, nprocs}]' "$doctor")" '[]' '[]')
@@ -66,7 +69,7 @@ json_views_compare() {
 	if [[ -n $problems ]]; then
 		fail "the views' JSON differ in shape:"$'\n'"$(sed 's/^/      /' <<<"$problems")"
 	else
-		echo "    ok: top, report and doctor: the same keys and types for ${#checks[@]} objects"
+		echo "    ok: top, report and doctor: the same keys and types for $((${#checks[@]} + 3)) objects"
 	fi
 }
 

@@ -27,6 +27,7 @@
 #include "live_env.h"
 #include "opts.h"
 #include "json.h"
+#include "json_vocab.h"
 #include "log.h"
 #include "mib.h"
 #include "reconcile.h"
@@ -1000,26 +1001,10 @@ static void print_json(struct doctor *d, const struct item *v, int n, const stru
 
 			if (!c->have_base || (d->o->model.netns && c->netns != d->o->model.netns))
 				continue;
-			snprintf(buf, sizeof(buf), "%u", c->netns);
-			json_key(&j, buf);
-			json_obj_begin(&j);
-			for (int k = 0; k < MIB_MAX; k++)
-				if (c->base.present[k] && c->cur.present[k]) {
-					json_key(&j, mib__name(k));
-					json_u64(&j, c->cur.v[k] >= c->base.v[k] ? c->cur.v[k] - c->base.v[k] : 0);
-				}
-			json_obj_end(&j);
+			vocab__mib_deltas(&j, c->netns, &c->base, &c->cur);
 		}
 	} else if (d->have_mib) {
-		snprintf(buf, sizeof(buf), "%u", d->ctx_netns);
-		json_key(&j, buf);
-		json_obj_begin(&j);
-		for (int k = 0; k < MIB_MAX; k++)
-			if (d->mib0.present[k] && d->mib1.present[k]) {
-				json_key(&j, mib__name(k));
-				json_u64(&j, d->mib1.v[k] >= d->mib0.v[k] ? d->mib1.v[k] - d->mib0.v[k] : 0);
-			}
-		json_obj_end(&j);
+		vocab__mib_deltas(&j, d->ctx_netns, &d->mib0, &d->mib1);
 	}
 	json_obj_end(&j);
 	json_key(&j, "findings");

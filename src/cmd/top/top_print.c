@@ -725,20 +725,9 @@ void top_print__json(struct model *m, const struct top_print_ctx *o, struct strb
 	json_obj_begin(&j);
 	for (int i = 0; i < m->ncounters; i++) {
 		struct netns_counters *nc = &m->counters[i];
-		char ino[16];
 
-		if (!netns_moved(m, nc))
-			continue;
-		snprintf(ino, sizeof(ino), "%u", nc->netns);
-		json_key(&j, ino);
-		json_obj_begin(&j);
-		for (int k = 0; k < MIB_MAX; k++) {
-			if (!nc->cur.present[k])
-				continue;
-			json_key(&j, mib__name(k));
-			json_u64(&j, mib__diff(&nc->base, &nc->cur, k));
-		}
-		json_obj_end(&j);
+		if (netns_moved(m, nc))
+			vocab__mib_deltas(&j, nc->netns, &nc->base, &nc->cur);
 	}
 	json_obj_end(&j);
 
