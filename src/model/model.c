@@ -202,6 +202,14 @@ const char *row__flow_why(const struct row *r)
 	return flow__why(r->flags & UD_KEY_SOCK, r->key.cause, r->key.netns, r->key.dport);
 }
 
+bool row__reason_shared(const struct row *r, int i)
+{
+	for (int k = 0; k < r->nreasons; k++)
+		if (k != i && r->reasons[k].reason == r->reasons[i].reason)
+			return true;
+	return false;
+}
+
 bool model__netns_named(struct model *m, uint32_t netns)
 {
 	const struct netns_info *ni = netns__find(&m->nt, netns);

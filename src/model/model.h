@@ -353,6 +353,10 @@ enum cause row__main_cause(const struct row *r);
 void row__flow(const struct row *r, char *buf, int len);
 /* Why a socketless row has no socket, in a few words. */
 const char *row__flow_why(const struct row *r);
+/* Is the row's reason i also listed under another cause (a closing
+ * socket's NOT_SPECIFIED is socket_close, another's other)? The text
+ * views then name the cause beside it. */
+bool row__reason_shared(const struct row *r, int i);
 /* Has netns an `ip netns` name? */
 bool model__netns_named(struct model *m, uint32_t netns);
 /* The netns name if it has one (made printable), else its inode as text; in buf. */

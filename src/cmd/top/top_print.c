@@ -426,9 +426,11 @@ void top_print__plain(struct model *m, const struct top_print_ctx *o, struct str
 			sock_local(r, local, sizeof(local));
 			sb_printf(sb, "%s:", local);
 			for (int k = 0; k < r->nreasons; k++)
-				sb_printf(sb, " %s %" PRIu64 " (%" PRIu64 " skbs)",
+				sb_printf(sb, " %s %" PRIu64 " (%" PRIu64 " skbs%s%s)",
 					  model__reason_name(m, r->reasons[k].reason, reason, sizeof(reason)),
-					  r->reasons[k].drops, r->reasons[k].skbs);
+					  r->reasons[k].drops, r->reasons[k].skbs,
+					  row__reason_shared(r, k) ? ", " : "",
+					  row__reason_shared(r, k) ? cause__name(r->reasons[k].cause) : "");
 			if (r->have_sock && r->sock.have_mem)
 				sb_printf(sb, "; kernel sk_drops +%u since start%s",
 					  r->sock.drops - r->sock.drops_base,

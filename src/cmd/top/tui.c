@@ -926,8 +926,10 @@ static void draw_detail(struct tui *t)
 	for (int k = 0; k < r->nreasons; k++) {
 		fmt_count(a, sizeof(a), r->reasons[k].drops);
 		fmt_count(b, sizeof(b), r->reasons[k].skbs);
-		dput(&d, A_NORMAL, "reason", "%-22s %s datagrams, %s skb events",
-		     model__reason_name(m, r->reasons[k].reason, c, sizeof(c)), a, b);
+		dput(&d, A_NORMAL, "reason", "%-22s %s datagrams, %s skb events%s%s",
+		     model__reason_name(m, r->reasons[k].reason, c, sizeof(c)), a, b,
+		     row__reason_shared(r, k) ? ", " : "",
+		     row__reason_shared(r, k) ? cause__name(r->reasons[k].cause) : "");
 	}
 	for (int k = 0; k < r->nlocs; k++) {
 		fmt_count(a, sizeof(a), r->locs[k].skbs);

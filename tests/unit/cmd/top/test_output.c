@@ -561,6 +561,39 @@ static void test_unknown_reason(void **state)
 	ASSERT_HAS(p, "  by cause: other 6\n");
 }
 
+/*
+ * One reason under two causes on one socket: one no rule names is
+ * socket_close for a closing socket's purge (6.18 frees it with none),
+ * other for the rest. The
+ * reason list keeps them apart (as report does), the old {NAME: drops}
+ * map sums them under one key (no key twice), and the text names each
+ * one's cause.
+ */
+static void test_reason_under_two_causes(void **state)
+{
+	struct fx *f = *state;
+	uint32_t r_ns = UNKNOWN_REASON; /* no rule names it: other, or socket_close */
+	struct model_opts o = {};
+	struct ud_key close;
+	const char *j, *p;
+
+	fx_init(f, &o);
+	close = sock_key(f, r_ns, UNKNOWN_COOKIE);
+	close.flags |= UD_KEY_CLOSE;
+	put(f, sock_key(f, r_ns, UNKNOWN_COOKIE), 2, 2, 200);
+	put(f, close, 3, 3, 300);
+	update_at(f, 2000);
+	j = json(f, false);
+	assert_int_equal(jq_status(j, "."), 0);
+	ASSERT_JQ(j, ".sockets[0].reasons == {\"REASON_60000\":5}");
+	ASSERT_JQ(j, "[.sockets[0].reason_list[] | [.name, .cause, .drops]] | sort == "
+		  "[[\"REASON_60000\",\"other\",2],[\"REASON_60000\",\"socket_close\",3]]");
+	ASSERT_JQ(j, ".sockets[0].causes == {\"other\":2,\"socket_close\":3}");
+	p = plain(f, true);
+	ASSERT_HAS(p, " (2 skbs, other)");
+	ASSERT_HAS(p, " (3 skbs, socket_close)");
+}
+
 static void test_overflow(void **state)
 {
 	struct fx *f = *state;
@@ -1069,6 +1102,7 @@ int main(void)
 		T(test_rates),
 		T(test_summary_advice),
 		T(test_unknown_reason),
+		T(test_reason_under_two_causes),
 		T(test_overflow),
 		T(test_plain),
 		T(test_known_socket),
