@@ -47,14 +47,24 @@ typedef void (*http_handler)(void *arg, const struct http_request *req,
 			     struct http_response *resp);
 
 struct http_conn;
+struct pollfd;
 
 struct http_server {
 	int fd;                      /* the listening socket, -1 when closed */
 	int max_conns;
 	int timeout_ms;
 	struct http_conn *conns;     /* max_conns slots */
-	/* counts, for the self-metrics (udpdrop_http_*) */
+	/*
+	 * counts, for the self-metrics (udpdrop_http_*): requests, every
+	 * complete request header (answered by the handler, 400 or 405);
+	 * rejected, connections over max_conns, closed at once; timeouts,
+	 * connections whose deadline passed before their answer was written;
+	 * too_large, 431s; bad, 400s.
+	 */
 	uint64_t requests, rejected, timeouts, too_large, bad;
+	/* private to http.c */
+	struct pollfd *pfds;         /* the listening socket, then one per slot */
+	uint64_t accept_resume_ns;   /* out of descriptors: accept again then */
 };
 
 /*
@@ -63,6 +73,12 @@ struct http_server {
  * socket activation: SD_LISTEN_FDS_START is 3). Non-blocking, SO_REUSEADDR,
  * close-on-exec. 0, or a negative errno with one line in err saying what
  * to do (-EINVAL: a bad spec; -EADDRINUSE ...).
+ *
+ * Addresses are numeric (no name lookup); PORT is 0..65535, 0 letting the
+ * kernel pick (http__port). An fd:N that is not open, not a socket or not
+ * listening is a bad spec too (-EINVAL). max_conns or timeout_ms <= 0:
+ * HTTP_MAX_CONNS, HTTP_TIMEOUT_MS. s is overwritten; after a failure
+ * s->fd is -1 and http__close(s) is safe.
  */
 int http__listen(struct http_server *s, const char *spec, int max_conns,
 		 int timeout_ms, char *err, size_t errlen);
@@ -77,7 +93,8 @@ int http__port(const struct http_server *s);
  */
 int http__serve_until(struct http_server *s, uint64_t deadline_ns,
 		      volatile sig_atomic_t *stop, http_handler h, void *arg);
-/* Close every connection and the listening socket. */
+/* Close every connection and the listening socket. Safe twice, and on a
+ * server whose http__listen failed or that has fd -1. */
 void http__close(struct http_server *s);
 
 #endif
