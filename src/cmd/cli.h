@@ -67,7 +67,7 @@ int cli__map_entries(const char *cmd, const char *val, uint32_t *out);
 /* Each command's option table (opts.h): its --help and man page's OPTIONS. */
 struct opts_cmd;
 extern const struct opts_cmd top_opts_cmd, record_opts_cmd, report_opts_cmd,
-	doctor_opts_cmd, gen_opts_cmd, sink_opts_cmd, demo_opts_cmd;
+	doctor_opts_cmd, gen_opts_cmd, sink_opts_cmd, demo_opts_cmd, serve_opts_cmd;
 
 int do_top(int argc, char **argv);
 int do_sink(int argc, char **argv);
@@ -76,5 +76,6 @@ int do_gen(int argc, char **argv);
 int do_record(int argc, char **argv);
 int do_report(int argc, char **argv);
 int do_doctor(int argc, char **argv);
+int do_serve(int argc, char **argv);
 
 #endif

@@ -49,6 +49,7 @@ static const struct cmd {
 	{ "record", do_record, "record drops to a trace file (exact counts and their context) for a later report", &record_opts_cmd },
 	{ "doctor", do_doctor, "sample this host's drops and settings for a few seconds: what to change, with values", &doctor_opts_cmd },
 	{ "report", do_report, "read a trace file from record: sockets, causes, reasons, reconciliation (no root)", &report_opts_cmd },
+	{ "serve", do_serve, "the drop counts as Prometheus/OpenMetrics metrics on /metrics, for a fleet", &serve_opts_cmd },
 };
 
 /*

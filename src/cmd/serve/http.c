@@ -255,6 +255,20 @@ static int open_listener(const char *spec, const char *shown, char *err, size_t 
 	return fd;
 }
 
+int http__check_spec(const char *spec)
+{
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	uint64_t v;
+	char err[8];
+
+	if (!spec || !*spec)
+		return -EINVAL;
+	if (!strncmp(spec, "fd:", 3))
+		return parse_u64(spec + 3, 0, INT_MAX, &v) ? -EINVAL : 0;
+	return parse_addr_spec(spec, spec, &ss, &sslen, err, sizeof(err));
+}
+
 int http__listen(struct http_server *s, const char *spec, int max_conns,
 		 int timeout_ms, char *err, size_t errlen)
 {
@@ -889,12 +903,38 @@ static void expire(struct http_server *s, uint64_t now)
 	}
 }
 
+/*
+ * A slot for a new connection: a free one; else the one that has waited
+ * longest without a whole request (a slow or stalled client) or is only
+ * lingering after its answer, which is closed for it (counted as
+ * rejected). A scraper sends its request at once, so clients that hold
+ * slots open without one (slowloris) cannot keep it out: each newcomer
+ * takes the place of the oldest of them. NULL when every slot is writing
+ * an answer.
+ */
 static struct http_conn *free_slot(struct http_server *s)
 {
-	for (int i = 0; i < s->max_conns; i++)
-		if (s->conns[i].state == CONN_FREE)
-			return &s->conns[i];
-	return NULL;
+	struct http_conn *oldest = NULL;
+
+	for (int i = 0; i < s->max_conns; i++) {
+		struct http_conn *c = &s->conns[i];
+
+		if (c->state == CONN_FREE)
+			return c;
+		/* lingering after an answer: the first to go */
+		if (c->state == CONN_DRAINING &&
+		    (!oldest || oldest->state != CONN_DRAINING || c->deadline_ns < oldest->deadline_ns))
+			oldest = c;
+		else if (c->state == CONN_READING &&
+			 (!oldest || (oldest->state == CONN_READING && c->deadline_ns < oldest->deadline_ns)))
+			oldest = c;
+	}
+	if (!oldest)
+		return NULL;
+	if (oldest->state == CONN_READING)
+		s->rejected++;
+	conn_close(s, oldest);
+	return oldest;
 }
 
 /* Take what is in the backlog; 0, or -errno when the listening socket

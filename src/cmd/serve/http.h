@@ -7,9 +7,11 @@
  * Hardening (issue 15): a request's header is capped (HTTP_MAX_REQUEST,
  * 8 KiB: more is 431 and a close); each connection has one deadline for
  * its whole life (read and write, HTTP_TIMEOUT_MS), so a slow client
- * (slowloris) costs at most that; at most max_conns connections are open
- * (one more is accepted and closed at once, so the backlog never fills
- * with them); every answer says `Connection: close` and closes; memory is
+ * (slowloris) costs at most that; at most max_conns connections are open:
+ * one more takes the place of the one that has waited longest without a
+ * whole request (so stalled clients cannot keep a scraper out), or is
+ * closed at once when every slot is writing an answer (the backlog never
+ * fills); every answer says `Connection: close` and closes; memory is
  * bounded by max_conns x (request cap + the largest answer). Only GET
  * and HEAD (405 otherwise); a malformed request line or header is 400.
  * Bodies of requests are never read.
@@ -57,7 +59,8 @@ struct http_server {
 	/*
 	 * counts, for the self-metrics (udpdrop_http_*): requests, every
 	 * complete request header (answered by the handler, 400 or 405);
-	 * rejected, connections over max_conns, closed at once; timeouts,
+	 * rejected, connections over max_conns: closed at once, or a stalled
+	 * one closed for them; timeouts,
 	 * connections whose deadline passed before their answer was written;
 	 * too_large, 431s; bad, 400s.
 	 */
@@ -82,6 +85,9 @@ struct http_server {
  */
 int http__listen(struct http_server *s, const char *spec, int max_conns,
 		 int timeout_ms, char *err, size_t errlen);
+/* Is spec well formed (what http__listen parses, nothing opened or
+ * looked at)? 0 or -EINVAL: for the option parser, before privileges. */
+int http__check_spec(const char *spec);
 /* The port it listens on (after ":0"), 0 if unknown. */
 int http__port(const struct http_server *s);
 /*

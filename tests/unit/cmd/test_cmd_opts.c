@@ -33,6 +33,7 @@ static const struct {
 	{ "gen", &gen_opts_cmd, do_gen, true },
 	{ "sink", &sink_opts_cmd, do_sink, true },
 	{ "demo", &demo_opts_cmd, do_demo, true },
+	{ "serve", &serve_opts_cmd, do_serve, false },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -399,6 +400,22 @@ static void test_demo(void **state)
 		     "one scenario at most (got 'fr?ag' after 'rcvbuf')");
 }
 
+static void test_serve(void **state)
+{
+	expect_accepted(do_serve, CMD_ARGV("serve", "--listen", "127.0.0.1:0", "-i", "0.1",
+		"--interval=3600", "-N", "x", "--port", "53", "-p", "1", "--max-connections", "1",
+		"--map-entries", "64", "--attach", "raw_tp", "-vv", "-h"));
+	expect_usage(do_serve, CMD_ARGV("serve", "-i", "0.05"),
+		     "invalid --interval '0.05': seconds from 0.1 to 3600");
+	expect_usage(do_serve, CMD_ARGV("serve", "--max-connections", "0"),
+		     "invalid --max-connections '0': a number from 1 to 1024");
+	expect_usage(do_serve, CMD_ARGV("serve", "--listen", "nonsense"),
+		     "invalid --listen 'nonsense': ADDR:PORT, [ADDR]:PORT, :PORT or fd:N");
+	expect_usage(do_serve, CMD_ARGV("serve", "--listen", "1.2.3.4:65536"),
+		     "invalid --listen '1.2.3.4:65536': ADDR:PORT, [ADDR]:PORT, :PORT or fd:N");
+	expect_usage(do_serve, CMD_ARGV("serve", "x"), "unexpected argument 'x'");
+}
+
 static void test_top_aliases(void **state)
 {
 	expect_accepted(do_top, CMD_ARGV("top", "--no-colour", "--no-color", "-b", "-h"));
@@ -418,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_sink),
 		cmocka_unit_test(test_demo),
 		cmocka_unit_test(test_top_aliases),
+		cmocka_unit_test(test_serve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The Prometheus exposition formats: see expo.h. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "expo.h"
+
+void expo__init(struct expo *e, struct strbuf *sb, enum expo_format f, double created)
+{
+	memset(e, 0, sizeof(*e));
+	e->sb = sb;
+	e->format = f;
+	e->created = created;
+}
+
+/* The length of the valid UTF-8 sequence at s (n bytes left), 0 if none. */
+static int utf8_len(const unsigned char *s, size_t n)
+{
+	int len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if ((size_t)len > n)
+		return 0;
+	for (int i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong, surrogates, past U+10FFFF */
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	/* C1 controls are valid UTF-8 but no name of anything: replaced */
+	if (cp >= 0x80 && cp < 0xa0)
+		return 0;
+	return len;
+}
+
+void expo__label_value(struct strbuf *sb, const char *v)
+{
+	static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+	const unsigned char *s = (const unsigned char *)(v ? v : "");
+	size_t n = strlen((const char *)s);
+
+	for (size_t i = 0; i < n;) {
+		int len = utf8_len(s + i, n - i);
+
+		if (s[i] == '\\') {
+			sb_append(sb, "\\\\", 2);
+		} else if (s[i] == '"') {
+			sb_append(sb, "\\\"", 2);
+		} else if (s[i] == '\n') {
+			sb_append(sb, "\\n", 2);
+		} else if (!len || s[i] < 0x20 || s[i] == 0x7f) {
+			sb_append(sb, replacement, 3);
+			i++;
+			continue;
+		} else {
+			sb_append(sb, (const char *)s + i, len);
+			i += len;
+			continue;
+		}
+		i++;
+	}
+}
+
+static const char *type_name(const struct expo *e, enum expo_type t)
+{
+	if (t == EXPO_COUNTER)
+		return "counter";
+	if (t == EXPO_GAUGE)
+		return "gauge";
+	return e->format == EXPO_OPENMETRICS ? "info" : "gauge";
+}
+
+void expo__family(struct expo *e, const char *name, enum expo_type type, const char *help)
+{
+	/*
+	 * Text 0.0.4 names a family as its samples are named (a counter's
+	 * with _total; no info type: the gauge NAME_info); OpenMetrics names
+	 * the family without the suffix its samples carry.
+	 */
+	const char *sfx = e->format == EXPO_OPENMETRICS ? ""
+			  : type == EXPO_COUNTER ? "_total" : type == EXPO_INFO ? "_info" : "";
+
+	e->family = name;
+	e->type = type;
+	sb_printf(e->sb, "# HELP %s%s %s\n", name, sfx, help);
+	sb_printf(e->sb, "# TYPE %s%s %s\n", name, sfx, type_name(e, type));
+}
+
+static void series(struct expo *e, const char *suffix, const struct expo_label *labels, int n)
+{
+	sb_printf(e->sb, "%s%s", e->family, suffix);
+	if (n) {
+		sb_append(e->sb, "{", 1);
+		for (int i = 0; i < n; i++) {
+			sb_printf(e->sb, "%s%s=\"", i ? "," : "", labels[i].name);
+			expo__label_value(e->sb, labels[i].value);
+			sb_append(e->sb, "\"", 1);
+		}
+		sb_append(e->sb, "}", 1);
+	}
+}
+
+static const char *sample_suffix(const struct expo *e)
+{
+	if (e->type == EXPO_COUNTER)
+		return "_total";
+	if (e->type == EXPO_INFO)
+		return "_info";
+	return "";
+}
+
+static void created(struct expo *e, const struct expo_label *labels, int n)
+{
+	if (e->type != EXPO_COUNTER || e->format != EXPO_OPENMETRICS || e->created <= 0)
+		return;
+	series(e, "_created", labels, n);
+	sb_printf(e->sb, " %.3f\n", e->created);
+}
+
+void expo__sample(struct expo *e, const struct expo_label *labels, int n, double value)
+{
+	series(e, sample_suffix(e), labels, n);
+	if (isnan(value))
+		sb_printf(e->sb, " NaN\n");
+	else if (isinf(value))
+		sb_printf(e->sb, " %s\n", value > 0 ? "+Inf" : "-Inf");
+	else
+		sb_printf(e->sb, " %.15g\n", value);
+	created(e, labels, n);
+	e->samples++;
+}
+
+void expo__sample_u64(struct expo *e, const struct expo_label *labels, int n, uint64_t value)
+{
+	series(e, sample_suffix(e), labels, n);
+	sb_printf(e->sb, " %" PRIu64 "\n", value);
+	created(e, labels, n);
+	e->samples++;
+}
+
+void expo__end(struct expo *e)
+{
+	if (e->format == EXPO_OPENMETRICS)
+		sb_printf(e->sb, "# EOF\n");
+}
+
+enum expo_format expo__negotiate(const char *accept)
+{
+	/* Prometheus asks "application/openmetrics-text;version=1.0.0,...;q=0.5,
+	 * text/plain;version=0.0.4;q=0.4,..." when it scrapes OpenMetrics */
+	return accept && strstr(accept, "application/openmetrics-text") ? EXPO_OPENMETRICS
+									: EXPO_TEXT;
+}

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * udpdrop serve: the tracer and model top runs, as a Prometheus/OpenMetrics
+ * endpoint. Each interval the model is refreshed and the page rendered,
+ * once per format; between refreshes the HTTP responder answers from that
+ * memory, so a scrape never touches the kernel's tables and no client can
+ * delay a refresh by more than the responder's poll (http.h).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include "caps.h"
+#include "cli.h"
+#include "http.h"
+#include "log.h"
+#include "opts.h"
+#include "serve_page.h"
+#include "util.h"
+#include "watch.h"
+
+/* The default endpoint: loopback only (a wider address is the user's
+ * choice), on a port of its own. */
+#define SERVE_DEFAULT_LISTEN "127.0.0.1:9436"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+enum {
+	SERVE_LISTEN = 1, SERVE_INTERVAL, SERVE_PID, SERVE_PORT, SERVE_NETNS,
+	SERVE_MAP_ENTRIES, SERVE_ATTACH, SERVE_MAX_CONNS,
+};
+
+static const char *const attach_values[] = { "auto", "tp_btf", "raw_tp", "tracepoint", NULL };
+
+static const struct opt_spec serve_specs[] = {
+	{ SERVE_LISTEN, "listen", 0, OT_STRING, "ADDR:PORT", .def = SERVE_DEFAULT_LISTEN,
+	  .want = "ADDR:PORT, [ADDR]:PORT, :PORT or fd:N",
+	  .help = "where to serve /metrics: ADDR:PORT, [ADDR]:PORT, :PORT (127.0.0.1)\n"
+		  "or fd:N, an inherited listening socket (default %d)" },
+	{ SERVE_INTERVAL, "interval", 'i', OT_SECONDS, "SECS", 0.1, 3600, .def = "5",
+	  .flags = OPTS_F_APPLY_DEFAULT, .want = "seconds from %r",
+	  .help = "read the kernel's tables and render the page every SECS (default %d, %r)" },
+	{ SERVE_PID, "pid", 'p', OT_PID, "PID", .want = "a process id",
+	  .help = "only sockets held by process PID" },
+	{ SERVE_PORT, "port", 0, OT_PORT, "PORT", .want = "a port from %r",
+	  .help = "only drops to or from this local port" },
+	{ SERVE_NETNS, "netns", 'N', OT_NETNS, "NS",
+	  .help = "only this network namespace: ip-netns NAME, nsfs PATH or INODE" },
+	{ SERVE_MAP_ENTRIES, "map-entries", 0, OT_COUNT, "N", 64, 1u << 24, .def = "16384",
+	  .want = "a number from %r",
+	  .help = "size of the in-kernel drop table (default %d)" },
+	{ SERVE_ATTACH, "attach", 0, OT_ENUM, "MODE", .values = attach_values, .def = "auto",
+	  .want = "auto, tp_btf, raw_tp or tracepoint",
+	  .help = "auto, tp_btf, raw_tp or tracepoint (default %d)" },
+	{ SERVE_MAX_CONNS, "max-connections", 0, OT_COUNT, "N", 1, 1024, .def = "16",
+	  .want = "a number from %r",
+	  .help = "HTTP connections open at once; more are closed at once (default %d)" },
+	OPTS_VERBOSE("loader and libbpf details (twice: more)"),
+	OPTS_VERSION,
+	OPTS_HELP,
+	{},
+};
+
+const struct opts_cmd serve_opts_cmd = {
+	.prog = "udpdrop", .name = "serve", .version = UDPDROP_VERSION, .usage = "[OPTIONS]",
+	.about =
+"Serve the drop counts as Prometheus/OpenMetrics metrics on /metrics: the\n"
+"same tracer and counts as top, by netns, cause and kernel reason, with\n"
+"the kernel's own counters beside them.\n",
+	.epilog =
+"Exit codes: 0 ok, 1 runtime error, 2 bad usage, 3 missing privileges,\n"
+"4 kernel feature missing or BPF load failure.\n",
+	.specs = serve_specs,
+};
+
+struct serve_opts {
+	const char *listen;
+	double interval;
+	const char *netns_spec;
+	int max_conns;
+	struct model_opts model;
+	struct tracer_opts tracer;
+};
+
+static int parse_args(int argc, char **argv, struct serve_opts *o)
+{
+	struct opts_parser p;
+	int id;
+
+	opts__begin(&p, &serve_opts_cmd, argc, argv);
+	while ((id = opts__next(&p)) > 0) {
+		switch (id) {
+		case SERVE_LISTEN:
+			if (http__check_spec(p.arg))
+				return cli__invalid(&p, NULL);
+			o->listen = p.arg;
+			break;
+		case SERVE_INTERVAL: o->interval = p.d; break;
+		case SERVE_PID: o->model.pid = p.u; break;
+		case SERVE_PORT: o->model.port = o->tracer.filter_port = p.u; break;
+		case SERVE_NETNS: o->netns_spec = p.arg; break;
+		case SERVE_MAP_ENTRIES:
+			if (cli__map_entries("serve", p.arg, &o->tracer.map_entries))
+				return -EXIT_USAGE;
+			break;
+		case SERVE_ATTACH: attach_mode__parse(p.arg, &o->tracer.mode); break;
+		case SERVE_MAX_CONNS: o->max_conns = p.u; break;
+		}
+	}
+	if (id < 0)
+		return cli__opts_end(id);
+	if (p.optind < argc)
+		return cli__bad_arg("serve", argv[p.optind]);
+	cli__verbosity(p.verbose);
+	return 0;
+}
+
+/* The pages, rendered each interval; the responder serves these. */
+struct pages {
+	struct strbuf text, om;
+	struct serve_self self;
+	struct http_server *http;
+};
+
+static const char landing[] =
+	"<!DOCTYPE html>\n<html><head><title>udpdrop</title></head><body>\n"
+	"<h1>udpdrop serve</h1>\n<p>UDP drops by network namespace, cause and kernel reason, "
+	"with the kernel's own counters beside them: <a href=\"/metrics\">/metrics</a>.</p>\n"
+	"<p>man udpdrop-serve(8) says what each metric counts.</p>\n</body></html>\n";
+
+static void handle(void *arg, const struct http_request *req, struct http_response *resp)
+{
+	struct pages *pg = arg;
+
+	if (!strcmp(req->path, "/metrics")) {
+		bool om = expo__negotiate(req->accept) == EXPO_OPENMETRICS;
+		const struct strbuf *sb = om ? &pg->om : &pg->text;
+
+		resp->status = 200;
+		resp->content_type = om ? EXPO_OPENMETRICS_TYPE : EXPO_TEXT_TYPE;
+		resp->body = sb->buf;
+		resp->len = sb->len;
+		resp->may_gzip = true;
+	} else if (!strcmp(req->path, "/")) {
+		resp->status = 200;
+		resp->content_type = "text/html; charset=utf-8";
+		resp->body = landing;
+		resp->len = sizeof(landing) - 1;
+	} else {
+		static const char nf[] = "not found: the metrics are on /metrics\n";
+
+		resp->status = 404;
+		resp->body = nf;
+		resp->len = sizeof(nf) - 1;
+	}
+}
+
+static void render(struct pages *pg, struct watch *w)
+{
+	uint64_t t0 = now_ns();
+	struct http_server *h = pg->http;
+
+	pg->self.overflow = w->overflow;
+	pg->self.kernel_events = w->stats[UD_STAT_EVENTS];
+	pg->self.http_requests = h->requests;
+	pg->self.http_rejected = h->rejected;
+	pg->self.http_timeouts = h->timeouts;
+	pg->self.http_too_large = h->too_large;
+	pg->self.http_bad = h->bad;
+	pg->text.len = pg->om.len = 0;
+	if (pg->text.buf)
+		pg->text.buf[0] = '\0';
+	if (pg->om.buf)
+		pg->om.buf[0] = '\0';
+	serve_page__render(&w->m, &pg->self, EXPO_TEXT, &pg->text);
+	serve_page__render(&w->m, &pg->self, EXPO_OPENMETRICS, &pg->om);
+	/* samples per page: the text one's (OpenMetrics adds _created lines) */
+	pg->self.last_series = 0;
+	for (size_t i = 0; i < pg->text.len; i++)
+		if (pg->text.buf[i] == '\n' && i + 1 < pg->text.len && pg->text.buf[i + 1] != '#')
+			pg->self.last_series++;
+	pg->self.render_seconds = (now_ns() - t0) / 1e9;
+}
+
+int do_serve(int argc, char **argv)
+{
+	struct serve_opts o = { .listen = SERVE_DEFAULT_LISTEN, .interval = 5,
+				.max_conns = HTTP_MAX_CONNS };
+	struct http_server http = { .fd = -1 };
+	struct pages pg = { .http = &http };
+	struct watch w = {};
+	struct utsname u;
+	char missing[128], err_line[256];
+	int err, ret;
+
+	err = parse_args(argc, argv, &o);
+	if (err)
+		return err > 0 ? EXIT_OK : -err;
+	bool privileged = !caps__check_bpf(missing, sizeof(missing));
+
+	err = cli__resolve_scope("serve", o.netns_spec, o.model.pid, privileged,
+				 &o.model.netns, &o.tracer.filter_netns);
+	if (err == EXIT_PRIV && !privileged)
+		goto no_privilege;
+	if (err)
+		return err;
+	if (!privileged)
+		goto no_privilege;
+	/* the listener first: a bad address leaves nothing attached */
+	err = http__listen(&http, o.listen, o.max_conns, HTTP_TIMEOUT_MS, err_line, sizeof(err_line));
+	if (err) {
+		fprintf(stderr, "udpdrop serve: %s\n", err_line);
+		return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	}
+
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = watch__open(&w, &o.tracer, &o.model, "udpdrop serve");
+	if (ret) {
+		http__close(&http);
+		return ret;
+	}
+	ret = EXIT_FAIL;
+	uname(&u);
+	pg.self.version = UDPDROP_VERSION;
+	pg.self.kernel = u.release;
+	pg.self.attach = attach_mode__name(w.t.mode);
+	caps__survey(&(struct caps_scope){ .ks = &w.m.ksyms, .owners = true, .locations = true,
+		.other_netns = o.tracer.filter_netns != w.m.nt.self, .netns_spec = o.netns_spec });
+	caps__warn("udpdrop serve");
+	render(&pg, &w);
+	fprintf(stderr, "udpdrop serve: serving http://%s/metrics (port %d), tracing UDP drops via %s every %g s (Ctrl-C to stop)\n",
+		o.listen, http__port(&http), pg.self.attach, o.interval);
+
+	uint64_t step = (uint64_t)(o.interval * 1e9), next = w.m.start_ns + step;
+
+	while (!stop_signal) {
+		err = http__serve_until(&http, next, &stop_signal, handle, &pg);
+		if (err) {
+			fprintf(stderr, "udpdrop serve: the listening socket failed: %s\n", strerror(-err));
+			goto out;
+		}
+		if (stop_signal)
+			break;
+		next += step;
+		if (next < now_ns()) /* late (a loaded host): no catch-up burst */
+			next = now_ns() + step;
+		err = watch__refresh(&w);
+		if (err) {
+			fprintf(stderr, "udpdrop serve: reading the drop counts failed: %s\n",
+				strerror(-err));
+			goto out;
+		}
+		pg.self.refreshes++;
+		render(&pg, &w);
+		if (w.netns_gone) {
+			cli__say_netns_gone("udpdrop serve", "stopping");
+			break;
+		}
+	}
+	ret = EXIT_OK;
+out:
+	watch__close(&w);
+	http__close(&http);
+	sb_free(&pg.text);
+	sb_free(&pg.om);
+	return ret;
+
+no_privilege:
+	fprintf(stderr, "udpdrop serve: permission denied: tracing drops needs %s; run as root (sudo udpdrop serve)\n",
+		missing);
+	return EXIT_PRIV;
+}

@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# udpdrop serve: its /metrics against the kernel's counters, scraped by a
+# real Prometheus (Debian's prometheus package, on loopback), and against
+# hostile clients. Sourced by run.sh.
+
+# start_serve ARGS...: udpdrop serve on 127.0.0.1 (a port the kernel picks);
+# SERVE_PID, SERVE_PORT, SERVE_ERR.
+start_serve() {
+	SERVE_ERR=$T/serve.err
+	: >"$SERVE_ERR"
+	"$UDPDROP" serve --listen 127.0.0.1:0 "$@" 2>"$SERVE_ERR" &
+	SERVE_PID=$!
+	BG_PIDS+=("$SERVE_PID")
+	local i
+	for ((i = 0; i < 600; i++)); do
+		SERVE_PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$SERVE_ERR")
+		[[ -n $SERVE_PORT ]] && return 0
+		if ! kill -0 "$SERVE_PID" 2>/dev/null; then
+			fail "udpdrop serve did not start: $(cat "$SERVE_ERR")"
+			return 1
+		fi
+		sleep 0.1
+	done
+	fail "udpdrop serve not ready after 60 s: $(cat "$SERVE_ERR")"
+	return 1
+}
+
+# stop_serve: SIGTERM; its exit code must be 0.
+stop_serve() {
+	local rc
+	kill -TERM "$SERVE_PID"
+	wait "$SERVE_PID"
+	rc=$?
+	expect_eq "serve exit code" "$rc" 0
+}
+
+# metric PAGE NAME LABELS: the value of the sample NAME{LABELS} in PAGE
+# (LABELS as written, e.g. netns="1",cause="rcvbuf",reason="SOCKET_RCVBUFF"),
+# 0 when absent (a counter that never moved).
+metric() {
+	awk -v s="$2{$3}" 'index($0, s " ") == 1 { print $2; found = 1 } END { if (!found) print 0 }' <<<"$1"
+}
+
+# serve_refreshed N: until serve has refreshed N more times (its own counter).
+serve_refreshed() {
+	local url=http://127.0.0.1:$SERVE_PORT/metrics i r0 r
+	r0=$(curl -s "$url" | awk '/^udpdrop_refreshes_total /{print $2}')
+	for ((i = 0; i < 200; i++)); do
+		r=$(curl -s "$url" | awk '/^udpdrop_refreshes_total /{print $2}')
+		[[ -n $r && -n $r0 ]] && ((r >= r0 + $1)) && return 0
+		sleep 0.1
+	done
+	fail "serve did not refresh $1 times in 20 s"
+	return 1
+}
+
+# Drops of two causes in B (a full receive buffer, a port nobody listens
+# on): /metrics says the kernel's figures exactly, per netns, cause and
+# reason; the reconciliation counters agree; promtool finds the page
+# clean in both formats.
+test_serve_metrics() {
+	setup_hosts || return
+	local ns=$(stat -L -c %i "/run/netns/$B") before=$(bpftool prog show 2>/dev/null | grep -c udpdrop_kfree)
+	start_serve -N "$B" -i 0.3 || return
+	start_recv "$B" "$V4B:5501" --rcvbuf 4096 || return
+	local k0=$(mib "$B" Udp RcvbufErrors) n0=$(mib "$B" Udp NoPorts)
+	send "$A" "$V4B:5501" -c 500 -s 300 >/dev/null
+	send "$A" "$V4B:5502" -c 40 -s 100 >/dev/null
+	settle 1
+	local k=$(($(mib "$B" Udp RcvbufErrors) - k0)) n=$(($(mib "$B" Udp NoPorts) - n0))
+	serve_refreshed 2 || return
+	local page
+	page=$(curl -s "http://127.0.0.1:$SERVE_PORT/metrics")
+	expect_gt "kernel rcvbuf drops" "$k" 0
+	expect_eq "udpdrop_drops_total rcvbuf = the kernel's" \
+		"$(metric "$page" udpdrop_drops_total "netns=\"$ns\",cause=\"rcvbuf\",reason=\"SOCKET_RCVBUFF\"")" "$k"
+	expect_eq "udpdrop_drops_total no_socket = the kernel's" \
+		"$(metric "$page" udpdrop_drops_total "netns=\"$ns\",cause=\"no_socket\",reason=\"NO_SOCKET\"")" "$n"
+	expect_eq "kernel_counted rcvbuf" \
+		"$(metric "$page" udpdrop_kernel_counted_drops_total "netns=\"$ns\",cause=\"rcvbuf\"")" "$k"
+	expect_eq "traced rcvbuf" \
+		"$(metric "$page" udpdrop_traced_drops_total "netns=\"$ns\",cause=\"rcvbuf\"")" "$k"
+	expect_eq "netns_info names B" \
+		"$(metric "$page" udpdrop_netns_info "netns=\"$ns\",name=\"$B\"")" 1
+	# the sum of the drops is top's totals.drops: every sample is B's here
+	expect_eq "sum of udpdrop_drops_total" \
+		"$(awk '/^udpdrop_drops_total/ { s += $2 } END { print s + 0 }' <<<"$page")" "$((k + n))"
+	# the formats, as promtool reads them
+	local out
+	out=$(promtool check metrics <<<"$page" 2>&1) ||
+		fail "promtool check metrics (text): $out"
+	curl -s -H 'Accept: application/openmetrics-text; version=1.0.0' \
+		"http://127.0.0.1:$SERVE_PORT/metrics" >"$T/om.txt"
+	expect_eq "OpenMetrics ends with # EOF" "$(tail -n 1 "$T/om.txt")" "# EOF"
+	grep -q "^udpdrop_drops_created{netns=\"$ns\",cause=\"rcvbuf\"" "$T/om.txt" ||
+		fail "no _created sample in the OpenMetrics page"
+	# gzip when asked; HEAD; the landing page; 404; 405
+	expect_eq "gzip page = the page" \
+		"$(curl -s --compressed "http://127.0.0.1:$SERVE_PORT/metrics" | grep -c '^udpdrop_drops_total')" \
+		"$(grep -c '^udpdrop_drops_total' <<<"$page")"
+	expect_eq "HEAD /metrics" "$(curl -s -o /dev/null -w '%{http_code}' -I "http://127.0.0.1:$SERVE_PORT/metrics")" 200
+	expect_eq "GET /" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SERVE_PORT/")" 200
+	expect_eq "GET /nothing" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SERVE_PORT/nothing")" 404
+	expect_eq "POST /metrics" "$(curl -s -o /dev/null -w '%{http_code}' -d x "http://127.0.0.1:$SERVE_PORT/metrics")" 405
+	stop_serve
+	expect_eq "programs left" "$(bpftool prog show 2>/dev/null | grep -c udpdrop_kfree)" "$before"
+}
+
+# A real Prometheus scrapes serve (OpenMetrics, as it asks by default) and
+# its query API gives the kernel's figure for the netns and cause.
+test_serve_prometheus() {
+	command -v prometheus >/dev/null || { fail "no prometheus (make deps installs it)"; return; }
+	setup_hosts || return
+	local ns=$(stat -L -c %i "/run/netns/$B") pport i
+	start_serve -N "$B" -i 0.3 || return
+	start_recv "$B" "$V4B:5511" --rcvbuf 4096 || return
+	local k0=$(mib "$B" Udp RcvbufErrors)
+	send "$A" "$V4B:5511" -c 500 -s 300 >/dev/null
+	settle 1
+	local k=$(($(mib "$B" Udp RcvbufErrors) - k0))
+	cat >"$T/prom.yml" <<-EOF
+	global: { scrape_interval: 1s, evaluation_interval: 1s }
+	scrape_configs:
+	  - job_name: udpdrop
+	    static_configs: [ { targets: ['127.0.0.1:$SERVE_PORT'] } ]
+	EOF
+	promtool check config "$T/prom.yml" >/dev/null || { fail "promtool check config"; return; }
+	# a free loopback port for its web API (a few tries: ports race)
+	local ok=0
+	for ((i = 0; i < 5 && !ok; i++)); do
+		pport=$((20000 + RANDOM % 20000))
+		[[ -n $(ss -Htln "sport = :$pport") ]] && continue
+		prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" \
+			--web.listen-address="127.0.0.1:$pport" >"$T/prom.log" 2>&1 &
+		local ppid=$!
+		BG_PIDS+=("$ppid")
+		local j
+		for ((j = 0; j < 300; j++)); do
+			curl -sf "http://127.0.0.1:$pport/-/ready" >/dev/null && { ok=1; break; }
+			kill -0 "$ppid" 2>/dev/null || break
+			sleep 0.1
+		done
+	done
+	((ok)) || { fail "prometheus did not start: $(tail -n 3 "$T/prom.log")"; return; }
+	local q="udpdrop_drops_total{netns=\"$ns\",cause=\"rcvbuf\"}" got=""
+	for ((i = 0; i < 300; i++)); do
+		got=$(curl -s --get --data-urlencode "query=$q" "http://127.0.0.1:$pport/api/v1/query" |
+			jq -r '.data.result[0].value[1] // empty')
+		[[ $got == "$k" ]] && break
+		sleep 0.1
+	done
+	expect_eq "Prometheus: $q = the kernel's" "$got" "$k"
+	local target=$(curl -s "http://127.0.0.1:$pport/api/v1/targets" | jq -c '.data.activeTargets[0] | {health, lastError}')
+	expect_eq "Prometheus: the target" "$target" '{"health":"up","lastError":""}'
+	q="udpdrop_traced_drops_total{netns=\"$ns\"} / udpdrop_kernel_counted_drops_total{netns=\"$ns\"}"
+	expect_eq "Prometheus: coverage (traced / kernel_counted)" \
+		"$(curl -s --get --data-urlencode "query=$q" "http://127.0.0.1:$pport/api/v1/query" |
+			jq -r '[.data.result[].value[1]] | unique | join(",")')" 1
+	stop_serve
+}
+
+# raw_request BYTES: send them to serve on a connection of its own; the
+# status line's first two words (protocol, code) of what comes back.
+raw_request() {
+	local fd
+	exec {fd}<>"/dev/tcp/127.0.0.1/$SERVE_PORT" || return
+	printf '%s' "$1" >&"$fd"
+	timeout 10 head -n 1 <&"$fd" | tr -d '\r' | awk '{ print $1, $2 }'
+	exec {fd}>&-
+}
+
+# Hostile clients while drops come in: 40 connections that send half a
+# request and stall (five times --max-connections), then a 10 KiB header
+# and garbage, and a scraper: each newcomer takes the slot of the oldest
+# stalled one, so the header gets its 431, the garbage its 400 and the
+# scraper its page at once, with the kernel's count; serve says what it
+# refused.
+test_serve_hostile_clients() {
+	setup_hosts || return
+	local ns=$(stat -L -c %i "/run/netns/$B") i fds=()
+	start_serve -N "$B" -i 0.3 --max-connections 8 || return
+	start_recv "$B" "$V4B:5521" --rcvbuf 4096 || return
+	local k0=$(mib "$B" Udp RcvbufErrors)
+	for ((i = 0; i < 40; i++)); do
+		exec {fd}<>"/dev/tcp/127.0.0.1/$SERVE_PORT" || break
+		printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >&"$fd"
+		fds+=("$fd")
+	done
+	expect_eq "stalled connections opened" "${#fds[@]}" 40
+	send "$A" "$V4B:5521" -c 500 -s 300 >/dev/null
+	settle 1
+	local k=$(($(mib "$B" Udp RcvbufErrors) - k0))
+	expect_eq "a 10 KiB header" "$(raw_request "GET / HTTP/1.1"$'\r\n'"X: $(head -c 10240 /dev/zero | tr '\0' a)")" \
+		"HTTP/1.1 431"
+	expect_eq "garbage" "$(raw_request $'\x01\x02garbage\r\n\r\n')" "HTTP/1.1 400"
+	serve_refreshed 1 || return
+	# while 8 stalled clients still hold every slot
+	local page code
+	code=$(curl -s --max-time 4 -o "$T/page" -w '%{http_code}' "http://127.0.0.1:$SERVE_PORT/metrics")
+	expect_eq "a scrape among stalled clients" "$code" 200
+	page=$(cat "$T/page")
+	expect_eq "its count, the kernel's" \
+		"$(metric "$page" udpdrop_drops_total "netns=\"$ns\",cause=\"rcvbuf\",reason=\"SOCKET_RCVBUFF\"")" "$k"
+	for fd in "${fds[@]}"; do
+		exec {fd}>&-
+	done
+	serve_refreshed 1 || return
+	page=$(curl -s "http://127.0.0.1:$SERVE_PORT/metrics")
+	expect_gt "refused: too many connections (stalled ones replaced)" \
+		"$(metric "$page" udpdrop_http_refused_total 'why="too_many_connections"')" 30
+	expect_eq "refused: request too large" \
+		"$(metric "$page" udpdrop_http_refused_total 'why="request_too_large"')" 1
+	expect_eq "refused: bad request" "$(metric "$page" udpdrop_http_refused_total 'why="bad_request"')" 1
+	expect_eq "udpdrop_drops_total still the kernel's" \
+		"$(metric "$page" udpdrop_drops_total "netns=\"$ns\",cause=\"rcvbuf\",reason=\"SOCKET_RCVBUFF\"")" "$k"
+	stop_serve
+}
+
+# Bad input: one line, exit 2 (a malformed --listen) or 1 (the address
+# in use), and nothing left attached.
+test_serve_bad_input() {
+	local before=$(bpftool prog show 2>/dev/null | grep -c udpdrop_kfree) rc
+	T=$(mktemp -d /tmp/udpdrop-test.XXXXXX)
+	trap cleanup EXIT
+	"$UDPDROP" serve --listen nonsense >"$T/out" 2>"$T/err"
+	rc=$?
+	expect_eq "--listen nonsense: exit" "$rc" 2
+	expect_eq "--listen nonsense: one line and the hint" "$(wc -l <"$T/err")" 2
+	grep -q -- "--listen" "$T/err" || fail "the line does not name --listen: $(cat "$T/err")"
+	"$UDPDROP" serve --listen fd:999 >"$T/out" 2>"$T/err"
+	expect_eq "--listen fd:999 (no such fd): exit" "$?" 2
+	# a port in use (serve's own, from a first one)
+	start_serve -i 1 || return
+	"$UDPDROP" serve --listen "127.0.0.1:$SERVE_PORT" >"$T/out" 2>"$T/err"
+	rc=$?
+	expect_eq "address in use: exit" "$rc" 1
+	expect_eq "address in use: one line" "$(wc -l <"$T/err")" 1
+	stop_serve
+	expect_eq "nothing printed on stdout" "$(wc -c <"$T/out")" 0
+	expect_eq "no program left" "$(bpftool prog show 2>/dev/null | grep -c udpdrop_kfree)" "$before"
+}
