@@ -15,7 +15,7 @@ pkgs=(
 	iperf3                               # the generator benchmark's peer; apps.sh
 	dnsmasq-base dnsperf memcached rsyslog # apps.sh: real applications, every view
 	tshark tcpdump                       # unit tests: report --pcap must read in both
-	prometheus curl                      # serve: a real Prometheus scrapes it; promtool checks it
+	prometheus prometheus-node-exporter curl # serve: a real Prometheus scrapes it, node_exporter reads --textfile
 	qemu-system-x86 busybox-static kmod cpio # the kernel matrix: tests/kernels/
 	debian-archive-keyring xz-utils zstd  # its private apt fetch and module unpacking
 )

@@ -239,3 +239,66 @@ test_serve_bad_input() {
 	expect_eq "nothing printed on stdout" "$(wc -c <"$T/out")" 0
 	expect_eq "no program left" "$(bpftool prog show 2>/dev/null | grep -c udpdrop_kfree)" "$before"
 }
+
+# --textfile DIR alone: no listener; DIR/udpdrop.prom renamed into place
+# each interval, read by a real node_exporter's textfile collector without
+# a scrape error, with the kernel's count; removed when serve stops. An
+# udpdrop.prom that is a symlink is refused (exit 2), its target untouched.
+test_serve_textfile_node_exporter() {
+	command -v prometheus-node-exporter >/dev/null ||
+		{ fail "no prometheus-node-exporter (make deps installs it)"; return; }
+	setup_hosts || return
+	local ns=$(stat -L -c %i "/run/netns/$B") dir=$T/textfile i nport ok=0
+	mkdir -p "$dir"
+	# refused: udpdrop.prom a symlink (to a file that must stay as it is)
+	echo keep >"$T/target"
+	ln -s "$T/target" "$dir/udpdrop.prom"
+	"$UDPDROP" serve --textfile "$dir" -N "$B" >"$T/out" 2>"$T/err"
+	expect_eq "a symlinked udpdrop.prom: exit" "$?" 2
+	grep -q "is a symlink" "$T/err" || fail "no word of the symlink: $(cat "$T/err")"
+	expect_eq "its target untouched" "$(cat "$T/target")" keep
+	rm "$dir/udpdrop.prom"
+	"$UDPDROP" serve --textfile "$dir" -N "$B" -i 0.3 2>"$T/serve.err" &
+	SERVE_PID=$!
+	BG_PIDS+=("$SERVE_PID")
+	for ((i = 0; i < 600; i++)); do
+		[[ -f $dir/udpdrop.prom ]] && grep -q "tracing UDP drops" "$T/serve.err" && break
+		sleep 0.1
+	done
+	[[ -f $dir/udpdrop.prom ]] || { fail "no udpdrop.prom: $(cat "$T/serve.err")"; return; }
+	grep -q "serving http" "$T/serve.err" && fail "--textfile alone opened a listener"
+	expect_eq "its mode" "$(stat -c %a "$dir/udpdrop.prom")" 644
+	start_recv "$B" "$V4B:5531" --rcvbuf 4096 || return
+	local k0=$(mib "$B" Udp RcvbufErrors)
+	send "$A" "$V4B:5531" -c 500 -s 300 >/dev/null
+	settle 1
+	local k=$(($(mib "$B" Udp RcvbufErrors) - k0))
+	for ((i = 0; i < 5 && !ok; i++)); do
+		nport=$((20000 + RANDOM % 20000))
+		[[ -n $(ss -Htln "sport = :$nport") ]] && continue
+		prometheus-node-exporter --collector.disable-defaults --collector.textfile \
+			--collector.textfile.directory="$dir" \
+			--web.listen-address="127.0.0.1:$nport" >"$T/ne.log" 2>&1 &
+		BG_PIDS+=($!)
+		local j
+		for ((j = 0; j < 100; j++)); do
+			curl -sf "http://127.0.0.1:$nport/metrics" >/dev/null && { ok=1; break; }
+			sleep 0.1
+		done
+	done
+	((ok)) || { fail "node_exporter did not start: $(tail -n 3 "$T/ne.log")"; return; }
+	local page series="udpdrop_drops_total{cause=\"rcvbuf\",netns=\"$ns\",reason=\"SOCKET_RCVBUFF\"}"
+	for ((i = 0; i < 100; i++)); do
+		page=$(curl -s "http://127.0.0.1:$nport/metrics")
+		[[ $(awk -v s="$series" 'index($0, s " ") == 1 { print $2 }' <<<"$page") == "$k" ]] && break
+		sleep 0.2
+	done
+	expect_eq "node_exporter: textfile scrape error" \
+		"$(awk '/^node_textfile_scrape_error / { print $2 }' <<<"$page")" 0
+	expect_eq "node_exporter: $series = the kernel's" \
+		"$(awk -v s="$series" 'index($0, s " ") == 1 { print $2 }' <<<"$page")" "$k"
+	kill -TERM "$SERVE_PID"
+	wait "$SERVE_PID"
+	expect_eq "serve exit code" "$?" 0
+	expect_eq "files left in the directory" "$(ls -A "$dir" | wc -l)" 0
+}

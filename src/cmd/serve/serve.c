@@ -19,6 +19,7 @@
 #include "log.h"
 #include "opts.h"
 #include "serve_page.h"
+#include "textfile.h"
 #include "util.h"
 #include "watch.h"
 
@@ -35,7 +36,7 @@ static void on_signal(int sig)
 
 enum {
 	SERVE_LISTEN = 1, SERVE_INTERVAL, SERVE_PID, SERVE_PORT, SERVE_NETNS,
-	SERVE_MAP_ENTRIES, SERVE_ATTACH, SERVE_MAX_CONNS,
+	SERVE_MAP_ENTRIES, SERVE_ATTACH, SERVE_MAX_CONNS, SERVE_TEXTFILE,
 };
 
 static const char *const attach_values[] = { "auto", "tp_btf", "raw_tp", "tracepoint", NULL };
@@ -63,6 +64,10 @@ static const struct opt_spec serve_specs[] = {
 	{ SERVE_MAX_CONNS, "max-connections", 0, OT_COUNT, "N", 1, 1024, .def = "16",
 	  .want = "a number from %r",
 	  .help = "HTTP connections open at once; more are closed at once (default %d)" },
+	{ SERVE_TEXTFILE, "textfile", 0, OT_PATH, "DIR",
+	  .help = "also write the page to DIR/udpdrop.prom each interval (a new file\n"
+		  "renamed into place) for node_exporter's textfile collector; without\n"
+		  "--listen, no HTTP listener is opened" },
 	OPTS_VERBOSE("loader and libbpf details (twice: more)"),
 	OPTS_VERSION,
 	OPTS_HELP,
@@ -83,6 +88,8 @@ const struct opts_cmd serve_opts_cmd = {
 
 struct serve_opts {
 	const char *listen;
+	bool listen_given;       /* --listen named: listen even with --textfile */
+	const char *textfile;    /* --textfile DIR */
 	double interval;
 	const char *netns_spec;
 	int max_conns;
@@ -102,7 +109,9 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 			if (http__check_spec(p.arg))
 				return cli__invalid(&p, NULL);
 			o->listen = p.arg;
+			o->listen_given = true;
 			break;
+		case SERVE_TEXTFILE: o->textfile = p.arg; break;
 		case SERVE_INTERVAL: o->interval = p.d; break;
 		case SERVE_PID: o->model.pid = p.u; break;
 		case SERVE_PORT: o->model.port = o->tracer.filter_port = p.u; break;
@@ -190,11 +199,45 @@ static void render(struct pages *pg, struct watch *w)
 	pg->self.render_seconds = (now_ns() - t0) / 1e9;
 }
 
+/* Sleep until `deadline` (monotonic ns) or a signal: 0. */
+static int sleep_until(uint64_t deadline)
+{
+	struct timespec ts = { .tv_sec = deadline / 1000000000ull,
+			       .tv_nsec = deadline % 1000000000ull };
+
+	while (!stop_signal &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	return 0;
+}
+
+/*
+ * The page to --textfile, if given. A failed write (a full disk) is said
+ * once, when it starts, and the next interval tries again: the endpoint
+ * goes on serving.
+ */
+static void publish(struct textfile *tf, struct pages *pg)
+{
+	static int last_err;
+	int err;
+
+	if (tf->dirfd < 0)
+		return;
+	err = textfile__write(tf, pg->text.buf ? pg->text.buf : "", pg->text.len);
+	if (err && err != last_err)
+		fprintf(stderr, "udpdrop serve: writing %s failed: %s (trying again each interval)\n",
+			TEXTFILE_NAME, strerror(-err));
+	else if (!err && last_err)
+		fprintf(stderr, "udpdrop serve: writing %s works again\n", TEXTFILE_NAME);
+	last_err = err;
+}
+
 int do_serve(int argc, char **argv)
 {
 	struct serve_opts o = { .listen = SERVE_DEFAULT_LISTEN, .interval = 5,
 				.max_conns = HTTP_MAX_CONNS };
 	struct http_server http = { .fd = -1 };
+	struct textfile tf = { .dirfd = -1 };
 	struct pages pg = { .http = &http };
 	struct watch w = {};
 	struct utsname u;
@@ -214,11 +257,22 @@ int do_serve(int argc, char **argv)
 		return err;
 	if (!privileged)
 		goto no_privilege;
-	/* the listener first: a bad address leaves nothing attached */
-	err = http__listen(&http, o.listen, o.max_conns, HTTP_TIMEOUT_MS, err_line, sizeof(err_line));
-	if (err) {
-		fprintf(stderr, "udpdrop serve: %s\n", err_line);
-		return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	/* the outputs first: a bad address or directory leaves nothing attached */
+	if (o.textfile) {
+		err = textfile__open(&tf, o.textfile, err_line, sizeof(err_line));
+		if (err) {
+			fprintf(stderr, "udpdrop serve: %s\n", err_line);
+			return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+		}
+	}
+	if (!o.textfile || o.listen_given) {
+		err = http__listen(&http, o.listen, o.max_conns, HTTP_TIMEOUT_MS, err_line,
+				   sizeof(err_line));
+		if (err) {
+			fprintf(stderr, "udpdrop serve: %s\n", err_line);
+			textfile__close(&tf);
+			return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+		}
 	}
 
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -231,6 +285,7 @@ int do_serve(int argc, char **argv)
 	ret = watch__open(&w, &o.tracer, &o.model, "udpdrop serve");
 	if (ret) {
 		http__close(&http);
+		textfile__close(&tf);
 		return ret;
 	}
 	ret = EXIT_FAIL;
@@ -242,13 +297,20 @@ int do_serve(int argc, char **argv)
 		.other_netns = o.tracer.filter_netns != w.m.nt.self, .netns_spec = o.netns_spec });
 	caps__warn("udpdrop serve");
 	render(&pg, &w);
-	fprintf(stderr, "udpdrop serve: serving http://%s/metrics (port %d), tracing UDP drops via %s every %g s (Ctrl-C to stop)\n",
-		o.listen, http__port(&http), pg.self.attach, o.interval);
+	publish(&tf, &pg);
+	if (http.fd >= 0)
+		fprintf(stderr, "udpdrop serve: serving http://%s/metrics (port %d)\n", o.listen,
+			http__port(&http));
+	if (o.textfile)
+		fprintf(stderr, "udpdrop serve: writing %s/%s\n", o.textfile, TEXTFILE_NAME);
+	fprintf(stderr, "udpdrop serve: tracing UDP drops via %s every %g s (Ctrl-C to stop)\n",
+		pg.self.attach, o.interval);
 
 	uint64_t step = (uint64_t)(o.interval * 1e9), next = w.m.start_ns + step;
 
 	while (!stop_signal) {
-		err = http__serve_until(&http, next, &stop_signal, handle, &pg);
+		err = http.fd >= 0 ? http__serve_until(&http, next, &stop_signal, handle, &pg)
+				   : sleep_until(next);
 		if (err) {
 			fprintf(stderr, "udpdrop serve: the listening socket failed: %s\n", strerror(-err));
 			goto out;
@@ -266,6 +328,7 @@ int do_serve(int argc, char **argv)
 		}
 		pg.self.refreshes++;
 		render(&pg, &w);
+		publish(&tf, &pg);
 		if (w.netns_gone) {
 			cli__say_netns_gone("udpdrop serve", "stopping");
 			break;
@@ -275,6 +338,7 @@ int do_serve(int argc, char **argv)
 out:
 	watch__close(&w);
 	http__close(&http);
+	textfile__close(&tf);
 	sb_free(&pg.text);
 	sb_free(&pg.om);
 	return ret;
