@@ -35,10 +35,12 @@ stop_serve() {
 }
 
 # metric PAGE NAME LABELS: the value of the sample NAME{LABELS} in PAGE
-# (LABELS as written, e.g. netns="1",cause="rcvbuf",reason="SOCKET_RCVBUFF"),
-# 0 when absent (a counter that never moved).
+# (LABELS as written, e.g. netns="1",cause="rcvbuf",reason="SOCKET_RCVBUFF";
+# "" for none), 0 when absent (a counter that never moved).
 metric() {
-	awk -v s="$2{$3}" 'index($0, s " ") == 1 { print $2; found = 1 } END { if (!found) print 0 }' <<<"$1"
+	local s=$2
+	[[ -n $3 ]] && s="$2{$3}"
+	awk -v s="$s" 'index($0, s " ") == 1 { print $2; found = 1 } END { if (!found) print 0 }' <<<"$1"
 }
 
 # serve_refreshed N: until serve has refreshed N more times (its own counter).
@@ -80,6 +82,8 @@ test_serve_metrics() {
 		"$(metric "$page" udpdrop_kernel_counted_drops_total "netns=\"$ns\",cause=\"rcvbuf\"")" "$k"
 	expect_eq "traced rcvbuf" \
 		"$(metric "$page" udpdrop_traced_drops_total "netns=\"$ns\",cause=\"rcvbuf\"")" "$k"
+	expect_eq "udpdrop_socket_drops_total of the socket" \
+		"$(metric "$page" udpdrop_socket_drops_total "netns=\"$ns\",family=\"inet\",port=\"5501\",cause=\"rcvbuf\",comm=\"udptest\"")" "$k"
 	expect_eq "netns_info names B" \
 		"$(metric "$page" udpdrop_netns_info "netns=\"$ns\",name=\"$B\"")" 1
 	# the sum of the drops is top's totals.drops: every sample is B's here
@@ -167,6 +171,35 @@ raw_request() {
 	printf '%s' "$1" >&"$fd"
 	timeout 10 head -n 1 <&"$fd" | tr -d '\r' | awk '{ print $1, $2 }'
 	exec {fd}>&-
+}
+
+# Bounded series: four listening ports with drops under --max-ports 2 (two
+# of them named, the others port="other", counted as folded), and a
+# connected socket on a port of B's ip_local_port_range (port="ephemeral",
+# as a DNS client's would be); the series sum to the kernel's drops.
+test_serve_bounded_series() {
+	setup_hosts || return
+	local ns=$(stat -L -c %i "/run/netns/$B")
+	ip netns exec "$B" sysctl -qw net.ipv4.ip_local_port_range="40000 40010" || return
+	start_serve -N "$B" -i 0.3 --max-ports 2 || return
+	start_recv "$B" "$V4B:5600" --rcvbuf 4096 --sockets 4 || return
+	start_recv "$B" "$V4B:40005" --rcvbuf 4096 --connect "$V4A:7000" || return
+	local k0=$(mib "$B" Udp RcvbufErrors)
+	send "$A" "$V4B:5600" --ports 4 -c 800 -s 300 >/dev/null
+	send "$A" "$V4B:40005" --sport 7000 -c 300 -s 300 >/dev/null
+	settle 1
+	local k=$(($(mib "$B" Udp RcvbufErrors) - k0))
+	serve_refreshed 2 || return
+	local page=$(curl -s "http://127.0.0.1:$SERVE_PORT/metrics")
+	local ports=$(awk -F'port="' '/^udpdrop_socket_drops_total/ { split($2, a, "\""); print a[1] }' <<<"$page" | sort -u | tr '\n' ' ')
+	echo "    port labels: $ports"
+	expect_eq "numeric port series" "$(tr ' ' '\n' <<<"$ports" | grep -c '^[0-9]')" 2
+	[[ " $ports " == *" other "* ]] || fail "no port=\"other\" series"
+	[[ " $ports " == *" ephemeral "* ]] || fail "no port=\"ephemeral\" series"
+	expect_eq "folded sockets" "$(metric "$page" udpdrop_socket_series_folded_total "")" 2
+	expect_eq "socket series sum = the kernel's rcvbuf drops" \
+		"$(awk '/^udpdrop_socket_drops_total/ { s += $2 } END { print s + 0 }' <<<"$page")" "$k"
+	stop_serve
 }
 
 # Hostile clients while drops come in: 40 connections that send half a

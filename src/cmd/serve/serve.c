@@ -18,7 +18,10 @@
 #include "http.h"
 #include "log.h"
 #include "opts.h"
+#include "netcfg.h"
+#include "netns.h"
 #include "serve_page.h"
+#include "socket_series.h"
 #include "textfile.h"
 #include "util.h"
 #include "watch.h"
@@ -36,7 +39,7 @@ static void on_signal(int sig)
 
 enum {
 	SERVE_LISTEN = 1, SERVE_INTERVAL, SERVE_PID, SERVE_PORT, SERVE_NETNS,
-	SERVE_MAP_ENTRIES, SERVE_ATTACH, SERVE_MAX_CONNS, SERVE_TEXTFILE,
+	SERVE_MAP_ENTRIES, SERVE_ATTACH, SERVE_MAX_CONNS, SERVE_TEXTFILE, SERVE_MAX_PORTS,
 };
 
 static const char *const attach_values[] = { "auto", "tp_btf", "raw_tp", "tracepoint", NULL };
@@ -64,6 +67,10 @@ static const struct opt_spec serve_specs[] = {
 	{ SERVE_MAX_CONNS, "max-connections", 0, OT_COUNT, "N", 1, 1024, .def = "16",
 	  .want = "a number from %r",
 	  .help = "HTTP connections open at once; more are closed at once (default %d)" },
+	{ SERVE_MAX_PORTS, "max-ports", 0, OT_COUNT, "N", 1, 65536, .def = "256",
+	  .want = "a number from %r",
+	  .help = "ports per netns and family with series of their own; the rest are\n"
+		  "port=\"other\" (default %d)" },
 	{ SERVE_TEXTFILE, "textfile", 0, OT_PATH, "DIR",
 	  .help = "also write the page to DIR/udpdrop.prom each interval (a new file\n"
 		  "renamed into place) for node_exporter's textfile collector; without\n"
@@ -93,6 +100,7 @@ struct serve_opts {
 	double interval;
 	const char *netns_spec;
 	int max_conns;
+	uint32_t max_ports;
 	struct model_opts model;
 	struct tracer_opts tracer;
 };
@@ -112,6 +120,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 			o->listen_given = true;
 			break;
 		case SERVE_TEXTFILE: o->textfile = p.arg; break;
+		case SERVE_MAX_PORTS: o->max_ports = p.u; break;
 		case SERVE_INTERVAL: o->interval = p.d; break;
 		case SERVE_PID: o->model.pid = p.u; break;
 		case SERVE_PORT: o->model.port = o->tracer.filter_port = p.u; break;
@@ -136,6 +145,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 struct pages {
 	struct strbuf text, om;
 	struct serve_self self;
+	struct socket_series sockets;
 	struct http_server *http;
 };
 
@@ -172,10 +182,46 @@ static void handle(void *arg, const struct http_request *req, struct http_respon
 	}
 }
 
+/* ip_local_port_range, read in the netns (socket_series.port_range). */
+static int range_here(void *arg)
+{
+	uint16_t *lohi = arg;
+	char buf[64];
+	unsigned lo, hi;
+
+	if (netcfg__sysctl_read("net.ipv4.ip_local_port_range", buf, sizeof(buf)) ||
+	    sscanf(buf, "%u %u", &lo, &hi) != 2 || !lo || lo > hi || hi > 65535)
+		return -EINVAL;
+	lohi[0] = lo;
+	lohi[1] = hi;
+	return 0;
+}
+
+static int port_range(void *arg, uint32_t netns, uint16_t *lo, uint16_t *hi)
+{
+	struct watch *w = arg;
+	uint16_t lohi[2];
+	int err = netns__run_in(&w->m.nt, netns, range_here, lohi);
+
+	if (err)
+		return err;
+	*lo = lohi[0];
+	*hi = lohi[1];
+	return 0;
+}
+
 static void render(struct pages *pg, struct watch *w)
 {
 	uint64_t t0 = now_ns();
 	struct http_server *h = pg->http;
+
+	/* the ledger first: a failure (no memory) leaves the series as
+	 * they were, never wrong; said once */
+	if (socket_series__update(&pg->sockets, &w->m, t0) && !pg->self.sockets_failed) {
+		fprintf(stderr, "udpdrop serve: the per-socket series are out of memory: "
+			"they stop growing until there is some\n");
+		pg->self.sockets_failed = true;
+	}
 
 	pg->self.overflow = w->overflow;
 	pg->self.kernel_events = w->stats[UD_STAT_EVENTS];
@@ -235,7 +281,8 @@ static void publish(struct textfile *tf, struct pages *pg)
 int do_serve(int argc, char **argv)
 {
 	struct serve_opts o = { .listen = SERVE_DEFAULT_LISTEN, .interval = 5,
-				.max_conns = HTTP_MAX_CONNS };
+				.max_conns = HTTP_MAX_CONNS,
+				.max_ports = SOCKET_SERIES_PORT_CAP };
 	struct http_server http = { .fd = -1 };
 	struct textfile tf = { .dirfd = -1 };
 	struct pages pg = { .http = &http };
@@ -289,6 +336,12 @@ int do_serve(int argc, char **argv)
 		return ret;
 	}
 	ret = EXIT_FAIL;
+	if (socket_series__init(&pg.sockets))
+		goto out;
+	pg.sockets.port_cap = o.max_ports;
+	pg.sockets.port_range = port_range;
+	pg.sockets.port_range_arg = &w;
+	pg.self.sockets = &pg.sockets;
 	uname(&u);
 	pg.self.version = UDPDROP_VERSION;
 	pg.self.kernel = u.release;
@@ -339,6 +392,7 @@ out:
 	watch__close(&w);
 	http__close(&http);
 	textfile__close(&tf);
+	socket_series__free(&pg.sockets);
 	sb_free(&pg.text);
 	sb_free(&pg.om);
 	return ret;

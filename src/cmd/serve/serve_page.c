@@ -149,6 +149,8 @@ void serve_page__render(struct model *m, const struct serve_self *self,
 		expo__sample_u64(&e, l, 3, v[i].skbs);
 	}
 	free(v);
+	if (self->sockets)
+		socket_series__render(self->sockets, &e);
 
 	/* the reconciliation: the kernel's counters beside udpdrop's count,
 	 * so coverage is a ratio in PromQL */

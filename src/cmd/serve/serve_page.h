@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "expo.h"
 #include "model.h"
+#include "socket_series.h"
 #include "udpdrop.h"
 
 /* What serve itself counts, for the self-metrics. */
@@ -21,11 +22,13 @@ struct serve_self {
 	const char *version, *kernel;     /* build info */
 	const char *attach;               /* tp_btf, raw_tp, tracepoint */
 	const struct ud_val *overflow;    /* UD_OVERFLOW_SLOTS, by reason (watch) */
+	const struct socket_series *sockets; /* the per-socket series; NULL: none */
 	uint64_t kernel_events;           /* events the programs saw */
 	double render_seconds;            /* the last render's */
 	uint64_t last_series;             /* samples in the last page */
 	uint64_t http_requests, http_rejected, http_timeouts, http_too_large, http_bad;
 	uint64_t refreshes;
+	bool sockets_failed;              /* the ledger ran out of memory (said once) */
 };
 
 /* The page of the model m in format f, appended to out. */

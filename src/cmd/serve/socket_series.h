@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * udpdrop serve's per-socket series: udpdrop_socket_drops_total{netns,
+ * family, port, cause, comm}, a ledger of deltas so each series only grows.
+ *
+ * Why a ledger: the model's rows change under a counter's feet (a socket
+ * counted by its inode is joined to its cookie; an owner is found a
+ * refresh later; closed sockets are folded into one row per netns), and
+ * a sum over today's rows would then move counts between series, and a
+ * counter must never go down. So each socket (its row identity) keeps its
+ * counts at the last refresh, and only what is new since goes to the
+ * series its labels name now. A socket whose labels are not known yet
+ * (no dump has named it) waits: its counts come with its first named row,
+ * all of them (the rows are cumulative). Folded rows add nothing: their
+ * sockets were counted while they had rows of their own.
+ *
+ * Bounded by construction (docs/serve.md): labels are the netns inode,
+ * the family, the local port, the cause and the owner's comm; a connected
+ * socket on a port of its netns's ip_local_port_range is port="ephemeral"
+ * (a DNS client's sockets are many, their ports random); past port_cap
+ * ports per netns and family, new ones are port="other" (counted in
+ * folded). A series that has not grown for retention_ns leaves the page,
+ * and a socket's entry once it has been gone as long.
+ */
+#ifndef UDPDROP_SOCKET_SERIES_H
+#define UDPDROP_SOCKET_SERIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "expo.h"
+#include "htab.h"
+#include "model.h"
+
+#define SOCKET_SERIES_PORT_CAP 256
+#define SOCKET_SERIES_RETENTION_NS (3600ull * 1000000000ull)
+
+struct socket_series {
+	struct htab series;     /* struct ss_key -> struct ss_val */
+	struct htab sockets;    /* row identity -> struct ss_socket */
+	struct htab ports;      /* struct ss_port -> 1: the numeric ports named */
+	struct htab port_count; /* (netns, family) -> distinct numeric ports */
+	struct htab ranges;     /* netns -> struct ss_range: ip_local_port_range */
+	uint32_t port_cap;
+	uint64_t retention_ns;
+	uint64_t folded;        /* new ports past the cap, to port="other" */
+	/* the netns's ephemeral range; 0 or -errno (then no port is ephemeral).
+	 * The live one reads the sysctl in the netns; tests give their own. */
+	int (*port_range)(void *arg, uint32_t netns, uint16_t *lo, uint16_t *hi);
+	void *port_range_arg;
+};
+
+int socket_series__init(struct socket_series *s);
+void socket_series__free(struct socket_series *s);
+/* Take the model's rows after a refresh at now (ns). 0 or -ENOMEM. */
+int socket_series__update(struct socket_series *s, struct model *m, uint64_t now);
+/* The families udpdrop_socket_drops_total and
+ * udpdrop_socket_series_folded_total. */
+void socket_series__render(const struct socket_series *s, struct expo *e);
+
+#endif

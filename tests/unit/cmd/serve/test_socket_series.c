@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * udpdrop serve's per-socket series (src/cmd/serve/socket_series.c) from
+ * a model over real sockets of this process: the labels, the deltas that
+ * keep each series growing when rows change their keys, the port cap,
+ * ephemeral ports and retention.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "model_fixture.h"
+#include "socket_series.h"
+
+#ifndef SO_COOKIE
+#define SO_COOKIE 57
+#endif
+
+struct fx {
+	struct model_fx x;
+	struct socket_series s;
+	int fds[3];
+	uint32_t r_rcvbuff;
+	char comm[32];
+	uint16_t lo, hi;          /* the fake ip_local_port_range; 0: none */
+};
+
+static int fake_range(void *arg, uint32_t netns, uint16_t *lo, uint16_t *hi)
+{
+	struct fx *f = arg;
+
+	if (!f->lo)
+		return -ENOENT;
+	*lo = f->lo;
+	*hi = f->hi;
+	return 0;
+}
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct model_opts o = {};
+	FILE *c;
+
+	if (!f || model_fx__open(&f->x) || socket_series__init(&f->s))
+		return -1;
+	for (int i = 0; i < 3; i++)
+		f->fds[i] = -1;
+	model_fx__init(&f->x, &o);
+	f->r_rcvbuff = model_fx__reason(&f->x, "SOCKET_RCVBUFF");
+	f->s.port_range = fake_range;
+	f->s.port_range_arg = f;
+	c = fopen("/proc/self/comm", "r");
+	if (!c || !fgets(f->comm, sizeof(f->comm), c))
+		return -1;
+	fclose(c);
+	f->comm[strcspn(f->comm, "\n")] = '\0';
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	socket_series__free(&f->s);
+	model_fx__close(&f->x);
+	for (int i = 0; i < 3; i++)
+		if (f->fds[i] >= 0)
+			close(f->fds[i]);
+	free(f);
+	return 0;
+}
+
+/* A UDP socket of ours on 127.0.0.1, connected to peer_port if not 0. */
+static uint64_t open_udp(struct fx *f, int slot, uint16_t *port, uint16_t peer_port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a), clen;
+	uint64_t cookie = 0;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	f->fds[slot] = fd;
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	if (peer_port) {
+		struct sockaddr_in p = a;
+
+		p.sin_port = htons(peer_port);
+		assert_int_equal(connect(fd, (struct sockaddr *)&p, sizeof(p)), 0);
+	}
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	*port = ntohs(a.sin_port);
+	clen = sizeof(cookie);
+	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_COOKIE, &cookie, &clen), 0);
+	return cookie;
+}
+
+static void put(struct fx *f, uint64_t cookie, uint32_t flags, uint64_t n)
+{
+	struct ud_key k = { .netns = f->x.netns, .reason = f->r_rcvbuff, .cookie = cookie,
+			    .flags = UD_KEY_SOCK | UD_KEY_RX_SK | flags };
+	struct ud_val *v = htab__upsert(&f->x.drops, &k, NULL);
+
+	assert_non_null(v);
+	v->datagrams = v->skbs = n;
+}
+
+static void update_at(struct fx *f, uint64_t s)
+{
+	uint64_t now = f->x.m.start_ns + s * 1000000000ull;
+
+	assert_int_equal(model__update(&f->x.m, &f->x.drops, f->x.overflow, f->x.stats, now), 0);
+	assert_int_equal(socket_series__update(&f->s, &f->x.m, now), 0);
+}
+
+static char *page(struct fx *f)
+{
+	struct expo e;
+
+	sb_free(&f->x.sb);
+	memset(&f->x.sb, 0, sizeof(f->x.sb));
+	expo__init(&e, &f->x.sb, EXPO_TEXT, 0);
+	socket_series__render(&f->s, &e);
+	return f->x.sb.buf;
+}
+
+/* The value of the series on port (a number or a word), -1 when absent. */
+static long long value(struct fx *f, const char *port, const char *comm)
+{
+	char want[256];
+	const char *p, *pg = page(f);
+
+	snprintf(want, sizeof(want),
+		 "udpdrop_socket_drops_total{netns=\"%u\",family=\"inet\",port=\"%s\","
+		 "cause=\"rcvbuf\",comm=\"%s\"} ", f->x.netns, port, comm);
+	p = strstr(pg, want);
+	return p ? atoll(p + strlen(want)) : -1;
+}
+
+static void test_labels_and_growth(void **state)
+{
+	struct fx *f = *state;
+	uint16_t port;
+	char ps[8];
+	uint64_t cookie = open_udp(f, 0, &port, 0);
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	put(f, cookie, 0, 5);
+	update_at(f, 1);
+	assert_int_equal(value(f, ps, f->comm), 5);
+	put(f, cookie, 0, 12);
+	update_at(f, 2);
+	assert_int_equal(value(f, ps, f->comm), 12);
+	/* no cookie, pid or address in a label */
+	char c[32];
+
+	snprintf(c, sizeof(c), "%llu", (unsigned long long)cookie);
+	assert_null(strstr(page(f), c));
+	assert_null(strstr(page(f), "127.0.0.1"));
+
+	/* the tracer gives the closed socket's entry back: its counts go to
+	 * the netns's folded row, the series stays (no double count) */
+	close(f->fds[0]);
+	f->fds[0] = -1;
+	htab__clear(&f->x.drops);
+	put(f, UD_COOKIE_FOLDED | f->x.netns, 0, 12);
+	update_at(f, 3);
+	assert_int_equal(value(f, ps, f->comm), 12);
+}
+
+/* Past the cap of ports, new ones are "other" (counted); a connected
+ * socket on the netns's ephemeral range is "ephemeral". */
+static void test_cap_and_ephemeral(void **state)
+{
+	struct fx *f = *state;
+	uint16_t p0, p1, p2;
+	char ps[8];
+	uint64_t c0 = open_udp(f, 0, &p0, 0), c1 = open_udp(f, 1, &p1, 0);
+	uint64_t c2 = open_udp(f, 2, &p2, 9);
+
+	f->s.port_cap = 1;
+	f->lo = p2;
+	f->hi = p2;
+	put(f, c0, 0, 3);
+	update_at(f, 1);
+	put(f, c1, 0, 4);
+	put(f, c2, 0, 6);
+	update_at(f, 2);
+	snprintf(ps, sizeof(ps), "%u", p0);
+	assert_int_equal(value(f, ps, f->comm), 3);
+	assert_int_equal(value(f, "other", f->comm), 4);
+	assert_int_equal(value(f, "ephemeral", f->comm), 6);
+	assert_non_null(strstr(page(f), "udpdrop_socket_series_folded_total 1\n"));
+	/* the folded count is per socket, not per refresh */
+	put(f, c1, 0, 5);
+	update_at(f, 3);
+	assert_int_equal(value(f, "other", f->comm), 5);
+	assert_non_null(strstr(page(f), "udpdrop_socket_series_folded_total 1\n"));
+}
+
+/* A series quiet for the retention leaves the page; memory is bounded. */
+static void test_retention(void **state)
+{
+	struct fx *f = *state;
+	uint16_t port;
+	char ps[8];
+	uint64_t cookie = open_udp(f, 0, &port, 0);
+
+	f->s.retention_ns = 10 * 1000000000ull;
+	snprintf(ps, sizeof(ps), "%u", port);
+	put(f, cookie, 0, 2);
+	update_at(f, 1);
+	assert_int_equal(value(f, ps, f->comm), 2);
+	update_at(f, 5);
+	assert_int_equal(value(f, ps, f->comm), 2);
+	update_at(f, 12);
+	assert_int_equal(value(f, ps, f->comm), -1);
+	assert_int_equal(f->s.series.n, 0);
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_labels_and_growth),
+		T(test_cap_and_ephemeral),
+		T(test_retention),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
