@@ -17,6 +17,7 @@ TOP_PID= TOP_OUT= TOP_ERR=
 TMUX_SOCK= # a private tmux server for the full-screen tests
 declare -a TMUX_SOCKS=() # every one a test started: cleanup kills them
 declare -a BG_PIDS=()
+declare -a RM_CGROUPS=() # cgroup directories to remove, deepest first
 declare -a EXTRA_NETNS=() # more hosts a test made: removed with the rest
 # host-wide sysctls a test changed, "name=value" as they were: cleanup
 # writes them back (the machine is shared: other tests see the host's)
@@ -58,6 +59,10 @@ cleanup() {
 		kill -KILL "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
+	# cgroups a test made, deepest first (their processes are gone now)
+	for p in "${RM_CGROUPS[@]}"; do
+		rmdir "$p" 2>/dev/null || echo "    cannot remove cgroup $p" >&2
+	done
 	for p in "${RESTORE_SYSCTLS[@]}"; do
 		sysctl -qw "$p" >/dev/null || echo "    cannot restore $p" >&2
 	done

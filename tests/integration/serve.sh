@@ -83,7 +83,7 @@ test_serve_metrics() {
 	expect_eq "traced rcvbuf" \
 		"$(metric "$page" udpdrop_traced_drops_total "netns=\"$ns\",cause=\"rcvbuf\"")" "$k"
 	expect_eq "udpdrop_socket_drops_total of the socket" \
-		"$(metric "$page" udpdrop_socket_drops_total "netns=\"$ns\",family=\"inet\",port=\"5501\",cause=\"rcvbuf\",comm=\"udptest\"")" "$k"
+		"$(metric "$page" udpdrop_socket_drops_total "netns=\"$ns\",family=\"inet\",port=\"5501\",cause=\"rcvbuf\",comm=\"udptest\",k8s_namespace=\"\",k8s_pod=\"\",k8s_container=\"\"")" "$k"
 	expect_eq "netns_info names B" \
 		"$(metric "$page" udpdrop_netns_info "netns=\"$ns\",name=\"$B\"")" 1
 	# the sum of the drops is top's totals.drops: every sample is B's here
@@ -199,6 +199,44 @@ test_serve_bounded_series() {
 	expect_eq "folded sockets" "$(metric "$page" udpdrop_socket_series_folded_total "")" 2
 	expect_eq "socket series sum = the kernel's rcvbuf drops" \
 		"$(awk '/^udpdrop_socket_drops_total/ { s += $2 } END { print s + 0 }' <<<"$page")" "$k"
+	stop_serve
+}
+
+# A socket owned by a process in a Kubernetes pod's cgroup (the systemd
+# driver's layout, containerd's scope, under a test cgroup of its own) with
+# the kubelet's log directories (a fake /var/log: pods/, containers/):
+# its series carry the pod's namespace, name and container, and
+# udpdrop_pod_info its UID; no Kubernetes API.
+test_serve_pod_labels() {
+	# a cgroup hierarchy to make the pod's in: cgroup v2 (alone or the
+	# hybrid's unified one), else v1's pids controller
+	local root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[[ -n $root ]] || root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)pids(,|$)/ { print $2; exit }' /proc/mounts)
+	[[ -n $root ]] || { fail "no cgroup hierarchy mounted"; return; }
+	setup_hosts || return
+	local ns=$(stat -L -c %i "/run/netns/$B") uid=6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d
+	local cid=$(printf '%064d' 7 | tr 0 a) base=$root/udt-$$ logs=$T/log
+	local pod=$base/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${uid//-/_}.slice
+	local scope=$pod/cri-containerd-$cid.scope
+	mkdir -p "$scope" || { fail "mkdir $scope"; return; }
+	RM_CGROUPS+=("$scope" "$pod" "$base/kubepods.slice/kubepods-besteffort.slice"
+		"$base/kubepods.slice" "$base")
+	mkdir -p "$logs/pods/dns_coredns-7f9c-x2v4q_$uid/coredns" "$logs/containers"
+	: >"$logs/containers/coredns-7f9c-x2v4q_dns_coredns-$cid.log"
+	start_serve -N "$B" -i 0.3 --k8s-logs "$logs" || return
+	# the receiver in the pod's container cgroup before its socket is seen
+	start_recv "$B" "$V4B:5541" --rcvbuf 4096 || return
+	echo "$RECV_PID" >"$scope/cgroup.procs" || { fail "cannot move the receiver into $scope"; return; }
+	local k0=$(mib "$B" Udp RcvbufErrors)
+	send "$A" "$V4B:5541" -c 500 -s 300 >/dev/null
+	settle 1
+	local k=$(($(mib "$B" Udp RcvbufErrors) - k0))
+	serve_refreshed 2 || return
+	local page=$(curl -s "http://127.0.0.1:$SERVE_PORT/metrics")
+	expect_eq "the socket's series, with its pod" \
+		"$(metric "$page" udpdrop_socket_drops_total "netns=\"$ns\",family=\"inet\",port=\"5541\",cause=\"rcvbuf\",comm=\"udptest\",k8s_namespace=\"dns\",k8s_pod=\"coredns-7f9c-x2v4q\",k8s_container=\"coredns\"")" "$k"
+	expect_eq "udpdrop_pod_info" \
+		"$(metric "$page" udpdrop_pod_info "k8s_namespace=\"dns\",k8s_pod=\"coredns-7f9c-x2v4q\",uid=\"$uid\"")" 1
 	stop_serve
 }
 

@@ -20,6 +20,7 @@
 #include "opts.h"
 #include "netcfg.h"
 #include "netns.h"
+#include "pods.h"
 #include "serve_page.h"
 #include "socket_series.h"
 #include "textfile.h"
@@ -40,6 +41,7 @@ static void on_signal(int sig)
 enum {
 	SERVE_LISTEN = 1, SERVE_INTERVAL, SERVE_PID, SERVE_PORT, SERVE_NETNS,
 	SERVE_MAP_ENTRIES, SERVE_ATTACH, SERVE_MAX_CONNS, SERVE_TEXTFILE, SERVE_MAX_PORTS,
+	SERVE_K8S_LOGS,
 };
 
 static const char *const attach_values[] = { "auto", "tp_btf", "raw_tp", "tracepoint", NULL };
@@ -71,6 +73,9 @@ static const struct opt_spec serve_specs[] = {
 	  .want = "a number from %r",
 	  .help = "ports per netns and family with series of their own; the rest are\n"
 		  "port=\"other\" (default %d)" },
+	{ SERVE_K8S_LOGS, "k8s-logs", 0, OT_PATH, "DIR", .def = "/var/log",
+	  .help = "the kubelet's log directory: its pods/ and containers/ name the pod\n"
+		  "and container of a socket's owner, found by its cgroup (default %d)" },
 	{ SERVE_TEXTFILE, "textfile", 0, OT_PATH, "DIR",
 	  .help = "also write the page to DIR/udpdrop.prom each interval (a new file\n"
 		  "renamed into place) for node_exporter's textfile collector; without\n"
@@ -101,6 +106,7 @@ struct serve_opts {
 	const char *netns_spec;
 	int max_conns;
 	uint32_t max_ports;
+	const char *k8s_logs;
 	struct model_opts model;
 	struct tracer_opts tracer;
 };
@@ -121,6 +127,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 			break;
 		case SERVE_TEXTFILE: o->textfile = p.arg; break;
 		case SERVE_MAX_PORTS: o->max_ports = p.u; break;
+		case SERVE_K8S_LOGS: o->k8s_logs = p.arg; break;
 		case SERVE_INTERVAL: o->interval = p.d; break;
 		case SERVE_PID: o->model.pid = p.u; break;
 		case SERVE_PORT: o->model.port = o->tracer.filter_port = p.u; break;
@@ -210,6 +217,12 @@ static int port_range(void *arg, uint32_t netns, uint16_t *lo, uint16_t *hi)
 	return 0;
 }
 
+/* The pod of a socket's owner (socket_series.pod_of). */
+static bool pod_of(void *arg, int pid, struct pod_names *out)
+{
+	return pods__of_pid(pid, arg, out);
+}
+
 static void render(struct pages *pg, struct watch *w)
 {
 	uint64_t t0 = now_ns();
@@ -282,7 +295,7 @@ int do_serve(int argc, char **argv)
 {
 	struct serve_opts o = { .listen = SERVE_DEFAULT_LISTEN, .interval = 5,
 				.max_conns = HTTP_MAX_CONNS,
-				.max_ports = SOCKET_SERIES_PORT_CAP };
+				.max_ports = SOCKET_SERIES_PORT_CAP, .k8s_logs = "/var/log" };
 	struct http_server http = { .fd = -1 };
 	struct textfile tf = { .dirfd = -1 };
 	struct pages pg = { .http = &http };
@@ -341,6 +354,8 @@ int do_serve(int argc, char **argv)
 	pg.sockets.port_cap = o.max_ports;
 	pg.sockets.port_range = port_range;
 	pg.sockets.port_range_arg = &w;
+	pg.sockets.pod_of = pod_of;
+	pg.sockets.pod_of_arg = (void *)o.k8s_logs;
 	pg.self.sockets = &pg.sockets;
 	uname(&u);
 	pg.self.version = UDPDROP_VERSION;

@@ -18,6 +18,7 @@ struct ss_key {
 	uint16_t port;          /* SS_PORT_NUMBER's */
 	int32_t cause;
 	char comm[16];          /* the owner's; "" none known */
+	struct pod_names pod;   /* "" each: not in a pod */
 };
 
 struct ss_val {
@@ -29,6 +30,8 @@ struct ss_val {
 struct ss_socket {
 	uint64_t last[CAUSE_MAX]; /* the row's counts at the last refresh */
 	uint64_t seen_ns;
+	bool pod_looked;          /* once, when it first had an owner */
+	struct pod_names pod;
 };
 
 struct ss_port {
@@ -232,7 +235,14 @@ int socket_series__update(struct socket_series *s, struct model *m, uint64_t now
 				memcpy(sk->last, old->last, sizeof(sk->last));
 		}
 		sk->seen_ns = now;
+		/* its pod, once: a process does not change pods */
+		if (!sk->pod_looked && r->sock.npids && s->pod_of) {
+			sk->pod_looked = true;
+			if (!s->pod_of(s->pod_of_arg, r->sock.pids[0], &sk->pod))
+				memset(&sk->pod, 0, sizeof(sk->pod));
+		}
 		memset(&k, 0, sizeof(k));
+		k.pod = sk->pod;
 		k.netns = r->key.netns;
 		k.family = r->sock.family == AF_INET6 ? AF_INET6 : AF_INET;
 		/* a kernel device's socket (a tunnel) has no process: "kernel" */
@@ -276,7 +286,9 @@ static int cmp_series(const void *a, const void *b)
 		return x->port < y->port ? -1 : 1;
 	if (x->cause != y->cause)
 		return x->cause < y->cause ? -1 : 1;
-	return strcmp(x->comm, y->comm);
+	if (strcmp(x->comm, y->comm))
+		return strcmp(x->comm, y->comm);
+	return memcmp(&x->pod, &y->pod, sizeof(x->pod));
 }
 
 void socket_series__render(const struct socket_series *s, struct expo *e)
@@ -293,7 +305,7 @@ void socket_series__render(const struct socket_series *s, struct expo *e)
 	expo__family(e, "udpdrop_socket_drops", EXPO_COUNTER,
 		     "UDP datagrams dropped per socket port: by netns, family, local port "
 		     "(ephemeral: a connected socket on the netns's ip_local_port_range; other: "
-		     "past the cap of ports), cause and the owner's comm.");
+		     "past the cap of ports), cause, the owner's comm and its Kubernetes pod.");
 	for (size_t i = 0; i < n; i++) {
 		const struct ss_key *k = &v[i]->k;
 		char ns[16], port[8];
@@ -308,9 +320,32 @@ void socket_series__render(const struct socket_series *s, struct expo *e)
 				  : k->kind == SS_PORT_EPHEMERAL ? "ephemeral" : "other" },
 			{ "cause", cause__name(k->cause) },
 			{ "comm", k->comm },
+			{ "k8s_namespace", k->pod.ns },
+			{ "k8s_pod", k->pod.pod },
+			{ "k8s_container", k->pod.container },
 		};
-		expo__sample_u64(e, l, 5, v[i]->drops);
+		expo__sample_u64(e, l, 8, v[i]->drops);
 	}
+	/* the pods named above, once each, with their UID to join
+	 * kube-state-metrics on */
+	struct htab uids;
+	bool have_uids = !htab__init(&uids, sizeof(v[0]->k.pod.uid), 1);
+
+	expo__family(e, "udpdrop_pod", EXPO_INFO,
+		     "A Kubernetes pod of the socket series: its namespace, name and UID.");
+	for (size_t i = 0; have_uids && i < n; i++) {
+		const struct pod_names *p = &v[i]->k.pod;
+		int created;
+
+		if (!p->uid[0] || !htab__upsert(&uids, p->uid, &created) || !created)
+			continue;
+		struct expo_label l[] = {
+			{ "k8s_namespace", p->ns }, { "k8s_pod", p->pod }, { "uid", p->uid },
+		};
+		expo__sample_u64(e, l, 3, 1);
+	}
+	if (have_uids)
+		htab__free(&uids);
 	free(v);
 	expo__family(e, "udpdrop_socket_series_folded", EXPO_COUNTER,
 		     "Sockets whose port went to port=\"other\": past the cap of ports per netns "

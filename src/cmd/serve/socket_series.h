@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * udpdrop serve's per-socket series: udpdrop_socket_drops_total{netns,
- * family, port, cause, comm}, a ledger of deltas so each series only grows.
+ * family, port, cause, comm, k8s_namespace, k8s_pod, k8s_container}, a
+ * ledger of deltas so each series only grows.
  *
  * Why a ledger: the model's rows change under a counter's feet (a socket
  * counted by its inode is joined to its cookie; an owner is found a
@@ -15,7 +16,9 @@
  * sockets were counted while they had rows of their own.
  *
  * Bounded by construction (docs/serve.md): labels are the netns inode,
- * the family, the local port, the cause and the owner's comm; a connected
+ * the family, the local port, the cause, the owner's comm and its pod
+ * (namespace, pod, container: looked up once per socket, from its owner's
+ * cgroup and the kubelet's logs, pods.h); a connected
  * socket on a port of its netns's ip_local_port_range is port="ephemeral"
  * (a DNS client's sockets are many, their ports random); past port_cap
  * ports per netns and family, new ones are port="other" (counted in
@@ -30,6 +33,7 @@
 #include "expo.h"
 #include "htab.h"
 #include "model.h"
+#include "pods.h"
 
 #define SOCKET_SERIES_PORT_CAP 256
 #define SOCKET_SERIES_RETENTION_NS (3600ull * 1000000000ull)
@@ -47,14 +51,18 @@ struct socket_series {
 	 * The live one reads the sysctl in the netns; tests give their own. */
 	int (*port_range)(void *arg, uint32_t netns, uint16_t *lo, uint16_t *hi);
 	void *port_range_arg;
+	/* the pod of a socket's owner (pods.h), looked up once per socket;
+	 * NULL: no pod labels. */
+	bool (*pod_of)(void *arg, int pid, struct pod_names *out);
+	void *pod_of_arg;
 };
 
 int socket_series__init(struct socket_series *s);
 void socket_series__free(struct socket_series *s);
 /* Take the model's rows after a refresh at now (ns). 0 or -ENOMEM. */
 int socket_series__update(struct socket_series *s, struct model *m, uint64_t now);
-/* The families udpdrop_socket_drops_total and
- * udpdrop_socket_series_folded_total. */
+/* The families udpdrop_socket_drops_total,
+ * udpdrop_socket_series_folded_total and udpdrop_pod_info. */
 void socket_series__render(const struct socket_series *s, struct expo *e);
 
 #endif

@@ -142,7 +142,8 @@ static long long value(struct fx *f, const char *port, const char *comm)
 
 	snprintf(want, sizeof(want),
 		 "udpdrop_socket_drops_total{netns=\"%u\",family=\"inet\",port=\"%s\","
-		 "cause=\"rcvbuf\",comm=\"%s\"} ", f->x.netns, port, comm);
+		 "cause=\"rcvbuf\",comm=\"%s\",k8s_namespace=\"\",k8s_pod=\"\",k8s_container=\"\"} ",
+		 f->x.netns, port, comm);
 	p = strstr(pg, want);
 	return p ? atoll(p + strlen(want)) : -1;
 }
@@ -228,6 +229,47 @@ static void test_retention(void **state)
 	assert_int_equal(f->s.series.n, 0);
 }
 
+static bool fake_pod(void *arg, int pid, struct pod_names *out)
+{
+	int *calls = arg;
+
+	(*calls)++;
+	memset(out, 0, sizeof(*out));
+	if (pid != getpid())
+		return false;
+	strcpy(out->ns, "dns");
+	strcpy(out->pod, "coredns-x\"y");
+	strcpy(out->container, "coredns");
+	strcpy(out->uid, "6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d");
+	return true;
+}
+
+/* The owner's pod: looked up once per socket, on its series (escaped), and
+ * once in udpdrop_pod_info. */
+static void test_pod_labels(void **state)
+{
+	struct fx *f = *state;
+	uint16_t port;
+	int calls = 0;
+	char want[512];
+	uint64_t cookie = open_udp(f, 0, &port, 0);
+
+	f->s.pod_of = fake_pod;
+	f->s.pod_of_arg = &calls;
+	put(f, cookie, 0, 4);
+	update_at(f, 1);
+	put(f, cookie, 0, 9);
+	update_at(f, 2);
+	assert_int_equal(calls, 1);
+	snprintf(want, sizeof(want),
+		 "udpdrop_socket_drops_total{netns=\"%u\",family=\"inet\",port=\"%u\",cause=\"rcvbuf\","
+		 "comm=\"%s\",k8s_namespace=\"dns\",k8s_pod=\"coredns-x\\\"y\",k8s_container=\"coredns\"} 9\n",
+		 f->x.netns, port, f->comm);
+	assert_non_null(strstr(page(f), want));
+	assert_non_null(strstr(page(f), "udpdrop_pod_info{k8s_namespace=\"dns\",k8s_pod=\"coredns-x\\\"y\","
+				       "uid=\"6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d\"} 1\n"));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -235,6 +277,7 @@ int main(void)
 		T(test_labels_and_growth),
 		T(test_cap_and_ephemeral),
 		T(test_retention),
+		T(test_pod_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
