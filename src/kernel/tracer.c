@@ -690,6 +690,30 @@ uint64_t tracer__missed(struct tracer *t)
 	return missed;
 }
 
+int tracer__prog_stats(struct tracer *t, struct tracer_prog_stats *out, int n)
+{
+	uint32_t ids[4];
+	int nids = tracer__prog_ids(t, ids, 4), got = 0;
+
+	for (int i = 0; i < nids && got < n; i++) {
+		struct bpf_prog_info info = {};
+		uint32_t len = sizeof(info);
+		int fd = bpf_prog_get_fd_by_id(ids[i]);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
+			snprintf(out[got].name, sizeof(out[got].name), "%s", info.name);
+			out[got].run_ns = info.run_time_ns;
+			out[got].runs = info.run_cnt;
+			out[got].recursion_misses = info.recursion_misses;
+			got++;
+		}
+		close(fd);
+	}
+	return got;
+}
+
 int tracer__prog_ids(struct tracer *t, uint32_t *ids, int n)
 {
 	struct bpf_link *links[4] = { t->kfree_link, t->fail_link, t->rx_link,

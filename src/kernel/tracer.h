@@ -269,6 +269,16 @@ void tracer__detach(struct tracer *t);
 /* Program ids, for tests and `bpftool prog show id`. */
 int tracer__prog_ids(struct tracer *t, uint32_t *ids, int n);
 /*
+ * The kernel's run statistics of the attached programs (name, time and
+ * runs: counted only while kernel.bpf_stats_enabled is 1; recursion
+ * misses always). Up to n; how many.
+ */
+struct tracer_prog_stats {
+	char name[16];
+	uint64_t run_ns, runs, recursion_misses;
+};
+int tracer__prog_stats(struct tracer *t, struct tracer_prog_stats *out, int n);
+/*
  * Name each closing socket's purged queue by the socket's own free from
  * now on (close_owner): attach the kmem:kmem_cache_free program, then let
  * the drop program hold purges for it. Called when a port is shared by

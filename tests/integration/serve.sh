@@ -63,6 +63,9 @@ serve_refreshed() {
 test_serve_metrics() {
 	setup_hosts || return
 	local ns=$(stat -L -c %i "/run/netns/$B") before=$(prog_ids)
+	# the kernel times udpdrop's programs while this is 1 (put back after)
+	RESTORE_SYSCTLS+=("kernel.bpf_stats_enabled=$(sysctl -n kernel.bpf_stats_enabled)")
+	sysctl -qw kernel.bpf_stats_enabled=1
 	start_serve -N "$B" -i 0.3 || return
 	start_recv "$B" "$V4B:5501" --rcvbuf 4096 || return
 	local k0=$(mib "$B" Udp RcvbufErrors) n0=$(mib "$B" Udp NoPorts)
@@ -84,6 +87,11 @@ test_serve_metrics() {
 		"$(metric "$page" udpdrop_traced_drops_total "netns=\"$ns\",cause=\"rcvbuf\"")" "$k"
 	expect_eq "udpdrop_socket_drops_total of the socket" \
 		"$(metric "$page" udpdrop_socket_drops_total "netns=\"$ns\",family=\"inet\",port=\"5501\",cause=\"rcvbuf\",comm=\"udptest\",k8s_namespace=\"\",k8s_pod=\"\",k8s_container=\"\"")" "$k"
+	expect_eq "bpf_stats_enabled" "$(metric "$page" udpdrop_bpf_stats_enabled "")" 1
+	# the drop program ran at least once per drop (and for other frees)
+	expect_gt "runs of the drop program" \
+		"$(awk '/^udpdrop_bpf_runs_total\{program="udpdrop_kfree/ { s += $2 } END { print s + 0 }' <<<"$page")" \
+		"$((k + n - 1))"
 	expect_eq "netns_info names B" \
 		"$(metric "$page" udpdrop_netns_info "netns=\"$ns\",name=\"$B\"")" 1
 	# the sum of the drops is top's totals.drops: every sample is B's here

@@ -236,6 +236,11 @@ static void render(struct pages *pg, struct watch *w)
 		pg->self.sockets_failed = true;
 	}
 
+	char stats[16];
+
+	pg->self.nprogs = tracer__prog_stats(&w->t, pg->self.progs, 4);
+	pg->self.bpf_stats_enabled =
+		netcfg__sysctl_read("kernel.bpf_stats_enabled", stats, sizeof(stats)) ? -1 : atoi(stats);
 	pg->self.overflow = w->overflow;
 	pg->self.kernel_events = w->stats[UD_STAT_EVENTS];
 	pg->self.http_requests = h->requests;

@@ -210,6 +210,21 @@ void serve_page__render(struct model *m, const struct serve_self *self,
 	expo__family(&e, "udpdrop_kernel_events", EXPO_COUNTER,
 		     "Every event udpdrop's drop programs saw, UDP or not.");
 	expo__sample_u64(&e, NULL, 0, self->kernel_events);
+	/* what udpdrop's programs cost the kernel, when it counts that */
+	expo__family(&e, "udpdrop_bpf_stats_enabled", EXPO_GAUGE,
+		     "kernel.bpf_stats_enabled: 1 while the kernel times BPF programs (the run "
+		     "counters below stay 0 otherwise), -1 unknown.");
+	expo__sample(&e, NULL, 0, self->bpf_stats_enabled);
+	expo__family(&e, "udpdrop_bpf_run_seconds", EXPO_COUNTER,
+		     "Time the kernel spent in each of udpdrop's programs (kernel.bpf_stats_enabled).");
+	for (int i = 0; i < self->nprogs; i++)
+		expo__sample(&e, &(struct expo_label){ "program", self->progs[i].name }, 1,
+			     self->progs[i].run_ns / 1e9);
+	expo__family(&e, "udpdrop_bpf_runs", EXPO_COUNTER,
+		     "Runs of each of udpdrop's programs (kernel.bpf_stats_enabled).");
+	for (int i = 0; i < self->nprogs; i++)
+		expo__sample_u64(&e, &(struct expo_label){ "program", self->progs[i].name }, 1,
+				 self->progs[i].runs);
 	expo__family(&e, "udpdrop_refreshes", EXPO_COUNTER, "Reads of the kernel's tables into this page.");
 	expo__sample_u64(&e, NULL, 0, self->refreshes);
 	expo__family(&e, "udpdrop_http_requests", EXPO_COUNTER, "HTTP requests answered.");

@@ -15,6 +15,7 @@
 #include "expo.h"
 #include "model.h"
 #include "socket_series.h"
+#include "tracer.h"
 #include "udpdrop.h"
 
 /* What serve itself counts, for the self-metrics. */
@@ -29,6 +30,9 @@ struct serve_self {
 	uint64_t http_requests, http_rejected, http_timeouts, http_too_large, http_bad;
 	uint64_t refreshes;
 	bool sockets_failed;              /* the ledger ran out of memory (said once) */
+	struct tracer_prog_stats progs[4]; /* the programs' run statistics */
+	int nprogs;
+	int bpf_stats_enabled;            /* kernel.bpf_stats_enabled; -1 unknown */
 };
 
 /* The page of the model m in format f, appended to out. */
