@@ -76,14 +76,26 @@ static bool container_seg(const char *s, size_t n, char out[72])
 static bool parse_path(const char *path, size_t len, struct pod_ref *out)
 {
 	const char *seg = path, *end = path + len;
-	bool in_kubepods = false, have_pod = false;
+	bool in_kubepods = false, have_pod = false, first = true;
 
 	while (seg < end) {
 		const char *slash = memchr(seg, '/', end - seg);
 		size_t n = (slash ? slash : end) - seg;
 
-		if (starts(seg, n, "kubepods"))
+		/*
+		 * The kubelet's tree is at the root: a kubepods deeper down is
+		 * someone's own (a user's delegated systemd subtree), which must
+		 * not pass for a pod. "..": seen from inside a cgroup namespace.
+		 */
+		if (!n || (n == 2 && seg[0] == '.' && seg[1] == '.')) {
+			seg += n + 1;
+			continue;
+		}
+		if (first && !starts(seg, n, "kubepods"))
+			return false;
+		if (first)
 			in_kubepods = true;
+		first = false;
 		if (in_kubepods && !have_pod) {
 			/* systemd: kubepods[-qos]-pod<UID>.slice; cgroupfs: pod<UID> */
 			const char *p = n > 3 ? memmem(seg, n, "pod", 3) : NULL;
@@ -188,10 +200,9 @@ bool pods__names(const char *logs, const struct pod_ref *ref, struct pod_names *
 	return true;
 }
 
-bool pods__of_pid(int pid, const char *logs, struct pod_names *out)
+bool pods__ref_of_pid(int pid, struct pod_ref *out)
 {
 	char path[64], text[4096];
-	struct pod_ref ref;
 	FILE *f;
 	size_t n;
 
@@ -202,5 +213,12 @@ bool pods__of_pid(int pid, const char *logs, struct pod_names *out)
 	n = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	text[n] = '\0';
-	return pods__parse_cgroup(text, &ref) && pods__names(logs, &ref, out);
+	return pods__parse_cgroup(text, out);
+}
+
+bool pods__of_pid(int pid, const char *logs, struct pod_names *out)
+{
+	struct pod_ref ref;
+
+	return pods__ref_of_pid(pid, &ref) && pods__names(logs, &ref, out);
 }

@@ -45,6 +45,8 @@ bool pods__parse_cgroup(const char *text, struct pod_ref *out);
  * True if the pod was found (the container's name may still be empty).
  */
 bool pods__names(const char *logs, const struct pod_ref *ref, struct pod_names *out);
+/* The pod and container of process pid (reads /proc/PID/cgroup). */
+bool pods__ref_of_pid(int pid, struct pod_ref *out);
 /* The pod of process pid (reads /proc/PID/cgroup), names from logs. */
 bool pods__of_pid(int pid, const char *logs, struct pod_names *out);
 

@@ -123,12 +123,17 @@ static const char *sample_suffix(const struct expo *e)
 	return "";
 }
 
-static void created(struct expo *e, const struct expo_label *labels, int n)
+static void created_at(struct expo *e, const struct expo_label *labels, int n, double at)
 {
-	if (e->type != EXPO_COUNTER || e->format != EXPO_OPENMETRICS || e->created <= 0)
+	if (e->type != EXPO_COUNTER || e->format != EXPO_OPENMETRICS || at <= 0)
 		return;
 	series(e, "_created", labels, n);
-	sb_printf(e->sb, " %.3f\n", e->created);
+	sb_printf(e->sb, " %.3f\n", at);
+}
+
+static void created(struct expo *e, const struct expo_label *labels, int n)
+{
+	created_at(e, labels, n, e->created);
 }
 
 void expo__sample(struct expo *e, const struct expo_label *labels, int n, double value)
@@ -149,6 +154,15 @@ void expo__sample_u64(struct expo *e, const struct expo_label *labels, int n, ui
 	series(e, sample_suffix(e), labels, n);
 	sb_printf(e->sb, " %" PRIu64 "\n", value);
 	created(e, labels, n);
+	e->samples++;
+}
+
+void expo__sample_u64_since(struct expo *e, const struct expo_label *labels, int n,
+			    uint64_t value, double at)
+{
+	series(e, sample_suffix(e), labels, n);
+	sb_printf(e->sb, " %" PRIu64 "\n", value);
+	created_at(e, labels, n, at);
 	e->samples++;
 }
 

@@ -47,6 +47,9 @@ void expo__family(struct expo *e, const char *name, enum expo_type type, const c
 /* One sample of the current family, with n labels. */
 void expo__sample(struct expo *e, const struct expo_label *labels, int n, double value);
 void expo__sample_u64(struct expo *e, const struct expo_label *labels, int n, uint64_t value);
+/* The same with a created time of its own (a series that began later). */
+void expo__sample_u64_since(struct expo *e, const struct expo_label *labels, int n,
+			    uint64_t value, double created);
 /* The end of the page (OpenMetrics: "# EOF"). */
 void expo__end(struct expo *e);
 

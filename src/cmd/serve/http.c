@@ -47,6 +47,10 @@
 /* Connections taken from the backlog per wakeup, so that a flood of
  * connects cannot keep the loop from serving the open ones. */
 #define HTTP_ACCEPT_BURST 64
+/* a connection without a whole request gives its slot to a newcomer only
+ * once it has had this long: a scraper sends its request at once, and a
+ * flood of new connections then evicts itself, not the scraper */
+#define HTTP_EVICT_MIN_AGE_MS 1000
 
 #define DEFAULT_CONTENT_TYPE "text/plain; charset=utf-8"
 #define LISTEN_FORMS "expected ADDR:PORT, [ADDR]:PORT, :PORT or fd:N"
@@ -676,7 +680,8 @@ static int format_head(char *buf, size_t size, int status, const char *type,
 			"\r\n",
 			status, reason_phrase(status), type, body_len,
 			gzipped ? "Content-Encoding: gzip\r\n" : "",
-			vary ? "Vary: Accept-Encoding\r\n" : "",
+			/* the page depends on both (serve negotiates the format) */
+			vary ? "Vary: Accept, Accept-Encoding\r\n" : "",
 			extra ? extra : "");
 }
 
@@ -904,15 +909,16 @@ static void expire(struct http_server *s, uint64_t now)
 }
 
 /*
- * A slot for a new connection: a free one; else the one that has waited
- * longest without a whole request (a slow or stalled client) or is only
- * lingering after its answer, which is closed for it (counted as
- * rejected). A scraper sends its request at once, so clients that hold
- * slots open without one (slowloris) cannot keep it out: each newcomer
- * takes the place of the oldest of them. NULL when every slot is writing
- * an answer.
+ * A slot for a new connection: a free one; else one lingering after its
+ * answer; else the one that has waited longest without a whole request,
+ * if it has had HTTP_EVICT_MIN_AGE_MS (a slow or stalled client), closed
+ * for it and counted as rejected. A scraper sends its request at once (and
+ * accept_some reads what is there at once), so clients that hold slots
+ * open without one (slowloris) cannot keep it out, and a flood of new
+ * connections evicts itself. NULL when every slot is writing an answer
+ * or too young to go.
  */
-static struct http_conn *free_slot(struct http_server *s)
+static struct http_conn *free_slot(struct http_server *s, uint64_t now)
 {
 	struct http_conn *oldest = NULL;
 
@@ -926,6 +932,8 @@ static struct http_conn *free_slot(struct http_server *s)
 		    (!oldest || oldest->state != CONN_DRAINING || c->deadline_ns < oldest->deadline_ns))
 			oldest = c;
 		else if (c->state == CONN_READING &&
+			 c->deadline_ns - (uint64_t)s->timeout_ms * NS_PER_MS +
+				 HTTP_EVICT_MIN_AGE_MS * NS_PER_MS <= now &&
 			 (!oldest || (oldest->state == CONN_READING && c->deadline_ns < oldest->deadline_ns)))
 			oldest = c;
 	}
@@ -939,7 +947,7 @@ static struct http_conn *free_slot(struct http_server *s)
 
 /* Take what is in the backlog; 0, or -errno when the listening socket
  * itself failed. */
-static int accept_some(struct http_server *s, uint64_t now)
+static int accept_some(struct http_server *s, uint64_t now, http_handler h, void *arg)
 {
 	for (int k = 0; k < HTTP_ACCEPT_BURST; k++) {
 		int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -966,7 +974,7 @@ static int accept_some(struct http_server *s, uint64_t now)
 				return 0;
 			}
 		}
-		c = free_slot(s);
+		c = free_slot(s, now);
 		if (!c) {
 			/* taken and closed rather than left in the backlog, where
 			 * it would hold a place a good client needs */
@@ -980,6 +988,9 @@ static int accept_some(struct http_server *s, uint64_t now)
 		c->len = c->scanned = c->drained = 0;
 		c->out = NULL;
 		c->out_len = c->out_sent = 0;
+		/* a request already here is read now: answered, its slot is
+		 * not one a newcomer can take */
+		conn_read(s, c, h, arg, now);
 	}
 	return 0;
 }
@@ -1061,7 +1072,7 @@ int http__serve_until(struct http_server *s, uint64_t deadline_ns,
 			if (s->pfds[0].fd >= 0 && s->pfds[0].revents) {
 				if (s->pfds[0].revents & (POLLERR | POLLNVAL))
 					return listener_failed(s, s->pfds[0].revents);
-				ret = accept_some(s, now);
+				ret = accept_some(s, now, h, arg);
 				if (ret)
 					return ret;
 			}

@@ -41,7 +41,7 @@ static void on_signal(int sig)
 enum {
 	SERVE_LISTEN = 1, SERVE_INTERVAL, SERVE_PID, SERVE_PORT, SERVE_NETNS,
 	SERVE_MAP_ENTRIES, SERVE_ATTACH, SERVE_MAX_CONNS, SERVE_TEXTFILE, SERVE_MAX_PORTS,
-	SERVE_K8S_LOGS,
+	SERVE_K8S_LOGS, SERVE_MAX_SERIES,
 };
 
 static const char *const attach_values[] = { "auto", "tp_btf", "raw_tp", "tracepoint", NULL };
@@ -68,11 +68,16 @@ static const struct opt_spec serve_specs[] = {
 	  .help = "auto, tp_btf, raw_tp or tracepoint (default %d)" },
 	{ SERVE_MAX_CONNS, "max-connections", 0, OT_COUNT, "N", 1, 1024, .def = "16",
 	  .want = "a number from %r",
-	  .help = "HTTP connections open at once; more are closed at once (default %d)" },
+	  .help = "HTTP connections open at once; past it a newcomer takes the slot of\n"
+		  "one that has waited a second without a whole request (default %d)" },
 	{ SERVE_MAX_PORTS, "max-ports", 0, OT_COUNT, "N", 1, 65536, .def = "256",
 	  .want = "a number from %r",
 	  .help = "ports per netns and family with series of their own; the rest are\n"
 		  "port=\"other\" (default %d)" },
+	{ SERVE_MAX_SERIES, "max-series", 0, OT_COUNT, "N", 1, 1000000, .def = "10000",
+	  .want = "a number from %r",
+	  .help = "per-socket series in all; past it, new ones are port and comm\n"
+		  "\"other\" without a pod (default %d)" },
 	{ SERVE_K8S_LOGS, "k8s-logs", 0, OT_PATH, "DIR", .def = "/var/log",
 	  .help = "the kubelet's log directory: its pods/ and containers/ name the pod\n"
 		  "and container of a socket's owner, found by its cgroup (default %d)" },
@@ -105,7 +110,7 @@ struct serve_opts {
 	double interval;
 	const char *netns_spec;
 	int max_conns;
-	uint32_t max_ports;
+	uint32_t max_ports, max_series;
 	const char *k8s_logs;
 	struct model_opts model;
 	struct tracer_opts tracer;
@@ -128,6 +133,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 		case SERVE_TEXTFILE: o->textfile = p.arg; break;
 		case SERVE_MAX_PORTS: o->max_ports = p.u; break;
 		case SERVE_K8S_LOGS: o->k8s_logs = p.arg; break;
+		case SERVE_MAX_SERIES: o->max_series = p.u; break;
 		case SERVE_INTERVAL: o->interval = p.d; break;
 		case SERVE_PID: o->model.pid = p.u; break;
 		case SERVE_PORT: o->model.port = o->tracer.filter_port = p.u; break;
@@ -217,10 +223,42 @@ static int port_range(void *arg, uint32_t netns, uint16_t *lo, uint16_t *hi)
 	return 0;
 }
 
-/* The pod of a socket's owner (socket_series.pod_of). */
+/*
+ * The pod of a socket's owner (socket_series.pod_of): its cgroup read each
+ * time (cheap), the names from the kubelet's logs cached per pod and
+ * container (two directory scans each), a miss for POD_MISS_NS (its logs
+ * may not be there yet).
+ */
+#define POD_MISS_NS (30ull * 1000000000ull)
+struct pod_cache_val {
+	bool found;
+	uint64_t at_ns;
+	struct pod_names names;
+};
+struct pod_cache {
+	const char *logs;
+	struct htab names;  /* struct pod_ref -> struct pod_cache_val */
+};
+
 static bool pod_of(void *arg, int pid, struct pod_names *out)
 {
-	return pods__of_pid(pid, arg, out);
+	struct pod_cache *pc = arg;
+	struct pod_cache_val *v;
+	struct pod_ref ref;
+	uint64_t now = now_ns();
+	int created;
+
+	if (!pods__ref_of_pid(pid, &ref))
+		return false;
+	v = htab__upsert(&pc->names, &ref, &created);
+	if (!v)
+		return pods__names(pc->logs, &ref, out);
+	if (created || (!v->found && now - v->at_ns >= POD_MISS_NS)) {
+		v->found = pods__names(pc->logs, &ref, &v->names);
+		v->at_ns = now;
+	}
+	*out = v->names;
+	return v->found;
 }
 
 static void render(struct pages *pg, struct watch *w)
@@ -255,11 +293,6 @@ static void render(struct pages *pg, struct watch *w)
 		pg->om.buf[0] = '\0';
 	serve_page__render(&w->m, &pg->self, EXPO_TEXT, &pg->text);
 	serve_page__render(&w->m, &pg->self, EXPO_OPENMETRICS, &pg->om);
-	/* samples per page: the text one's (OpenMetrics adds _created lines) */
-	pg->self.last_series = 0;
-	for (size_t i = 0; i < pg->text.len; i++)
-		if (pg->text.buf[i] == '\n' && i + 1 < pg->text.len && pg->text.buf[i + 1] != '#')
-			pg->self.last_series++;
 	pg->self.render_seconds = (now_ns() - t0) / 1e9;
 }
 
@@ -300,9 +333,11 @@ int do_serve(int argc, char **argv)
 {
 	struct serve_opts o = { .listen = SERVE_DEFAULT_LISTEN, .interval = 5,
 				.max_conns = HTTP_MAX_CONNS,
-				.max_ports = SOCKET_SERIES_PORT_CAP, .k8s_logs = "/var/log" };
+				.max_ports = SOCKET_SERIES_PORT_CAP, .max_series = SOCKET_SERIES_CAP,
+				.k8s_logs = "/var/log" };
 	struct http_server http = { .fd = -1 };
 	struct textfile tf = { .dirfd = -1 };
+	struct pod_cache pods = { 0 };
 	struct pages pg = { .http = &http };
 	struct watch w = {};
 	struct utsname u;
@@ -345,6 +380,7 @@ int do_serve(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* its terminal closed: clean up too */
 	signal(SIGPIPE, SIG_IGN);
 
 	ret = watch__open(&w, &o.tracer, &o.model, "udpdrop serve");
@@ -357,10 +393,14 @@ int do_serve(int argc, char **argv)
 	if (socket_series__init(&pg.sockets))
 		goto out;
 	pg.sockets.port_cap = o.max_ports;
+	pg.sockets.series_cap = o.max_series;
 	pg.sockets.port_range = port_range;
 	pg.sockets.port_range_arg = &w;
+	pods.logs = o.k8s_logs;
+	if (htab__init(&pods.names, sizeof(struct pod_ref), sizeof(struct pod_cache_val)))
+		goto out;
 	pg.sockets.pod_of = pod_of;
-	pg.sockets.pod_of_arg = (void *)o.k8s_logs;
+	pg.sockets.pod_of_arg = &pods;
 	pg.self.sockets = &pg.sockets;
 	uname(&u);
 	pg.self.version = UDPDROP_VERSION;
@@ -382,14 +422,24 @@ int do_serve(int argc, char **argv)
 	uint64_t step = (uint64_t)(o.interval * 1e9), next = w.m.start_ns + step;
 
 	while (!stop_signal) {
-		err = http.fd >= 0 ? http__serve_until(&http, next, &stop_signal, handle, &pg)
-				   : sleep_until(next);
+		/*
+		 * In slices of at most a second: a signal that comes just
+		 * before a wait begins is seen at the slice's end, not after
+		 * a whole interval (up to an hour).
+		 */
+		uint64_t slice = now_ns() + 1000000000ull;
+
+		slice = slice < next ? slice : next;
+		err = http.fd >= 0 ? http__serve_until(&http, slice, &stop_signal, handle, &pg)
+				   : sleep_until(slice);
 		if (err) {
 			fprintf(stderr, "udpdrop serve: the listening socket failed: %s\n", strerror(-err));
 			goto out;
 		}
 		if (stop_signal)
 			break;
+		if (now_ns() < next)
+			continue; /* the slice ended, the interval has not */
 		next += step;
 		if (next < now_ns()) /* late (a loaded host): no catch-up burst */
 			next = now_ns() + step;
@@ -413,6 +463,7 @@ out:
 	http__close(&http);
 	textfile__close(&tf);
 	socket_series__free(&pg.sockets);
+	htab__free(&pods.names);
 	sb_free(&pg.text);
 	sb_free(&pg.om);
 	return ret;

@@ -95,19 +95,29 @@ static void netns_str(char *buf, size_t len, uint32_t netns)
 		buf[0] = '\0'; /* the kernel's table was full: no socket, no netns */
 }
 
-/* The netns named in the page, once each (for udpdrop_netns_info). */
+/* The netns named in the page, once each (for udpdrop_netns_info), in
+ * the order they came. */
 struct netns_set {
-	uint32_t v[256];
-	int n;
+	struct htab seen;
+	uint32_t *v;
+	int n, cap;
 };
 
 static void netns_note(struct netns_set *s, uint32_t netns)
 {
-	for (int i = 0; i < s->n; i++)
-		if (s->v[i] == netns)
+	int created;
+
+	if (!netns || !htab__upsert(&s->seen, &netns, &created) || !created)
+		return;
+	if (s->n == s->cap) {
+		uint32_t *v = realloc(s->v, (s->cap ? s->cap * 2 : 64) * sizeof(*v));
+
+		if (!v)
 			return;
-	if (netns && s->n < (int)(sizeof(s->v) / sizeof(s->v[0])))
-		s->v[s->n++] = netns;
+		s->v = v;
+		s->cap = s->cap ? s->cap * 2 : 64;
+	}
+	s->v[s->n++] = netns;
 }
 
 void serve_page__render(struct model *m, const struct serve_self *self,
@@ -118,8 +128,12 @@ void serve_page__render(struct model *m, const struct serve_self *self,
 	char ns[16], reason[48];
 	int n = 0;
 	struct drop_series *v = drop_series(m, self, &n);
-	struct reconcile_line rl[256];
-	int nrl = reconcile__lines(m, rl, sizeof(rl) / sizeof(rl[0]));
+	/* every netns in view, every cause reconciled: no line cut off */
+	int maxrl = (m->ncounters + 1) * CAUSE_MAX;
+	struct reconcile_line *rl = calloc(maxrl, sizeof(*rl));
+	int nrl = rl ? reconcile__lines(m, rl, maxrl) : 0;
+
+	htab__init(&seen.seen, sizeof(uint32_t), 1);
 
 	expo__init(&e, out, f, m->start_wall);
 
@@ -187,6 +201,9 @@ void serve_page__render(struct model *m, const struct serve_self *self,
 		};
 		expo__sample_u64(&e, l, 2, 1);
 	}
+	htab__free(&seen.seen);
+	free(seen.v);
+	free(rl);
 
 	/* udpdrop itself */
 	expo__family(&e, "udpdrop_build", EXPO_INFO, "udpdrop's version, the kernel it runs on and how it attached.");
@@ -201,7 +218,7 @@ void serve_page__render(struct model *m, const struct serve_self *self,
 	expo__sample(&e, NULL, 0, m->start_wall);
 	expo__family(&e, "udpdrop_overflow_drops", EXPO_COUNTER,
 		     "Drops counted while the kernel's socket table was full: their cause is kept, "
-		     "their socket and netns are not (netns=\"\" above).");
+		     "their socket and netns are not (an empty netns label above).");
 	expo__sample_u64(&e, NULL, 0, m->totals.overflow);
 	expo__family(&e, "udpdrop_missed_events", EXPO_COUNTER,
 		     "Drop events the kernel did not run udpdrop's programs for (a drop inside a drop "
@@ -244,7 +261,7 @@ void serve_page__render(struct model *m, const struct serve_self *self,
 	}
 	expo__family(&e, "udpdrop_render_seconds", EXPO_GAUGE, "How long the last page took to render.");
 	expo__sample(&e, NULL, 0, self->render_seconds);
-	expo__family(&e, "udpdrop_series", EXPO_GAUGE, "Samples in the last page.");
-	expo__sample_u64(&e, NULL, 0, self->last_series);
+	expo__family(&e, "udpdrop_series", EXPO_GAUGE, "Samples in this page, this one included.");
+	expo__sample_u64(&e, NULL, 0, e.samples + 1);
 	expo__end(&e);
 }

@@ -26,7 +26,6 @@ struct serve_self {
 	const struct socket_series *sockets; /* the per-socket series; NULL: none */
 	uint64_t kernel_events;           /* events the programs saw */
 	double render_seconds;            /* the last render's */
-	uint64_t last_series;             /* samples in the last page */
 	uint64_t http_requests, http_rejected, http_timeouts, http_too_large, http_bad;
 	uint64_t refreshes;
 	bool sockets_failed;              /* the ledger ran out of memory (said once) */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* udpdrop serve's per-socket series: see socket_series.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <sys/socket.h>
 #include "socket_series.h"
 #include "sockid.h"
+#include "util.h"
 
 enum ss_port_kind { SS_PORT_NUMBER, SS_PORT_EPHEMERAL, SS_PORT_OTHER };
 
@@ -18,20 +20,27 @@ struct ss_key {
 	uint16_t port;          /* SS_PORT_NUMBER's */
 	int32_t cause;
 	char comm[16];          /* the owner's; "" none known */
-	struct pod_names pod;   /* "" each: not in a pod */
+	uint32_t pod;           /* interned (struct ss_pod_ref), 0: none */
 };
 
 struct ss_val {
 	struct ss_key k;
 	uint64_t drops;
 	uint64_t grew_ns;       /* when it last grew (retention) */
+	double created;         /* when it began (Unix s): OpenMetrics _created */
 };
 
 struct ss_socket {
 	uint64_t last[CAUSE_MAX]; /* the row's counts at the last refresh */
 	uint64_t seen_ns;
-	bool pod_looked;          /* once, when it first had an owner */
-	struct pod_names pod;
+	uint64_t pod_next_ns;     /* when to look its pod up (again); ~0: found */
+	uint32_t pod;
+	bool capped;              /* counted in folded for the series cap */
+};
+
+/* An interned pod: its names (the key) and latest UID. */
+struct ss_pod_ref {
+	struct pod_names names;
 };
 
 struct ss_port {
@@ -53,12 +62,14 @@ int socket_series__init(struct socket_series *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->port_cap = SOCKET_SERIES_PORT_CAP;
+	s->series_cap = SOCKET_SERIES_CAP;
 	s->retention_ns = SOCKET_SERIES_RETENTION_NS;
 	if (htab__init(&s->series, sizeof(struct ss_key), sizeof(struct ss_val)) ||
 	    htab__init(&s->sockets, sizeof(uint64_t), sizeof(struct ss_socket)) ||
 	    htab__init(&s->ports, sizeof(struct ss_port), sizeof(uint64_t)) ||
 	    htab__init(&s->port_count, sizeof(struct ss_fam), sizeof(uint32_t)) ||
-	    htab__init(&s->ranges, sizeof(uint32_t), sizeof(struct ss_range))) {
+	    htab__init(&s->ranges, sizeof(uint32_t), sizeof(struct ss_range)) ||
+	    htab__init(&s->pods, offsetof(struct pod_names, uid), sizeof(uint32_t))) {
 		socket_series__free(s);
 		return -ENOMEM;
 	}
@@ -72,6 +83,35 @@ void socket_series__free(struct socket_series *s)
 	htab__free(&s->ports);
 	htab__free(&s->port_count);
 	htab__free(&s->ranges);
+	htab__free(&s->pods);
+	free(s->pod_by_id);
+	s->pod_by_id = NULL;
+	s->npods = 0;
+}
+
+/* The pod's id by its names (the UID updated): 0 if out of memory. The
+ * key is the names alone (pod_names up to its uid). */
+static uint32_t intern_pod(struct socket_series *s, const struct pod_names *p)
+{
+	uint32_t *id;
+	int created;
+
+	id = htab__upsert(&s->pods, p, &created);
+	if (!id)
+		return 0;
+	if (created) {
+		struct ss_pod_ref *v = realloc(s->pod_by_id, (s->npods + 1) * sizeof(*v));
+
+		if (!v) {
+			*id = 0;
+			return 0;
+		}
+		s->pod_by_id = v;
+		*id = ++s->npods;
+	}
+	if (*id)
+		s->pod_by_id[*id - 1].names = *p;
+	return *id;
 }
 
 /* The netns's ephemeral range, read once per netns and run. */
@@ -140,17 +180,33 @@ static int port_label(struct socket_series *s, const struct row *r, struct ss_ke
 	return 0;
 }
 
-static int add(struct socket_series *s, const struct ss_key *k, uint64_t n, uint64_t now)
+static int add(struct socket_series *s, struct ss_socket *sk, const struct ss_key *k,
+	       uint64_t n, uint64_t now, double wall)
 {
-	struct ss_val *v;
+	struct ss_val *v = htab__find(&s->series, k);
+	struct ss_key other;
 	int created;
 
+	/* past the cap of series: one per netns, family and cause */
+	if (!v && s->series.n >= s->series_cap) {
+		other = *k;
+		other.kind = SS_PORT_OTHER;
+		other.port = 0;
+		other.pod = 0;
+		memset(other.comm, 0, sizeof(other.comm));
+		strcpy(other.comm, "other");
+		k = &other;
+		if (!sk->capped)
+			s->folded++;
+		sk->capped = true;
+	}
 	v = htab__upsert(&s->series, k, &created);
 	if (!v)
 		return -ENOMEM;
 	if (created) {
 		v->k = *k;
 		v->drops = 0;
+		v->created = wall;
 	}
 	v->drops += n;
 	v->grew_ns = now;
@@ -162,7 +218,9 @@ static bool fresh_socket(const void *key, void *val, void *arg)
 	const struct socket_series *s = ((void **)arg)[0];
 	uint64_t now = *(const uint64_t *)((void **)arg)[1];
 
-	return now - ((struct ss_socket *)val)->seen_ns < s->retention_ns;
+	uint64_t age = now - ((struct ss_socket *)val)->seen_ns;
+
+	return age < SOCKET_SERIES_SOCKET_RETENTION_NS && age < s->retention_ns;
 }
 
 static bool fresh_series(const void *key, void *val, void *arg)
@@ -204,6 +262,8 @@ static int count_ports(struct socket_series *s)
 
 int socket_series__update(struct socket_series *s, struct model *m, uint64_t now)
 {
+	double wall = wall_time();
+
 	for (int i = 0; i < m->nview_sockets; i++) {
 		const struct row *r = m->view_sockets[i];
 		uint64_t id = r->key.cookie;
@@ -231,15 +291,25 @@ int socket_series__update(struct socket_series *s, struct model *m, uint64_t now
 									 : NULL;
 
 			memset(sk, 0, sizeof(*sk));
-			if (old)
+			if (old) {
 				memcpy(sk->last, old->last, sizeof(sk->last));
+				sk->pod = old->pod;
+				sk->pod_next_ns = old->pod_next_ns;
+				created = false; /* labelled before, under its inode */
+			}
 		}
 		sk->seen_ns = now;
-		/* its pod, once: a process does not change pods */
-		if (!sk->pod_looked && r->sock.npids && s->pod_of) {
-			sk->pod_looked = true;
-			if (!s->pod_of(s->pod_of_arg, r->sock.pids[0], &sk->pod))
-				memset(&sk->pod, 0, sizeof(sk->pod));
+		/* its pod, until found (a process does not change pods; its
+		 * logs may come a moment after it) */
+		if (r->sock.npids && s->pod_of && sk->pod_next_ns != ~0ull && now >= sk->pod_next_ns) {
+			struct pod_names pn;
+
+			if (s->pod_of(s->pod_of_arg, r->sock.pids[0], &pn)) {
+				sk->pod = intern_pod(s, &pn);
+				sk->pod_next_ns = ~0ull;
+			} else {
+				sk->pod_next_ns = now + SOCKET_SERIES_POD_RETRY_NS;
+			}
 		}
 		memset(&k, 0, sizeof(k));
 		k.pod = sk->pod;
@@ -255,7 +325,7 @@ int socket_series__update(struct socket_series *s, struct model *m, uint64_t now
 			if (r->cause[c] <= sk->last[c])
 				continue;
 			k.cause = c;
-			err = add(s, &k, r->cause[c] - sk->last[c], now);
+			err = add(s, sk, &k, r->cause[c] - sk->last[c], now, wall);
 			if (err)
 				return err;
 			sk->last[c] = r->cause[c];
@@ -288,7 +358,7 @@ static int cmp_series(const void *a, const void *b)
 		return x->cause < y->cause ? -1 : 1;
 	if (strcmp(x->comm, y->comm))
 		return strcmp(x->comm, y->comm);
-	return memcmp(&x->pod, &y->pod, sizeof(x->pod));
+	return x->pod < y->pod ? -1 : x->pod > y->pod;
 }
 
 void socket_series__render(const struct socket_series *s, struct expo *e)
@@ -308,6 +378,8 @@ void socket_series__render(const struct socket_series *s, struct expo *e)
 		     "past the cap of ports), cause, the owner's comm and its Kubernetes pod.");
 	for (size_t i = 0; i < n; i++) {
 		const struct ss_key *k = &v[i]->k;
+		static const struct pod_names none;
+		const struct pod_names *pod = k->pod ? &s->pod_by_id[k->pod - 1].names : &none;
 		char ns[16], port[8];
 
 		snprintf(ns, sizeof(ns), "%u", k->netns);
@@ -320,35 +392,41 @@ void socket_series__render(const struct socket_series *s, struct expo *e)
 				  : k->kind == SS_PORT_EPHEMERAL ? "ephemeral" : "other" },
 			{ "cause", cause__name(k->cause) },
 			{ "comm", k->comm },
-			{ "k8s_namespace", k->pod.ns },
-			{ "k8s_pod", k->pod.pod },
-			{ "k8s_container", k->pod.container },
+			{ "k8s_namespace", pod->ns },
+			{ "k8s_pod", pod->pod },
+			{ "k8s_container", pod->container },
 		};
-		expo__sample_u64(e, l, 8, v[i]->drops);
+		expo__sample_u64_since(e, l, 8, v[i]->drops, v[i]->created);
 	}
-	/* the pods named above, once each, with their UID to join
-	 * kube-state-metrics on */
-	struct htab uids;
-	bool have_uids = !htab__init(&uids, sizeof(v[0]->k.pod.uid), 1);
+	/* the pods of the series on the page, once per (namespace, pod), with
+	 * the latest UID, to join kube-state-metrics on */
+	struct htab seen;
+	bool have_seen = !htab__init(&seen, 64 + 254, 1);
 
 	expo__family(e, "udpdrop_pod", EXPO_INFO,
-		     "A Kubernetes pod of the socket series: its namespace, name and UID.");
-	for (size_t i = 0; have_uids && i < n; i++) {
-		const struct pod_names *p = &v[i]->k.pod;
+		     "A Kubernetes pod of the socket series: its namespace, name and latest UID.");
+	for (size_t i = 0; have_seen && i < n; i++) {
+		const struct pod_names *p;
+		char key[64 + 254] = { 0 };
 		int created;
 
-		if (!p->uid[0] || !htab__upsert(&uids, p->uid, &created) || !created)
+		if (!v[i]->k.pod)
+			continue;
+		p = &s->pod_by_id[v[i]->k.pod - 1].names;
+		memcpy(key, p->ns, sizeof(p->ns));
+		memcpy(key + 64, p->pod, sizeof(p->pod));
+		if (!htab__upsert(&seen, key, &created) || !created)
 			continue;
 		struct expo_label l[] = {
 			{ "k8s_namespace", p->ns }, { "k8s_pod", p->pod }, { "uid", p->uid },
 		};
 		expo__sample_u64(e, l, 3, 1);
 	}
-	if (have_uids)
-		htab__free(&uids);
+	if (have_seen)
+		htab__free(&seen);
 	free(v);
 	expo__family(e, "udpdrop_socket_series_folded", EXPO_COUNTER,
-		     "Sockets whose port went to port=\"other\": past the cap of ports per netns "
-		     "and family.");
+		     "Sockets whose series went to the port other: past the cap of ports per netns "
+		     "and family, or of series in all.");
 	expo__sample_u64(e, NULL, 0, s->folded);
 }

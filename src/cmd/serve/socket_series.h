@@ -21,9 +21,13 @@
  * cgroup and the kubelet's logs, pods.h); a connected
  * socket on a port of its netns's ip_local_port_range is port="ephemeral"
  * (a DNS client's sockets are many, their ports random); past port_cap
- * ports per netns and family, new ones are port="other" (counted in
+ * ports per netns and family, new ones are port="other"; past series_cap
+ * series in all (a comm is any user's choice, prctl(PR_SET_NAME)), new
+ * ones are port="other" and comm="other" without a pod (both counted in
  * folded). A series that has not grown for retention_ns leaves the page,
- * and a socket's entry once it has been gone as long.
+ * a socket's entry once it has been gone SOCKET_SERIES_SOCKET_RETENTION_NS.
+ * A pod is interned once by its names (a restarted pod of the same name
+ * is the same series; udpdrop_pod_info shows its latest UID).
  */
 #ifndef UDPDROP_SOCKET_SERIES_H
 #define UDPDROP_SOCKET_SERIES_H
@@ -36,7 +40,16 @@
 #include "pods.h"
 
 #define SOCKET_SERIES_PORT_CAP 256
+#define SOCKET_SERIES_CAP 10000
 #define SOCKET_SERIES_RETENTION_NS (3600ull * 1000000000ull)
+/* a socket's entry outlives its row by this (rows of closed sockets are
+ * folded after 120 s: its counts cannot come back after) */
+#define SOCKET_SERIES_SOCKET_RETENTION_NS (600ull * 1000000000ull)
+/* a socket whose pod was not found (its logs not there yet) is looked
+ * up again this often */
+#define SOCKET_SERIES_POD_RETRY_NS (30ull * 1000000000ull)
+
+struct ss_pod_ref;
 
 struct socket_series {
 	struct htab series;     /* struct ss_key -> struct ss_val */
@@ -44,9 +57,13 @@ struct socket_series {
 	struct htab ports;      /* struct ss_port -> 1: the numeric ports named */
 	struct htab port_count; /* (netns, family) -> distinct numeric ports */
 	struct htab ranges;     /* netns -> struct ss_range: ip_local_port_range */
-	uint32_t port_cap;
+	struct htab pods;       /* (namespace, pod, container) -> struct ss_pod */
+	struct ss_pod_ref *pod_by_id; /* the interned pods, by id - 1 */
+	uint32_t npods;
+	uint32_t port_cap;      /* numeric ports per netns and family */
+	uint32_t series_cap;    /* series in all: past it, port and comm "other" */
 	uint64_t retention_ns;
-	uint64_t folded;        /* new ports past the cap, to port="other" */
+	uint64_t folded;        /* sockets put in port="other" (either cap) */
 	/* the netns's ephemeral range; 0 or -errno (then no port is ephemeral).
 	 * The live one reads the sysctl in the netns; tests give their own. */
 	int (*port_range)(void *arg, uint32_t netns, uint16_t *lo, uint16_t *hi);

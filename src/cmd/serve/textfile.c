@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "textfile.h"
+#include "util.h"
 
 int textfile__open(struct textfile *t, const char *dir, char *err, size_t errlen)
 {
@@ -57,16 +59,24 @@ int textfile__write(struct textfile *t, const char *buf, size_t len)
 	struct stat st;
 	int fd, err;
 
-	/* a dot name: the collector reads *.prom only */
-	snprintf(tmp, sizeof(tmp), "." TEXTFILE_NAME ".%d", (int)getpid());
-	fd = openat(t->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 && errno == EEXIST) {
-		/* one of ours left by a crash with this pid: its name only */
-		unlinkat(t->dirfd, tmp, 0);
+	/*
+	 * A dot name (the collector reads *.prom only) no one can guess: a
+	 * name planted in the directory (a symlink, a directory) cannot
+	 * block the writes, and O_EXCL|O_NOFOLLOW never opens one.
+	 */
+	fd = -1;
+	for (int tries = 0; fd < 0 && tries < 16; tries++) {
+		uint64_t r;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)tries;
+		snprintf(tmp, sizeof(tmp), "." TEXTFILE_NAME ".%016llx", (unsigned long long)r);
 		fd = openat(t->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			return -errno;
 	}
 	if (fd < 0)
-		return -errno;
+		return -EEXIST;
 	/* 0644 whatever the umask: the collector is another user */
 	err = fchmod(fd, 0644) ? -errno : write_all(fd, buf, len);
 	if (!err && fstat(fd, &st))

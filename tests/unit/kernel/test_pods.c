@@ -48,6 +48,13 @@ static void test_cgroup_paths(void **state)
 	       "11:memory:/kubepods/burstable/pod" UID "/" CID "\n"
 	       "1:name=systemd:/\n", UID, CID);
 	expect("0::/kubepods/pod" UID "/" CID "\n", UID, CID);
+	/* seen from inside a cgroup namespace (a pod's own): relative paths */
+	expect("0::/../../kubepods-besteffort-pod" UID_ ".slice/cri-containerd-" CID ".scope\n",
+	       UID, CID);
+	expect("0::/../kubepods.slice/kubepods-pod" UID_ ".slice/crio-" CID ".scope\n", UID, CID);
+	/* a kubepods under someone's own subtree is not the kubelet's */
+	expect("0::/user.slice/user-1000.slice/user@1000.service/kubepods/pod" UID "/" CID "\n",
+	       NULL, NULL);
 	/* not a pod: a service, a docker container outside Kubernetes, junk */
 	expect("0::/system.slice/ssh.service\n", NULL, NULL);
 	expect("0::/system.slice/docker-" CID ".scope\n", NULL, NULL);

@@ -270,6 +270,90 @@ static void test_pod_labels(void **state)
 				       "uid=\"6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d\"} 1\n"));
 }
 
+/*
+ * Past the cap of series (a comm is any user's choice), new series go to
+ * one port="other", comm="other" series per netns, family and cause; the
+ * sum stays exact.
+ */
+static void test_series_cap(void **state)
+{
+	struct fx *f = *state;
+	uint16_t p0, p1, p2;
+	char ps[8];
+	uint64_t c0 = open_udp(f, 0, &p0, 0), c1 = open_udp(f, 1, &p1, 0);
+	uint64_t c2 = open_udp(f, 2, &p2, 0);
+
+	f->s.series_cap = 1;
+	put(f, c0, 0, 3);
+	update_at(f, 1);
+	put(f, c1, 0, 4);
+	put(f, c2, 0, 5);
+	update_at(f, 2);
+	snprintf(ps, sizeof(ps), "%u", p0);
+	assert_int_equal(value(f, ps, f->comm), 3);
+	assert_int_equal(value(f, "other", "other"), 9);
+	assert_int_equal(f->s.series.n, 2);
+	assert_int_equal(f->s.folded, 2);
+	put(f, c1, 0, 6);
+	update_at(f, 3);
+	assert_int_equal(value(f, "other", "other"), 11);
+	assert_int_equal(f->s.folded, 2); /* per socket, not per refresh */
+}
+
+static bool restarted_pod(void *arg, int pid, struct pod_names *out)
+{
+	int *calls = arg;
+
+	memset(out, 0, sizeof(*out));
+	strcpy(out->ns, "db");
+	strcpy(out->pod, "db-0");
+	strcpy(out->container, "db");
+	/* a StatefulSet's pod made again: the same names, a new UID */
+	strcpy(out->uid, (*calls)++ ? "00000000-0000-0000-0000-000000000002"
+				    : "00000000-0000-0000-0000-000000000001");
+	return true;
+}
+
+/* A pod made again under its name is the same series, and its info the
+ * latest UID: no label set twice on the page. */
+static void test_pod_restart_same_series(void **state)
+{
+	struct fx *f = *state;
+	uint16_t p0, p1;
+	int calls = 0;
+	const char *pg;
+	uint64_t c0 = open_udp(f, 0, &p0, 0);
+
+	f->s.pod_of = restarted_pod;
+	f->s.pod_of_arg = &calls;
+	put(f, c0, 0, 2);
+	update_at(f, 1);
+	close(f->fds[0]);
+	f->fds[0] = -1;
+	/* its successor binds the same port */
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(p0),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	uint64_t c1 = 0;
+	socklen_t clen = sizeof(c1);
+
+	f->fds[1] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(f->fds[1], (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockopt(f->fds[1], SOL_SOCKET, SO_COOKIE, &c1, &clen), 0);
+	p1 = p0;
+	put(f, c1, 0, 5);
+	update_at(f, 2);
+	assert_int_equal(calls, 2);
+	pg = page(f);
+	char want[512];
+
+	snprintf(want, sizeof(want), "port=\"%u\",cause=\"rcvbuf\",comm=\"%s\",k8s_namespace=\"db\","
+		 "k8s_pod=\"db-0\",k8s_container=\"db\"} 7\n", p1, f->comm);
+	assert_non_null(strstr(pg, want));
+	assert_non_null(strstr(pg, "udpdrop_pod_info{k8s_namespace=\"db\",k8s_pod=\"db-0\","
+				   "uid=\"00000000-0000-0000-0000-000000000002\"} 1\n"));
+	assert_null(strstr(pg, "000000000001"));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -278,6 +362,8 @@ int main(void)
 		T(test_cap_and_ephemeral),
 		T(test_retention),
 		T(test_pod_labels),
+		T(test_series_cap),
+		T(test_pod_restart_same_series),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
