@@ -121,8 +121,23 @@ void model_learn_from_rx(struct model *m, uint64_t now)
 		 * two sockets that had the same port in turn, the later one
 		 * is the likelier owner of a purge (candidates' order).
 		 */
-		if (htab__find(&m->known, &id))
+		const struct sock_info *k = htab__find(&m->known, &id);
+
+		if (k) {
+			/*
+			 * Known from a liveness dump alone (model__learn_socket:
+			 * no flow candidate, no owner looked up): its deliveries
+			 * say it lives on its port, so it is one now, as a
+			 * socket the model dumped itself (a second socket on
+			 * the port makes it shared: record arms the close).
+			 */
+			if (k->no_flow_match) {
+				si = *k;
+				si.no_flow_match = false;
+				model_remember_sock(m, &si, false, now);
+			}
 			continue;
+		}
 		si.cookie = id;
 		si.inode = id & UD_RX_INODE ? (uint32_t)id : 0;
 		si.netns = v->netns;
