@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "json_vocab.h"
+#include "reconcile.h"
 
 static void key_str(struct json *j, const char *k, const char *v)
 {
@@ -190,15 +191,6 @@ void vocab__totals_begin(struct json *j, const struct vocab_totals *t)
 	vocab__cause_list(j, t->cause_drops, t->cause_skbs);
 }
 
-static int64_t reconcile_diff(const struct vocab_reconcile *r)
-{
-	if (r->udpdrop >= r->kernel)
-		return r->udpdrop - r->kernel > (uint64_t)INT64_MAX ? INT64_MAX
-								 : (int64_t)(r->udpdrop - r->kernel);
-	return r->kernel - r->udpdrop > (uint64_t)INT64_MAX ? INT64_MIN
-							 : -(int64_t)(r->kernel - r->udpdrop);
-}
-
 bool vocab__reconcile_match(const struct vocab_reconcile *r)
 {
 	uint64_t d = r->udpdrop > r->kernel ? r->udpdrop - r->kernel : r->kernel - r->udpdrop;
@@ -239,7 +231,7 @@ void vocab__reconcile(struct json *j, const struct vocab_reconcile *r)
 	key_str(j, "status", !r->have_kernel ? "no_counter"
 			     : vocab__reconcile_match(r) ? "match" : "differ");
 	json_key(j, "diff");
-	json_i64(j, r->have_kernel ? reconcile_diff(r) : 0);
+	json_i64(j, r->have_kernel ? reconcile__diff(r->udpdrop, r->kernel) : 0);
 	json_obj_end(j);
 }
 

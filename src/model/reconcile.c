@@ -26,3 +26,10 @@ int cause__mibs(enum cause c, enum mib_id *ids, int n)
 		}
 	return 0;
 }
+
+int64_t reconcile__diff(uint64_t udpdrop, uint64_t kernel)
+{
+	if (udpdrop >= kernel)
+		return udpdrop - kernel > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(udpdrop - kernel);
+	return kernel - udpdrop > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)(kernel - udpdrop);
+}

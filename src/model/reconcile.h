@@ -44,6 +44,9 @@ struct reconcile_line {
 int reconcile__lines(struct model *m, struct reconcile_line *out, int max);
 /* Does the line agree, to within the spread? */
 bool reconcile__ok(const struct reconcile_line *l);
+/* udpdrop's count minus the kernel's, saturated at INT64_MIN/MAX (pure;
+ * every view's "diff"). */
+int64_t reconcile__diff(uint64_t udpdrop, uint64_t kernel);
 /* "match", "match within +-N (...)" or "differ by N[ (+-M ...)]". */
 void reconcile__verdict(const struct reconcile_line *l, char *buf, size_t len);
 /*

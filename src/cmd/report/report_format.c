@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "model.h"
+#include "reconcile.h"
 #include "report_internal.h"
 
 /* ---- shared formatting ------------------------------------------------ */
@@ -166,11 +167,7 @@ void rp_fmt_netns(const struct report *rp, char *buf, size_t len, uint32_t ns)
 /* udpdrop's count minus the kernel's, saturated to int64 (JSON "diff"). */
 int64_t rp_recon_diff(const struct agg_recon *r)
 {
-	if (r->udpdrop >= r->kernel)
-		return r->udpdrop - r->kernel > (uint64_t)INT64_MAX ? INT64_MAX
-								   : (int64_t)(r->udpdrop - r->kernel);
-	return r->kernel - r->udpdrop > (uint64_t)INT64_MAX ? INT64_MIN
-							    : -(int64_t)(r->kernel - r->udpdrop);
+	return reconcile__diff(r->udpdrop, r->kernel);
 }
 
 /* How far apart they are, exactly (no negation of INT64_MIN). */
