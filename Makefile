@@ -204,6 +204,7 @@ check:
 	$(Q)$(MAKE) --no-print-directory all $(STATIC_BIN) $(UNIT_BINS) $(HELPER_BIN) $(TRACECAT_BIN) $(SHOWIDS_BIN)
 	$(Q)tools/man-options.sh --check
 	$(Q)tools/check-layers.sh
+	$(Q)tools/check-deploy.sh
 	$(Q)tools/check.sh
 
 # The man pages' OPTIONS sections come from the option tables (src/base/opts.h),

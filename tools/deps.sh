@@ -16,6 +16,7 @@ pkgs=(
 	dnsmasq-base dnsperf memcached rsyslog # apps.sh: real applications, every view
 	tshark tcpdump                       # unit tests: report --pcap must read in both
 	prometheus prometheus-node-exporter curl # serve: a real Prometheus scrapes it, node_exporter reads --textfile
+	python3-yaml                         # tools/check-deploy.sh: the Kubernetes manifests parse
 	qemu-system-x86 busybox-static kmod cpio # the kernel matrix: tests/kernels/
 	debian-archive-keyring xz-utils zstd  # its private apt fetch and module unpacking
 )

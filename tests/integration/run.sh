@@ -34,6 +34,7 @@ fi
 . tests/integration/apps.sh
 . tests/integration/json.sh
 . tests/integration/serve.sh
+. tests/integration/deploy.sh
 
 # a helper defined twice, in two files, silently takes the other's place
 # (it happened: apps.sh's views_stop replaced views.sh's): refuse to run
