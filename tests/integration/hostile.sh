@@ -34,6 +34,7 @@ declare -A HS_RUN=(
 	[sink]="127.0.0.1:@PORT -d 0.3"
 	[gen]="127.0.0.1:@PORT -n 10 --no-control"
 	[demo]="noport -d 0.5 -b"
+	[serve]="--listen 127.0.0.1:0 -n 1 -i 0.2"
 )
 
 # Bad values for any option that takes one (never a valid value of any).

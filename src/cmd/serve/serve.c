@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include "caps.h"
@@ -41,7 +42,7 @@ static void on_signal(int sig)
 enum {
 	SERVE_LISTEN = 1, SERVE_INTERVAL, SERVE_PID, SERVE_PORT, SERVE_NETNS,
 	SERVE_MAP_ENTRIES, SERVE_ATTACH, SERVE_MAX_CONNS, SERVE_TEXTFILE, SERVE_MAX_PORTS,
-	SERVE_K8S_LOGS, SERVE_MAX_SERIES,
+	SERVE_K8S_LOGS, SERVE_MAX_SERIES, SERVE_COUNT,
 };
 
 static const char *const attach_values[] = { "auto", "tp_btf", "raw_tp", "tracepoint", NULL };
@@ -54,6 +55,10 @@ static const struct opt_spec serve_specs[] = {
 	{ SERVE_INTERVAL, "interval", 'i', OT_SECONDS, "SECS", 0.1, 3600, .def = "5",
 	  .flags = OPTS_F_APPLY_DEFAULT, .want = "seconds from %r",
 	  .help = "read the kernel's tables and render the page every SECS (default %d, %r)" },
+	{ SERVE_COUNT, "count", 'n', OT_COUNT, "N", 1, UINT32_MAX,
+	  .want = "a whole number of refreshes, at least 1",
+	  .help = "stop after N refreshes (default: until a signal); with --textfile\n"
+		  "the last page stays (a cron job's)" },
 	{ SERVE_PID, "pid", 'p', OT_PID, "PID", .want = "a process id",
 	  .help = "only sockets held by process PID" },
 	{ SERVE_PORT, "port", 0, OT_PORT, "PORT", .want = "a port from %r",
@@ -105,6 +110,7 @@ const struct opts_cmd serve_opts_cmd = {
 
 struct serve_opts {
 	const char *listen;
+	uint32_t count;          /* -n: refreshes, 0 until a signal */
 	bool listen_given;       /* --listen named: listen even with --textfile */
 	const char *textfile;    /* --textfile DIR */
 	double interval;
@@ -135,6 +141,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 		case SERVE_K8S_LOGS: o->k8s_logs = p.arg; break;
 		case SERVE_MAX_SERIES: o->max_series = p.u; break;
 		case SERVE_INTERVAL: o->interval = p.d; break;
+		case SERVE_COUNT: o->count = p.u; break;
 		case SERVE_PID: o->model.pid = p.u; break;
 		case SERVE_PORT: o->model.port = o->tracer.filter_port = p.u; break;
 		case SERVE_NETNS: o->netns_spec = p.arg; break;
@@ -347,6 +354,18 @@ int do_serve(int argc, char **argv)
 	err = parse_args(argc, argv, &o);
 	if (err)
 		return err > 0 ? EXIT_OK : -err;
+	/* a named log directory must be one: else no pod is ever found */
+	struct stat st;
+
+	if (stat(o.k8s_logs, &st) || !S_ISDIR(st.st_mode)) {
+		char shown[256];
+
+		snprintf(shown, sizeof(shown), "%s", o.k8s_logs);
+		str_printable(shown);
+		fprintf(stderr, "udpdrop serve: --k8s-logs %s: not a directory: name the kubelet's "
+			"log directory (the one with pods/ and containers/, /var/log on a node)\n", shown);
+		return EXIT_USAGE;
+	}
 	bool privileged = !caps__check_bpf(missing, sizeof(missing));
 
 	err = cli__resolve_scope("serve", o.netns_spec, o.model.pid, privileged,
@@ -361,6 +380,7 @@ int do_serve(int argc, char **argv)
 	if (o.textfile) {
 		err = textfile__open(&tf, o.textfile, err_line, sizeof(err_line));
 		if (err) {
+			str_printable(err_line); /* DIR is the user's bytes */
 			fprintf(stderr, "udpdrop serve: %s\n", err_line);
 			return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 		}
@@ -414,8 +434,13 @@ int do_serve(int argc, char **argv)
 	if (http.fd >= 0)
 		fprintf(stderr, "udpdrop serve: serving http://%s/metrics (port %d)\n", o.listen,
 			http__port(&http));
-	if (o.textfile)
-		fprintf(stderr, "udpdrop serve: writing %s/%s\n", o.textfile, TEXTFILE_NAME);
+	if (o.textfile) {
+		char shown[256];
+
+		snprintf(shown, sizeof(shown), "%s", o.textfile);
+		str_printable(shown);
+		fprintf(stderr, "udpdrop serve: writing %s/%s\n", shown, TEXTFILE_NAME);
+	}
 	fprintf(stderr, "udpdrop serve: tracing UDP drops via %s every %g s (Ctrl-C to stop)\n",
 		pg.self.attach, o.interval);
 
@@ -452,6 +477,10 @@ int do_serve(int argc, char **argv)
 		pg.self.refreshes++;
 		render(&pg, &w);
 		publish(&tf, &pg);
+		if (o.count && pg.self.refreshes >= o.count) {
+			tf.written = 0; /* -n: the last page is the run's product */
+			break;
+		}
 		if (w.netns_gone) {
 			cli__say_netns_gone("udpdrop serve", "stopping");
 			break;
