@@ -553,3 +553,12 @@ const char *proto_name(int proto, char *buf, int len)
 	snprintf(buf, len, "%d", proto);
 	return buf;
 }
+
+void sleep_until_ns(uint64_t deadline, volatile sig_atomic_t *stop)
+{
+	struct timespec ts = { .tv_sec = deadline / 1000000000ull,
+			       .tv_nsec = deadline % 1000000000ull };
+
+	while (!*stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -23,6 +24,9 @@ void fmt_endpoint(char *buf, size_t len, int family, const void *addr,
 		  uint16_t port);
 /* Address alone: "10.0.0.1", "fe80::1", "*" for the unspecified address. */
 void fmt_addr(char *buf, size_t len, int family, const void *addr);
+/* Sleep until deadline (CLOCK_MONOTONIC ns, as now_ns()) or until a
+ * signal sets *stop. */
+void sleep_until_ns(uint64_t deadline, volatile sig_atomic_t *stop);
 /* "udp", "udplite", or the IP protocol's number in buf. */
 const char *proto_name(int proto, char *buf, int len);
 

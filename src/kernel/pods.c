@@ -216,9 +216,3 @@ bool pods__ref_of_pid(int pid, struct pod_ref *out)
 	return pods__parse_cgroup(text, out);
 }
 
-bool pods__of_pid(int pid, const char *logs, struct pod_names *out)
-{
-	struct pod_ref ref;
-
-	return pods__ref_of_pid(pid, &ref) && pods__names(logs, &ref, out);
-}

@@ -47,7 +47,5 @@ bool pods__parse_cgroup(const char *text, struct pod_ref *out);
 bool pods__names(const char *logs, const struct pod_ref *ref, struct pod_names *out);
 /* The pod and container of process pid (reads /proc/PID/cgroup). */
 bool pods__ref_of_pid(int pid, struct pod_ref *out);
-/* The pod of process pid (reads /proc/PID/cgroup), names from logs. */
-bool pods__of_pid(int pid, const char *logs, struct pod_names *out);
 
 #endif

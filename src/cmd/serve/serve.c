@@ -303,18 +303,6 @@ static void render(struct pages *pg, struct watch *w)
 	pg->self.render_seconds = (now_ns() - t0) / 1e9;
 }
 
-/* Sleep until `deadline` (monotonic ns) or a signal: 0. */
-static int sleep_until(uint64_t deadline)
-{
-	struct timespec ts = { .tv_sec = deadline / 1000000000ull,
-			       .tv_nsec = deadline % 1000000000ull };
-
-	while (!stop_signal &&
-	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-	return 0;
-}
-
 /*
  * The page to --textfile, if given. A failed write (a full disk) is said
  * once, when it starts, and the next interval tries again: the endpoint
@@ -456,7 +444,7 @@ int do_serve(int argc, char **argv)
 
 		slice = slice < next ? slice : next;
 		err = http.fd >= 0 ? http__serve_until(&http, slice, &stop_signal, handle, &pg)
-				   : sleep_until(slice);
+				   : (sleep_until_ns(slice, &stop_signal), 0);
 		if (err) {
 			fprintf(stderr, "udpdrop serve: the listening socket failed: %s\n", strerror(-err));
 			goto out;

@@ -149,12 +149,7 @@ int top__parse_args(int argc, char **argv, struct top_opts *o)
 /* Sleep until `deadline` (monotonic ns) or a signal. */
 static void sleep_until(uint64_t deadline)
 {
-	struct timespec ts = { .tv_sec = deadline / 1000000000ull,
-			       .tv_nsec = deadline % 1000000000ull };
-
-	while (!stop_signal &&
-	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+	sleep_until_ns(deadline, &stop_signal);
 }
 
 /* Each row's worst interval per cause, for the summary's advice. */
