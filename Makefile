@@ -276,7 +276,7 @@ FUZZ_OFFLINE := src/cmd/report/report_load.c src/cmd/report/report_rows.c \
 		src/cmd/report/report_timeline.c src/cmd/report/report_format.c \
 		src/cmd/report/report_text.c src/cmd/report/report_advice.c \
 		src/cmd/report/report_json.c src/trace/trace.c src/base/util.c \
-		src/base/json.c src/base/units.c src/base/htab.c src/model/causes.c \
+		src/base/json.c src/base/units.c src/base/htab.c src/model/causes.c src/model/rows.c \
 		src/model/windows.c src/model/reconcile.c src/advice/advice.c \
 		src/advice/advice_text.c src/advice/advice_rcvbuf.c \
 		src/advice/advice_rules.c src/kernel/mib.c src/kernel/sockid.c \

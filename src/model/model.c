@@ -55,7 +55,7 @@ int model__init(struct model *m, const struct model_opts *o)
 	    htab__init(&m->flow_attr, sizeof(struct ud_key), sizeof(struct flow_attr)) ||
 	    htab__init(&m->by_port, sizeof(struct port_key), sizeof(struct port_socks)) ||
 	    htab__init(&m->local_addrs, sizeof(uint32_t), sizeof(struct local_addrs)) ||
-	    htab__init(&m->rows, sizeof(struct row_key), sizeof(struct row)) ||
+	    rows__init(&m->rows) ||
 	    htab__init(&m->pid_inodes, sizeof(uint32_t), 1) ||
 	    htab__init(&m->rx, sizeof(uint64_t), sizeof(struct ud_rx)) ||
 	    htab__init(&m->rx_base, sizeof(uint64_t), sizeof(struct ud_rx)) ||
@@ -102,7 +102,7 @@ void model__free(struct model *m)
 	htab__free(&m->kowners);
 	htab__free(&m->by_port);
 	htab__free(&m->local_addrs);
-	htab__free(&m->rows);
+	rows__free(&m->rows);
 	htab__free(&m->pid_inodes);
 	htab__free(&m->rx);
 	htab__free(&m->rx_base);
@@ -178,36 +178,6 @@ enum cause model__cause(struct model *m, uint32_t reason, uint32_t flags)
 	if (cacheable)
 		m->cause_cache[reason] = c;
 	return c;
-}
-
-enum cause row__main_cause(const struct row *r)
-{
-	int best = CAUSE_OTHER;
-
-	for (int c = 0; c < CAUSE_MAX; c++)
-		if (r->cause[c] > r->cause[best] ||
-		    (r->cause[c] == r->cause[best] &&
-		     r->cause_skbs[c] > r->cause_skbs[best]))
-			best = c;
-	return best;
-}
-
-void row__flow(const struct row *r, char *buf, int len)
-{
-	flow__format(buf, len, r->key.family, r->key.saddr, r->key.daddr, r->key.dport);
-}
-
-const char *row__flow_why(const struct row *r)
-{
-	return flow__why(r->flags & UD_KEY_SOCK, r->key.cause, r->key.netns, r->key.dport);
-}
-
-bool row__reason_shared(const struct row *r, int i)
-{
-	for (int k = 0; k < r->nreasons; k++)
-		if (k != i && r->reasons[k].reason == r->reasons[i].reason)
-			return true;
-	return false;
 }
 
 bool model__netns_named(struct model *m, uint32_t netns)

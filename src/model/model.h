@@ -18,78 +18,11 @@
 #include "mib.h"
 #include "netns.h"
 #include "reasons.h"
+#include "rows.h"
 #include "socktab.h"
 #include "tracer.h"
 #include "udpdrop.h"
 #include "windows.h"
-
-#define ROW_MAX_REASONS 8
-#define ROW_MAX_LOCS 4
-
-enum row_kind { ROW_SOCKET = 1, ROW_FLOW = 2 };
-
-/* row flags beside the UD_KEY_* ones: matched to the socket by its flow */
-#define ROW_VIA_FLOW (1u << 31)
-
-struct row_key {
-	uint64_t cookie;      /* ROW_SOCKET */
-	uint32_t netns;
-	uint8_t kind;
-	uint8_t family, proto, cause; /* cause: ROW_FLOW only */
-	uint8_t saddr[16], daddr[16]; /* ROW_FLOW only */
-	uint16_t dport;
-	uint16_t pad;
-	uint32_t pad2;
-};
-
-/* A kernel reason's counts under one cause (a reason can mean two: a
- * closing socket's NOT_SPECIFIED is socket_close), as report keeps them. */
-struct row_reason {
-	uint32_t reason;
-	enum cause cause;
-	uint64_t drops, skbs;
-};
-
-struct row_loc {
-	uint64_t addr;
-	uint64_t drops, skbs;
-};
-
-struct row {
-	struct row_key key;
-	/* cumulative since start */
-	uint64_t drops, skbs, bytes;
-	uint64_t cause[CAUSE_MAX];      /* datagrams */
-	uint64_t cause_skbs[CAUSE_MAX]; /* skb events */
-	struct row_reason reasons[ROW_MAX_REASONS];
-	int nreasons;
-	struct row_loc locs[ROW_MAX_LOCS];
-	int nlocs;
-	uint32_t flags;       /* UD_KEY_* seen */
-	/* the previous interval's cumulative drops, for rates */
-	uint64_t prev_drops, prev_skbs;
-	double rate;          /* drops/s over the last interval */
-	bool moved;           /* drops or skb events came in the last interval */
-	uint64_t moved_ns;    /* when they last did (the model's clock) */
-	bool dirty;           /* has counts this snapshot */
-	/* ROW_SOCKET: what the socket table says (last seen) */
-	bool have_sock;
-	bool sock_alive;      /* in the latest socket dump */
-	struct sock_info sock;
-	bool owned_by_pid;    /* the --pid filter's process (or pid_tree, one of its
-	                       * descendants) holds it or held it */
-	/* ROW_SOCKET, when the tracer counts deliveries (model.have_rx) */
-	uint64_t rx;          /* datagrams queued to the socket since start */
-	double rx_rate;       /* ... per second over the last interval */
-	uint32_t queue_peak;  /* most bytes queued seen at an enqueue, since start */
-	/*
-	 * ROW_SOCKET: the port, family and protocol of a closing queue the
-	 * kernel counted as this socket's (UD_KEY_SOCK | UD_KEY_CLOSE): what
-	 * is known of a socket that closed before any dump saw it
-	 */
-	uint16_t close_port;
-	uint8_t close_family, close_proto;
-};
 
 /* Sockets ever seen on a local port: flow attribution looks only here. */
 #define PORT_SOCKS_MAX 8
@@ -347,16 +280,6 @@ int model__refresh_pid_inodes(struct model *m);
 void model__learn_socket(struct model *m, struct sock_info *si, uint64_t now);
 const char *model__reason_name(struct model *m, uint32_t reason, char *buf,
 			       int len);
-/* The row's main cause: the most datagrams, then the most skb events. */
-enum cause row__main_cause(const struct row *r);
-/* "10.0.0.1 -> 10.0.0.2:5001" for a socketless row */
-void row__flow(const struct row *r, char *buf, int len);
-/* Why a socketless row has no socket, in a few words. */
-const char *row__flow_why(const struct row *r);
-/* Is the row's reason i also listed under another cause (a closing
- * socket's NOT_SPECIFIED is socket_close, another's other)? The text
- * views then name the cause beside it. */
-bool row__reason_shared(const struct row *r, int i);
 /* Has netns an `ip netns` name? */
 bool model__netns_named(struct model *m, uint32_t netns);
 /* The netns name if it has one (made printable), else its inode as text; in buf. */

@@ -131,72 +131,6 @@ static void row_rx(struct model *m, struct row *r)
 
 /* ---- rows ----------------------------------------------------------- */
 
-static struct row *row_for(struct model *m, const struct row_key *rk)
-{
-	int created;
-	struct row *r = htab__upsert(&m->rows, rk, &created);
-
-	if (r && created)
-		r->key = *rk;
-	return r;
-}
-
-static void row_add(struct model *m, struct row *r, const struct ud_key *k,
-		    const struct ud_val *v, enum cause c)
-{
-	int i;
-
-	r->dirty = true;
-	r->drops += v->datagrams;
-	r->skbs += v->skbs;
-	r->bytes += v->bytes;
-	r->cause[c] += v->datagrams;
-	r->cause_skbs[c] += v->skbs;
-	r->flags |= k->flags;
-	if ((k->flags & (UD_KEY_SOCK | UD_KEY_CLOSE)) == (UD_KEY_SOCK | UD_KEY_CLOSE) &&
-	    k->dport) {
-		r->close_port = k->dport;
-		r->close_family = k->family;
-		r->close_proto = k->proto;
-	}
-	for (i = 0; i < r->nreasons; i++)
-		if (r->reasons[i].reason == k->reason && r->reasons[i].cause == c)
-			break;
-	if (i == r->nreasons) {
-		if (r->nreasons < ROW_MAX_REASONS) {
-			r->reasons[r->nreasons].reason = k->reason;
-			r->reasons[r->nreasons++].cause = c;
-		} else
-			i = ROW_MAX_REASONS - 1; /* rare: fold into the last */
-	}
-	r->reasons[i].drops += v->datagrams;
-	r->reasons[i].skbs += v->skbs;
-	for (i = 0; i < r->nlocs; i++)
-		if (r->locs[i].addr == k->location)
-			break;
-	if (i == r->nlocs) {
-		if (r->nlocs < ROW_MAX_LOCS)
-			r->locs[r->nlocs++].addr = k->location;
-		else
-			i = ROW_MAX_LOCS - 1;
-	}
-	r->locs[i].drops += v->datagrams;
-	r->locs[i].skbs += v->skbs;
-}
-
-static void row_reset(struct row *r)
-{
-	r->drops = r->skbs = r->bytes = 0;
-	memset(r->cause, 0, sizeof(r->cause));
-	memset(r->cause_skbs, 0, sizeof(r->cause_skbs));
-	memset(r->reasons, 0, sizeof(r->reasons));
-	r->nreasons = 0;
-	memset(r->locs, 0, sizeof(r->locs));
-	r->nlocs = 0;
-	r->dirty = false;
-	r->sock_alive = false;
-}
-
 static bool row_visible(struct model *m, const struct row *r)
 {
 	/* the kernel filters by netns, except where it cannot know it */
@@ -215,16 +149,9 @@ static bool row_visible(struct model *m, const struct row *r)
 	return r->dirty;
 }
 
-/* Most drops first; the key itself is the stable tie-breaker. */
 static int cmp_rows_total(const void *a, const void *b)
 {
-	const struct row *x = *(const struct row **)a, *y = *(const struct row **)b;
-
-	if (x->drops != y->drops)
-		return x->drops > y->drops ? -1 : 1;
-	if (x->skbs != y->skbs)
-		return x->skbs > y->skbs ? -1 : 1;
-	return memcmp(&x->key, &y->key, sizeof(x->key));
+	return row__cmp_total(*(const struct row **)a, *(const struct row **)b);
 }
 
 void model__sort_by_total(struct model *m)
@@ -296,27 +223,12 @@ int model_add_to_row(struct model *m, const struct ud_key *k,
 		     const struct ud_val *v, enum cause c, uint64_t cookie,
 		     uint32_t netns, uint32_t extra_flags)
 {
-	struct row_key rk = { .netns = netns, .family = k->family,
-			      .proto = k->proto };
 	struct row *r;
+	int err = rows__add(&m->rows, k, v, c, cookie, netns, &r);
 
-	if (cookie) {
-		rk.kind = ROW_SOCKET;
-		rk.cookie = cookie;
-		rk.family = rk.proto = 0; /* one row per socket */
-	} else {
-		rk.kind = ROW_FLOW;
-		rk.cause = c;
-		memcpy(rk.saddr, k->saddr, 16);
-		memcpy(rk.daddr, k->daddr, 16);
-		rk.dport = k->dport;
-	}
-	r = row_for(m, &rk);
-	if (!r)
-		return -ENOMEM;
-	row_add(m, r, k, v, c);
-	r->flags |= extra_flags;
-	return 0;
+	if (!err)
+		r->flags |= extra_flags;
+	return err;
 }
 
 int model__update(struct model *m, struct htab *drops,
@@ -402,7 +314,7 @@ int model__update(struct model *m, struct htab *drops,
 
 	/* rows: rebuild the cumulative counts from the snapshot */
 	for (it = 0; htab__next(&m->rows, &it, &key, &val);)
-		row_reset(val);
+		row__reset(val);
 	for (it = 0; htab__next(drops, &it, &key, &val);) {
 		const struct ud_key *k = key;
 		const struct ud_val *v = val;
@@ -451,7 +363,7 @@ int model__update(struct model *m, struct htab *drops,
 					      .netns = m->st.v[i].netns,
 					      .cookie = m->st.v[i].cookie };
 
-			if (!row_for(m, &rk))
+			if (!rows__get(&m->rows, &rk))
 				return -ENOMEM;
 		}
 	}

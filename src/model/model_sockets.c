@@ -369,12 +369,18 @@ out:
  * sockets were folded, tracer__fold) are dropped, so memory follows what
  * the counts hold. Each table is rebuilt when a quarter of it is stale.
  */
-static bool row_counted(const void *key, void *val, void *arg)
+static bool row_counted(const struct row *r, const struct model *m)
 {
-	const struct row *r = val;
-	const struct model *m = arg;
-
 	return r->skbs || (m->opts.all && r->key.kind == ROW_SOCKET);
+}
+
+/* htab__retain's test: a row that goes frees its lists */
+static bool keep_row(const void *key, void *val, void *arg)
+{
+	if (row_counted(val, arg))
+		return true;
+	row__free(val);
+	return false;
 }
 
 static bool in_table(const void *key, void *val, void *arg)
@@ -389,8 +395,8 @@ int model_prune_stale(struct model *m, const struct htab *drops)
 	void *val;
 
 	for (it = 0; htab__next(&m->rows, &it, &key, &val);)
-		stale += !row_counted(key, val, m);
-	if (stale > 64 && stale > m->rows.n / 4 && htab__retain(&m->rows, row_counted, m))
+		stale += !row_counted(val, m);
+	if (stale > 64 && stale > m->rows.n / 4 && htab__retain(&m->rows, keep_row, m))
 		return -ENOMEM;
 	stale = 0;
 	for (it = 0; htab__next(&m->flow_attr, &it, &key, &val);)

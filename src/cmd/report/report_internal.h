@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include "advice.h"
 #include "causes.h"
+#include "rows.h"
 #include "report_model.h"
 
 /* ---- report_load.c: loading, keyed indexes, the file's tables ---- */
@@ -107,17 +108,8 @@ bool rp_add_windows(struct report *rp, const struct trace_windows *ws);
 
 /* ---- report_rows.c: joining ---- */
 
-struct agg_reason {
-	uint32_t reason;
-	int cause;
-	uint64_t drops, skbs;
-};
-
-struct agg_loc {
-	uint64_t addr;
-	uint64_t drops, skbs;
-};
-
+/* A socket's row and a flow's (agg_flow) are rows.h's, summed by its rule
+ * (rp_build), with what the trace knows of the socket beside it. */
 struct agg_sock {
 	uint64_t cookie;
 	bool by_inode;
@@ -127,14 +119,13 @@ struct agg_sock {
 	/* the bytes and datagrams of whole datagrams only (no fragment, no
 	 * frag_list member freed with its parent): their average size */
 	uint64_t size_bytes[CAUSE_MAX], size_dgrams[CAUSE_MAX];
-	struct agg_reason *reasons;
+	struct row_reason *reasons;
 	int nreasons;
-	struct agg_loc *locs;
+	struct row_loc *locs;
 	int nlocs;
 	const struct trace_socket *sock;
 };
 
-#define AGG_FLOW_SLOTS 8
 struct agg_flow {
 	int cause;
 	bool overflow;  /* the drop table was full: only the reason is known */
@@ -143,9 +134,9 @@ struct agg_flow {
 	uint8_t saddr[16], daddr[16];
 	uint16_t dport;
 	uint64_t drops, skbs;
-	struct agg_reason reasons[AGG_FLOW_SLOTS];
+	struct row_reason *reasons;
 	int nreasons;
-	struct agg_loc locs[AGG_FLOW_SLOTS];
+	struct row_loc *locs;
 	int nlocs;
 };
 
@@ -220,8 +211,8 @@ int rp_tl_decimals(const struct tl_row *rows, int n);
 void rp_fmt_rate(char *buf, size_t len, double r);
 int rp_cause_contribs(const struct agg *a, int c, struct contrib *top);
 void rp_fmt_contrib(char *buf, size_t len, const struct agg *a, const struct contrib *k);
-int rp_by_reason(const struct report *rp, struct agg_reason **out);
-int rp_by_location(const struct report *rp, struct agg_loc **out);
+int rp_by_reason(const struct report *rp, struct row_reason **out);
+int rp_by_location(const struct report *rp, struct row_loc **out);
 
 /* ---- report_format.c: shared formatting ---- */
 

@@ -86,7 +86,7 @@ static void json_by(const struct report *rp, const struct agg *a, enum report_by
 			json_obj_end(j);
 		}
 	} else if (by == REPORT_BY_REASON) {
-		struct agg_reason *v;
+		struct row_reason *v;
 		int n = rp_by_reason(rp, &v);
 
 		for (int i = 0; i < n; i++)
@@ -94,7 +94,7 @@ static void json_by(const struct report *rp, const struct agg *a, enum report_by
 				      v[i].drops, v[i].skbs);
 		free(v);
 	} else if (by == REPORT_BY_LOCATION) {
-		struct agg_loc *v;
+		struct row_loc *v;
 		int n = rp_by_location(rp, &v);
 
 		for (int i = 0; i < n; i++)

@@ -452,67 +452,6 @@ void rp_fmt_events(const struct report *rp, struct strbuf *out)
 	}
 }
 
-/* A socket's location rows in rp_build(): by socket index (before the
- * sort) and the row's address, to the row's index. (Its (reason, cause)
- * rows: struct sock_reason_key, report_internal.h.) */
-struct sock_loc_key {
-	uint64_t sock, addr;
-};
-
-struct sock_rows {
-	struct htab reasons, locs;
-};
-
-static void sock_add(struct sock_rows *rows, struct agg_sock *s, int sock,
-		     const struct trace_count *tc, int cause)
-{
-	const struct ud_val *v = &tc->val;
-	struct sock_reason_key rk = { (uint64_t)sock, tc->key.reason, cause };
-	struct sock_loc_key lk = { (uint64_t)sock, tc->key.location };
-	int created, *slot, i;
-
-	s->drops += v->datagrams;
-	s->skbs += v->skbs;
-	s->bytes += v->bytes;
-	s->cause[cause] += v->datagrams;
-	s->cause_skbs[cause] += v->skbs;
-	s->cause_bytes[cause] += v->bytes;
-	/*
-	 * bytes are skb->len summed over the skb events: a GSO/GRO skb of n
-	 * datagrams carries all n (so per datagram, not per skb); a fragment
-	 * carries a piece of one (datagrams 0, or 1 for the one that stands
-	 * for it), and a frag_list member's bytes are already in its parent's
-	 * len: both left out, or the average is not a datagram's size.
-	 */
-	if (v->datagrams && !(tc->key.flags & (UD_KEY_FRAG | UD_KEY_CHILD))) {
-		s->size_bytes[cause] = rp_add_sat(s->size_bytes[cause], v->bytes);
-		s->size_dgrams[cause] = rp_add_sat(s->size_dgrams[cause], v->datagrams);
-	}
-	slot = rp_xupsert(&rows->reasons, &rk, &created);
-	if (created) {
-		i = *slot = s->nreasons;
-		s->reasons = rp_grow_arr(s->reasons, s->nreasons, sizeof(*s->reasons));
-		memset(&s->reasons[i], 0, sizeof(s->reasons[i]));
-		s->reasons[i].reason = tc->key.reason;
-		s->reasons[i].cause = cause;
-		s->nreasons++;
-	}
-	i = *slot;
-	s->reasons[i].drops += v->datagrams;
-	s->reasons[i].skbs += v->skbs;
-	slot = rp_xupsert(&rows->locs, &lk, &created);
-	if (created) {
-		i = *slot = s->nlocs;
-		s->locs = rp_grow_arr(s->locs, s->nlocs, sizeof(*s->locs));
-		memset(&s->locs[i], 0, sizeof(s->locs[i]));
-		s->locs[i].addr = tc->key.location;
-		s->nlocs++;
-	}
-	i = *slot;
-	s->locs[i].drops += v->datagrams;
-	s->locs[i].skbs += v->skbs;
-}
-
 static int cmp_sock(const void *a, const void *b)
 {
 	const struct agg_sock *x = a, *y = b;
@@ -541,12 +480,19 @@ static int cmp_flow(const void *a, const void *b)
 		return c;
 	if (x->dport != y->dport)
 		return x->dport - y->dport;
-	return memcmp(x->saddr, y->saddr, 16);
+	if ((c = memcmp(x->saddr, y->saddr, 16)))
+		return c;
+	/* rows come from a hash table: the order must not depend on it */
+	if (x->proto != y->proto)
+		return x->proto - y->proto;
+	if (x->family != y->family)
+		return x->family - y->family;
+	return (int)x->overflow - (int)y->overflow;
 }
 
 int rp_cmp_reason(const void *a, const void *b)
 {
-	const struct agg_reason *x = a, *y = b;
+	const struct row_reason *x = a, *y = b;
 
 	if (x->drops != y->drops)
 		return x->drops > y->drops ? -1 : 1;
@@ -559,7 +505,7 @@ int rp_cmp_reason(const void *a, const void *b)
 
 int rp_cmp_loc(const void *a, const void *b)
 {
-	const struct agg_loc *x = a, *y = b;
+	const struct row_loc *x = a, *y = b;
 
 	if (x->skbs != y->skbs)
 		return x->skbs > y->skbs ? -1 : 1;
@@ -612,131 +558,97 @@ const struct report_mib *rp_mib_of(const struct report *rp, uint32_t netns,
 	return &rp->mib_first[*i];
 }
 
-/* A flow with no socket in agg: the fields that tell flows apart. */
-struct flow_key {
-	uint8_t saddr[16], daddr[16];
-	uint32_t netns;
-	int32_t cause;
-	uint16_t dport;
-	uint8_t family, overflow;
-	uint8_t proto, pad[3]; /* top's flow rows are per protocol too */
-};
-
-/* A flow's reasons and locations: a few slots, as top's rows keep them
- * (ROW_MAX_REASONS), the last taking what does not fit. */
-static void flow_add(struct agg_flow *f, const struct trace_count *tc, int cause)
+/* A row of rows.h as report's: the socket's (with what the SOCKETS said
+ * of it), its lists moved over. */
+static void sock_of_row(const struct report *rp, struct row *r, struct agg_sock *s)
 {
-	int i;
+	uint64_t id = r->key.cookie;
 
-	f->drops += tc->val.datagrams;
-	f->skbs += tc->val.skbs;
-	for (i = 0; i < f->nreasons; i++)
-		if (f->reasons[i].reason == tc->key.reason && f->reasons[i].cause == cause)
-			break;
-	if (i == f->nreasons) {
-		if (f->nreasons < AGG_FLOW_SLOTS) {
-			f->reasons[i].reason = tc->key.reason;
-			f->reasons[i].cause = cause;
-			f->nreasons++;
-		} else {
-			i = AGG_FLOW_SLOTS - 1;
-		}
-	}
-	f->reasons[i].drops += tc->val.datagrams;
-	f->reasons[i].skbs += tc->val.skbs;
-	for (i = 0; i < f->nlocs; i++)
-		if (f->locs[i].addr == tc->key.location)
-			break;
-	if (i == f->nlocs) {
-		if (f->nlocs < AGG_FLOW_SLOTS)
-			f->locs[f->nlocs++].addr = tc->key.location;
-		else
-			i = AGG_FLOW_SLOTS - 1;
-	}
-	f->locs[i].drops += tc->val.datagrams;
-	f->locs[i].skbs += tc->val.skbs;
+	memset(s, 0, sizeof(*s));
+	s->by_inode = sockid__inode(id) != 0;
+	s->cookie = s->by_inode ? sockid__inode(id) : id;
+	s->sock = socket_of_row(rp, id);
+	s->netns = s->sock && s->sock->netns ? s->sock->netns : r->key.netns;
+	s->drops = r->drops;
+	s->skbs = r->skbs;
+	s->bytes = r->bytes;
+	memcpy(s->cause, r->cause, sizeof(s->cause));
+	memcpy(s->cause_skbs, r->cause_skbs, sizeof(s->cause_skbs));
+	memcpy(s->cause_bytes, r->cause_bytes, sizeof(s->cause_bytes));
+	memcpy(s->size_bytes, r->size_bytes, sizeof(s->size_bytes));
+	memcpy(s->size_dgrams, r->size_dgrams, sizeof(s->size_dgrams));
+	s->reasons = r->reasons;
+	s->nreasons = r->nreasons;
+	s->locs = r->locs;
+	s->nlocs = r->nlocs;
+	r->reasons = NULL;
+	r->locs = NULL;
+}
+
+static void flow_of_row(struct row *r, struct agg_flow *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->cause = r->key.cause;
+	f->overflow = r->key.overflow;
+	f->netns = r->key.netns;
+	f->family = r->key.family;
+	f->proto = r->key.proto;
+	f->dport = r->key.dport;
+	memcpy(f->saddr, r->key.saddr, 16);
+	memcpy(f->daddr, r->key.daddr, 16);
+	f->drops = r->drops;
+	f->skbs = r->skbs;
+	f->reasons = r->reasons;
+	f->nreasons = r->nreasons;
+	f->locs = r->locs;
+	f->nlocs = r->nlocs;
+	r->reasons = NULL;
+	r->locs = NULL;
 }
 
 void rp_build(const struct report *rp, struct agg *a)
 {
 	const struct report_counts *last = &rp->last;
-	struct htab socks, flows, sums_first, sums_last;
-	struct sock_rows rows;
+	struct htab rows, sums_first, sums_last;
+	size_t it = 0;
+	const void *key;
+	void *val;
 
 	memset(a, 0, sizeof(*a));
-	rp_xhtab_init(&socks, sizeof(uint64_t), sizeof(int));
-	rp_xhtab_init(&flows, sizeof(struct flow_key), sizeof(int));
-	rp_xhtab_init(&rows.reasons, sizeof(struct sock_reason_key), sizeof(int));
-	rp_xhtab_init(&rows.locs, sizeof(struct sock_loc_key), sizeof(int));
+	if (rows__init(&rows))
+		abort(); /* out of memory, as rp_xupsert */
+	/*
+	 * The last COUNTS into rows.h's rows, as top's model adds its
+	 * snapshot: one row per socket (its inode's counts and its cookie's
+	 * together once a SOCKETS record named both: rp_report_row is the
+	 * model's sockid.h join), one per socketless flow and cause.
+	 */
 	for (uint32_t i = 0; i < last->n; i++) {
 		const struct trace_count *tc = &last->v[i];
 		const struct ud_key *k = &tc->key;
 		int cause = rp_key_cause(rp, k);
+		uint64_t id = k->cookie
+			? rp_report_row(rp, sockid__of(k->cookie, k->flags & UD_KEY_INODE)) : 0;
 
 		a->drops += tc->val.datagrams;
 		a->skbs += tc->val.skbs;
 		a->cause[cause] += tc->val.datagrams;
 		a->cause_skbs[cause] += tc->val.skbs;
-		if (k->cookie) {
-			/* one row per socket, as top's: its inode's counts
-			 * and its cookie's together once a dump named both */
-			uint64_t id = rp_report_row(rp, sockid__of(k->cookie, k->flags & UD_KEY_INODE));
-			int j, created, *slot = rp_xupsert(&socks, &id, &created);
+		if (rows__add(&rows, k, &tc->val, cause, id, k->netns, NULL))
+			abort();
+	}
+	for (it = 0; htab__next(&rows, &it, &key, &val);) {
+		struct row *r = val;
 
-			if (created) {
-				j = *slot = a->nsocks;
-				a->socks = rp_grow_arr(a->socks, a->nsocks, sizeof(*a->socks));
-				memset(&a->socks[j], 0, sizeof(a->socks[j]));
-				a->socks[j].by_inode = sockid__inode(id) != 0;
-				a->socks[j].cookie = a->socks[j].by_inode ? sockid__inode(id) : id;
-				a->socks[j].netns = k->netns;
-				a->socks[j].sock = socket_of_row(rp, id);
-				if (a->socks[j].sock && a->socks[j].sock->netns)
-					a->socks[j].netns = a->socks[j].sock->netns;
-				a->nsocks++;
-			}
-			j = *slot;
-			if (!a->socks[j].netns)
-				a->socks[j].netns = k->netns;
-			sock_add(&rows, &a->socks[j], j, tc, cause);
+		if (r->key.kind == ROW_SOCKET) {
+			a->socks = rp_grow_arr(a->socks, a->nsocks, sizeof(*a->socks));
+			sock_of_row(rp, r, &a->socks[a->nsocks++]);
 		} else {
-			struct flow_key fk;
-			int j, created, *slot;
-
-			memset(&fk, 0, sizeof(fk));
-			memcpy(fk.saddr, k->saddr, 16);
-			memcpy(fk.daddr, k->daddr, 16);
-			fk.netns = k->netns;
-			fk.cause = cause;
-			fk.dport = k->dport;
-			fk.family = k->family;
-			fk.proto = k->proto;
-			fk.overflow = !!(k->flags & UD_KEY_OVERFLOW);
-			slot = rp_xupsert(&flows, &fk, &created);
-			if (created) {
-				struct agg_flow *f;
-
-				j = *slot = a->nflows;
-				a->flows = rp_grow_arr(a->flows, a->nflows, sizeof(*a->flows));
-				f = &a->flows[j];
-				memset(f, 0, sizeof(*f));
-				f->cause = cause;
-				f->overflow = k->flags & UD_KEY_OVERFLOW;
-				f->netns = k->netns;
-				f->family = k->family;
-				f->proto = k->proto;
-				f->dport = k->dport;
-				memcpy(f->saddr, k->saddr, 16);
-				memcpy(f->daddr, k->daddr, 16);
-				a->nflows++;
-			}
-			flow_add(&a->flows[*slot], tc, cause);
+			a->flows = rp_grow_arr(a->flows, a->nflows, sizeof(*a->flows));
+			flow_of_row(r, &a->flows[a->nflows++]);
 		}
 	}
-	htab__free(&socks);
-	htab__free(&flows);
-	htab__free(&rows.reasons);
-	htab__free(&rows.locs);
+	rows__free(&rows);
 	if (a->nsocks)
 		qsort(a->socks, a->nsocks, sizeof(*a->socks), cmp_sock);
 	if (a->nflows)
@@ -800,6 +712,10 @@ void rp_agg_free(struct agg *a)
 	for (int i = 0; i < a->nsocks; i++) {
 		free(a->socks[i].reasons);
 		free(a->socks[i].locs);
+	}
+	for (int i = 0; i < a->nflows; i++) {
+		free(a->flows[i].reasons);
+		free(a->flows[i].locs);
 	}
 	free(a->socks);
 	free(a->flows);

@@ -372,7 +372,7 @@ static void text_by_cause(const struct agg *a, struct strbuf *out)
 
 static void text_by_reason(const struct report *rp, struct strbuf *out)
 {
-	struct agg_reason *v;
+	struct row_reason *v;
 	int n = rp_by_reason(rp, &v), w = 6;
 	char name[160], d[32], s[32];
 
@@ -401,7 +401,7 @@ static void text_by_reason(const struct report *rp, struct strbuf *out)
 
 static void text_by_location(const struct report *rp, struct strbuf *out)
 {
-	struct agg_loc *v;
+	struct row_loc *v;
 	int n = rp_by_location(rp, &v), w = 8;
 	char name[160], addr[32], d[32], s[32];
 

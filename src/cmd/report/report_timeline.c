@@ -182,10 +182,10 @@ void rp_fmt_contrib(char *buf, size_t len, const struct agg *a, const struct con
 }
 
 /* The last snapshot's datagrams per (reason, cause), most first. */
-int rp_by_reason(const struct report *rp, struct agg_reason **out)
+int rp_by_reason(const struct report *rp, struct row_reason **out)
 {
 	const struct report_counts *last = &rp->last;
-	struct agg_reason *v = NULL;
+	struct row_reason *v = NULL;
 	struct htab idx;
 	int n = 0;
 
@@ -217,7 +217,7 @@ int rp_by_reason(const struct report *rp, struct agg_reason **out)
 
 static int cmp_loc_drops(const void *a, const void *b)
 {
-	const struct agg_loc *x = a, *y = b;
+	const struct row_loc *x = a, *y = b;
 
 	if (x->drops != y->drops)
 		return x->drops > y->drops ? -1 : 1;
@@ -225,10 +225,10 @@ static int cmp_loc_drops(const void *a, const void *b)
 }
 
 /* The last snapshot's datagrams per drop location, most first. */
-int rp_by_location(const struct report *rp, struct agg_loc **out)
+int rp_by_location(const struct report *rp, struct row_loc **out)
 {
 	const struct report_counts *last = &rp->last;
-	struct agg_loc *v = NULL;
+	struct row_loc *v = NULL;
 	struct htab idx;
 	int n = 0;
 
