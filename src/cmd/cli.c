@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "tracer.h"
@@ -335,4 +336,19 @@ int cli__map_entries(const char *cmd, const char *val, uint32_t *out)
 			cmd, (unsigned long long)v, cost, ncpus);
 	*out = v;
 	return 0;
+}
+
+int cli__k8s_logs(const char *cmd, const char *dir)
+{
+	struct stat st;
+	char shown[256];
+
+	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+		return 0;
+	snprintf(shown, sizeof(shown), "%s", dir);
+	str_printable(shown);
+	fprintf(stderr, "udpdrop %s: --k8s-logs %s: not a directory: name the kubelet's "
+		"log directory (the one with pods/ and containers/, /var/log on a node)\n"
+		"Try 'udpdrop %s --help'.\n", cmd, shown, cmd);
+	return -EXIT_USAGE;
 }

@@ -64,6 +64,20 @@ int cli__bad_arg(const char *cmd, const char *arg);
  */
 int cli__map_entries(const char *cmd, const char *val, uint32_t *out);
 
+/*
+ * --k8s-logs DIR for the live views (top, record, doctor; serve has its
+ * own): where the kubelet's logs name the pod of a socket's owner
+ * (pods.h). The default, /var/log, is used where it is a directory; a
+ * directory the user names must be one.
+ */
+#define CLI_K8S_LOGS_DEFAULT "/var/log"
+#define CLI_K8S_LOGS_SPEC(id)                                                         \
+	{ id, "k8s-logs", 0, OT_PATH, "DIR", .def = CLI_K8S_LOGS_DEFAULT,             \
+	  .help = "the kubelet's log directory: its pods/ and containers/ name the pod\n" \
+		  "and container of a socket's owner, found by its cgroup (default %d)" }
+/* The named DIR is a directory: 0, or -EXIT_USAGE after one line. */
+int cli__k8s_logs(const char *cmd, const char *dir);
+
 /* Each command's option table (opts.h): its --help and man page's OPTIONS. */
 struct opts_cmd;
 extern const struct opts_cmd top_opts_cmd, record_opts_cmd, report_opts_cmd,

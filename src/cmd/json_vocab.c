@@ -51,6 +51,20 @@ static void cause_map(struct json *j, const uint64_t *drops)
 	json_obj_end(j);
 }
 
+/* a name the kubelet's logs did not give is null, never "" */
+static void key_name(struct json *j, const char *k, const char *v)
+{
+	key_str(j, k, v && v[0] ? v : NULL);
+}
+
+void vocab__pod(struct json *j, const struct pod_names *p)
+{
+	key_name(j, "k8s_namespace", p ? p->ns : NULL);
+	key_name(j, "k8s_pod", p ? p->pod : NULL);
+	key_name(j, "k8s_container", p ? p->container : NULL);
+	key_name(j, "k8s_pod_uid", p ? p->uid : NULL);
+}
+
 void vocab__socket_begin(struct json *j, const struct vocab_socket *s)
 {
 	json_obj_begin(j);
@@ -71,6 +85,7 @@ void vocab__socket_begin(struct json *j, const struct vocab_socket *s)
 		json_null(j);
 	key_str(j, "comm", s->npids ? s->comm : NULL);
 	key_str(j, "kernel_owner", !s->npids ? s->kernel_owner : NULL);
+	vocab__pod(j, s->pod);
 	json_key(j, "nprocs");
 	json_i64(j, s->npids);
 	json_key(j, "pids");

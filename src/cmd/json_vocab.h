@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include "causes.h"
 #include "json.h"
+#include "pods.h"
 #include "mib.h"
 
 /* A socket row (top's sockets[], report's sockets[]). NULL strings and
@@ -43,6 +44,7 @@ struct vocab_socket {
 	const int32_t *pids;         /* npids of them */
 	const char *comm;            /* the first holder's, NULL with none */
 	const char *kernel_owner;    /* a kernel device's socket (kowner.h) */
+	const struct pod_names *pod; /* its owner's Kubernetes pod (pods.h); NULL: none */
 	int alive;                   /* 1, 0, -1 unknown */
 	const char *const *attribution; /* how it was found; NULL: unknown */
 	int nattribution;
@@ -70,6 +72,9 @@ struct vocab_socket {
  * the object.
  */
 void vocab__socket_begin(struct json *j, const struct vocab_socket *s);
+/* k8s_namespace, k8s_pod, k8s_container, k8s_pod_uid (each null where
+ * unknown): the socket's and a finding's. */
+void vocab__pod(struct json *j, const struct pod_names *p);
 /* rx, rx_per_s, queue_peak. */
 void vocab__socket_end(struct json *j, const struct vocab_socket *s);
 

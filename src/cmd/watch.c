@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "log.h"
 #include "netns.h"
@@ -83,6 +84,13 @@ static void site_ranges(struct ksyms *ks, struct tracer_opts *to)
 		pr_debug("NOT_SPECIFIED drops named by site (%d functions known)\n", n);
 }
 
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
 int watch__open(struct watch *w, struct tracer_opts *to,
 		const struct model_opts *mo, const char *who)
 {
@@ -111,6 +119,10 @@ int watch__open(struct watch *w, struct tracer_opts *to,
 		return err == -ENOMEM ? EXIT_FAIL : EXIT_KERNEL;
 	}
 	model_up = true;
+	/* pods, where the kubelet's log directory is there (a default that
+	 * is not, on a host without Kubernetes, names no pod) */
+	if (mo->k8s_logs && is_dir(mo->k8s_logs) && !pods__cache_init(&w->pods, mo->k8s_logs))
+		w->m.pods = &w->pods;
 	to->derive_sites = w->m.sites;
 	to->site_base = w->m.site_base;
 	site_ranges(&w->m.ksyms, to);
@@ -172,6 +184,7 @@ int watch__open(struct watch *w, struct tracer_opts *to,
 fail:
 	if (model_up)
 		model__free(&w->m);
+	pods__cache_free(&w->pods);
 	htab__free(&w->drops);
 	htab__free(&w->rx);
 	lifetimes__free(&w->life);
@@ -374,6 +387,7 @@ void watch__close(struct watch *w)
 	/* only now: with the filter detached, the inode may go to a new netns */
 	netns__unpin();
 	model__free(&w->m);
+	pods__cache_free(&w->pods);
 	htab__free(&w->drops);
 	htab__free(&w->rx);
 	lifetimes__free(&w->life);

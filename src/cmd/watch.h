@@ -21,6 +21,7 @@ struct watch {
 	struct ud_val *overflow; /* UD_OVERFLOW_SLOTS */
 	uint64_t stats[UD_STAT_MAX];
 	struct lifetimes life;   /* which sockets with entries have closed */
+	struct pod_cache pods;   /* the model's (model.pods), with opts.k8s_logs */
 	uint64_t fold_ns;        /* last fold of long-closed sockets */
 	bool open;
 	/*

@@ -216,3 +216,42 @@ bool pods__ref_of_pid(int pid, struct pod_ref *out)
 	return pods__parse_cgroup(text, out);
 }
 
+
+struct pod_cache_val {
+	bool found;
+	uint64_t at_ns;
+	struct pod_names names;
+};
+
+int pods__cache_init(struct pod_cache *pc, const char *logs)
+{
+	pc->logs = logs;
+	return htab__init(&pc->names, sizeof(struct pod_ref), sizeof(struct pod_cache_val));
+}
+
+void pods__cache_free(struct pod_cache *pc)
+{
+	htab__free(&pc->names);
+}
+
+bool pods__cache_of_pid(struct pod_cache *pc, int pid, uint64_t now_ns,
+			struct pod_names *out)
+{
+	struct pod_cache_val *v;
+	struct pod_ref ref;
+	int created;
+
+	memset(&ref, 0, sizeof(ref)); /* a hash key: every byte counts */
+	if (!pods__ref_of_pid(pid, &ref))
+		return false;
+	v = htab__upsert(&pc->names, &ref, &created);
+	if (!v)
+		return pods__names(pc->logs, &ref, out);
+	if (created || (!v->found && now_ns - v->at_ns >= POD_MISS_NS)) {
+		memset(&v->names, 0, sizeof(v->names));
+		v->found = pods__names(pc->logs, &ref, &v->names);
+		v->at_ns = now_ns;
+	}
+	*out = v->names;
+	return v->found;
+}

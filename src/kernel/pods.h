@@ -21,6 +21,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "htab.h"
+#include "util.h"
 
 struct pod_ref {
 	char uid[40];           /* 8-4-4-4-12 hex, with '-' */
@@ -47,5 +51,39 @@ bool pods__parse_cgroup(const char *text, struct pod_ref *out);
 bool pods__names(const char *logs, const struct pod_ref *ref, struct pod_names *out);
 /* The pod and container of process pid (reads /proc/PID/cgroup). */
 bool pods__ref_of_pid(int pid, struct pod_ref *out);
+
+/*
+ * "pod NAMESPACE/POD (container NAME)" for the text views (a pod name cut
+ * at 80 bytes), printable: fits in 256 bytes.
+ * Inline: report names a recording's pods with it and links no live code.
+ */
+static inline void pods__label(const struct pod_names *p, char *buf, size_t len)
+{
+	if (p->container[0])
+		snprintf(buf, len, "pod %.63s/%.80s (container %.63s)", p->ns[0] ? p->ns : "?",
+			 p->pod[0] ? p->pod : "?", p->container);
+	else
+		snprintf(buf, len, "pod %.63s/%.80s", p->ns[0] ? p->ns : "?", p->pod[0] ? p->pod : "?");
+	str_printable(buf); /* names from the kubelet's file names */
+}
+
+/*
+ * The pod of a process, for a long run: its cgroup read each time
+ * (cheap), the names from the kubelet's logs read once per pod and
+ * container (two directory scans), a miss looked up again after
+ * POD_MISS_NS (its logs may not be there yet). Every view that names
+ * pods (serve, top, record, doctor) asks through one.
+ */
+#define POD_MISS_NS (30ull * 1000000000ull)
+struct pod_cache {
+	const char *logs;       /* the kubelet's log directory ("/var/log"), not owned */
+	struct htab names;      /* struct pod_ref -> struct pod_cache_val */
+};
+int pods__cache_init(struct pod_cache *pc, const char *logs);
+void pods__cache_free(struct pod_cache *pc);
+/* The pod of pid at now_ns (the caller's clock); false: none (not in a
+ * pod, gone, or its names not found). */
+bool pods__cache_of_pid(struct pod_cache *pc, int pid, uint64_t now_ns,
+			struct pod_names *out);
 
 #endif

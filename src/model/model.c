@@ -61,7 +61,8 @@ int model__init(struct model *m, const struct model_opts *o)
 	    htab__init(&m->rx_base, sizeof(uint64_t), sizeof(struct ud_rx)) ||
 	    htab__init(&m->rx_sock, sizeof(uint64_t), sizeof(struct rx_sock)) ||
 	    htab__init(&m->dumped, sizeof(uint32_t), sizeof(uint64_t)) ||
-	    htab__init(&m->unknown, sizeof(uint64_t), 1))
+	    htab__init(&m->unknown, sizeof(uint64_t), 1) ||
+	    htab__init(&m->pod_of, sizeof(uint64_t), sizeof(struct model_pod)))
 		return -ENOMEM;
 	/* nothing to forget for a while */
 	m->start_ns = m->last_ns = m->nt_ns = m->forget_ns = now_ns();
@@ -108,6 +109,7 @@ void model__free(struct model *m)
 	htab__free(&m->rx_base);
 	htab__free(&m->rx_sock);
 	htab__free(&m->dumped);
+	htab__free(&m->pod_of);
 	htab__free(&m->unknown);
 	free(m->counters);
 	free(m->view_sockets);
@@ -178,6 +180,14 @@ enum cause model__cause(struct model *m, uint32_t reason, uint32_t flags)
 	if (cacheable)
 		m->cause_cache[reason] = c;
 	return c;
+}
+
+const struct pod_names *model__pod(const struct model *m, const struct row *r)
+{
+	const struct model_pod *p = r->key.kind == ROW_SOCKET
+				    ? htab__find(&m->pod_of, &r->key.cookie) : NULL;
+
+	return p && p->found ? &p->names : NULL;
 }
 
 bool model__netns_named(struct model *m, uint32_t netns)

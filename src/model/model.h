@@ -17,6 +17,7 @@
 #include "ksyms.h"
 #include "mib.h"
 #include "netns.h"
+#include "pods.h"
 #include "reasons.h"
 #include "rows.h"
 #include "socktab.h"
@@ -54,6 +55,9 @@ struct model_opts {
 	uint32_t netns;        /* 0: any */
 	uint16_t port;         /* 0: any */
 	bool all;              /* list quiet sockets too */
+	/* the kubelet's log directory, to name the pods of the sockets'
+	 * owners (pods.h; the caller's, watch__open looks there); NULL: none */
+	const char *k8s_logs;
 };
 
 /* Per netns: the kernel's counters at start and now. */
@@ -137,6 +141,13 @@ struct model {
 	struct htab dumped;     /* netns -> uint64_t: when all its sockets were last dumped */
 	struct htab unknown;    /* socket id a dump has not found (cookie, or UD_RX_INODE | inode) */
 	struct htab kowners;    /* netns -> struct kowner_list: its tunnel devices, read since the last owner refresh */
+	/*
+	 * The Kubernetes pods of the sockets' owners (pods.h): the caller's
+	 * cache (NULL: pods not looked up), and per socket row (cookie ->
+	 * struct model_pod) the pod its owner was in, kept after it closes.
+	 */
+	struct pod_cache *pods;
+	struct htab pod_of;
 	struct windows win;     /* drop windows per (socket row, cause): model__update_windows */
 	uint32_t st_netns[256]; /* the netns whose sockets st holds */
 	int nst_netns;          /* -1: too many to list (any may be there) */
@@ -280,6 +291,15 @@ int model__refresh_pid_inodes(struct model *m);
 void model__learn_socket(struct model *m, struct sock_info *si, uint64_t now);
 const char *model__reason_name(struct model *m, uint32_t reason, char *buf,
 			       int len);
+/* The pod of a socket row's owner (model.pods), or NULL. */
+struct model_pod {
+	int pid;           /* the owner it was looked up for */
+	uint32_t netns;    /* the row's (to find it) */
+	bool found;
+	uint64_t at_ns;
+	struct pod_names names;
+};
+const struct pod_names *model__pod(const struct model *m, const struct row *r);
 /* Has netns an `ip netns` name? */
 bool model__netns_named(struct model *m, uint32_t netns);
 /* The netns name if it has one (made printable), else its inode as text; in buf. */

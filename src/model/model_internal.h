@@ -63,6 +63,7 @@ int model_refresh_rows(struct model *m, struct dump_plan *plans, int nplans,
 		       uint64_t now);
 
 /* model_rows.c */
+void model_row_pods(struct model *m, uint64_t now);
 int model_add_to_row(struct model *m, const struct ud_key *k,
 		     const struct ud_val *v, enum cause c, uint64_t cookie,
 		     uint32_t netns, uint32_t extra_flags);

@@ -231,6 +231,34 @@ int model_add_to_row(struct model *m, const struct ud_key *k,
 	return err;
 }
 
+/*
+ * The pod of each socket in view, looked up when its owner is new to it
+ * (its cgroup: one small read), again after POD_MISS_NS while not found;
+ * what was found stays the socket's after it closes, as its owner does.
+ */
+void model_row_pods(struct model *m, uint64_t now)
+{
+	for (int i = 0; m->pods && i < m->nview_sockets; i++) {
+		struct row *r = m->view_sockets[i];
+		struct model_pod *p;
+		int created;
+
+		if (!r->have_sock || !r->sock.npids)
+			continue;
+		p = htab__upsert(&m->pod_of, &r->key.cookie, &created);
+		if (!p)
+			return; /* out of memory: no pod names, nothing wrong */
+		if (!created && p->pid == r->sock.pids[0] &&
+		    (p->found || now - p->at_ns < POD_MISS_NS))
+			continue;
+		p->pid = r->sock.pids[0];
+		p->netns = r->key.netns;
+		p->at_ns = now;
+		memset(&p->names, 0, sizeof(p->names));
+		p->found = pods__cache_of_pid(m->pods, p->pid, now, &p->names);
+	}
+}
+
 int model__update(struct model *m, struct htab *drops,
 		  const struct ud_val *overflow, const uint64_t *stats,
 		  uint64_t now)
@@ -516,6 +544,9 @@ int model__update(struct model *m, struct htab *drops,
 			}
 		}
 	}
+
+	/* the pods of their owners (pods.h), where pods are looked up */
+	model_row_pods(m, now);
 
 	/* sockets no process holds: a kernel tunnel device's? (kowner.h) */
 	if (looked)

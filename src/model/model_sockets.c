@@ -388,6 +388,16 @@ static bool in_table(const void *key, void *val, void *arg)
 	return htab__find(arg, key) != NULL;
 }
 
+static bool pod_row_exists(const void *key, void *val, void *arg)
+{
+	const struct model *m = arg;
+	const struct model_pod *p = val;
+	struct row_key rk = { .kind = ROW_SOCKET, .netns = p->netns,
+			      .cookie = *(const uint64_t *)key };
+
+	return htab__find(&m->rows, &rk) != NULL;
+}
+
 int model_prune_stale(struct model *m, const struct htab *drops)
 {
 	size_t it = 0, stale = 0;
@@ -397,6 +407,10 @@ int model_prune_stale(struct model *m, const struct htab *drops)
 	for (it = 0; htab__next(&m->rows, &it, &key, &val);)
 		stale += !row_counted(val, m);
 	if (stale > 64 && stale > m->rows.n / 4 && htab__retain(&m->rows, keep_row, m))
+		return -ENOMEM;
+	/* pods of sockets whose rows went (a row's key: its netns and cookie) */
+	if (m->pod_of.n > 64 && m->pod_of.n > 2 * m->rows.n &&
+	    htab__retain(&m->pod_of, pod_row_exists, m))
 		return -ENOMEM;
 	stale = 0;
 	for (it = 0; htab__next(&m->flow_attr, &it, &key, &val);)

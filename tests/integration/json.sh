@@ -57,14 +57,14 @@ json_views_compare() {
 	# doctor's findings: report's advice keys, and the socket's keys of
 	# top's rows (local, netns, owner, ...) with the same types
 	p=$(json_shape_diff "advice (report, doctor)" "$(q .advice "$report")" "$(q .findings "$doctor")" \
-		'[]' '["local","port","netns","kernel_owner","drops","rcvbuf","pid","comm","nprocs"]')
+		'[]' '["local","port","netns","kernel_owner","drops","rcvbuf","pid","comm","nprocs","k8s_namespace","k8s_pod","k8s_container","k8s_pod_uid"]')
 	problems+=${p:+$p$'\n'}
 	p=$(json_shape_diff "a netns's counters (top, doctor)" "$(q '[.counters[]]' "$top")" \
 		"$(q '[.counters[]]' "$doctor")" '[]' '[]')
 	problems+=${p:+$p$'\n'}
 	p=$(json_shape_diff "socket keys (top's rows, doctor's findings)" \
-		"$(q '[.sockets[] | {local, netns, kernel_owner, drops, rcvbuf, pid, comm, nprocs}]' "$top")" \
-		"$(q '[.findings[] | select(.socket != null) | {local, netns, kernel_owner, drops, rcvbuf, pid, comm, nprocs}]' "$doctor")" '[]' '[]')
+		"$(q '[.sockets[] | {local, netns, kernel_owner, drops, rcvbuf, pid, comm, nprocs, k8s_namespace, k8s_pod, k8s_container, k8s_pod_uid}]' "$top")" \
+		"$(q '[.findings[] | select(.socket != null) | {local, netns, kernel_owner, drops, rcvbuf, pid, comm, nprocs, k8s_namespace, k8s_pod, k8s_container, k8s_pod_uid}]' "$doctor")" '[]' '[]')
 	problems+=${p:+$p$'\n'}
 	if [[ -n $problems ]]; then
 		fail "the views' JSON differ in shape:"$'\n'"$(sed 's/^/      /' <<<"$problems")"

@@ -259,6 +259,30 @@ socket_field() {
 	final --arg l "$1" "[.sockets[] | select(.local == \$l)] | if length == 0 then \"none\" else .[0]$2 end"
 }
 
+# fake_pod UID NAMESPACE POD CONTAINER: a Kubernetes pod without
+# Kubernetes: its container's cgroup as the kubelet's systemd driver lays
+# it out (containerd's scope, under a test cgroup of its own at the root,
+# beside any real one: pods.c trusts no other place) and the kubelet's log
+# directories in $T/log (pods/, containers/). Sets POD_SCOPE (move a
+# process there: echo PID >"$POD_SCOPE/cgroup.procs") and POD_LOGS (for
+# --k8s-logs); the cgroups go at cleanup.
+fake_pod() {
+	local uid=$1 kns=$2 pod=$3 ctr=$4
+	# a cgroup hierarchy to make the pod's in: cgroup v2 (alone or the
+	# hybrid's unified one), else v1's pids controller
+	local root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[[ -n $root ]] || root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)pids(,|$)/ { print $2; exit }' /proc/mounts)
+	[[ -n $root ]] || { fail "no cgroup hierarchy mounted"; return 1; }
+	local cid=$(printf '%064d' 7 | tr 0 a) base=$root/kubepods-udt$$.slice
+	local pd=$base/kubepods-besteffort.slice/kubepods-besteffort-pod${uid//-/_}.slice
+	POD_SCOPE=$pd/cri-containerd-$cid.scope
+	POD_LOGS=$T/log
+	mkdir -p "$POD_SCOPE" || { fail "mkdir $POD_SCOPE"; return 1; }
+	RM_CGROUPS+=("$POD_SCOPE" "$pd" "$base/kubepods-besteffort.slice" "$base")
+	mkdir -p "$POD_LOGS/pods/${kns}_${pod}_$uid/$ctr" "$POD_LOGS/containers"
+	: >"$POD_LOGS/containers/${pod}_${kns}_$ctr-$cid.log"
+}
+
 # start_recv NS ADDR:PORT OPTS...: a receiver; its pid in RECV_PID.
 start_recv() {
 	local ns=$1 ep=$2 out

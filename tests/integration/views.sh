@@ -146,3 +146,52 @@ test_views_closed_socket_owner() {
 	grep -qE "^  $l +[^ ]+ +$B +$rpid/udptest +$(commas "$dropped") " "$T/v.txt" ||
 		fail "report text row: $(sed -n '/^Sockets/,/^$/p' "$T/v.txt")"
 }
+
+# A socket whose owner runs in a Kubernetes pod (a fake one: fake_pod)
+# is named by its pod in every view: top --json, doctor --json, and the
+# recording's report (JSON and the advice's header), from the process's
+# cgroup and the kubelet's log names, no Kubernetes API; a socket outside
+# any pod has null pod keys.
+test_views_pod() {
+	setup_hosts || return
+	local uid=0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f l="$V4B:5303" o="$V4B:5304"
+	fake_pod "$uid" dns coredns-7f9c-x2v4q coredns || return
+	start_recv "$B" "$l" --rcvbuf 4096 || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	echo "$rpid" >"$POD_SCOPE/cgroup.procs" || { fail "cannot move the receiver into $POD_SCOPE"; return; }
+	start_recv "$B" "$o" --rcvbuf 4096 || return
+	local opid=$RECV_PID oout=$RECV_OUT
+	local before=$(mib "$B" Udp RcvbufErrors)
+	start_record "$T/v.data" -N "$B" -i "$TOP_INTERVAL" --k8s-logs "$POD_LOGS" || return
+	start_top -N "$B" --k8s-logs "$POD_LOGS" || return
+	start_doctor -N "$B" -d 600 --k8s-logs "$POD_LOGS" || return
+	send "$A" "$l" -c 300 -s 1000 >/dev/null
+	send "$A" "$o" -c 200 -s 1000 >/dev/null
+	settle 1.5
+	local kernel=$(($(mib "$B" Udp RcvbufErrors) - before))
+	local d=$(ss_drops "$B" 5303)
+	kill -INT "$DOC_PID"
+	wait_doctor
+	views_stop
+	stop_recv "$rpid" "$rout" >/dev/null
+	stop_recv "$opid" "$oout" >/dev/null
+	expect_gt "the pod's socket's drops (ss -uam d)" "$d" 0
+	expect_eq "both sockets' drops = UdpRcvbufErrors delta" \
+		"$(($(socket_field "$l" .drops) + $(socket_field "$o" .drops)))" "$kernel"
+	local want="dns coredns-7f9c-x2v4q coredns $uid" none="null null null null"
+	local pod='"\(.k8s_namespace) \(.k8s_pod) \(.k8s_container) \(.k8s_pod_uid)"'
+	expect_eq "top: its drops = ss's" "$(socket_field "$l" .drops)" "$d"
+	expect_eq "top: its pod" "$(socket_field "$l" " | $pod")" "$want"
+	expect_eq "top: the other socket has none" "$(socket_field "$o" " | $pod")" "$none"
+	local rsel=".sockets[] | select(.local == \"$l\")" osel=".sockets[] | select(.local == \"$o\")"
+	expect_eq "report JSON: its drops" "$(vq "$T/v.json" "[$rsel][0].drops")" "$d"
+	expect_eq "report JSON: its pod" "$(vq "$T/v.json" "[$rsel][0] | $pod")" "$want"
+	expect_eq "report JSON: the other has none" "$(vq "$T/v.json" "[$osel][0] | $pod")" "$none"
+	grep -q "^  $l  netns $B  $rpid/udptest  pod dns/coredns-7f9c-x2v4q (container coredns)" "$T/v.txt" ||
+		fail "report text: no pod in the advice's header: $(grep "^  $l  netns" "$T/v.txt")"
+	local dsel=".findings[] | select(.local == \"$l\" and .cause == \"rcvbuf\")"
+	expect_eq "doctor: its drops" "$(dq "[$dsel][0].drops")" "$d"
+	expect_eq "doctor: its pod" "$(dq "[$dsel][0] | $pod")" "$want"
+	expect_eq "doctor: the other has none" \
+		"$(dq "[.findings[] | select(.local == \"$o\")][0] | $pod")" "$none"
+}

@@ -51,7 +51,7 @@ static void on_signal(int sig)
 	stop = sig;
 }
 
-enum { DOC_DURATION = 1, DOC_NETNS, DOC_JSON, DOC_COUNTERS_ONLY };
+enum { DOC_DURATION = 1, DOC_NETNS, DOC_JSON, DOC_COUNTERS_ONLY, DOC_K8S_LOGS };
 
 static const struct opt_spec doctor_specs[] = {
 	{ DOC_DURATION, "duration", 'd', OT_SECONDS, "SECS", 0.5, 3600, .def = "5",
@@ -65,6 +65,7 @@ static const struct opt_spec doctor_specs[] = {
 		  "value), checklist" },
 	{ DOC_COUNTERS_ONLY, "counters-only", 0, OT_FLAG,
 	  .help = "do not load BPF: the kernel's counters and the\nsockets' own drop counters only" },
+	CLI_K8S_LOGS_SPEC(DOC_K8S_LOGS),
 	OPTS_VERBOSE("loader and libbpf details (twice: more)"),
 	OPTS_VERSION,
 	OPTS_HELP,
@@ -106,6 +107,7 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 	struct opts_parser p;
 	int id;
 
+	o->model.k8s_logs = CLI_K8S_LOGS_DEFAULT;
 	opts__begin(&p, &doctor_opts_cmd, argc, argv);
 	while ((id = opts__next(&p)) > 0) {
 		switch (id) {
@@ -113,6 +115,11 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		case DOC_NETNS: o->netns_spec = p.arg; break;
 		case DOC_JSON: o->json = true; break;
 		case DOC_COUNTERS_ONLY: o->counters_only = true; break;
+		case DOC_K8S_LOGS:
+			if (cli__k8s_logs("doctor", p.arg))
+				return -EXIT_USAGE;
+			o->model.k8s_logs = p.arg;
+			break;
 		}
 	}
 	if (id < 0)
@@ -385,6 +392,8 @@ struct item {
 	int npids;
 	int pid;
 	char comm[16];
+	bool have_pod;             /* the owner's Kubernetes pod (pods.h) */
+	struct pod_names pod;
 	int nf;
 	struct advice_finding f[ADVICE_MAX];
 };
@@ -453,12 +462,20 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 			snprintf(it->local, sizeof(it->local), "socket %llu",
 				 (unsigned long long)r->key.cookie);
 		if (r->have_sock && r->sock.npids) {
+			const struct pod_names *pod = model__pod(m, r);
+			char podl[256] = "";
+
+			if (pod) {
+				it->have_pod = true;
+				it->pod = *pod;
+				pods__label(pod, podl, sizeof(podl));
+			}
 			it->npids = r->sock.npids;
 			it->pid = r->sock.pids[0];
 			snprintf(it->comm, sizeof(it->comm), "%s", r->sock.comm);
-			snprintf(it->who, sizeof(it->who), "%s  netns %s  %d/%s%s", it->local, ns,
+			snprintf(it->who, sizeof(it->who), "%s  netns %s  %d/%s%s%s%s", it->local, ns,
 				 r->sock.pids[0], r->sock.comm,
-				 r->sock.npids > 1 ? " and others" : "");
+				 r->sock.npids > 1 ? " and others" : "", podl[0] ? "  " : "", podl);
 			str_printable(it->who); /* a comm may hold anything */
 		} else if (r->have_sock && r->sock.kowner[0]) {
 			snprintf(it->kowner, sizeof(it->kowner), "%s", r->sock.kowner);
@@ -1044,6 +1061,7 @@ static void print_json(struct doctor *d, const struct item *v, int n, const stru
 			json_str(&j, v[i].npids ? v[i].comm : NULL);
 			json_key(&j, "nprocs");
 			json_i64(&j, v[i].npids);
+			vocab__pod(&j, v[i].have_pod ? &v[i].pod : NULL);
 			advice__json_end(&j, &v[i].f[k], true);
 		}
 	json_arr_end(&j);

@@ -78,7 +78,7 @@ bool record_stopping(void)
 
 enum {
 	REC_OUTPUT = 1, REC_FORCE, REC_DURATION, REC_INTERVAL, REC_NETNS, REC_PORT, REC_PID,
-	REC_HEADERS, REC_NO_EVENTS, REC_MAP_ENTRIES, REC_RING_SIZE,
+	REC_HEADERS, REC_NO_EVENTS, REC_MAP_ENTRIES, REC_RING_SIZE, REC_K8S_LOGS,
 };
 
 static const struct opt_spec record_specs[] = {
@@ -109,6 +109,7 @@ static const struct opt_spec record_specs[] = {
 	{ REC_RING_SIZE, "ring-size", 0, OT_SIZE, "SIZE", 4096, 1u << 30, .range = "4K to 1G",
 	  .def = "16M", .flags = OPTS_F_POW2, .want = "a power of 2 from %r",
 	  .help = "the kernel's event ring buffer (default %d; a power\nof 2 from %r): events that find it full are\nshed and counted" },
+	CLI_K8S_LOGS_SPEC(REC_K8S_LOGS),
 	OPTS_VERBOSE("loader and libbpf details (twice: more)"),
 	OPTS_VERSION,
 	OPTS_HELP,
@@ -161,6 +162,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	int id;
 
 	o->tracer.events = true;
+	o->model.k8s_logs = CLI_K8S_LOGS_DEFAULT;
 	/* everything after the first "--" is the command, never an option */
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
@@ -182,6 +184,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case REC_PID: o->model.pid = p.u; break;
 		case REC_HEADERS: o->tracer.cap_len = p.u; break;
 		case REC_NO_EVENTS: o->tracer.events = false; break;
+		case REC_K8S_LOGS:
+			if (cli__k8s_logs("record", p.arg))
+				return -EXIT_USAGE;
+			o->model.k8s_logs = p.arg;
+			break;
 		case REC_MAP_ENTRIES: /* in range; then what the machine can give */
 			if (cli__map_entries("record", p.arg, &o->tracer.map_entries))
 				return -EXIT_USAGE;
@@ -312,7 +319,7 @@ int do_record(int argc, char **argv)
 	}
 	if (htab__init(&rc.syms, sizeof(uint64_t), 1) ||
 	    htab__init(&rc.win_ids, sizeof(uint64_t), 1) ||
-	    htab__init(&rc.names, sizeof(uint64_t), KOWNER_LABEL_LEN)) {
+	    htab__init(&rc.names, sizeof(uint64_t), sizeof(uint64_t))) {
 		fprintf(stderr, WHO ": out of memory\n");
 		ret = EXIT_FAIL;
 		goto fail;

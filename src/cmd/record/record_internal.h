@@ -24,7 +24,7 @@ struct recorder {
 	struct trace_writer *tw;
 	struct watch *w;
 	struct htab syms;      /* location -> u8: already in a SYMBOLS record */
-	struct htab names;     /* NAME_NETNS | inode, or a cookie -> char[64]: as last in META */
+	struct htab names;     /* NAME_NETNS | inode, a cookie or NAME_POD | cookie -> a hash of its last value in META */
 	uint64_t drops;        /* datagrams in the last COUNTS */
 	uint64_t missed;       /* the kernel's skipped runs, as last in META */
 	/* events */

@@ -504,50 +504,75 @@ static int write_sockets(struct recorder *rc, uint64_t t)
 /*
  * The names top shows, for the report to show the same (META, written
  * again whenever one is new or changed): "netns_name.INODE" (the `ip
- * netns` name of a namespace in view) and "kernel_owner.COOKIE" (the
- * kernel device that owns a socket no process holds, kowner.h). At most
- * NAMES_MAX keys per trace, far below TRACE_META_MAX.
+ * netns` name of a namespace in view), "kernel_owner.COOKIE" (the kernel
+ * device that owns a socket no process holds, kowner.h) and
+ * "k8s_pod.COOKIE" (the Kubernetes pod of the socket's owner, pods.h:
+ * "NAMESPACE/POD/CONTAINER/UID"; a name the kubelet's logs did not give
+ * is empty). At most NAMES_MAX keys per trace, far below TRACE_META_MAX;
+ * rc->names keeps a hash of each one's last value.
  */
 #define NAME_NETNS (1ull << 63)
+#define NAME_POD (1ull << 62)
+#define NAME_ID_MASK (~(NAME_NETNS | NAME_POD))
 #define NAMES_MAX 2048u
+#define NAME_VALUE_LEN 448 /* a pod's four names, '/'-joined */
 
-static void name_add(struct recorder *rc, struct trace_kv *v, char (*keys)[40],
-		     char (*vals)[KOWNER_LABEL_LEN], uint32_t *n, uint32_t max,
-		     uint64_t id, const char *value)
+struct names {
+	struct trace_kv *v;
+	char (*keys)[40];
+	char (*vals)[NAME_VALUE_LEN];
+	uint32_t n, max;
+};
+
+static uint64_t name_hash(const char *s)
 {
-	int created;
-	char *last;
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
 
-	if (*n >= max || (rc->names.n >= NAMES_MAX && !htab__find(&rc->names, &id)))
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void name_add(struct recorder *rc, struct names *nm, uint64_t id,
+		     const char *value)
+{
+	uint64_t *last, h = name_hash(value);
+	int created;
+
+	if (nm->n >= nm->max || (rc->names.n >= NAMES_MAX && !htab__find(&rc->names, &id)))
 		return;
 	last = htab__upsert(&rc->names, &id, &created);
-	if (!last || (!created && !strcmp(last, value)))
+	if (!last || (!created && *last == h))
 		return;
-	snprintf(last, KOWNER_LABEL_LEN, "%s", value);
+	*last = h;
 	if (id & NAME_NETNS)
-		snprintf(keys[*n], sizeof(keys[*n]), "netns_name.%u", (uint32_t)id);
+		snprintf(nm->keys[nm->n], sizeof(nm->keys[0]), "netns_name.%u", (uint32_t)id);
+	else if (id & NAME_POD)
+		snprintf(nm->keys[nm->n], sizeof(nm->keys[0]), "k8s_pod.%llu",
+			 (unsigned long long)(id & NAME_ID_MASK));
 	else
-		snprintf(keys[*n], sizeof(keys[*n]), "kernel_owner.%llu", (unsigned long long)id);
-	snprintf(vals[*n], sizeof(vals[*n]), "%s", value);
-	v[*n].key = keys[*n];
-	v[*n].value = vals[*n];
-	(*n)++;
+		snprintf(nm->keys[nm->n], sizeof(nm->keys[0]), "kernel_owner.%llu",
+			 (unsigned long long)id);
+	snprintf(nm->vals[nm->n], sizeof(nm->vals[0]), "%s", value);
+	nm->v[nm->n].key = nm->keys[nm->n];
+	nm->v[nm->n].value = nm->vals[nm->n];
+	nm->n++;
 }
 
 static int write_names(struct recorder *rc)
 {
 	struct model *m = &rc->w->m;
-	uint32_t max = m->rows.n + m->ncounters + 1, n = 0;
-	struct trace_kv *v = calloc(max, sizeof(*v));
-	char (*keys)[40] = calloc(max, sizeof(*keys));
-	char (*vals)[KOWNER_LABEL_LEN] = calloc(max, sizeof(*vals));
-	char nsbuf[64];
+	struct names nm = { .max = 2 * m->rows.n + m->ncounters + 1 };
+	char nsbuf[64], pod[NAME_VALUE_LEN];
 	size_t it = 0;
 	const void *key;
 	void *val;
 	int err = 0;
 
-	if (!v || !keys || !vals) {
+	nm.v = calloc(nm.max, sizeof(*nm.v));
+	nm.keys = calloc(nm.max, sizeof(*nm.keys));
+	nm.vals = calloc(nm.max, sizeof(*nm.vals));
+	if (!nm.v || !nm.keys || !nm.vals) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -555,35 +580,41 @@ static int write_names(struct recorder *rc)
 		const struct row *r = val;
 		uint32_t ns = r->key.kind == ROW_SOCKET && r->have_sock && r->sock.netns
 				      ? r->sock.netns : r->key.netns;
+		/* the cookie write_sockets gives it */
+		uint64_t id = (r->sock.cookie ? r->sock.cookie : r->key.cookie) & NAME_ID_MASK;
+		const struct pod_names *p;
 
 		/* -p: the process's sockets only, as SOCKETS */
 		if (m->opts.pid && (r->key.kind != ROW_SOCKET || !r->owned_by_pid))
 			continue;
 		if (ns && model__netns_named(m, ns))
-			name_add(rc, v, keys, vals, &n, max, NAME_NETNS | ns,
+			name_add(rc, &nm, NAME_NETNS | ns,
 				 model__netns_label(m, ns, nsbuf, sizeof(nsbuf)));
-		/* the cookie write_sockets gives it */
-		if (r->key.kind == ROW_SOCKET && r->have_sock && !r->sock.npids && r->sock.kowner[0])
-			name_add(rc, v, keys, vals, &n, max,
-				 (r->sock.cookie ? r->sock.cookie : r->key.cookie) & ~NAME_NETNS,
-				 r->sock.kowner);
+		if (r->key.kind != ROW_SOCKET || !r->have_sock)
+			continue;
+		if (!r->sock.npids && r->sock.kowner[0])
+			name_add(rc, &nm, id, r->sock.kowner);
+		if (r->sock.npids && (p = model__pod(m, r))) {
+			snprintf(pod, sizeof(pod), "%s/%s/%s/%s", p->ns, p->pod, p->container, p->uid);
+			name_add(rc, &nm, NAME_POD | id, pod);
+		}
 	}
 	for (int i = 0; i < m->ncounters; i++) {
 		uint32_t ns = m->counters[i].netns;
 
 		if (m->counters[i].in_view && ns && model__netns_named(m, ns))
-			name_add(rc, v, keys, vals, &n, max, NAME_NETNS | ns,
+			name_add(rc, &nm, NAME_NETNS | ns,
 				 model__netns_label(m, ns, nsbuf, sizeof(nsbuf)));
 	}
-	if (n) {
-		struct trace_meta meta = { .n = n, .v = v };
+	if (nm.n) {
+		struct trace_meta meta = { .n = nm.n, .v = nm.v };
 
 		err = trace_writer__meta(rc->tw, &meta);
 	}
 out:
-	free(v);
-	free(keys);
-	free(vals);
+	free(nm.v);
+	free(nm.keys);
+	free(nm.vals);
 	return err;
 }
 

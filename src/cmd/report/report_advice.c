@@ -438,7 +438,8 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 		for (int c = 0; c < CAUSE_MAX; c++) {
 			struct advice_input in = { .cause = c, .has_socket = true };
 			struct adv_item *it;
-			char l[96], o[64], ns[64];
+			char l[96], o[64], ns[64], podl[256] = "";
+			struct pod_names pod;
 
 			if (!k->cause[c] && !k->cause_skbs[c])
 				continue;
@@ -451,7 +452,10 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 			rp_fmt_local(l, sizeof(l), k);
 			rp_fmt_owner(rp, o, sizeof(o), k);
 			rp_fmt_netns(rp, ns, sizeof(ns), k->netns);
-			snprintf(it->who, sizeof(it->who), "%s  netns %s  %s", l, ns, o);
+			if (rp_pod(rp, k, &pod))
+				pods__label(&pod, podl, sizeof(podl));
+			snprintf(it->who, sizeof(it->who), "%s  netns %s  %s%s%s", l, ns, o,
+				 podl[0] ? "  " : "", podl);
 			adv_common(rp, &picks, k->netns, ts && is_loopback(ts), &in, ifname, &where);
 			in.who = l;
 			in.drops = k->cause[c];

@@ -5,6 +5,7 @@
  * and the JSON all print them.
  */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include "model.h"
 #include "reconcile.h"
@@ -72,8 +73,40 @@ const char *rp_kernel_owner(const struct report *rp, const struct agg_sock *s)
 
 	if (!s->sock || s->sock->pid)
 		return NULL;
-	snprintf(key, sizeof(key), "kernel_owner.%llu", (unsigned long long)s->sock->cookie);
+	/* the writer's name ids keep the cookie's low 62 bits (a socket known
+	 * by its inode alone is UD_RX_INODE | inode in SOCKETS) */
+	snprintf(key, sizeof(key), "kernel_owner.%llu",
+		 (unsigned long long)(s->sock->cookie & ~(3ull << 62)));
 	return rp_meta_get(rp, key);
+}
+
+/* The next '/'-separated name of *p into buf (empty if none). */
+static void next_name(const char **p, char *buf, size_t len)
+{
+	size_t n = strcspn(*p, "/");
+
+	snprintf(buf, len, "%.*s", (int)n, *p);
+	*p += n + ((*p)[n] == '/');
+}
+
+bool rp_pod(const struct report *rp, const struct agg_sock *s, struct pod_names *out)
+{
+	char key[48];
+	const char *v;
+
+	memset(out, 0, sizeof(*out));
+	if (!s->sock || !s->sock->pid)
+		return false;
+	snprintf(key, sizeof(key), "k8s_pod.%llu",
+		 (unsigned long long)(s->sock->cookie & ~(3ull << 62)));
+	v = rp_meta_get(rp, key);
+	if (!v)
+		return false;
+	next_name(&v, out->ns, sizeof(out->ns));
+	next_name(&v, out->pod, sizeof(out->pod));
+	next_name(&v, out->container, sizeof(out->container));
+	next_name(&v, out->uid, sizeof(out->uid));
+	return out->ns[0] || out->pod[0];
 }
 
 void rp_fmt_owner(const struct report *rp, char *buf, size_t len, const struct agg_sock *s)

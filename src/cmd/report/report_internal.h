@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include "advice.h"
 #include "causes.h"
+#include "pods.h"
 #include "rows.h"
 #include "report_model.h"
 
@@ -221,6 +222,8 @@ void rp_fmt_start(char *buf, size_t len, const char *v);
 void rp_fmt_local(char *buf, size_t len, const struct agg_sock *s);
 void rp_fmt_remote(char *buf, size_t len, const struct agg_sock *s);
 const char *rp_kernel_owner(const struct report *rp, const struct agg_sock *s);
+/* The pod of the socket's owner as record found it (META k8s_pod.COOKIE). */
+bool rp_pod(const struct report *rp, const struct agg_sock *s, struct pod_names *out);
 void rp_fmt_owner(const struct report *rp, char *buf, size_t len, const struct agg_sock *s);
 void rp_fmt_flow(char *buf, size_t len, const struct agg_flow *f);
 void rp_fmt_reason(char *buf, size_t len, const struct report *rp, uint32_t reason);

@@ -125,6 +125,9 @@ static void json_socket(const struct report *rp, struct json *j, const struct ag
 	const uint32_t *q = ts && rp->queue_idx.cap ? rp_xfind(&rp->queue_idx, &ts->cookie) : NULL;
 	const struct report_queue *rq = q ? &rp->queues[*q] : NULL;
 
+	struct pod_names pod;
+	bool have_pod = rp_pod(rp, k, &pod);
+
 	rp_fmt_local(local, sizeof(local), k);
 	/* as top's: the peer of a connected socket, "*" for none */
 	rp_fmt_remote(remote, sizeof(remote), k);
@@ -145,6 +148,7 @@ static void json_socket(const struct report *rp, struct json *j, const struct ag
 		.pids = &pid,
 		.comm = ts && ts->comm[0] ? ts->comm : NULL,
 		.kernel_owner = rp_kernel_owner(rp, k),
+		.pod = have_pod ? &pod : NULL,
 		.alive = -1,
 		.have_mem = ts != NULL,
 		.rcvbuf = ts ? ts->rcvbuf : 0,

@@ -230,42 +230,11 @@ static int port_range(void *arg, uint32_t netns, uint16_t *lo, uint16_t *hi)
 	return 0;
 }
 
-/*
- * The pod of a socket's owner (socket_series.pod_of): its cgroup read each
- * time (cheap), the names from the kubelet's logs cached per pod and
- * container (two directory scans each), a miss for POD_MISS_NS (its logs
- * may not be there yet).
- */
-#define POD_MISS_NS (30ull * 1000000000ull)
-struct pod_cache_val {
-	bool found;
-	uint64_t at_ns;
-	struct pod_names names;
-};
-struct pod_cache {
-	const char *logs;
-	struct htab names;  /* struct pod_ref -> struct pod_cache_val */
-};
-
+/* The pod of a socket's owner (socket_series.pod_of), through the cache
+ * every view shares (pods.h). */
 static bool pod_of(void *arg, int pid, struct pod_names *out)
 {
-	struct pod_cache *pc = arg;
-	struct pod_cache_val *v;
-	struct pod_ref ref;
-	uint64_t now = now_ns();
-	int created;
-
-	if (!pods__ref_of_pid(pid, &ref))
-		return false;
-	v = htab__upsert(&pc->names, &ref, &created);
-	if (!v)
-		return pods__names(pc->logs, &ref, out);
-	if (created || (!v->found && now - v->at_ns >= POD_MISS_NS)) {
-		v->found = pods__names(pc->logs, &ref, &v->names);
-		v->at_ns = now;
-	}
-	*out = v->names;
-	return v->found;
+	return pods__cache_of_pid(arg, pid, now_ns(), out);
 }
 
 static void render(struct pages *pg, struct watch *w)
@@ -404,8 +373,7 @@ int do_serve(int argc, char **argv)
 	pg.sockets.series_cap = o.max_series;
 	pg.sockets.port_range = port_range;
 	pg.sockets.port_range_arg = &w;
-	pods.logs = o.k8s_logs;
-	if (htab__init(&pods.names, sizeof(struct pod_ref), sizeof(struct pod_cache_val)))
+	if (pods__cache_init(&pods, o.k8s_logs))
 		goto out;
 	pg.sockets.pod_of = pod_of;
 	pg.sockets.pod_of_arg = &pods;
@@ -480,7 +448,7 @@ out:
 	http__close(&http);
 	textfile__close(&tf);
 	socket_series__free(&pg.sockets);
-	htab__free(&pods.names);
+	pods__cache_free(&pods);
 	sb_free(&pg.text);
 	sb_free(&pg.om);
 	return ret;

@@ -37,6 +37,7 @@ static void on_signal(int sig)
 enum {
 	TOP_BATCH = 1, TOP_JSON, TOP_INTERVAL, TOP_COUNT, TOP_PID, TOP_PORT, TOP_NETNS,
 	TOP_ALL, TOP_SORT_KEY, TOP_NO_COLOR, TOP_MAP_ENTRIES, TOP_ATTACH, TOP_NO_RX_SK,
+	TOP_K8S_LOGS,
 };
 
 static const char *const attach_values[] = { "auto", "tp_btf", "raw_tp", "tracepoint", NULL };
@@ -69,6 +70,7 @@ static const struct opt_spec top_specs[] = {
 	{ TOP_ATTACH, "attach", 0, OT_ENUM, "MODE", .values = attach_values, .def = "auto",
 	  .want = "auto, tp_btf, raw_tp or tracepoint",
 	  .help = "auto, tp_btf, raw_tp or tracepoint (default %d)" },
+	CLI_K8S_LOGS_SPEC(TOP_K8S_LOGS),
 	{ TOP_NO_RX_SK, "no-rx-sk", 0, OT_FLAG,
 	  .help = "ignore kfree_skb's rx_sk (exercise the pre-6.11 path)" },
 	OPTS_VERBOSE("loader and libbpf details (twice: more)"),
@@ -101,6 +103,7 @@ void top__opts_init(struct top_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->interval = 1; /* as the option table's default */
 	o->sort = COL_DROP_RATE;
+	o->model.k8s_logs = CLI_K8S_LOGS_DEFAULT;
 }
 
 int top__parse_args(int argc, char **argv, struct top_opts *o)
@@ -136,6 +139,11 @@ int top__parse_args(int argc, char **argv, struct top_opts *o)
 			break;
 		case TOP_ATTACH: attach_mode__parse(p.arg, &o->tracer.mode); break;
 		case TOP_NO_RX_SK: o->tracer.no_rx_sk = true; break;
+		case TOP_K8S_LOGS:
+			if (cli__k8s_logs("top", p.arg))
+				return -EXIT_USAGE;
+			o->model.k8s_logs = p.arg;
+			break;
 		}
 	}
 	if (id < 0)

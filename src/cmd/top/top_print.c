@@ -533,6 +533,7 @@ static void json_socket(struct model *m, const struct top_print_ctx *o, struct e
 		.comm = r->sock.comm,
 		/* a kernel device's socket, which no process holds (kowner.h) */
 		.kernel_owner = r->sock.kowner[0] ? r->sock.kowner : NULL,
+		.pod = model__pod(m, r),
 		.alive = r->sock_alive,
 		.attribution = attr,
 		.nattribution = nattr,

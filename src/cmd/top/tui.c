@@ -894,6 +894,14 @@ static void draw_detail(struct tui *t)
 			     s->npids > 1 ? " and other processes share it" : "",
 			     (unsigned long long)r->key.cookie, s->inode,
 			     r->sock_alive ? "open" : "closed");
+		/* its owner's Kubernetes pod (pods.h), as serve labels it */
+		if (s->npids && model__pod(m, r)) {
+			char pl[256];
+
+			pods__label(model__pod(m, r), pl, sizeof(pl));
+			dput(&d, A_NORMAL, "pod", "%s  uid %s", pl + strlen("pod "),
+			     model__pod(m, r)->uid);
+		}
 		else if (s->kowner[0])
 			dput(&d, A_NORMAL, "owner", "%s  cookie %llu  inode %u  %s", s->kowner,
 			     (unsigned long long)r->key.cookie, s->inode, r->sock_alive ? "open" : "closed");

@@ -337,7 +337,7 @@ static void test_socket_row_unknown_socket(void **state)
 	ASSERT_HAS(j, "\"sockets\":[{\"proto\":null,\"family\":null,\"local\":null,"
 		   "\"remote\":null,\"netns\":%u,\"netns_name\":", f->x.netns);
 	ASSERT_HAS(j, ",\"cookie\":123456789,\"inode\":null,\"pid\":null,"
-		   "\"comm\":null,\"kernel_owner\":null,\"nprocs\":0,\"pids\":[],\"alive\":false,"
+		   "\"comm\":null,\"kernel_owner\":null,\"k8s_namespace\":null,\"k8s_pod\":null,\"k8s_container\":null,\"k8s_pod_uid\":null,\"nprocs\":0,\"pids\":[],\"alive\":false,"
 		   "\"attribution\":[\"rx_sk\"],\"rcvbuf\":null,\"queued\":null,\"sk_drops\":null,"
 		   "\"sk_drops_since_start\":null,\"sk_drops_stale\":null,\"drops\":5,\"skb_events\":5,"
 		   "\"bytes\":500,\"drops_per_s\":2.5,\"cause\":\"rcvbuf\","
@@ -746,7 +746,7 @@ static void test_known_socket(void **state)
 		   "\"local\":\"127.0.0.1:%u\",\"remote\":\"*\",\"netns\":%u,",
 		   port, f->x.netns);
 	ASSERT_HAS(j, ",\"cookie\":%" PRIu64 ",\"inode\":%lu,\"pid\":%d,"
-		   "\"comm\":\"%s\",\"kernel_owner\":null,\"nprocs\":1,\"pids\":[%d],\"alive\":true,"
+		   "\"comm\":\"%s\",\"kernel_owner\":null,\"k8s_namespace\":null,\"k8s_pod\":null,\"k8s_container\":null,\"k8s_pod_uid\":null,\"nprocs\":1,\"pids\":[%d],\"alive\":true,"
 		   "\"attribution\":[\"rx_sk\"],\"rcvbuf\":%d,\"queued\":0,\"sk_drops\":0,"
 		   "\"sk_drops_since_start\":0,\"sk_drops_stale\":false,\"drops\":3,\"skb_events\":3,"
 		   "\"bytes\":300,\"drops_per_s\":1.5,\"cause\":\"rcvbuf\",",

@@ -57,7 +57,12 @@ static int parse_argv(struct top_opts *o, char **argv)
 static void assert_untouched_except(const struct top_opts *o,
 				    const struct top_opts *want)
 {
-	assert_memory_equal(&o->model, &want->model, sizeof(o->model));
+	struct model_opts a = o->model, b = want->model;
+
+	/* --k8s-logs has its own test: the default everywhere else */
+	assert_string_equal(a.k8s_logs, b.k8s_logs ? b.k8s_logs : CLI_K8S_LOGS_DEFAULT);
+	a.k8s_logs = b.k8s_logs = NULL;
+	assert_memory_equal(&a, &b, sizeof(a));
 	assert_memory_equal(&o->tracer, &want->tracer, sizeof(o->tracer));
 	assert_true(o->interval == want->interval);
 	assert_int_equal(o->count, want->count);
@@ -90,6 +95,18 @@ static void test_defaults(void **state)
 	/* "--" alone ends the options and leaves nothing behind */
 	assert_int_equal(PARSE(&o, "--"), 0);
 	assert_untouched_except(&o, &want);
+}
+
+/* --k8s-logs DIR: a directory, or a usage error naming it */
+static void test_k8s_logs(void **state)
+{
+	struct top_opts o, want = { .interval = 1.0, .model.k8s_logs = "/tmp" };
+
+	assert_int_equal(PARSE(&o, "--k8s-logs", "/tmp"), 0);
+	assert_untouched_except(&o, &want);
+	ASSERT_USAGE("--k8s-logs /nonexistent-udpdrop: not a directory", "--k8s-logs",
+		     "/nonexistent-udpdrop");
+	ASSERT_USAGE("--k8s-logs /etc/passwd: not a directory", "--k8s-logs", "/etc/passwd");
 }
 
 static void test_batch(void **state)
@@ -420,6 +437,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_k8s_logs),
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_json_implies_batch),
 		cmocka_unit_test(test_interval),
