@@ -558,6 +558,18 @@ const struct report_mib *rp_mib_of(const struct report *rp, uint32_t netns,
 	return &rp->mib_first[*i];
 }
 
+/* The row's reason and location lists, moved (rows__free leaves them). */
+static void take_lists(struct row *r, struct row_reason **reasons, int *nreasons,
+		       struct row_loc **locs, int *nlocs)
+{
+	*reasons = r->reasons;
+	*nreasons = r->nreasons;
+	*locs = r->locs;
+	*nlocs = r->nlocs;
+	r->reasons = NULL;
+	r->locs = NULL;
+}
+
 /* A row of rows.h as report's: the socket's (with what the SOCKETS said
  * of it), its lists moved over. */
 static void sock_of_row(const struct report *rp, struct row *r, struct agg_sock *s)
@@ -577,12 +589,7 @@ static void sock_of_row(const struct report *rp, struct row *r, struct agg_sock 
 	memcpy(s->cause_bytes, r->cause_bytes, sizeof(s->cause_bytes));
 	memcpy(s->size_bytes, r->size_bytes, sizeof(s->size_bytes));
 	memcpy(s->size_dgrams, r->size_dgrams, sizeof(s->size_dgrams));
-	s->reasons = r->reasons;
-	s->nreasons = r->nreasons;
-	s->locs = r->locs;
-	s->nlocs = r->nlocs;
-	r->reasons = NULL;
-	r->locs = NULL;
+	take_lists(r, &s->reasons, &s->nreasons, &s->locs, &s->nlocs);
 }
 
 static void flow_of_row(struct row *r, struct agg_flow *f)
@@ -598,12 +605,7 @@ static void flow_of_row(struct row *r, struct agg_flow *f)
 	memcpy(f->daddr, r->key.daddr, 16);
 	f->drops = r->drops;
 	f->skbs = r->skbs;
-	f->reasons = r->reasons;
-	f->nreasons = r->nreasons;
-	f->locs = r->locs;
-	f->nlocs = r->nlocs;
-	r->reasons = NULL;
-	r->locs = NULL;
+	take_lists(r, &f->reasons, &f->nreasons, &f->locs, &f->nlocs);
 }
 
 void rp_build(const struct report *rp, struct agg *a)
