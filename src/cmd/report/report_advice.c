@@ -441,14 +441,14 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 			char l[96], o[64], ns[64], podl[256] = "";
 			struct pod_names pod;
 
-			if (!k->cause[c] && !k->cause_skbs[c])
+			if (!k->row.cause[c] && !k->row.cause_skbs[c])
 				continue;
 			v = rp_grow_arr(v, n, sizeof(*v));
 			it = &v[n];
 			memset(it, 0, sizeof(*it));
 			it->sock = i;
 			it->cause = c;
-			it->drops = k->cause[c];
+			it->drops = k->row.cause[c];
 			rp_fmt_local(l, sizeof(l), k);
 			rp_fmt_owner(rp, o, sizeof(o), k);
 			rp_fmt_netns(rp, ns, sizeof(ns), k->netns);
@@ -458,8 +458,8 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 				 podl[0] ? "  " : "", podl);
 			adv_common(rp, &picks, k->netns, ts && is_loopback(ts), &in, ifname, &where);
 			in.who = l;
-			in.drops = k->cause[c];
-			in.skbs = k->cause_skbs[c];
+			in.drops = k->row.cause[c];
+			in.skbs = k->row.cause_skbs[c];
 			in.sender_side = c == CAUSE_QDISC || c == CAUSE_NEIGH;
 			if (ts) {
 				in.family = ts->family;
@@ -477,8 +477,8 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 				}
 			}
 			/* bytes per datagram, not per skb (GSO/GRO skbs hold several) */
-			if (k->size_dgrams[c] && k->size_bytes[c] && !frag_cause(c))
-				in.avg_size = ADVICE_DBL((double)k->size_bytes[c] / k->size_dgrams[c]);
+			if (k->row.size_dgrams[c] && k->row.size_bytes[c] && !frag_cause(c))
+				in.avg_size = ADVICE_DBL((double)k->row.size_bytes[c] / k->row.size_dgrams[c]);
 			if (rp->ncounts >= 2) {
 				struct ev_key key = { sockid__of(k->cookie, k->by_inode),
 						      (uint32_t)c, 0 };
@@ -490,7 +490,7 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 				advice__track_input(&in, b ? &b->track : &(struct advice_track){ 0 },
 						    rp->ncounts - 1);
 			}
-			set_burst(rp, k, c, k->cause[c], &in);
+			set_burst(rp, k, c, k->row.cause[c], &in);
 			set_kernel_windows(rp, k, c, &in);
 			it->nf = advice__build(&in, it->f, ADVICE_MAX);
 			n++;
@@ -509,14 +509,14 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 		for (int i = 0; i < a->nflows; i++) {
 			const struct agg_flow *fl = &a->flows[i];
 
-			if (fl->cause != c || (!fl->drops && !fl->skbs))
+			if (fl->cause != c || (!fl->row.drops && !fl->row.skbs))
 				continue;
 			if (!topf)
 				topf = fl; /* flows are sorted, busiest first */
 			else if (fl->dport != topf->dport || fl->netns != topf->netns)
 				one_port = false;
-			drops += fl->drops;
-			skbs += fl->skbs;
+			drops += fl->row.drops;
+			skbs += fl->row.skbs;
 			nflows++;
 		}
 		if (!topf)

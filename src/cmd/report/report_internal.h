@@ -112,33 +112,21 @@ bool rp_add_windows(struct report *rp, const struct trace_windows *ws);
 /* A socket's row and a flow's (agg_flow) are rows.h's, summed by its rule
  * (rp_build), with what the trace knows of the socket beside it. */
 struct agg_sock {
-	uint64_t cookie;
+	struct row row;        /* its counts, causes, reasons, locations (rows.h) */
+	uint64_t cookie;       /* or its inode (by_inode): its row identity, shown */
 	bool by_inode;
-	uint32_t netns;        /* the counts' (the socket's if known) */
-	uint64_t drops, skbs, bytes;
-	uint64_t cause[CAUSE_MAX], cause_skbs[CAUSE_MAX], cause_bytes[CAUSE_MAX];
-	/* the bytes and datagrams of whole datagrams only (no fragment, no
-	 * frag_list member freed with its parent): their average size */
-	uint64_t size_bytes[CAUSE_MAX], size_dgrams[CAUSE_MAX];
-	struct row_reason *reasons;
-	int nreasons;
-	struct row_loc *locs;
-	int nlocs;
+	uint32_t netns;        /* the socket's if known, else its counts' */
 	const struct trace_socket *sock;
 };
 
 struct agg_flow {
+	struct row row;  /* its counts, reasons and locations; its key the flow */
 	int cause;
-	bool overflow;  /* the drop table was full: only the reason is known */
+	bool overflow;   /* the drop table was full: only the reason is known */
 	uint32_t netns;
 	uint8_t family, proto;
 	uint8_t saddr[16], daddr[16];
 	uint16_t dport;
-	uint64_t drops, skbs;
-	struct row_reason *reasons;
-	int nreasons;
-	struct row_loc *locs;
-	int nlocs;
 };
 
 struct agg_recon {
@@ -183,7 +171,6 @@ const struct report_mib *rp_mib_of(const struct report *rp, uint32_t netns,
 				   const struct report_mib **last);
 void rp_build(const struct report *rp, struct agg *a);
 void rp_agg_free(struct agg *a);
-int rp_main_cause(const struct agg_sock *s);
 
 /* ---- report_timeline.c: timeline and --by ---- */
 

@@ -153,13 +153,13 @@ static void json_socket(const struct report *rp, struct json *j, const struct ag
 		.have_mem = ts != NULL,
 		.rcvbuf = ts ? ts->rcvbuf : 0,
 		.queued = ts ? ts->queued : 0,
-		.drops = k->drops,
-		.skbs = k->skbs,
-		.bytes = k->bytes,
-		.drops_per_s = secs > 0 ? k->drops / secs : 0,
-		.cause = rp_main_cause(k),
-		.cause_drops = k->cause,
-		.cause_skbs = k->cause_skbs,
+		.drops = k->row.drops,
+		.skbs = k->row.skbs,
+		.bytes = k->row.bytes,
+		.drops_per_s = secs > 0 ? k->row.drops / secs : 0,
+		.cause = row__main_cause(&k->row),
+		.cause_drops = k->row.cause,
+		.cause_skbs = k->row.cause_skbs,
 		.have_rx = rq && rq->nrx,
 		.rx = rq && rq->nrx ? rq->rx[rq->nrx - 1].delivered : 0,
 		.rx_per_s = rq && rq->nrx && secs > 0 ? rq->rx[rq->nrx - 1].delivered / secs : 0,
@@ -171,15 +171,15 @@ static void json_socket(const struct report *rp, struct json *j, const struct ag
 	for (int pass = 0; pass < 2; pass++) {
 		json_key(j, pass ? "reason_list" : "reasons");
 		json_arr_begin(j);
-		for (int r = 0; r < k->nreasons; r++)
-			vocab__reason(j, k->reasons[r].reason, rp_reason_name(rp, k->reasons[r].reason),
-				      k->reasons[r].cause, k->reasons[r].drops, k->reasons[r].skbs);
+		for (int r = 0; r < k->row.nreasons; r++)
+			vocab__reason(j, k->row.reasons[r].reason, rp_reason_name(rp, k->row.reasons[r].reason),
+				      k->row.reasons[r].cause, k->row.reasons[r].drops, k->row.reasons[r].skbs);
 		json_arr_end(j);
 		json_key(j, pass ? "location_list" : "locations");
 		json_arr_begin(j);
-		for (int r = 0; r < k->nlocs; r++)
-			vocab__location(j, k->locs[r].addr, rp_symbol_name(rp, k->locs[r].addr),
-					k->locs[r].drops, k->locs[r].skbs);
+		for (int r = 0; r < k->row.nlocs; r++)
+			vocab__location(j, k->row.locs[r].addr, rp_symbol_name(rp, k->row.locs[r].addr),
+					k->row.locs[r].drops, k->row.locs[r].skbs);
 		json_arr_end(j);
 	}
 	vocab__socket_end(j, &s);
@@ -210,23 +210,23 @@ static void json_flow(const struct report *rp, struct json *j, const struct agg_
 		.flow = addrs ? flow : NULL,
 		.why = f->overflow ? "the kernel's table was full: only the cause is known"
 				   : flow__why(false, f->cause, f->netns, f->dport),
-		.drops = f->drops,
-		.skbs = f->skbs,
-		.drops_per_s = secs > 0 ? f->drops / secs : 0,
+		.drops = f->row.drops,
+		.skbs = f->row.skbs,
+		.drops_per_s = secs > 0 ? f->row.drops / secs : 0,
 	};
 
 	vocab__flow_begin(j, &v);
 	json_key(j, "reason_list");
 	json_arr_begin(j);
-	for (int r = 0; r < f->nreasons; r++)
-		vocab__reason(j, f->reasons[r].reason, rp_reason_name(rp, f->reasons[r].reason),
-			      f->reasons[r].cause, f->reasons[r].drops, f->reasons[r].skbs);
+	for (int r = 0; r < f->row.nreasons; r++)
+		vocab__reason(j, f->row.reasons[r].reason, rp_reason_name(rp, f->row.reasons[r].reason),
+			      f->row.reasons[r].cause, f->row.reasons[r].drops, f->row.reasons[r].skbs);
 	json_arr_end(j);
 	json_key(j, "location_list");
 	json_arr_begin(j);
-	for (int r = 0; r < f->nlocs; r++)
-		vocab__location(j, f->locs[r].addr, rp_symbol_name(rp, f->locs[r].addr),
-				f->locs[r].drops, f->locs[r].skbs);
+	for (int r = 0; r < f->row.nlocs; r++)
+		vocab__location(j, f->row.locs[r].addr, rp_symbol_name(rp, f->row.locs[r].addr),
+				f->row.locs[r].drops, f->row.locs[r].skbs);
 	json_arr_end(j);
 	json_obj_end(j);
 }
@@ -303,7 +303,7 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 	uint64_t attributed = 0;
 
 	for (int i = 0; i < a->nsocks; i++)
-		attributed += a->socks[i].drops;
+		attributed += a->socks[i].row.drops;
 	double secs = rp_duration_s(rp);
 	struct vocab_totals t = {
 		.drops = a->drops,

@@ -2,8 +2,10 @@
 /*
  * udpdrop report, one row per socket and the join (report_internal.h): the
  * SOCKETS, IFACES, MIB, EVENT and WINDOWS records folded per socket as they
- * load, then the counts joined into the rows, flows and reconciliation that
- * every output prints (struct agg).
+ * load, then the last COUNTS added to the model's rows (rows.h: the rule
+ * top's model sums by, so report's rows are top's), each with what the
+ * trace knows of its socket, and the reconciliation: what every output
+ * prints (struct agg).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -456,10 +458,10 @@ static int cmp_sock(const void *a, const void *b)
 {
 	const struct agg_sock *x = a, *y = b;
 
-	if (x->drops != y->drops)
-		return x->drops > y->drops ? -1 : 1;
-	if (x->skbs != y->skbs)
-		return x->skbs > y->skbs ? -1 : 1;
+	if (x->row.drops != y->row.drops)
+		return x->row.drops > y->row.drops ? -1 : 1;
+	if (x->row.skbs != y->row.skbs)
+		return x->row.skbs > y->row.skbs ? -1 : 1;
 	return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
 }
 
@@ -468,10 +470,10 @@ static int cmp_flow(const void *a, const void *b)
 	const struct agg_flow *x = a, *y = b;
 	int c;
 
-	if (x->drops != y->drops)
-		return x->drops > y->drops ? -1 : 1;
-	if (x->skbs != y->skbs)
-		return x->skbs > y->skbs ? -1 : 1;
+	if (x->row.drops != y->row.drops)
+		return x->row.drops > y->row.drops ? -1 : 1;
+	if (x->row.skbs != y->row.skbs)
+		return x->row.skbs > y->row.skbs ? -1 : 1;
 	if (x->cause != y->cause)
 		return x->cause - y->cause;
 	if (x->netns != y->netns)
@@ -558,43 +560,28 @@ const struct report_mib *rp_mib_of(const struct report *rp, uint32_t netns,
 	return &rp->mib_first[*i];
 }
 
-/* The row's reason and location lists, moved (rows__free leaves them). */
-static void take_lists(struct row *r, struct row_reason **reasons, int *nreasons,
-		       struct row_loc **locs, int *nlocs)
-{
-	*reasons = r->reasons;
-	*nreasons = r->nreasons;
-	*locs = r->locs;
-	*nlocs = r->nlocs;
-	r->reasons = NULL;
-	r->locs = NULL;
-}
-
-/* A row of rows.h as report's: the socket's (with what the SOCKETS said
- * of it), its lists moved over. */
+/* A row of rows.h as report's: the socket's, with what the SOCKETS said
+ * of it; its lists move over (rows__free leaves them). */
 static void sock_of_row(const struct report *rp, struct row *r, struct agg_sock *s)
 {
 	uint64_t id = r->key.cookie;
 
 	memset(s, 0, sizeof(*s));
+	s->row = *r;
+	r->reasons = NULL;
+	r->locs = NULL;
 	s->by_inode = sockid__inode(id) != 0;
 	s->cookie = s->by_inode ? sockid__inode(id) : id;
 	s->sock = socket_of_row(rp, id);
 	s->netns = s->sock && s->sock->netns ? s->sock->netns : r->key.netns;
-	s->drops = r->drops;
-	s->skbs = r->skbs;
-	s->bytes = r->bytes;
-	memcpy(s->cause, r->cause, sizeof(s->cause));
-	memcpy(s->cause_skbs, r->cause_skbs, sizeof(s->cause_skbs));
-	memcpy(s->cause_bytes, r->cause_bytes, sizeof(s->cause_bytes));
-	memcpy(s->size_bytes, r->size_bytes, sizeof(s->size_bytes));
-	memcpy(s->size_dgrams, r->size_dgrams, sizeof(s->size_dgrams));
-	take_lists(r, &s->reasons, &s->nreasons, &s->locs, &s->nlocs);
 }
 
 static void flow_of_row(struct row *r, struct agg_flow *f)
 {
 	memset(f, 0, sizeof(*f));
+	f->row = *r;
+	r->reasons = NULL;
+	r->locs = NULL;
 	f->cause = r->key.cause;
 	f->overflow = r->key.overflow;
 	f->netns = r->key.netns;
@@ -603,9 +590,6 @@ static void flow_of_row(struct row *r, struct agg_flow *f)
 	f->dport = r->key.dport;
 	memcpy(f->saddr, r->key.saddr, 16);
 	memcpy(f->daddr, r->key.daddr, 16);
-	f->drops = r->drops;
-	f->skbs = r->skbs;
-	take_lists(r, &f->reasons, &f->nreasons, &f->locs, &f->nlocs);
 }
 
 void rp_build(const struct report *rp, struct agg *a)
@@ -656,12 +640,12 @@ void rp_build(const struct report *rp, struct agg *a)
 	if (a->nflows)
 		qsort(a->flows, a->nflows, sizeof(*a->flows), cmp_flow);
 	for (int j = 0; j < a->nsocks; j++) {
-		if (a->socks[j].nreasons)
-			qsort(a->socks[j].reasons, a->socks[j].nreasons,
-			      sizeof(*a->socks[j].reasons), rp_cmp_reason);
-		if (a->socks[j].nlocs)
-			qsort(a->socks[j].locs, a->socks[j].nlocs,
-			      sizeof(*a->socks[j].locs), rp_cmp_loc);
+		if (a->socks[j].row.nreasons)
+			qsort(a->socks[j].row.reasons, a->socks[j].row.nreasons,
+			      sizeof(*a->socks[j].row.reasons), rp_cmp_reason);
+		if (a->socks[j].row.nlocs)
+			qsort(a->socks[j].row.locs, a->socks[j].row.nlocs,
+			      sizeof(*a->socks[j].row.locs), rp_cmp_loc);
 	}
 
 	/* reconciliation: per netns with MIB records, per cause with counters */
@@ -711,26 +695,11 @@ void rp_build(const struct report *rp, struct agg *a)
 
 void rp_agg_free(struct agg *a)
 {
-	for (int i = 0; i < a->nsocks; i++) {
-		free(a->socks[i].reasons);
-		free(a->socks[i].locs);
-	}
-	for (int i = 0; i < a->nflows; i++) {
-		free(a->flows[i].reasons);
-		free(a->flows[i].locs);
-	}
+	for (int i = 0; i < a->nsocks; i++)
+		row__free(&a->socks[i].row);
+	for (int i = 0; i < a->nflows; i++)
+		row__free(&a->flows[i].row);
 	free(a->socks);
 	free(a->flows);
 	free(a->recon);
-}
-
-int rp_main_cause(const struct agg_sock *s)
-{
-	int best = CAUSE_OTHER;
-
-	for (int c = 0; c < CAUSE_MAX; c++)
-		if (s->cause[c] > s->cause[best] ||
-		    (s->cause[c] == s->cause[best] && s->cause_skbs[c] > s->cause_skbs[best]))
-			best = c;
-	return best;
 }

@@ -125,15 +125,15 @@ static void text_sockets(const struct report *rp, const struct agg *a, uint64_t 
 		rp_fmt_local(l, sizeof(l), k);
 		rp_fmt_remote(r, sizeof(r), k);
 		rp_fmt_owner(rp, o, sizeof(o), k);
-		fmt_count(d, sizeof(d), k->drops);
-		fmt_count(s, sizeof(s), k->skbs);
+		fmt_count(d, sizeof(d), k->row.drops);
+		fmt_count(s, sizeof(s), k->row.skbs);
 		rp_fmt_netns(rp, ns, sizeof(ns), k->netns);
 		if (k->sock && k->sock->rcvbuf)
 			fmt_bytes(rb, sizeof(rb), k->sock->rcvbuf);
 		else
 			snprintf(rb, sizeof(rb), "?");
 		sb_printf(out, "  %-*s  %-*s  %-*s  %-*s  %10s  %10s  %-13s  %9s\n", wl, l, wr, r,
-			  wn, ns, wo, o, d, s, cause__name(rp_main_cause(k)), rb);
+			  wn, ns, wo, o, d, s, cause__name(row__main_cause(&k->row)), rb);
 	}
 	if (shown < a->nsocks)
 		sb_printf(out, "  ... %d more socket%s (--top to show more)\n",
@@ -165,8 +165,8 @@ static void text_flows(const struct report *rp, const struct agg *a, struct strb
 		const struct agg_flow *fl = &a->flows[i];
 
 		rp_fmt_flow(f, sizeof(f), fl);
-		fmt_count(d, sizeof(d), fl->drops);
-		fmt_count(s, sizeof(s), fl->skbs);
+		fmt_count(d, sizeof(d), fl->row.drops);
+		fmt_count(s, sizeof(s), fl->row.skbs);
 		rp_fmt_netns(rp, ns, sizeof(ns), fl->netns);
 		sb_printf(out, "  %-13s  %-*s  %-*s  %10s  %10s\n", cause__name(fl->cause), wn, ns,
 			  wf, f, d, s);
@@ -227,17 +227,17 @@ static void text_detail(const struct report *rp, const struct agg *a, uint64_t t
 		rp_fmt_owner(rp, o, sizeof(o), k);
 		rp_fmt_netns(rp, ns, sizeof(ns), k->netns);
 		sb_printf(out, "  %s  netns %s  %s\n", l, ns, o);
-		for (int j = 0; j < k->nreasons; j++) {
-			rp_fmt_reason(n, sizeof(n), rp, k->reasons[j].reason);
-			fmt_count(d, sizeof(d), k->reasons[j].drops);
-			fmt_count(s, sizeof(s), k->reasons[j].skbs);
+		for (int j = 0; j < k->row.nreasons; j++) {
+			rp_fmt_reason(n, sizeof(n), rp, k->row.reasons[j].reason);
+			fmt_count(d, sizeof(d), k->row.reasons[j].drops);
+			fmt_count(s, sizeof(s), k->row.reasons[j].skbs);
 			sb_printf(out, "    reason   %-40s %10s drops %10s skbs  (%s)\n", n, d, s,
-				  cause__name(k->reasons[j].cause));
+				  cause__name(k->row.reasons[j].cause));
 		}
-		for (int j = 0; j < k->nlocs; j++) {
-			rp_fmt_loc(n, sizeof(n), rp, k->locs[j].addr);
-			fmt_count(d, sizeof(d), k->locs[j].drops);
-			fmt_count(s, sizeof(s), k->locs[j].skbs);
+		for (int j = 0; j < k->row.nlocs; j++) {
+			rp_fmt_loc(n, sizeof(n), rp, k->row.locs[j].addr);
+			fmt_count(d, sizeof(d), k->row.locs[j].drops);
+			fmt_count(s, sizeof(s), k->row.locs[j].skbs);
 			sb_printf(out, "    at       %-40s %10s drops %10s skbs\n", n, d, s);
 		}
 	}

@@ -158,11 +158,11 @@ int rp_cause_contribs(const struct agg *a, int c, struct contrib *top)
 	int n = 0;
 
 	for (int i = 0; i < a->nsocks; i++)
-		if (a->socks[i].cause[c])
-			all[n++] = (struct contrib){ false, i, a->socks[i].cause[c] };
+		if (a->socks[i].row.cause[c])
+			all[n++] = (struct contrib){ false, i, a->socks[i].row.cause[c] };
 	for (int i = 0; i < a->nflows; i++)
-		if (a->flows[i].cause == c && a->flows[i].drops)
-			all[n++] = (struct contrib){ true, i, a->flows[i].drops };
+		if (a->flows[i].cause == c && a->flows[i].row.drops)
+			all[n++] = (struct contrib){ true, i, a->flows[i].row.drops };
 	if (n)
 		qsort(all, n, sizeof(*all), cmp_contrib);
 	if (n > BY_CAUSE_TOP)
