@@ -61,6 +61,7 @@ struct row {
 	uint64_t drops, skbs, bytes;
 	uint64_t cause[CAUSE_MAX];      /* datagrams */
 	uint64_t cause_skbs[CAUSE_MAX]; /* skb events */
+	uint64_t cause_bytes[CAUSE_MAX]; /* skb->len summed over those events */
 	struct row_reason reasons[ROW_MAX_REASONS];
 	int nreasons;
 	struct row_loc locs[ROW_MAX_LOCS];

@@ -152,6 +152,7 @@ static void row_add(struct model *m, struct row *r, const struct ud_key *k,
 	r->bytes += v->bytes;
 	r->cause[c] += v->datagrams;
 	r->cause_skbs[c] += v->skbs;
+	r->cause_bytes[c] += v->bytes;
 	r->flags |= k->flags;
 	if ((k->flags & (UD_KEY_SOCK | UD_KEY_CLOSE)) == (UD_KEY_SOCK | UD_KEY_CLOSE) &&
 	    k->dport) {
@@ -189,6 +190,7 @@ static void row_reset(struct row *r)
 	r->drops = r->skbs = r->bytes = 0;
 	memset(r->cause, 0, sizeof(r->cause));
 	memset(r->cause_skbs, 0, sizeof(r->cause_skbs));
+	memset(r->cause_bytes, 0, sizeof(r->cause_bytes));
 	memset(r->reasons, 0, sizeof(r->reasons));
 	r->nreasons = 0;
 	memset(r->locs, 0, sizeof(r->locs));

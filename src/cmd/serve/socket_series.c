@@ -13,25 +13,39 @@
 
 enum ss_port_kind { SS_PORT_NUMBER, SS_PORT_EPHEMERAL, SS_PORT_OTHER };
 
+/* The cause of a socket's own series: its deliveries and gauges. */
+#define SS_CAUSE_NONE (-1)
+
 struct ss_key {
 	uint32_t netns;
 	uint8_t family;         /* AF_INET, AF_INET6 */
 	uint8_t kind;           /* enum ss_port_kind */
 	uint16_t port;          /* SS_PORT_NUMBER's */
-	int32_t cause;
+	int32_t cause;          /* SS_CAUSE_NONE: the sockets' own series */
 	char comm[16];          /* the owner's; "" none known */
 	uint32_t pod;           /* interned (struct ss_pod_ref), 0: none */
 };
 
 struct ss_val {
 	struct ss_key k;
-	uint64_t drops;
+	uint64_t drops;         /* a cause's: datagrams dropped */
+	uint64_t bytes;         /* ... and skb->len summed over their events */
+	uint64_t rx;            /* SS_CAUSE_NONE: datagrams delivered */
 	uint64_t grew_ns;       /* when it last grew (retention) */
 	double created;         /* when it began (Unix s): OpenMetrics _created */
+	/*
+	 * SS_CAUSE_NONE on a numeric port: the gauges of its live sockets at
+	 * the update gauge_update (the largest of each when several share
+	 * the series: a REUSEPORT group); none from an older update.
+	 */
+	uint64_t gauge_update;
+	uint32_t rcvbuf, queued, queue_peak;
 };
 
 struct ss_socket {
 	uint64_t last[CAUSE_MAX]; /* the row's counts at the last refresh */
+	uint64_t last_bytes[CAUSE_MAX];
+	uint64_t last_rx;
 	uint64_t seen_ns;
 	uint64_t pod_next_ns;     /* when to look its pod up (again); ~0: found */
 	uint32_t pod;
@@ -180,8 +194,10 @@ static int port_label(struct socket_series *s, const struct row *r, struct ss_ke
 	return 0;
 }
 
-static int add(struct socket_series *s, struct ss_socket *sk, const struct ss_key *k,
-	       uint64_t n, uint64_t now, double wall)
+/* The series k names for the socket sk (past the cap of series: its
+ * netns, family and cause's port="other"), made if new; NULL: no memory. */
+static struct ss_val *series_of(struct socket_series *s, struct ss_socket *sk,
+				const struct ss_key *k, double wall)
 {
 	struct ss_val *v = htab__find(&s->series, k);
 	struct ss_key other;
@@ -201,15 +217,62 @@ static int add(struct socket_series *s, struct ss_socket *sk, const struct ss_ke
 		sk->capped = true;
 	}
 	v = htab__upsert(&s->series, k, &created);
-	if (!v)
-		return -ENOMEM;
-	if (created) {
+	if (v && created) {
+		memset(v, 0, sizeof(*v));
 		v->k = *k;
-		v->drops = 0;
 		v->created = wall;
 	}
-	v->drops += n;
+	return v;
+}
+
+/* A cause's new drops and bytes to the series k names. */
+static int add(struct socket_series *s, struct ss_socket *sk, const struct ss_key *k,
+	       uint64_t drops, uint64_t bytes, uint64_t now, double wall)
+{
+	struct ss_val *v = series_of(s, sk, k, wall);
+
+	if (!v)
+		return -ENOMEM;
+	v->drops += drops;
+	v->bytes += bytes;
 	v->grew_ns = now;
+	return 0;
+}
+
+/*
+ * The socket's own series (k with SS_CAUSE_NONE): its new deliveries
+ * (when the tracer counts them) and, while it lives on a numeric port, its
+ * buffer and queue now (the largest of the sockets sharing the series).
+ * Gauges of a port="ephemeral" or "other" series would mix sockets that
+ * have nothing in common: it has none.
+ */
+static int own_series(struct socket_series *s, struct ss_socket *sk, const struct ss_key *k,
+		      const struct row *r, bool have_rx, uint64_t now, double wall)
+{
+	uint64_t rx = have_rx && r->rx > sk->last_rx ? r->rx - sk->last_rx : 0;
+	bool gauges = k->kind == SS_PORT_NUMBER && r->sock_alive && r->sock.have_mem;
+	struct ss_val *v;
+
+	if (!rx && !gauges)
+		return 0;
+	v = series_of(s, sk, k, wall);
+	if (!v)
+		return -ENOMEM;
+	if (rx) {
+		v->rx += rx;
+		sk->last_rx = r->rx;
+	}
+	v->grew_ns = now;
+	/* a capped socket's series is port="other": no gauges */
+	if (!gauges || v->k.kind != SS_PORT_NUMBER)
+		return 0;
+	if (v->gauge_update != s->updates) {
+		v->gauge_update = s->updates;
+		v->rcvbuf = v->queued = v->queue_peak = 0;
+	}
+	v->rcvbuf = r->sock.rcvbuf > v->rcvbuf ? r->sock.rcvbuf : v->rcvbuf;
+	v->queued = r->sock.rmem > v->queued ? r->sock.rmem : v->queued;
+	v->queue_peak = r->queue_peak > v->queue_peak ? r->queue_peak : v->queue_peak;
 	return 0;
 }
 
@@ -264,6 +327,9 @@ int socket_series__update(struct socket_series *s, struct model *m, uint64_t now
 {
 	double wall = wall_time();
 
+	s->updates++;
+	s->have_rx = m->have_rx;
+
 	for (int i = 0; i < m->nview_sockets; i++) {
 		const struct row *r = m->view_sockets[i];
 		uint64_t id = r->key.cookie;
@@ -293,6 +359,8 @@ int socket_series__update(struct socket_series *s, struct model *m, uint64_t now
 			memset(sk, 0, sizeof(*sk));
 			if (old) {
 				memcpy(sk->last, old->last, sizeof(sk->last));
+				memcpy(sk->last_bytes, old->last_bytes, sizeof(sk->last_bytes));
+				sk->last_rx = old->last_rx;
 				sk->pod = old->pod;
 				sk->pod_next_ns = old->pod_next_ns;
 				created = false; /* labelled before, under its inode */
@@ -322,14 +390,26 @@ int socket_series__update(struct socket_series *s, struct model *m, uint64_t now
 		if (err)
 			return err;
 		for (int c = 0; c < CAUSE_MAX; c++) {
-			if (r->cause[c] <= sk->last[c])
+			/* a fragment's events add bytes, not datagrams */
+			uint64_t d = r->cause[c] > sk->last[c] ? r->cause[c] - sk->last[c] : 0;
+			uint64_t b = r->cause_bytes[c] > sk->last_bytes[c]
+					     ? r->cause_bytes[c] - sk->last_bytes[c] : 0;
+
+			if (!d && !b)
 				continue;
 			k.cause = c;
-			err = add(s, sk, &k, r->cause[c] - sk->last[c], now, wall);
+			err = add(s, sk, &k, d, b, now, wall);
 			if (err)
 				return err;
-			sk->last[c] = r->cause[c];
+			if (d)
+				sk->last[c] = r->cause[c];
+			if (b)
+				sk->last_bytes[c] = r->cause_bytes[c];
 		}
+		k.cause = SS_CAUSE_NONE;
+		err = own_series(s, sk, &k, r, m->have_rx, now, wall);
+		if (err)
+			return err;
 	}
 	/* memory bounded: sockets gone, series quiet, for retention_ns */
 	void *arg[2] = { s, &now };
@@ -361,6 +441,68 @@ static int cmp_series(const void *a, const void *b)
 	return x->pod < y->pod ? -1 : x->pod > y->pod;
 }
 
+/* Room for a series' label values (socket_labels). */
+struct ss_label_buf {
+	char ns[16], port[8];
+};
+
+/*
+ * The labels of series k into l (8 at most): netns, family, port, cause
+ * (with_cause), comm and the pod's. Returns how many.
+ */
+static int socket_labels(const struct socket_series *s, const struct ss_key *k, bool with_cause,
+			 struct ss_label_buf *b, struct expo_label *l)
+{
+	static const struct pod_names none;
+	const struct pod_names *pod = k->pod ? &s->pod_by_id[k->pod - 1].names : &none;
+	int n = 0;
+
+	snprintf(b->ns, sizeof(b->ns), "%u", k->netns);
+	if (k->kind == SS_PORT_NUMBER)
+		snprintf(b->port, sizeof(b->port), "%u", k->port);
+	l[n++] = (struct expo_label){ "netns", b->ns };
+	l[n++] = (struct expo_label){ "family", k->family == AF_INET6 ? "inet6" : "inet" };
+	l[n++] = (struct expo_label){ "port", k->kind == SS_PORT_NUMBER ? b->port
+					      : k->kind == SS_PORT_EPHEMERAL ? "ephemeral" : "other" };
+	if (with_cause)
+		l[n++] = (struct expo_label){ "cause", cause__name(k->cause) };
+	l[n++] = (struct expo_label){ "comm", k->comm };
+	l[n++] = (struct expo_label){ "k8s_namespace", pod->ns };
+	l[n++] = (struct expo_label){ "k8s_pod", pod->pod };
+	l[n++] = (struct expo_label){ "k8s_container", pod->container };
+	return n;
+}
+
+/* What a family of the socket series shows of each series. */
+enum ss_family { SS_DROPS, SS_BYTES, SS_RX, SS_RCVBUF, SS_QUEUED, SS_QUEUE_PEAK };
+
+static void render_family(const struct socket_series *s, struct expo *e,
+			  const struct ss_val **v, size_t n, enum ss_family fam)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct ss_val *x = v[i];
+		bool own = x->k.cause == SS_CAUSE_NONE;
+		struct ss_label_buf b;
+		struct expo_label l[8];
+		int nl;
+
+		if (own != (fam != SS_DROPS && fam != SS_BYTES))
+			continue;
+		/* gauges: of live sockets at the last update only */
+		if (fam >= SS_RCVBUF && (x->gauge_update != s->updates || !x->gauge_update))
+			continue;
+		nl = socket_labels(s, &x->k, !own, &b, l);
+		switch (fam) {
+		case SS_DROPS: expo__sample_u64_since(e, l, nl, x->drops, x->created); break;
+		case SS_BYTES: expo__sample_u64_since(e, l, nl, x->bytes, x->created); break;
+		case SS_RX: expo__sample_u64_since(e, l, nl, x->rx, x->created); break;
+		case SS_RCVBUF: expo__sample_u64(e, l, nl, x->rcvbuf); break;
+		case SS_QUEUED: expo__sample_u64(e, l, nl, x->queued); break;
+		case SS_QUEUE_PEAK: expo__sample_u64(e, l, nl, x->queue_peak); break;
+		}
+	}
+}
+
 void socket_series__render(const struct socket_series *s, struct expo *e)
 {
 	const struct ss_val **v = calloc(s->series.n + 1, sizeof(*v));
@@ -376,27 +518,33 @@ void socket_series__render(const struct socket_series *s, struct expo *e)
 		     "UDP datagrams dropped per socket port: by netns, family, local port "
 		     "(ephemeral: a connected socket on the netns's ip_local_port_range; other: "
 		     "past the cap of ports), cause, the owner's comm and its Kubernetes pod.");
-	for (size_t i = 0; i < n; i++) {
-		const struct ss_key *k = &v[i]->k;
-		static const struct pod_names none;
-		const struct pod_names *pod = k->pod ? &s->pod_by_id[k->pod - 1].names : &none;
-		char ns[16], port[8];
-
-		snprintf(ns, sizeof(ns), "%u", k->netns);
-		if (k->kind == SS_PORT_NUMBER)
-			snprintf(port, sizeof(port), "%u", k->port);
-		struct expo_label l[] = {
-			{ "netns", ns },
-			{ "family", k->family == AF_INET6 ? "inet6" : "inet" },
-			{ "port", k->kind == SS_PORT_NUMBER ? port
-				  : k->kind == SS_PORT_EPHEMERAL ? "ephemeral" : "other" },
-			{ "cause", cause__name(k->cause) },
-			{ "comm", k->comm },
-			{ "k8s_namespace", pod->ns },
-			{ "k8s_pod", pod->pod },
-			{ "k8s_container", pod->container },
-		};
-		expo__sample_u64_since(e, l, 8, v[i]->drops, v[i]->created);
+	render_family(s, e, v, n, SS_DROPS);
+	expo__family(e, "udpdrop_socket_dropped_bytes", EXPO_COUNTER,
+		     "Bytes of those drops, same labels: skb->len at each drop (at a socket: the "
+		     "payload, the UDP header pulled by then).");
+	render_family(s, e, v, n, SS_BYTES);
+	/* deliveries only where the tracer counts them (sock:sk_data_ready,
+	 * Linux 6.6): absent, not 0, elsewhere */
+	if (s->have_rx) {
+		expo__family(e, "udpdrop_socket_received", EXPO_COUNTER,
+			     "UDP datagrams queued to those sockets (delivered: read or still queued), "
+			     "since udpdrop began counting; the same labels without cause.");
+		render_family(s, e, v, n, SS_RX);
+	}
+	expo__family(e, "udpdrop_socket_rcvbuf_bytes", EXPO_GAUGE,
+		     "The receive buffer (SO_RCVBUF as the kernel keeps it, ss's rb) of the live "
+		     "sockets of a numeric port (the largest when several share it); none for "
+		     "port=\"ephemeral\" or \"other\".");
+	render_family(s, e, v, n, SS_RCVBUF);
+	expo__family(e, "udpdrop_socket_queue_bytes", EXPO_GAUGE,
+		     "Bytes queued now on those sockets (sk_rmem_alloc, truesize, ss's r), same "
+		     "labels and rule.");
+	render_family(s, e, v, n, SS_QUEUED);
+	if (s->have_rx) {
+		expo__family(e, "udpdrop_socket_queue_peak_bytes", EXPO_GAUGE,
+			     "The most bytes queued seen right after a delivery since udpdrop began "
+			     "counting (not per interval), same labels and rule.");
+		render_family(s, e, v, n, SS_QUEUE_PEAK);
 	}
 	/* the pods of the series on the page, once per (namespace, pod), with
 	 * the latest UID, to join kube-state-metrics on */

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * udpdrop serve's per-socket series: udpdrop_socket_drops_total{netns,
- * family, port, cause, comm, k8s_namespace, k8s_pod, k8s_container}, a
- * ledger of deltas so each series only grows.
+ * family, port, cause, comm, k8s_namespace, k8s_pod, k8s_container} and
+ * udpdrop_socket_dropped_bytes_total (the same labels), and per socket
+ * series without cause: udpdrop_socket_received_total (where the tracer
+ * counts deliveries) and the gauges udpdrop_socket_rcvbuf_bytes,
+ * udpdrop_socket_queue_bytes and udpdrop_socket_queue_peak_bytes; a
+ * ledger of deltas so each counter only grows.
  *
  * Why a ledger: the model's rows change under a counter's feet (a socket
  * counted by its inode is joined to its cookie; an owner is found a
@@ -24,7 +28,11 @@
  * ports per netns and family, new ones are port="other"; past series_cap
  * series in all (a comm is any user's choice, prctl(PR_SET_NAME)), new
  * ones are port="other" and comm="other" without a pod (both counted in
- * folded). A series that has not grown for retention_ns leaves the page,
+ * folded). Gauges only for a numeric port's live sockets (the largest
+ * value when several share a series): a port="ephemeral" or "other"
+ * series mixes sockets, and a sum or a maximum of their buffers would
+ * describe none of them. A series that has not grown for retention_ns
+ * (a socket's own: while its socket lives) leaves the page,
  * a socket's entry once it has been gone SOCKET_SERIES_SOCKET_RETENTION_NS.
  * A pod is interned once by its names (a restarted pod of the same name
  * is the same series; udpdrop_pod_info shows its latest UID).
@@ -64,6 +72,8 @@ struct socket_series {
 	uint32_t series_cap;    /* series in all: past it, port and comm "other" */
 	uint64_t retention_ns;
 	uint64_t folded;        /* sockets put in port="other" (either cap) */
+	uint64_t updates;       /* socket_series__update calls (the gauges' age) */
+	bool have_rx;           /* the model counts deliveries (model.have_rx) */
 	/* the netns's ephemeral range; 0 or -errno (then no port is ephemeral).
 	 * The live one reads the sysctl in the netns; tests give their own. */
 	int (*port_range)(void *arg, uint32_t netns, uint16_t *lo, uint16_t *hi);
@@ -78,8 +88,9 @@ int socket_series__init(struct socket_series *s);
 void socket_series__free(struct socket_series *s);
 /* Take the model's rows after a refresh at now (ns). 0 or -ENOMEM. */
 int socket_series__update(struct socket_series *s, struct model *m, uint64_t now);
-/* The families udpdrop_socket_drops_total,
- * udpdrop_socket_series_folded_total and udpdrop_pod_info. */
+/* The families udpdrop_socket_drops_total, _dropped_bytes_total,
+ * _received_total (with have_rx), the gauges, udpdrop_pod_info and
+ * udpdrop_socket_series_folded_total. */
 void socket_series__render(const struct socket_series *s, struct expo *e);
 
 #endif

@@ -226,6 +226,12 @@ static void test_retention(void **state)
 	assert_int_equal(value(f, ps, f->comm), 2);
 	update_at(f, 12);
 	assert_int_equal(value(f, ps, f->comm), -1);
+	/* the socket's own series (its gauges) lives while it does */
+	assert_int_equal(f->s.series.n, 1);
+	close(f->fds[0]);
+	f->fds[0] = -1;
+	update_at(f, 14);
+	update_at(f, 25);
 	assert_int_equal(f->s.series.n, 0);
 }
 
@@ -283,7 +289,7 @@ static void test_series_cap(void **state)
 	uint64_t c0 = open_udp(f, 0, &p0, 0), c1 = open_udp(f, 1, &p1, 0);
 	uint64_t c2 = open_udp(f, 2, &p2, 0);
 
-	f->s.series_cap = 1;
+	f->s.series_cap = 2; /* c0's drops and its own (gauges) */
 	put(f, c0, 0, 3);
 	update_at(f, 1);
 	put(f, c1, 0, 4);
@@ -292,7 +298,7 @@ static void test_series_cap(void **state)
 	snprintf(ps, sizeof(ps), "%u", p0);
 	assert_int_equal(value(f, ps, f->comm), 3);
 	assert_int_equal(value(f, "other", "other"), 9);
-	assert_int_equal(f->s.series.n, 2);
+	assert_int_equal(f->s.series.n, 4);
 	assert_int_equal(f->s.folded, 2);
 	put(f, c1, 0, 6);
 	update_at(f, 3);
@@ -354,6 +360,90 @@ static void test_pod_restart_same_series(void **state)
 	assert_null(strstr(pg, "000000000001"));
 }
 
+/* The value of sample name{netns,family="inet",port,[cause="rcvbuf",]comm,
+ * no pod}, -1 when absent. */
+static long long sample(struct fx *f, const char *name, const char *port, bool cause)
+{
+	char want[320];
+	const char *p, *pg = page(f);
+
+	snprintf(want, sizeof(want),
+		 "%s{netns=\"%u\",family=\"inet\",port=\"%s\",%scomm=\"%s\",k8s_namespace=\"\","
+		 "k8s_pod=\"\",k8s_container=\"\"} ", name, f->x.netns, port,
+		 cause ? "cause=\"rcvbuf\"," : "", f->comm);
+	p = strstr(pg, want);
+	return p ? atoll(p + strlen(want)) : -1;
+}
+
+/*
+ * The bytes of the drops per cause (the model's, exact), the deliveries
+ * where the tracer counts them, and the gauges of a numeric port's live
+ * socket (ss's rb, r): none for port="ephemeral", and neither deliveries
+ * nor the queue's peak without deliveries counted.
+ */
+static void test_bytes_rx_gauges(void **state)
+{
+	struct fx *f = *state;
+	uint16_t p0, p1, p2;
+	char ps[8];
+	int rb = 4096, got = 0;
+	socklen_t len = sizeof(got);
+	uint64_t c0 = open_udp(f, 0, &p0, 0), c1 = open_udp(f, 1, &p1, 9);
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(p0),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct htab rx;
+	struct ud_rx *x;
+
+	open_udp(f, 2, &p2, 0);
+	assert_int_equal(setsockopt(f->fds[0], SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb)), 0);
+	assert_int_equal(getsockopt(f->fds[0], SOL_SOCKET, SO_RCVBUF, &got, &len), 0);
+	assert_int_equal(sendto(f->fds[2], "x", 1, 0, (struct sockaddr *)&to, sizeof(to)), 1);
+	f->lo = f->hi = p1;
+	snprintf(ps, sizeof(ps), "%u", p0);
+
+	/* no deliveries counted (before Linux 6.6) */
+	put(f, c0, 0, 5);
+	((struct ud_val *)htab__find(&f->x.drops, &(struct ud_key){ .netns = f->x.netns,
+		.reason = f->r_rcvbuff, .cookie = c0, .flags = UD_KEY_SOCK | UD_KEY_RX_SK }))->bytes = 5 * 308;
+	put(f, c1, 0, 2);
+	assert_int_equal(model__update_rx(&f->x.m, NULL), 0);
+	update_at(f, 1);
+	assert_int_equal(sample(f, "udpdrop_socket_dropped_bytes_total", ps, true), 5 * 308);
+	assert_int_equal(sample(f, "udpdrop_socket_rcvbuf_bytes", ps, false), got);
+	assert_true(sample(f, "udpdrop_socket_queue_bytes", ps, false) > 0);
+	assert_int_equal(sample(f, "udpdrop_socket_drops_total", "ephemeral", true), 2);
+	assert_int_equal(sample(f, "udpdrop_socket_rcvbuf_bytes", "ephemeral", false), -1);
+	assert_null(strstr(page(f), "udpdrop_socket_received_total"));
+	assert_null(strstr(page(f), "udpdrop_socket_queue_peak_bytes"));
+
+	/* deliveries counted: 7 to c0, its queue's peak */
+	assert_int_equal(htab__init(&rx, sizeof(uint64_t), sizeof(struct ud_rx)), 0);
+	x = htab__upsert(&rx, &c0, NULL);
+	assert_non_null(x);
+	memset(x, 0, sizeof(*x));
+	x->datagrams = 7;
+	x->peak = 2304;
+	assert_int_equal(model__update_rx(&f->x.m, &rx), 0);
+	update_at(f, 2);
+	assert_int_equal(sample(f, "udpdrop_socket_received_total", ps, false), 7);
+	assert_int_equal(sample(f, "udpdrop_socket_queue_peak_bytes", ps, false), 2304);
+	assert_int_equal(sample(f, "udpdrop_socket_received_total", "ephemeral", false), -1);
+	x->datagrams = 9;
+	assert_int_equal(model__update_rx(&f->x.m, &rx), 0);
+	update_at(f, 3);
+	assert_int_equal(sample(f, "udpdrop_socket_received_total", ps, false), 9);
+	assert_int_equal(sample(f, "udpdrop_socket_dropped_bytes_total", ps, true), 5 * 308);
+	htab__free(&rx);
+
+	/* closed: no gauges (a dead socket's buffer is no one's), the
+	 * counters stay */
+	close(f->fds[0]);
+	f->fds[0] = -1;
+	update_at(f, 4);
+	assert_int_equal(sample(f, "udpdrop_socket_rcvbuf_bytes", ps, false), -1);
+	assert_int_equal(sample(f, "udpdrop_socket_drops_total", ps, true), 5);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -364,6 +454,7 @@ int main(void)
 		T(test_pod_labels),
 		T(test_series_cap),
 		T(test_pod_restart_same_series),
+		T(test_bytes_rx_gauges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
