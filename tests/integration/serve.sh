@@ -261,6 +261,8 @@ test_serve_socket_truth() {
 		expect_eq "no socket_received without deliveries counted" \
 			"$(curl -s "http://127.0.0.1:$SERVE_PORT/metrics" | grep -c '^udpdrop_socket_received_total')" 0
 	fi
+	expect_eq "Prometheus: noport_drops 5529 = UdpNoPorts" \
+		"$(serve_prom_wait "udpdrop_noport_drops_total$(sel 5529)" "$n")" "$n"
 	unset -f sel
 	# the reader's own count: read = sent - d
 	expect_eq "5521 read = sent - d" "$(stop_recv "$rpid" "$rout")" "$((s1 - d1))"

@@ -77,8 +77,8 @@ static const struct opt_spec serve_specs[] = {
 		  "one that has waited a second without a whole request (default %d)" },
 	{ SERVE_MAX_PORTS, "max-ports", 0, OT_COUNT, "N", 1, 65536, .def = "256",
 	  .want = "a number from %r",
-	  .help = "ports per netns and family with series of their own; the rest are\n"
-		  "port=\"other\" (default %d)" },
+	  .help = "ports per netns and family with series of their own (sockets' ports\n"
+		  "and closed ports' apart); the rest are port=\"other\" (default %d)" },
 	{ SERVE_MAX_SERIES, "max-series", 0, OT_COUNT, "N", 1, 1000000, .def = "10000",
 	  .want = "a number from %r",
 	  .help = "per-socket series in all; past it, new ones are port and comm\n"

@@ -73,6 +73,14 @@ struct socket_series {
 	uint64_t retention_ns;
 	uint64_t folded;        /* sockets put in port="other" (either cap) */
 	uint64_t updates;       /* socket_series__update calls (the gauges' age) */
+	/* udpdrop_noport_drops_total{netns, family, port}: datagrams to a
+	 * port with no socket, from the model's flow rows, with a cap of
+	 * port_cap ports per netns and family of its own (a port scan must
+	 * not take the sockets' numbers) */
+	struct htab noport;       /* struct np_key -> struct np_val */
+	struct htab noport_flows; /* struct row_key -> struct np_flow */
+	struct htab noport_ports, noport_port_count;
+	uint64_t noport_folded;   /* flows whose port went to "other" */
 	bool have_rx;           /* the model counts deliveries (model.have_rx) */
 	/* the netns's ephemeral range; 0 or -errno (then no port is ephemeral).
 	 * The live one reads the sysctl in the netns; tests give their own. */
@@ -88,9 +96,24 @@ int socket_series__init(struct socket_series *s);
 void socket_series__free(struct socket_series *s);
 /* Take the model's rows after a refresh at now (ns). 0 or -ENOMEM. */
 int socket_series__update(struct socket_series *s, struct model *m, uint64_t now);
+/* A socket series' labels beside its pod and cause. */
+struct socket_series_labels {
+	uint32_t netns;
+	uint8_t family;         /* AF_INET, AF_INET6 */
+	uint16_t port;
+	char comm[16];
+};
+/*
+ * The labels of the socket row r's series as of the last update, when
+ * they are a numeric port's (not ephemeral, not other, the socket not
+ * past the cap of series): false otherwise, or when r has no series.
+ */
+bool socket_series__numeric(const struct socket_series *s, const struct row *r,
+			    struct socket_series_labels *out);
 /* The families udpdrop_socket_drops_total, _dropped_bytes_total,
- * _received_total (with have_rx), the gauges, udpdrop_pod_info and
- * udpdrop_socket_series_folded_total. */
+ * _received_total (with have_rx), the gauges, udpdrop_pod_info,
+ * udpdrop_socket_series_folded_total, udpdrop_noport_drops_total and
+ * udpdrop_noport_flows_folded_total. */
 void socket_series__render(const struct socket_series *s, struct expo *e);
 
 #endif

@@ -444,6 +444,70 @@ static void test_bytes_rx_gauges(void **state)
 	assert_int_equal(sample(f, "udpdrop_socket_drops_total", ps, true), 5);
 }
 
+/* n datagrams from 10.0.0.src to 10.0.0.2:port, a port with no socket. */
+static void put_noport(struct fx *f, uint32_t reason, uint8_t src, uint16_t port, uint64_t n)
+{
+	struct ud_key k = { .netns = f->x.netns, .reason = reason, .family = AF_INET,
+			    .proto = IPPROTO_UDP, .dport = port,
+			    .saddr = { 10, 0, 0, src }, .daddr = { 10, 0, 0, 2 } };
+	struct ud_val *v = htab__upsert(&f->x.drops, &k, NULL);
+
+	assert_non_null(v);
+	v->datagrams = v->skbs = n;
+}
+
+static long long noport(struct fx *f, const char *port)
+{
+	char want[160];
+	const char *p, *pg = page(f);
+
+	snprintf(want, sizeof(want), "udpdrop_noport_drops_total{netns=\"%u\",family=\"inet\",port=\"%s\"} ",
+		 f->x.netns, port);
+	p = strstr(pg, want);
+	return p ? atoll(p + strlen(want)) : -1;
+}
+
+/*
+ * Datagrams to ports with no socket: per destination port (two flows to
+ * one port sum), past the cap "other" (the flow counted once), a port of
+ * the ephemeral range "ephemeral"; a cap of their own, so the sockets'
+ * ports keep their numbers.
+ */
+static void test_noport(void **state)
+{
+	struct fx *f = *state;
+	uint32_t r = model_fx__reason(&f->x, "NO_SOCKET");
+	uint16_t p0;
+	char ps[8];
+	uint64_t c0 = open_udp(f, 0, &p0, 0);
+
+	f->s.port_cap = 2;
+	f->lo = 40000;
+	f->hi = 40010;
+	put_noport(f, r, 1, 7001, 3);
+	put_noport(f, r, 9, 7001, 2);
+	put_noport(f, r, 1, 7002, 4);
+	update_at(f, 1);
+	put_noport(f, r, 1, 7003, 5);
+	put_noport(f, r, 1, 40005, 6);
+	put(f, c0, 0, 1);
+	update_at(f, 2);
+	assert_int_equal(noport(f, "7001"), 5);
+	assert_int_equal(noport(f, "7002"), 4);
+	assert_int_equal(noport(f, "7003"), -1);
+	assert_int_equal(noport(f, "other"), 5);
+	assert_int_equal(noport(f, "ephemeral"), 6);
+	assert_non_null(strstr(page(f), "udpdrop_noport_flows_folded_total 1\n"));
+	snprintf(ps, sizeof(ps), "%u", p0);
+	assert_int_equal(value(f, ps, f->comm), 1);
+	/* grows by its delta; the fold counted once per flow */
+	put_noport(f, r, 1, 7003, 8);
+	update_at(f, 3);
+	assert_int_equal(noport(f, "other"), 8);
+	assert_int_equal(noport(f, "7001"), 5);
+	assert_non_null(strstr(page(f), "udpdrop_noport_flows_folded_total 1\n"));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -455,6 +519,7 @@ int main(void)
 		T(test_series_cap),
 		T(test_pod_restart_same_series),
 		T(test_bytes_rx_gauges),
+		T(test_noport),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
