@@ -201,7 +201,8 @@ test_serve_prometheus() {
 # bytes are ss's d (x the payload: skb->len at a socket's drop), its
 # deliveries what was sent less d (what its reader read, and what the
 # other holds), its buffer ss's rb, the held one's queue and peak ss's r;
-# the closed port's drops the kernel's UdpNoPorts.
+# the closed port's drops the kernel's UdpNoPorts; the advice engine's
+# SO_RCVBUF for both, now under what it advises.
 test_serve_socket_truth() {
 	command -v prometheus >/dev/null || { fail "no prometheus (make deps installs it)"; return; }
 	setup_hosts || return
@@ -263,6 +264,17 @@ test_serve_socket_truth() {
 	fi
 	expect_eq "Prometheus: noport_drops 5529 = UdpNoPorts" \
 		"$(serve_prom_wait "udpdrop_noport_drops_total$(sel 5529)" "$n")" "$n"
+	# the advice as numbers: the engine's SO_RCVBUF for each 4 KiB buffer,
+	# now the request that gave it (half ss's rb), under what it advises
+	expect_eq "Prometheus: advice_current SO_RCVBUF 5522 = rb / 2" \
+		"$(serve_prom_wait "udpdrop_advice_current{netns=\"$ns\",port=\"5522\",setting=\"SO_RCVBUF\"}" "$((rb2 / 2))")" "$((rb2 / 2))"
+	local q="udpdrop_advice_current{netns=\"$ns\"} < udpdrop_advice_recommended"
+	expect_eq "Prometheus: current < recommended, the ports and settings" \
+		"$(curl -s --get --data-urlencode "query=$q" "$SERVE_PROM/api/v1/query" |
+			jq -r '[.data.result[].metric | "\(.port):\(.setting)"] | sort | join(",")')" \
+		"5521:SO_RCVBUF,5522:SO_RCVBUF"
+	echo "    advice recommended: $(curl -s --get --data-urlencode "query=udpdrop_advice_recommended{netns=\"$ns\"}" "$SERVE_PROM/api/v1/query" |
+		jq -r '[.data.result[] | "\(.metric.port) \(.metric.setting) \(.value[1])"] | join("; ")')"
 	unset -f sel
 	# the reader's own count: read = sent - d
 	expect_eq "5521 read = sent - d" "$(stop_recv "$rpid" "$rout")" "$((s1 - d1))"

@@ -22,6 +22,8 @@
 #include "netcfg.h"
 #include "netns.h"
 #include "pods.h"
+#include "live_env.h"
+#include "serve_advice.h"
 #include "serve_page.h"
 #include "socket_series.h"
 #include "textfile.h"
@@ -166,6 +168,7 @@ struct pages {
 	struct strbuf text, om;
 	struct serve_self self;
 	struct socket_series sockets;
+	struct serve_advice advice;
 	struct http_server *http;
 };
 
@@ -268,7 +271,9 @@ static bool pod_of(void *arg, int pid, struct pod_names *out)
 	return v->found;
 }
 
-static void render(struct pages *pg, struct watch *w)
+/* refreshed: the model was refreshed since the last render (the first
+ * render's model is the baseline's) */
+static void render(struct pages *pg, struct watch *w, bool refreshed)
 {
 	uint64_t t0 = now_ns();
 	struct http_server *h = pg->http;
@@ -279,6 +284,14 @@ static void render(struct pages *pg, struct watch *w)
 		fprintf(stderr, "udpdrop serve: the per-socket series are out of memory: "
 			"they stop growing until there is some\n");
 		pg->self.sockets_failed = true;
+	}
+	/* the same: no findings rather than wrong ones */
+	if (serve_advice__update(&pg->advice, &w->m, &pg->sockets, refreshed, t0)) {
+		htab__clear(&pg->advice.gauges);
+		if (!pg->self.advice_failed)
+			fprintf(stderr, "udpdrop serve: the advice is out of memory: its gauges are "
+				"left out until there is some\n");
+		pg->self.advice_failed = true;
 	}
 
 	char stats[16];
@@ -410,6 +423,10 @@ int do_serve(int argc, char **argv)
 	pg.sockets.pod_of = pod_of;
 	pg.sockets.pod_of_arg = &pods;
 	pg.self.sockets = &pg.sockets;
+	if (serve_advice__init(&pg.advice))
+		goto out;
+	pg.advice.env_read = live_env__read;
+	pg.self.advice = &pg.advice;
 	uname(&u);
 	pg.self.version = UDPDROP_VERSION;
 	pg.self.kernel = u.release;
@@ -417,7 +434,7 @@ int do_serve(int argc, char **argv)
 	caps__survey(&(struct caps_scope){ .ks = &w.m.ksyms, .owners = true, .locations = true,
 		.other_netns = o.tracer.filter_netns != w.m.nt.self, .netns_spec = o.netns_spec });
 	caps__warn("udpdrop serve");
-	render(&pg, &w);
+	render(&pg, &w, false);
 	publish(&tf, &pg);
 	if (http.fd >= 0)
 		fprintf(stderr, "udpdrop serve: serving http://%s/metrics (port %d)\n", o.listen,
@@ -463,7 +480,7 @@ int do_serve(int argc, char **argv)
 			goto out;
 		}
 		pg.self.refreshes++;
-		render(&pg, &w);
+		render(&pg, &w, true);
 		publish(&tf, &pg);
 		if (o.count && pg.self.refreshes >= o.count) {
 			tf.written = 0; /* -n: the last page is the run's product */
@@ -480,6 +497,7 @@ out:
 	http__close(&http);
 	textfile__close(&tf);
 	socket_series__free(&pg.sockets);
+	serve_advice__free(&pg.advice);
 	htab__free(&pods.names);
 	sb_free(&pg.text);
 	sb_free(&pg.om);
