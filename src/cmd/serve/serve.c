@@ -166,6 +166,9 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 /* The pages, rendered each interval; the responder serves these. */
 struct pages {
 	struct strbuf text, om;
+	/* each gzip'ed once per render (NULL: not, each answer compresses) */
+	char *text_gz, *om_gz;
+	size_t text_gz_len, om_gz_len;
 	struct serve_self self;
 	struct socket_series sockets;
 	struct serve_advice advice;
@@ -191,6 +194,8 @@ static void handle(void *arg, const struct http_request *req, struct http_respon
 		resp->body = sb->buf;
 		resp->len = sb->len;
 		resp->may_gzip = true;
+		resp->gz_body = om ? pg->om_gz : pg->text_gz;
+		resp->gz_len = om ? pg->om_gz_len : pg->text_gz_len;
 	} else if (!strcmp(req->path, "/")) {
 		resp->status = 200;
 		resp->content_type = "text/html; charset=utf-8";
@@ -313,6 +318,15 @@ static void render(struct pages *pg, struct watch *w, bool refreshed)
 		pg->om.buf[0] = '\0';
 	serve_page__render(&w->m, &pg->self, EXPO_TEXT, &pg->text);
 	serve_page__render(&w->m, &pg->self, EXPO_OPENMETRICS, &pg->om);
+	/* compressed once here, not for each scrape that asks (a failure
+	 * leaves it to each answer) */
+	free(pg->text_gz);
+	free(pg->om_gz);
+	pg->text_gz = pg->om_gz = NULL;
+	if (pg->text.len && http__gzip(pg->text.buf, pg->text.len, &pg->text_gz, &pg->text_gz_len))
+		pg->text_gz = NULL;
+	if (pg->om.len && http__gzip(pg->om.buf, pg->om.len, &pg->om_gz, &pg->om_gz_len))
+		pg->om_gz = NULL;
 	pg->self.render_seconds = (now_ns() - t0) / 1e9;
 }
 
@@ -501,6 +515,8 @@ out:
 	htab__free(&pods.names);
 	sb_free(&pg.text);
 	sb_free(&pg.om);
+	free(pg.text_gz);
+	free(pg.om_gz);
 	return ret;
 
 no_privilege:
