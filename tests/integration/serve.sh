@@ -218,6 +218,8 @@ test_serve_socket_truth() {
 	    static_configs: [ { targets: ['127.0.0.1:$SERVE_PORT'] } ]
 	EOF
 	serve_prometheus "$T/prom.yml" || return
+	# top beside it: the same advice engine, fed the same way
+	start_top -N "$B" || return
 	local n0=$(mib "$B" Udp NoPorts)
 	local s1=$(send "$A" "$V4B:5521" -c 500 -s 300)
 	local s2=$(send "$A" "$V4B:5522" -c 300 -s 200)
@@ -273,8 +275,13 @@ test_serve_socket_truth() {
 		"$(curl -s --get --data-urlencode "query=$q" "$SERVE_PROM/api/v1/query" |
 			jq -r '[.data.result[].metric | "\(.port):\(.setting)"] | sort | join(",")')" \
 		"5521:SO_RCVBUF,5522:SO_RCVBUF"
-	echo "    advice recommended: $(curl -s --get --data-urlencode "query=udpdrop_advice_recommended{netns=\"$ns\"}" "$SERVE_PROM/api/v1/query" |
-		jq -r '[.data.result[] | "\(.metric.port) \(.metric.setting) \(.value[1])"] | join("; ")')"
+	local serve_advice
+	serve_advice=$(curl -s --get --data-urlencode "query=udpdrop_advice_recommended{netns=\"$ns\"}" "$SERVE_PROM/api/v1/query" |
+		jq -r '[.data.result[] | "\(.metric.port) \(.metric.setting) \(.value[1])"] | sort | join("; ")')
+	stop_top
+	expect_eq "the advice's settings and values: serve's = top's" "$serve_advice" \
+		"$(final '[.sockets[] | select(.local | test(":552[12]$")) | (.local | sub(".*:"; "")) as $p | .advice[]
+			| select(.value != null) | "\($p) \(.setting) \(.value)"] | sort | join("; ")')"
 	unset -f sel
 	# the reader's own count: read = sent - d
 	expect_eq "5521 read = sent - d" "$(stop_recv "$rpid" "$rout")" "$((s1 - d1))"
