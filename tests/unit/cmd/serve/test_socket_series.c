@@ -509,6 +509,68 @@ static void test_noport(void **state)
 	assert_non_null(strstr(page(f), "udpdrop_noport_flows_folded_total 1\n"));
 }
 
+/* Does a sample of family name (its line start) have port="port"? */
+static bool has_port(struct fx *f, const char *name, const char *port)
+{
+	char want[96];
+	const char *pg = page(f), *p = pg;
+
+	snprintf(want, sizeof(want), "port=\"%s\"", port);
+	while ((p = strstr(p, name))) {
+		const char *eol = strchr(p, '\n');
+		const char *hit = strstr(p, want);
+
+		if ((p == pg || p[-1] == '\n') && hit && (!eol || hit < eol))
+			return true;
+		p += strlen(name);
+	}
+	return false;
+}
+
+/*
+ * Gauges once folded: none for port="other" (past the cap of ports);
+ * two live sockets of one numeric port (a SO_REUSEPORT group) show the
+ * larger buffer, not a sum.
+ */
+static void test_gauges_folded_and_shared(void **state)
+{
+	struct fx *f = *state;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a), clen;
+	uint64_t c[3];
+	int one = 1, rb[2] = { 4096, 16384 }, got[2];
+	uint16_t p2;
+	char ps[8];
+
+	/* two REUSEPORT members on one port, their buffers apart */
+	for (int i = 0; i < 2; i++) {
+		f->fds[i] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		assert_true(f->fds[i] >= 0);
+		assert_int_equal(setsockopt(f->fds[i], SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)), 0);
+		assert_int_equal(setsockopt(f->fds[i], SOL_SOCKET, SO_RCVBUF, &rb[i], sizeof(rb[i])), 0);
+		assert_int_equal(bind(f->fds[i], (struct sockaddr *)&a, sizeof(a)), 0);
+		assert_int_equal(getsockname(f->fds[i], (struct sockaddr *)&a, &alen), 0);
+		clen = sizeof(got[i]);
+		assert_int_equal(getsockopt(f->fds[i], SOL_SOCKET, SO_RCVBUF, &got[i], &clen), 0);
+		clen = sizeof(c[i]);
+		assert_int_equal(getsockopt(f->fds[i], SOL_SOCKET, SO_COOKIE, &c[i], &clen), 0);
+	}
+	c[2] = open_udp(f, 2, &p2, 0);
+	f->s.port_cap = 1;
+	put(f, c[0], 0, 3);
+	put(f, c[1], 0, 4);
+	update_at(f, 1);
+	put(f, c[2], 0, 5);
+	update_at(f, 2);
+	snprintf(ps, sizeof(ps), "%u", ntohs(a.sin_port));
+	assert_int_equal(sample(f, "udpdrop_socket_drops_total", ps, true), 7);
+	assert_int_equal(sample(f, "udpdrop_socket_rcvbuf_bytes", ps, false), got[1]);
+	assert_int_equal(sample(f, "udpdrop_socket_drops_total", "other", true), 5);
+	assert_true(has_port(f, "udpdrop_socket_drops_total", "other"));
+	assert_false(has_port(f, "udpdrop_socket_rcvbuf_bytes", "other"));
+	assert_false(has_port(f, "udpdrop_socket_queue_bytes", "other"));
+}
+
 /* The setting's value now, in the unit the engine recommends it in. */
 static void test_advice_current(void **state)
 {
@@ -610,6 +672,7 @@ int main(void)
 		T(test_pod_restart_same_series),
 		T(test_bytes_rx_gauges),
 		T(test_noport),
+		T(test_gauges_folded_and_shared),
 		T(test_advice_gauges),
 		cmocka_unit_test(test_advice_current),
 	};
