@@ -138,7 +138,7 @@ test_deploy_rules_and_dashboard() {
 		sleep 0.2
 	done
 	for want in netns_cause:udpdrop_drops:rate5m netns_cause:udpdrop_coverage:ratio \
-		UdpDropsRising UdpDropCoverageBelowOne UdpdropEventsMissed UdpdropDown; do
+		UdpDropsRising UdpDropCoverageBelowOne UdpdropEventsMissed UdpdropDown UdpdropAdviceUnmet; do
 		expect_eq "rule $want: health, error" \
 			"$(jq -r --arg n "$want" '[.data.groups[].rules[] | select(.name == $n) | "\(.health) \(.lastError // "")"] | join(",")' <<<"$rules")" "ok "
 	done
@@ -174,6 +174,12 @@ test_deploy_rules_and_dashboard() {
 	q=$(deploy_rule_query "$rules" UdpdropEventsMissed)
 	expect_eq "UdpdropEventsMissed: the increase, for the target" \
 		"$(deploy_value "${q% > 0}" ".instance == \"$target\"" | awk '{ print ($1 >= 0) ? "a number" : $1 }')" "a number"
+	# UdpdropAdviceUnmet: 5541 (a 4 KiB buffer, still dropping) is in its
+	# expression, its value SO_RCVBUF now: the request, half ss's rb
+	q=$(deploy_rule_query "$rules" UdpdropAdviceUnmet)
+	local rb=$(ss_skmem "$B" 5541 rb)
+	expect_eq "UdpdropAdviceUnmet's expression: 5541's SO_RCVBUF now (rb / 2)" \
+		"$(deploy_wait_value "$q" "$here and .port == \"5541\" and .setting == \"SO_RCVBUF\"" "$((rb / 2))")" "$((rb / 2))"
 	q=$(deploy_rule_query "$rules" UdpdropDown)
 	expect_eq "UdpdropDown: its selector finds the target, up" \
 		"$(deploy_value "${q% == 0}" ".instance == \"$target\"")" 1

@@ -119,12 +119,50 @@ test_serve_metrics() {
 	expect_eq "programs left" "$(progs_left "$before")" none
 }
 
+# serve_prometheus CONFIG: a real Prometheus on a free loopback port (a few
+# tries: ports race), ready; SERVE_PROM (its URL).
+serve_prometheus() {
+	local i j port pid
+	for ((i = 0; i < 5; i++)); do
+		port=$((20000 + RANDOM % 20000))
+		[[ -n $(ss -Htln "sport = :$port") ]] && continue
+		prometheus --config.file="$1" --storage.tsdb.path="$T/tsdb" \
+			--web.listen-address="127.0.0.1:$port" >"$T/prom.log" 2>&1 &
+		pid=$!
+		BG_PIDS+=("$pid")
+		for ((j = 0; j < 300; j++)); do
+			if curl -sf "http://127.0.0.1:$port/-/ready" >/dev/null; then
+				SERVE_PROM=http://127.0.0.1:$port
+				return 0
+			fi
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+	done
+	fail "prometheus did not start: $(tail -n 3 "$T/prom.log")"
+	return 1
+}
+
+# serve_prom_wait EXPR WANT [TRIES]: Prometheus's value of the instant query
+# EXPR (its first series; "none" when it has none) once it is WANT, or the
+# last one after TRIES (default 300) tries 0.1 s apart.
+serve_prom_wait() {
+	local i got
+	for ((i = 0; i < ${3:-300}; i++)); do
+		got=$(curl -s --get --data-urlencode "query=$1" "$SERVE_PROM/api/v1/query" |
+			jq -r '.data.result[0].value[1] // "none"')
+		[[ $got == "$2" ]] && break
+		sleep 0.1
+	done
+	echo "$got"
+}
+
 # A real Prometheus scrapes serve (OpenMetrics, as it asks by default) and
 # its query API gives the kernel's figure for the netns and cause.
 test_serve_prometheus() {
 	command -v prometheus >/dev/null || { fail "no prometheus (make deps installs it)"; return; }
 	setup_hosts || return
-	local ns=$(stat -L -c %i "/run/netns/$B") pport i
+	local ns=$(stat -L -c %i "/run/netns/$B") i
 	start_serve -N "$B" -i 0.3 || return
 	start_recv "$B" "$V4B:5511" --rcvbuf 4096 || return
 	local k0=$(mib "$B" Udp RcvbufErrors)
@@ -138,23 +176,8 @@ test_serve_prometheus() {
 	    static_configs: [ { targets: ['127.0.0.1:$SERVE_PORT'] } ]
 	EOF
 	promtool check config "$T/prom.yml" >/dev/null || { fail "promtool check config"; return; }
-	# a free loopback port for its web API (a few tries: ports race)
-	local ok=0
-	for ((i = 0; i < 5 && !ok; i++)); do
-		pport=$((20000 + RANDOM % 20000))
-		[[ -n $(ss -Htln "sport = :$pport") ]] && continue
-		prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" \
-			--web.listen-address="127.0.0.1:$pport" >"$T/prom.log" 2>&1 &
-		local ppid=$!
-		BG_PIDS+=("$ppid")
-		local j
-		for ((j = 0; j < 300; j++)); do
-			curl -sf "http://127.0.0.1:$pport/-/ready" >/dev/null && { ok=1; break; }
-			kill -0 "$ppid" 2>/dev/null || break
-			sleep 0.1
-		done
-	done
-	((ok)) || { fail "prometheus did not start: $(tail -n 3 "$T/prom.log")"; return; }
+	serve_prometheus "$T/prom.yml" || return
+	local pport=${SERVE_PROM##*:}
 	local q="udpdrop_drops_total{netns=\"$ns\",cause=\"rcvbuf\"}" got=""
 	for ((i = 0; i < 300; i++)); do
 		got=$(curl -s --get --data-urlencode "query=$q" "http://127.0.0.1:$pport/api/v1/query" |
@@ -169,6 +192,99 @@ test_serve_prometheus() {
 	expect_eq "Prometheus: coverage (traced / kernel_counted)" \
 		"$(curl -s --get --data-urlencode "query=$q" "http://127.0.0.1:$pport/api/v1/query" |
 			jq -r '[.data.result[].value[1]] | unique | join(",")')" 1
+	stop_serve
+}
+
+# The per-socket figures against the truth, through a real Prometheus: a
+# slow reader and a socket that holds what it gets, both with a 4 KiB
+# buffer, and datagrams to a closed port. Each socket's drops and their
+# bytes are ss's d (x the payload: skb->len at a socket's drop), its
+# deliveries what was sent less d (what its reader read, and what the
+# other holds), its buffer ss's rb, the held one's queue and peak ss's r;
+# the closed port's drops the kernel's UdpNoPorts; the advice engine's
+# SO_RCVBUF for both, now under what it advises.
+test_serve_socket_truth() {
+	command -v prometheus >/dev/null || { fail "no prometheus (make deps installs it)"; return; }
+	setup_hosts || return
+	local ns=$(stat -L -c %i "/run/netns/$B") sel
+	start_serve -N "$B" -i 0.3 || return
+	start_recv "$B" "$V4B:5521" --rcvbuf 4096 --read --read-gap-us 1000 || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	start_recv "$B" "$V4B:5522" --rcvbuf 4096 || return
+	cat >"$T/prom.yml" <<-EOF
+	global: { scrape_interval: 1s, evaluation_interval: 1s }
+	scrape_configs:
+	  - job_name: udpdrop
+	    static_configs: [ { targets: ['127.0.0.1:$SERVE_PORT'] } ]
+	EOF
+	serve_prometheus "$T/prom.yml" || return
+	# top beside it: the same advice engine, fed the same way
+	start_top -N "$B" || return
+	local n0=$(mib "$B" Udp NoPorts)
+	local s1=$(send "$A" "$V4B:5521" -c 500 -s 300)
+	local s2=$(send "$A" "$V4B:5522" -c 300 -s 200)
+	local s3=$(send "$A" "$V4B:5529" -c 40 -s 100)
+	settle 1
+	# the slow reader done: its queue empty
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(ss_skmem "$B" 5521 r) == 0 ]] && break
+		sleep 0.1
+	done
+	local d1=$(ss_drops "$B" 5521) d2=$(ss_drops "$B" 5522) n=$(($(mib "$B" Udp NoPorts) - n0))
+	local rb1=$(ss_skmem "$B" 5521 rb) rb2=$(ss_skmem "$B" 5522 rb) r2=$(ss_skmem "$B" 5522 r)
+	echo "    truth: 5521 sent $s1 d $d1 rb $rb1; 5522 sent $s2 d $d2 rb $rb2 r $r2; 5529 sent $s3 UdpNoPorts $n"
+	expect_gt "drops at 5521" "$d1" 0
+	expect_gt "drops at 5522" "$d2" 0
+	expect_eq "UdpNoPorts = sent to the closed port" "$n" "$s3"
+	sel() { echo "{netns=\"$ns\",family=\"inet\",port=\"$1\"${2:+,cause=\"$2\"}}"; }
+	expect_eq "Prometheus: socket_drops 5521 = ss d" \
+		"$(serve_prom_wait "udpdrop_socket_drops_total$(sel 5521 rcvbuf)" "$d1")" "$d1"
+	expect_eq "Prometheus: socket_dropped_bytes 5521 = d x 300" \
+		"$(serve_prom_wait "udpdrop_socket_dropped_bytes_total$(sel 5521 rcvbuf)" "$((d1 * 300))")" "$((d1 * 300))"
+	expect_eq "Prometheus: socket_dropped_bytes 5522 = d x 200" \
+		"$(serve_prom_wait "udpdrop_socket_dropped_bytes_total$(sel 5522 rcvbuf)" "$((d2 * 200))")" "$((d2 * 200))"
+	expect_eq "Prometheus: socket_rcvbuf_bytes 5521 = ss rb" \
+		"$(serve_prom_wait "udpdrop_socket_rcvbuf_bytes$(sel 5521)" "$rb1")" "$rb1"
+	expect_eq "Prometheus: socket_rcvbuf_bytes 5522 = ss rb" \
+		"$(serve_prom_wait "udpdrop_socket_rcvbuf_bytes$(sel 5522)" "$rb2")" "$rb2"
+	expect_eq "Prometheus: socket_queue_bytes 5522 = ss r" \
+		"$(serve_prom_wait "udpdrop_socket_queue_bytes$(sel 5522)" "$r2")" "$r2"
+	expect_eq "Prometheus: socket_queue_bytes 5521 = ss r" \
+		"$(serve_prom_wait "udpdrop_socket_queue_bytes$(sel 5521)" 0)" 0
+	if kernel_has_sk_data_ready; then
+		expect_eq "Prometheus: socket_received 5521 = sent - d" \
+			"$(serve_prom_wait "udpdrop_socket_received_total$(sel 5521)" "$((s1 - d1))")" "$((s1 - d1))"
+		expect_eq "Prometheus: socket_received 5522 = sent - d (all held)" \
+			"$(serve_prom_wait "udpdrop_socket_received_total$(sel 5522)" "$((s2 - d2))")" "$((s2 - d2))"
+		# held, never read: its queue only grew, the last enqueue its peak
+		expect_eq "Prometheus: socket_queue_peak_bytes 5522 = ss r" \
+			"$(serve_prom_wait "udpdrop_socket_queue_peak_bytes$(sel 5522)" "$r2")" "$r2"
+	else
+		expect_eq "no socket_received without deliveries counted" \
+			"$(curl -s "http://127.0.0.1:$SERVE_PORT/metrics" | grep -c '^udpdrop_socket_received_total')" 0
+	fi
+	expect_eq "Prometheus: noport_drops 5529 = UdpNoPorts" \
+		"$(serve_prom_wait "udpdrop_noport_drops_total$(sel 5529)" "$n")" "$n"
+	# the advice as numbers: the engine's SO_RCVBUF for each 4 KiB buffer,
+	# now the request that gave it (half ss's rb), under what it advises
+	expect_eq "Prometheus: advice_current SO_RCVBUF 5522 = rb / 2" \
+		"$(serve_prom_wait "udpdrop_advice_current{netns=\"$ns\",port=\"5522\",setting=\"SO_RCVBUF\"}" "$((rb2 / 2))")" "$((rb2 / 2))"
+	local q="udpdrop_advice_current{netns=\"$ns\"} < udpdrop_advice_recommended"
+	expect_eq "Prometheus: current < recommended, the ports and settings" \
+		"$(curl -s --get --data-urlencode "query=$q" "$SERVE_PROM/api/v1/query" |
+			jq -r '[.data.result[].metric | "\(.port):\(.setting)"] | sort | join(",")')" \
+		"5521:SO_RCVBUF,5522:SO_RCVBUF"
+	local serve_advice
+	serve_advice=$(curl -s --get --data-urlencode "query=udpdrop_advice_recommended{netns=\"$ns\"}" "$SERVE_PROM/api/v1/query" |
+		jq -r '[.data.result[] | "\(.metric.port) \(.metric.setting) \(.value[1])"] | sort | join("; ")')
+	stop_top
+	expect_eq "the advice's settings and values: serve's = top's" "$serve_advice" \
+		"$(final '[.sockets[] | select(.local | test(":552[12]$")) | (.local | sub(".*:"; "")) as $p | .advice[]
+			| select(.value != null) | "\($p) \(.setting) \(.value)"] | sort | join("; ")')"
+	unset -f sel
+	# the reader's own count: read = sent - d
+	expect_eq "5521 read = sent - d" "$(stop_recv "$rpid" "$rout")" "$((s1 - d1))"
 	stop_serve
 }
 

@@ -632,8 +632,7 @@ static const char *reason_phrase(int status)
 	}
 }
 
-/* body compressed as a gzip member into a new buffer; 0 or -errno */
-static int gzip_body(const char *body, size_t len, char **out, size_t *out_len)
+int http__gzip(const char *body, size_t len, char **out, size_t *out_len)
 {
 	z_stream zs = {0};
 	uLong bound;
@@ -700,10 +699,15 @@ static int conn_compose(struct http_conn *c, const struct http_response *r,
 	char *zbody = NULL;
 	int hlen;
 
-	if (gzip && body_len && !gzip_body(body, body_len, &zbody, &body_len))
+	/* the page's own (compressed once per render), else this answer's */
+	if (gzip && body_len && r->gz_body) {
+		body = r->gz_body;
+		body_len = r->gz_len;
+	} else if (gzip && body_len && !http__gzip(body, body_len, &zbody, &body_len)) {
 		body = zbody;
-	else
+	} else {
 		gzip = false;
+	}
 	hlen = format_head(NULL, 0, r->status, type, body_len, gzip, r->may_gzip, extra);
 	total = hlen + (head ? 0 : body_len);
 	c->out = malloc(total + 1);

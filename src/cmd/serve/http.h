@@ -43,7 +43,15 @@ struct http_response {
 	const char *body;
 	size_t len;
 	bool may_gzip;               /* compress when the client accepts gzip */
+	/* body gzip'ed already (http__gzip: a page compressed once, not per
+	 * request), copied as body is; NULL: compressed for each answer */
+	const char *gz_body;
+	size_t gz_len;
 };
+
+/* body compressed as one gzip member into a new buffer (the caller frees
+ * *out); 0 or -errno (-E2BIG past 4 GiB: then send it as it is) */
+int http__gzip(const char *body, size_t len, char **out, size_t *out_len);
 
 typedef void (*http_handler)(void *arg, const struct http_request *req,
 			     struct http_response *resp);

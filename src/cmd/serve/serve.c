@@ -22,6 +22,8 @@
 #include "netcfg.h"
 #include "netns.h"
 #include "pods.h"
+#include "live_env.h"
+#include "serve_advice.h"
 #include "serve_page.h"
 #include "socket_series.h"
 #include "textfile.h"
@@ -77,8 +79,8 @@ static const struct opt_spec serve_specs[] = {
 		  "one that has waited a second without a whole request (default %d)" },
 	{ SERVE_MAX_PORTS, "max-ports", 0, OT_COUNT, "N", 1, 65536, .def = "256",
 	  .want = "a number from %r",
-	  .help = "ports per netns and family with series of their own; the rest are\n"
-		  "port=\"other\" (default %d)" },
+	  .help = "ports per netns and family with series of their own (sockets' ports\n"
+		  "and closed ports' apart); the rest are port=\"other\" (default %d)" },
 	{ SERVE_MAX_SERIES, "max-series", 0, OT_COUNT, "N", 1, 1000000, .def = "10000",
 	  .want = "a number from %r",
 	  .help = "per-socket series in all; past it, new ones are port and comm\n"
@@ -164,8 +166,12 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 /* The pages, rendered each interval; the responder serves these. */
 struct pages {
 	struct strbuf text, om;
+	/* each gzip'ed once per render (NULL: not, each answer compresses) */
+	char *text_gz, *om_gz;
+	size_t text_gz_len, om_gz_len;
 	struct serve_self self;
 	struct socket_series sockets;
+	struct serve_advice advice;
 	struct http_server *http;
 };
 
@@ -188,6 +194,8 @@ static void handle(void *arg, const struct http_request *req, struct http_respon
 		resp->body = sb->buf;
 		resp->len = sb->len;
 		resp->may_gzip = true;
+		resp->gz_body = om ? pg->om_gz : pg->text_gz;
+		resp->gz_len = om ? pg->om_gz_len : pg->text_gz_len;
 	} else if (!strcmp(req->path, "/")) {
 		resp->status = 200;
 		resp->content_type = "text/html; charset=utf-8";
@@ -237,7 +245,9 @@ static bool pod_of(void *arg, int pid, struct pod_names *out)
 	return pods__cache_of_pid(arg, pid, now_ns(), out);
 }
 
-static void render(struct pages *pg, struct watch *w)
+/* refreshed: the model was refreshed since the last render (the first
+ * render's model is the baseline's) */
+static void render(struct pages *pg, struct watch *w, bool refreshed)
 {
 	uint64_t t0 = now_ns();
 	struct http_server *h = pg->http;
@@ -248,6 +258,14 @@ static void render(struct pages *pg, struct watch *w)
 		fprintf(stderr, "udpdrop serve: the per-socket series are out of memory: "
 			"they stop growing until there is some\n");
 		pg->self.sockets_failed = true;
+	}
+	/* the same: no findings rather than wrong ones */
+	if (serve_advice__update(&pg->advice, &w->m, &pg->sockets, refreshed, t0)) {
+		htab__clear(&pg->advice.gauges);
+		if (!pg->self.advice_failed)
+			fprintf(stderr, "udpdrop serve: the advice is out of memory: its gauges are "
+				"left out until there is some\n");
+		pg->self.advice_failed = true;
 	}
 
 	char stats[16];
@@ -269,6 +287,15 @@ static void render(struct pages *pg, struct watch *w)
 		pg->om.buf[0] = '\0';
 	serve_page__render(&w->m, &pg->self, EXPO_TEXT, &pg->text);
 	serve_page__render(&w->m, &pg->self, EXPO_OPENMETRICS, &pg->om);
+	/* compressed once here, not for each scrape that asks (a failure
+	 * leaves it to each answer) */
+	free(pg->text_gz);
+	free(pg->om_gz);
+	pg->text_gz = pg->om_gz = NULL;
+	if (pg->text.len && http__gzip(pg->text.buf, pg->text.len, &pg->text_gz, &pg->text_gz_len))
+		pg->text_gz = NULL;
+	if (pg->om.len && http__gzip(pg->om.buf, pg->om.len, &pg->om_gz, &pg->om_gz_len))
+		pg->om_gz = NULL;
 	pg->self.render_seconds = (now_ns() - t0) / 1e9;
 }
 
@@ -378,6 +405,10 @@ int do_serve(int argc, char **argv)
 	pg.sockets.pod_of = pod_of;
 	pg.sockets.pod_of_arg = &pods;
 	pg.self.sockets = &pg.sockets;
+	if (serve_advice__init(&pg.advice))
+		goto out;
+	pg.advice.env_read = live_env__read;
+	pg.self.advice = &pg.advice;
 	uname(&u);
 	pg.self.version = UDPDROP_VERSION;
 	pg.self.kernel = u.release;
@@ -385,7 +416,7 @@ int do_serve(int argc, char **argv)
 	caps__survey(&(struct caps_scope){ .ks = &w.m.ksyms, .owners = true, .locations = true,
 		.other_netns = o.tracer.filter_netns != w.m.nt.self, .netns_spec = o.netns_spec });
 	caps__warn("udpdrop serve");
-	render(&pg, &w);
+	render(&pg, &w, false);
 	publish(&tf, &pg);
 	if (http.fd >= 0)
 		fprintf(stderr, "udpdrop serve: serving http://%s/metrics (port %d)\n", o.listen,
@@ -431,7 +462,7 @@ int do_serve(int argc, char **argv)
 			goto out;
 		}
 		pg.self.refreshes++;
-		render(&pg, &w);
+		render(&pg, &w, true);
 		publish(&tf, &pg);
 		if (o.count && pg.self.refreshes >= o.count) {
 			tf.written = 0; /* -n: the last page is the run's product */
@@ -448,9 +479,12 @@ out:
 	http__close(&http);
 	textfile__close(&tf);
 	socket_series__free(&pg.sockets);
+	serve_advice__free(&pg.advice);
 	pods__cache_free(&pods);
 	sb_free(&pg.text);
 	sb_free(&pg.om);
+	free(pg.text_gz);
+	free(pg.om_gz);
 	return ret;
 
 no_privilege:

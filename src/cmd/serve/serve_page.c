@@ -165,6 +165,8 @@ void serve_page__render(struct model *m, const struct serve_self *self,
 	free(v);
 	if (self->sockets)
 		socket_series__render(self->sockets, &e);
+	if (self->advice)
+		serve_advice__render(self->advice, &e);
 
 	/* the reconciliation: the kernel's counters beside udpdrop's count,
 	 * so coverage is a ratio in PromQL */

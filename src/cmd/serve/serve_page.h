@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "expo.h"
 #include "model.h"
+#include "serve_advice.h"
 #include "socket_series.h"
 #include "tracer.h"
 #include "udpdrop.h"
@@ -24,11 +25,13 @@ struct serve_self {
 	const char *attach;               /* tp_btf, raw_tp, tracepoint */
 	const struct ud_val *overflow;    /* UD_OVERFLOW_SLOTS, by reason (watch) */
 	const struct socket_series *sockets; /* the per-socket series; NULL: none */
+	const struct serve_advice *advice;   /* the advice as numbers; NULL: none */
 	uint64_t kernel_events;           /* events the programs saw */
 	double render_seconds;            /* the last render's */
 	uint64_t http_requests, http_rejected, http_timeouts, http_too_large, http_bad;
 	uint64_t refreshes;
 	bool sockets_failed;              /* the ledger ran out of memory (said once) */
+	bool advice_failed;               /* the advice's tables ran out of memory (said once) */
 	struct tracer_prog_stats progs[4]; /* the programs' run statistics */
 	int nprogs;
 	int bpf_stats_enabled;            /* kernel.bpf_stats_enabled; -1 unknown */

@@ -46,6 +46,8 @@ struct fx {
 	char method[16], path[256], accept[256];
 	bool gzip_ok;
 	char page[256];   /* the handler's page: scribbled after every slice */
+	char *gz;         /* /pregz's page, gzip'ed once (http__gzip) */
+	size_t gz_len;
 	char *big;        /* likewise, BIG_LEN bytes */
 };
 
@@ -78,6 +80,11 @@ static void handler(void *arg, const struct http_request *req, struct http_respo
 	} else if (!strcmp(req->path, "/evil-type")) {
 		*resp = (struct http_response){ .status = 200, .content_type = "text/plain\r\nX-Evil: 1",
 			.body = "x", .len = 1 };
+	} else if (!strcmp(req->path, "/pregz")) {
+		/* compressed once by the caller: sent as it is */
+		strcpy(f->page, "the page\n");
+		*resp = (struct http_response){ .status = 200, .body = f->page, .len = strlen(f->page),
+			.may_gzip = true, .gz_body = f->gz, .gz_len = f->gz_len };
 	} else if (!strcmp(req->path, "/no-status")) {
 		/* the handler forgot the status */
 	} else {
@@ -119,6 +126,7 @@ static int fx_teardown(void **state)
 	http__close(&f->srv); /* twice: safe */
 	assert_int_equal(f->srv.fd, -1);
 	free(f->big);
+	free(f->gz);
 	free(f);
 	return 0;
 }
@@ -805,6 +813,36 @@ static void test_gzip(void **state)
 	reply_free(&r);
 }
 
+/* A page gzip'ed once by its owner (serve: once per render) is sent as
+ * those bytes, to every client that asks; the others get the page. */
+static void test_gzip_once(void **state)
+{
+	struct fx *f = *state;
+	struct reply r;
+	const char *body;
+	char plain[64];
+	size_t len, plain_len;
+
+	assert_int_equal(http__gzip("the page\n", 9, &f->gz, &f->gz_len), 0);
+	for (int i = 0; i < 2; i++) {
+		get(f, "GET /pregz HTTP/1.1\r\nAccept-Encoding: gzip\r\n\r\n", &r);
+		assert_header(&r, "Content-Encoding", "gzip");
+		body = body_of(&r, &len);
+		assert_int_equal(len, f->gz_len);
+		assert_memory_equal(body, f->gz, len);
+		inflate_all(body, len, plain, sizeof(plain), &plain_len);
+		assert_int_equal(plain_len, 9);
+		assert_memory_equal(plain, "the page\n", 9);
+		reply_free(&r);
+	}
+	get(f, "GET /pregz HTTP/1.1\r\n\r\n", &r);
+	assert_null(header(&r, "Content-Encoding", (char[8]){0}, 8));
+	body = body_of(&r, &len);
+	assert_int_equal(len, 9);
+	assert_memory_equal(body, "the page\n", 9);
+	reply_free(&r);
+}
+
 static void test_gzip_negotiation(void **state)
 {
 	static const struct { const char *header; bool gzip; } cases[] = {
@@ -1088,6 +1126,7 @@ int main(void)
 		cmocka_unit_test(test_stalled_reader_times_out),
 		cmocka_unit_test(test_max_conns),
 		cmocka_unit_test_setup_teardown(test_gzip, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_gzip_once, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_gzip_negotiation, fx_setup, fx_teardown),
 		cmocka_unit_test(test_listen_specs),
 		cmocka_unit_test(test_listen_in_use),
