@@ -333,22 +333,10 @@ test_serve_bounded_series() {
 # its series carry the pod's namespace, name and container, and
 # udpdrop_pod_info its UID; no Kubernetes API.
 test_serve_pod_labels() {
-	# a cgroup hierarchy to make the pod's in: cgroup v2 (alone or the
-	# hybrid's unified one), else v1's pids controller
-	local root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-	[[ -n $root ]] || root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)pids(,|$)/ { print $2; exit }' /proc/mounts)
-	[[ -n $root ]] || { fail "no cgroup hierarchy mounted"; return; }
 	setup_hosts || return
 	local ns=$(stat -L -c %i "/run/netns/$B") uid=6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d
-	# the kubelet's tree is at the root (pods.c trusts no other): one of
-	# the test's own beside any real one
-	local cid=$(printf '%064d' 7 | tr 0 a) base=$root/kubepods-udt$$.slice logs=$T/log
-	local pod=$base/kubepods-besteffort.slice/kubepods-besteffort-pod${uid//-/_}.slice
-	local scope=$pod/cri-containerd-$cid.scope
-	mkdir -p "$scope" || { fail "mkdir $scope"; return; }
-	RM_CGROUPS+=("$scope" "$pod" "$base/kubepods-besteffort.slice" "$base")
-	mkdir -p "$logs/pods/dns_coredns-7f9c-x2v4q_$uid/coredns" "$logs/containers"
-	: >"$logs/containers/coredns-7f9c-x2v4q_dns_coredns-$cid.log"
+	fake_pod "$uid" dns coredns-7f9c-x2v4q coredns || return
+	local scope=$POD_SCOPE logs=$POD_LOGS
 	start_serve -N "$B" -i 0.3 --k8s-logs "$logs" || return
 	# the receiver in the pod's container cgroup before its socket is seen
 	start_recv "$B" "$V4B:5541" --rcvbuf 4096 || return

@@ -753,6 +753,8 @@ static void test_max_conns(void **state)
 		reply_free(&again);
 	}
 	assert_true(answered);
+	/* into a free slot: nobody refused or evicted for it */
+	assert_int_equal(f->srv.rejected, 2);
 	assert_int_equal(f->srv.timeouts, 0);
 	fx_teardown((void **)&f);
 }
