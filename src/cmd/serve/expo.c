@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The Prometheus exposition formats: see expo.h. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "expo.h"
 
 void expo__init(struct expo *e, struct strbuf *sb, enum expo_format f, double created)
@@ -172,10 +174,72 @@ void expo__end(struct expo *e)
 		sb_printf(e->sb, "# EOF\n");
 }
 
+/* q of one media range's parameters (";version=1.0.0;q=0.5"): 1 if none,
+ * 0 where unreadable (RFC 9110: 0 to 1, three decimals at most). */
+static double accept_q(const char *p, const char *end)
+{
+	double q = 1;
+
+	while (p < end) {
+		const char *semi = memchr(p, ';', end - p), *e = semi ? semi : end;
+
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if (e - p >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
+			char num[8];
+			size_t n = e - p - 2;
+
+			while (n && (p[2 + n - 1] == ' ' || p[2 + n - 1] == '\t'))
+				n--;
+			if (n >= sizeof(num))
+				return 0;
+			memcpy(num, p + 2, n);
+			num[n] = '\0';
+			if (sscanf(num, "%lf", &q) != 1 || !(q >= 0 && q <= 1))
+				return 0;
+		}
+		p = semi ? semi + 1 : end;
+	}
+	return q;
+}
+
+/* Does the range [p, e) (whitespace trimmed) name type, case aside? */
+static bool range_is(const char *p, const char *e, const char *type)
+{
+	size_t n = strlen(type);
+
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	return (size_t)(e - p) == n && !strncasecmp(p, type, n);
+}
+
 enum expo_format expo__negotiate(const char *accept)
 {
-	/* Prometheus asks "application/openmetrics-text;version=1.0.0,...;q=0.5,
-	 * text/plain;version=0.0.4;q=0.4,..." when it scrapes OpenMetrics */
-	return accept && strstr(accept, "application/openmetrics-text") ? EXPO_OPENMETRICS
-									: EXPO_TEXT;
+	/*
+	 * Prometheus asks "application/openmetrics-text;version=1.0.0,...;q=0.5,
+	 * text/plain;version=0.0.4;q=0.4,..." when it scrapes OpenMetrics. The
+	 * best q of each format wins (a tie: OpenMetrics, as asked first by a
+	 * scraper that takes both); q=0 is "not acceptable" (RFC 9110); one
+	 * pass over the header, however long.
+	 */
+	double om = 0, text = 0;
+
+	for (const char *p = accept; p && *p;) {
+		const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
+		const char *semi = memchr(p, ';', end - p), *type_end = semi ? semi : end;
+		double q = accept_q(semi ? semi + 1 : end, end);
+
+		if (range_is(p, type_end, "application/openmetrics-text")) {
+			if (q > om)
+				om = q;
+		} else if (range_is(p, type_end, "text/plain") || range_is(p, type_end, "text/*") ||
+			   range_is(p, type_end, "*/*")) {
+			if (q > text)
+				text = q;
+		}
+		p = comma ? comma + 1 : end;
+	}
+	return om > 0 && om >= text ? EXPO_OPENMETRICS : EXPO_TEXT;
 }

@@ -141,6 +141,23 @@ static void test_negotiate(void **state)
 					 "application/openmetrics-text;version=0.0.1;q=0.75,"
 					 "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"),
 			 EXPO_OPENMETRICS);
+	/* media types are case-insensitive; spaces around the parts */
+	assert_int_equal(expo__negotiate("Application/OpenMetrics-Text ; Version=1.0.0"),
+			 EXPO_OPENMETRICS);
+	assert_int_equal(expo__negotiate(" text/plain ; q=0.2 , application/openmetrics-text ; q=0.9"),
+			 EXPO_OPENMETRICS);
+	/* q=0: not acceptable; a lower q than text's: text */
+	assert_int_equal(expo__negotiate("application/openmetrics-text;q=0,text/plain"), EXPO_TEXT);
+	assert_int_equal(expo__negotiate("application/openmetrics-text;q=0.3,text/plain;q=0.6"),
+			 EXPO_TEXT);
+	assert_int_equal(expo__negotiate("application/openmetrics-text;Q=0.000"), EXPO_TEXT);
+	/* an unreadable q counts as 0, never as 1 */
+	assert_int_equal(expo__negotiate("application/openmetrics-text;q=lots"), EXPO_TEXT);
+	assert_int_equal(expo__negotiate("application/openmetrics-text;q=2"), EXPO_TEXT);
+	/* a name that only contains the type is another type */
+	assert_int_equal(expo__negotiate("application/openmetrics-textual"), EXPO_TEXT);
+	assert_int_equal(expo__negotiate("application/openmetrics-text;version=1.0.0,,;;,"),
+			 EXPO_OPENMETRICS);
 }
 
 int main(void)
