@@ -370,7 +370,7 @@ test_serve_hostile_clients() {
 	trap '' PIPE
 	for ((i = 0; i < 40; i++)); do
 		exec {fd}<>"/dev/tcp/127.0.0.1/$SERVE_PORT" || break
-		printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >&"$fd" 2>/dev/null
+		printf 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n' >&"$fd" 2>/dev/null
 		fds+=("$fd")
 	done
 	expect_eq "stalled connections opened" "${#fds[@]}" 40
@@ -382,6 +382,11 @@ test_serve_hostile_clients() {
 	expect_eq "a 10 KiB header" "$(raw_request "GET / HTTP/1.1"$'\r\n'"X: $(head -c 10240 /dev/zero | tr '\0' a)")" \
 		"HTTP/1.1 431"
 	expect_eq "garbage" "$(raw_request $'\x01\x02garbage\r\n\r\n')" "HTTP/1.1 400"
+	# a web page's request through a name rebound to 127.0.0.1
+	expect_eq "a Host that names no address (DNS rebinding)" \
+		"$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: rebind.example:9436' "http://127.0.0.1:$SERVE_PORT/metrics")" 403
+	expect_eq "Host: localhost" \
+		"$(curl -s -o /dev/null -w '%{http_code}' -H "Host: localhost:$SERVE_PORT" "http://127.0.0.1:$SERVE_PORT/")" 200
 	serve_refreshed 1 || return
 	# while 8 stalled clients hold every slot and a flood of new, empty
 	# connections goes on (each can only take a stalled one's slot once it
@@ -414,6 +419,8 @@ test_serve_hostile_clients() {
 	expect_eq "refused: request too large" \
 		"$(metric "$page" udpdrop_http_refused_total 'why="request_too_large"')" 1
 	expect_eq "refused: bad request" "$(metric "$page" udpdrop_http_refused_total 'why="bad_request"')" 1
+	expect_eq "refused: a Host that names no address" \
+		"$(metric "$page" udpdrop_http_refused_total 'why="host"')" 1
 	expect_eq "udpdrop_drops_total still the kernel's" \
 		"$(metric "$page" udpdrop_drops_total "netns=\"$ns\",cause=\"rcvbuf\",reason=\"SOCKET_RCVBUFF\"")" "$k"
 	stop_serve

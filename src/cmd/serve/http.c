@@ -273,6 +273,21 @@ int http__check_spec(const char *spec)
 	return parse_addr_spec(spec, spec, &ss, &sslen, err, sizeof(err));
 }
 
+/* Is the socket bound to 127.0.0.0/8 or ::1 (an inherited one too)? */
+static bool bound_to_loopback(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return false;
+	if (ss.ss_family == AF_INET)
+		return (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
+	if (ss.ss_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr);
+	return false;
+}
+
 int http__listen(struct http_server *s, const char *spec, int max_conns,
 		 int timeout_ms, char *err, size_t errlen)
 {
@@ -313,6 +328,7 @@ int http__listen(struct http_server *s, const char *spec, int max_conns,
 		return fd;
 	}
 	s->fd = fd;
+	s->loopback = bound_to_loopback(fd);
 	s->max_conns = max_conns;
 	s->timeout_ms = timeout_ms;
 	return 0;
@@ -597,6 +613,11 @@ static int parse_request(char *buf, size_t n, struct http_request *req)
 			have_accept = true;
 		} else if (!strcasecmp(name, "Accept-Encoding")) {
 			parse_accept_encoding(value, &gzip_q, &any_q);
+		} else if (!strcasecmp(name, "Host")) {
+			/* two Host headers: 400 (RFC 9112 3.2) */
+			if (req->host)
+				return 400;
+			req->host = value;
 		}
 	}
 
@@ -604,6 +625,8 @@ static int parse_request(char *buf, size_t n, struct http_request *req)
 	req->path = path;
 	if (!have_accept)
 		req->accept = "";
+	if (!req->host)
+		req->host = "";
 	req->gzip_ok = gzip_q >= 0 ? gzip_q > 0 : any_q > 0;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return 405;
@@ -753,6 +776,42 @@ static bool content_type_ok(const char *t)
 	return true;
 }
 
+/*
+ * Does a Host value name an IP address or localhost (with a port or
+ * not), or is it empty (HTTP/1.0)? A browser sends the name of the page's
+ * origin: a rebinding name is neither.
+ */
+static bool host_is_address(const char *host)
+{
+	char name[64];
+	const char *end;
+	struct in6_addr a6;
+	struct in_addr a4;
+	size_t n;
+
+	if (!*host)
+		return true;
+	if (host[0] == '[') {
+		end = strchr(host, ']');
+		if (!end || (end[1] && end[1] != ':'))
+			return false;
+		n = end - host - 1;
+		if (n >= sizeof(name))
+			return false;
+		memcpy(name, host + 1, n);
+		name[n] = 0;
+		return inet_pton(AF_INET6, name, &a6) == 1;
+	}
+	end = strchr(host, ':');
+	n = end ? (size_t)(end - host) : strlen(host);
+	if (n >= sizeof(name) || (end && strchr(end + 1, ':')))
+		return false;
+	memcpy(name, host, n);
+	name[n] = 0;
+	return inet_pton(AF_INET, name, &a4) == 1 || !strcasecmp(name, "localhost") ||
+	       !strcasecmp(name, "localhost.");
+}
+
 /* A complete header of `head_len` bytes is in c->req: answer it. */
 static void conn_respond(struct http_server *s, struct http_conn *c, size_t head_len,
 			 http_handler h, void *arg, uint64_t now)
@@ -770,6 +829,13 @@ static void conn_respond(struct http_server *s, struct http_conn *c, size_t head
 	}
 	if (status == 405) {
 		conn_answer_text(s, c, 405, "only GET and HEAD\n", "Allow: GET, HEAD\r\n", now);
+		return;
+	}
+	if (s->loopback && !host_is_address(req.host)) {
+		s->bad_host++;
+		conn_answer_text(s, c, 403, "on a loopback address serve answers requests to an IP "
+				 "address or localhost only (Host: 127.0.0.1:PORT); listen on another "
+				 "address (--listen) to be reached by name\n", NULL, now);
 		return;
 	}
 	if (!h) {

@@ -34,6 +34,7 @@ struct http_request {
 	const char *path;            /* the target without its query ("/metrics") */
 	const char *accept;          /* the Accept header's value, "" if none */
 	bool gzip_ok;                /* Accept-Encoding lists gzip (q > 0) */
+	const char *host;            /* the Host header's value, "" if none */
 };
 
 /* What the handler answers: the body is copied before the handler returns. */
@@ -73,6 +74,14 @@ struct http_server {
 	 * too_large, 431s; bad, 400s.
 	 */
 	uint64_t requests, rejected, timeouts, too_large, bad;
+	/*
+	 * Listening on a loopback address, a request whose Host names neither
+	 * an IP address nor localhost is refused (403, counted in bad_host):
+	 * a web page the user opens cannot read the page through a name it
+	 * resolves to 127.0.0.1 (DNS rebinding). Set by http__listen.
+	 */
+	bool loopback;
+	uint64_t bad_host;
 	/* private to http.c */
 	struct pollfd *pfds;         /* the listening socket, then one per slot */
 	uint64_t accept_resume_ns;   /* out of descriptors: accept again then */

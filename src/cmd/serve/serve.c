@@ -280,6 +280,7 @@ static void render(struct pages *pg, struct watch *w, bool refreshed)
 	pg->self.http_timeouts = h->timeouts;
 	pg->self.http_too_large = h->too_large;
 	pg->self.http_bad = h->bad;
+	pg->self.http_bad_host = h->bad_host;
 	pg->text.len = pg->om.len = 0;
 	if (pg->text.buf)
 		pg->text.buf[0] = '\0';

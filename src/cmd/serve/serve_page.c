@@ -256,6 +256,7 @@ void serve_page__render(struct model *m, const struct serve_self *self,
 			{ "timeout", self->http_timeouts },
 			{ "request_too_large", self->http_too_large },
 			{ "bad_request", self->http_bad },
+			{ "host", self->http_bad_host },
 		};
 
 		for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)

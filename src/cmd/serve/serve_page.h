@@ -29,6 +29,7 @@ struct serve_self {
 	uint64_t kernel_events;           /* events the programs saw */
 	double render_seconds;            /* the last render's */
 	uint64_t http_requests, http_rejected, http_timeouts, http_too_large, http_bad;
+	uint64_t http_bad_host;
 	uint64_t refreshes;
 	bool sockets_failed;              /* the ledger ran out of memory (said once) */
 	bool advice_failed;               /* the advice's tables ran out of memory (said once) */

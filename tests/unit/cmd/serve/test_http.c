@@ -300,7 +300,7 @@ static void test_get_metrics(void **state)
 	const char *body;
 	size_t len;
 
-	get(f, "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: text/plain;version=0.0.4\r\n"
+	get(f, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:9436\r\nAccept: text/plain;version=0.0.4\r\n"
 	       "User-Agent: test\r\n\r\n", &r);
 	assert_int_equal(r.err, 0);
 	assert_int_equal(status_of(&r), 200);
@@ -321,6 +321,49 @@ static void test_get_metrics(void **state)
 	assert_false(f->gzip_ok);
 	assert_int_equal(f->srv.requests, 1);
 	assert_int_equal(f->srv.bad + f->srv.timeouts + f->srv.too_large + f->srv.rejected, 0);
+	reply_free(&r);
+}
+
+/*
+ * On loopback, a Host that names no address is refused (a name a web page
+ * rebound to 127.0.0.1); addresses, localhost and no Host at all are not.
+ */
+static void test_host(void **state)
+{
+	struct fx *f = *state;
+	static const char *const ok[] = {
+		"127.0.0.1", "127.0.0.1:9436", "localhost", "LocalHost:80", "localhost.",
+		"[::1]:9436", "[::1]", "10.1.2.3:9436",
+	};
+	static const char *const refused[] = {
+		"rebind.example", "rebind.example:9436", "127.0.0.1.nip.io:9436", "[::1",
+		"[::1]x", "[rebind]:1", "localhost:1:2", "::1",
+	};
+	struct reply r;
+	char req[256];
+
+	assert_true(f->srv.loopback);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		snprintf(req, sizeof(req), "GET /metrics HTTP/1.1\r\nHost: %s\r\n\r\n", ok[i]);
+		get(f, req, &r);
+		if (status_of(&r) != 200)
+			fail_msg("Host: %s: %d, want 200", ok[i], status_of(&r));
+		reply_free(&r);
+	}
+	get(f, "GET /metrics HTTP/1.0\r\n\r\n", &r);
+	assert_int_equal(status_of(&r), 200);
+	reply_free(&r);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		snprintf(req, sizeof(req), "GET /metrics HTTP/1.1\r\nHost: %s\r\n\r\n", refused[i]);
+		get(f, req, &r);
+		if (status_of(&r) != 403)
+			fail_msg("Host: %s: %d, want 403", refused[i], status_of(&r));
+		reply_free(&r);
+	}
+	assert_int_equal(f->srv.bad_host, sizeof(refused) / sizeof(refused[0]));
+	/* two Host headers: a bad request */
+	get(f, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: rebind.example\r\n\r\n", &r);
+	assert_int_equal(status_of(&r), 400);
 	reply_free(&r);
 }
 
@@ -1115,6 +1158,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_get_metrics, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_host, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_head, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_not_found, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_method_not_allowed, fx_setup, fx_teardown),
