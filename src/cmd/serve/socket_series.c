@@ -70,6 +70,7 @@ struct ss_fam {
 
 struct ss_range {
 	uint16_t lo, hi;        /* 0, 0: not known (nothing is ephemeral) */
+	uint64_t used_ns;       /* last asked for: kept for retention_ns after */
 };
 
 /* A series of udpdrop_noport_drops_total. */
@@ -158,8 +159,9 @@ static uint32_t intern_pod(struct socket_series *s, const struct pod_names *p)
 	return *id;
 }
 
-/* The netns's ephemeral range, read once per netns and run. */
-static const struct ss_range *range_of(struct socket_series *s, uint32_t netns)
+/* The netns's ephemeral range, read once while the netns is in use (a
+ * netns unused for retention_ns is forgotten: netns come and go). */
+static const struct ss_range *range_of(struct socket_series *s, uint32_t netns, uint64_t now)
 {
 	struct ss_range *r;
 	int created;
@@ -170,7 +172,17 @@ static const struct ss_range *range_of(struct socket_series *s, uint32_t netns)
 		if (s->port_range && s->port_range(s->port_range_arg, netns, &r->lo, &r->hi))
 			r->lo = r->hi = 0;
 	}
+	if (r)
+		r->used_ns = now;
 	return r;
+}
+
+static bool fresh_range(const void *key, void *val, void *arg)
+{
+	const struct socket_series *s = ((void **)arg)[0];
+	uint64_t now = *(const uint64_t *)((void **)arg)[1];
+
+	return now - ((const struct ss_range *)val)->used_ns < s->retention_ns;
 }
 
 /*
@@ -207,9 +219,9 @@ static int numbered(struct socket_series *s, struct htab *ports, struct htab *co
 }
 
 /* Is port one of the netns's ip_local_port_range? -ENOMEM. */
-static int ephemeral(struct socket_series *s, uint32_t netns, uint16_t port)
+static int ephemeral(struct socket_series *s, uint32_t netns, uint16_t port, uint64_t now)
 {
-	const struct ss_range *rg = range_of(s, netns);
+	const struct ss_range *rg = range_of(s, netns, now);
 
 	if (!rg)
 		return -ENOMEM;
@@ -226,7 +238,7 @@ static int port_label(struct socket_series *s, const struct row *r, struct ss_ke
 {
 	const struct sock_info *si = &r->sock;
 	struct ss_port p = { r->key.netns, si->sport, si->family, 0 };
-	int eph = si->dport ? ephemeral(s, r->key.netns, si->sport) : 0, num;
+	int eph = si->dport ? ephemeral(s, r->key.netns, si->sport, now) : 0, num;
 
 	if (eph < 0)
 		return eph;
@@ -425,7 +437,7 @@ static int noport_update(struct socket_series *s, struct model *m, uint64_t now,
 		if (created)
 			memset(fl, 0, sizeof(*fl));
 		fl->seen_ns = now;
-		eph = ephemeral(s, k.netns, r->key.dport);
+		eph = ephemeral(s, k.netns, r->key.dport, now);
 		if (eph < 0)
 			return eph;
 		num = eph ? 0 : numbered(s, &s->noport_ports, &s->noport_port_count, &p, now);
@@ -635,7 +647,8 @@ int socket_series__update(struct socket_series *s, struct model *m, uint64_t now
 		return err;
 	if (htab__retain(&s->noport_flows, fresh_flow, arg) ||
 	    htab__retain(&s->noport, fresh_noport, arg) ||
-	    htab__retain(&s->noport_ports, fresh_port, arg))
+	    htab__retain(&s->noport_ports, fresh_port, arg) ||
+	    htab__retain(&s->ranges, fresh_range, arg))
 		return -ENOMEM;
 	err = count_ports(&s->ports, &s->port_count);
 	return err ? err : count_ports(&s->noport_ports, &s->noport_port_count);

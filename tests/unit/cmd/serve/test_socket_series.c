@@ -208,6 +208,15 @@ static void test_cap_and_ephemeral(void **state)
 	update_at(f, 3);
 	assert_int_equal(value(f, "other", f->comm), 5);
 	assert_non_null(strstr(page(f), "udpdrop_socket_series_folded_total 1\n"));
+	/* the netns's range is read once while in use, forgotten after
+	 * (netns come and go) */
+	assert_int_equal(f->s.ranges.n, 1);
+	f->s.retention_ns = 10 * 1000000000ull;
+	htab__clear(&f->x.drops);
+	update_at(f, 10);
+	assert_int_equal(f->s.ranges.n, 1);
+	update_at(f, 14);
+	assert_int_equal(f->s.ranges.n, 0);
 }
 
 /* A series quiet for the retention leaves the page; memory is bounded. */
