@@ -127,6 +127,7 @@ serve_prometheus() {
 		port=$((20000 + RANDOM % 20000))
 		[[ -n $(ss -Htln "sport = :$port") ]] && continue
 		prometheus --config.file="$1" --storage.tsdb.path="$T/tsdb" \
+			--enable-feature=exemplar-storage \
 			--web.listen-address="127.0.0.1:$port" >"$T/prom.log" 2>&1 &
 		pid=$!
 		BG_PIDS+=("$pid")
@@ -266,6 +267,18 @@ test_serve_socket_truth() {
 	fi
 	expect_eq "Prometheus: noport_drops 5529 = UdpNoPorts" \
 		"$(serve_prom_wait "udpdrop_noport_drops_total$(sel 5529)" "$n")" "$n"
+	# the last flow to the closed port, as OpenMetrics's exemplar, kept by
+	# Prometheus's exemplar storage: the sender's address, its datagrams
+	local ex=""
+	for ((i = 0; i < 100; i++)); do
+		ex=$(curl -s --get --data-urlencode "query=udpdrop_noport_drops_total$(sel 5529)" \
+			--data-urlencode "start=$(($(date +%s) - 600))" --data-urlencode "end=$(($(date +%s) + 60))" \
+			"$SERVE_PROM/api/v1/query_exemplars" |
+			jq -r '[.data[]?.exemplars[]? | "\(.labels.src) \(.value)"] | unique | join(",")')
+		[[ -n $ex ]] && break
+		sleep 0.1
+	done
+	expect_eq "Prometheus: the exemplar of noport_drops 5529 (the sender, its datagrams)" "$ex" "$V4A $n"
 	# the advice as numbers: the engine's SO_RCVBUF for each 4 KiB buffer,
 	# now the request that gave it (half ss's rb), under what it advises
 	expect_eq "Prometheus: advice_current SO_RCVBUF 5522 = rb / 2" \

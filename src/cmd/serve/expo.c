@@ -162,8 +162,36 @@ void expo__sample_u64(struct expo *e, const struct expo_label *labels, int n, ui
 void expo__sample_u64_since(struct expo *e, const struct expo_label *labels, int n,
 			    uint64_t value, double at)
 {
+	expo__sample_u64_exemplar(e, labels, n, value, at, NULL);
+}
+
+/* An exemplar's label set fits OpenMetrics's 128 code points (counted as
+ * bytes: never more code points than bytes). */
+static bool exemplar_fits(const struct expo_exemplar *x)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < x->n; i++)
+		len += strlen(x->labels[i].name) + (x->labels[i].value ? strlen(x->labels[i].value) : 0);
+	return len <= EXPO_EXEMPLAR_MAX;
+}
+
+void expo__sample_u64_exemplar(struct expo *e, const struct expo_label *labels, int n,
+			       uint64_t value, double at, const struct expo_exemplar *x)
+{
 	series(e, sample_suffix(e), labels, n);
-	sb_printf(e->sb, " %" PRIu64 "\n", value);
+	sb_printf(e->sb, " %" PRIu64, value);
+	/* OpenMetrics only, on a counter's sample (text 0.0.4 has none) */
+	if (x && e->format == EXPO_OPENMETRICS && e->type == EXPO_COUNTER && exemplar_fits(x)) {
+		sb_append(e->sb, " # {", 4);
+		for (int i = 0; i < x->n; i++) {
+			sb_printf(e->sb, "%s%s=\"", i ? "," : "", x->labels[i].name);
+			expo__label_value(e->sb, x->labels[i].value);
+			sb_append(e->sb, "\"", 1);
+		}
+		sb_printf(e->sb, "} %" PRIu64 " %.3f", x->value, x->time);
+	}
+	sb_append(e->sb, "\n", 1);
 	created_at(e, labels, n, at);
 	e->samples++;
 }

@@ -50,6 +50,22 @@ void expo__sample_u64(struct expo *e, const struct expo_label *labels, int n, ui
 /* The same with a created time of its own (a series that began later). */
 void expo__sample_u64_since(struct expo *e, const struct expo_label *labels, int n,
 			    uint64_t value, double created);
+/*
+ * An OpenMetrics exemplar: one example of what a counter's sample counts
+ * (" # {src=\"10.0.0.1\"} 40 1764000000.123" after the value), at most
+ * EXPO_EXEMPLAR_MAX label bytes (the format's limit: 128 code points; one
+ * that does not fit is left out). Text 0.0.4 and gauges carry none.
+ */
+#define EXPO_EXEMPLAR_MAX 128
+struct expo_exemplar {
+	const struct expo_label *labels;
+	int n;
+	uint64_t value;
+	double time;            /* Unix s */
+};
+/* expo__sample_u64_since with an exemplar (NULL: none). */
+void expo__sample_u64_exemplar(struct expo *e, const struct expo_label *labels, int n,
+			       uint64_t value, double at, const struct expo_exemplar *x);
 /* The end of the page (OpenMetrics: "# EOF"). */
 void expo__end(struct expo *e);
 

@@ -86,6 +86,12 @@ struct np_val {
 	uint64_t drops;
 	uint64_t grew_ns;
 	double created;
+	/* the last flow that added to it (OpenMetrics' exemplar): its source
+	 * address, the datagrams it added at that refresh, when */
+	uint8_t ex_family;
+	uint8_t ex_saddr[16];
+	uint64_t ex_drops;
+	double ex_time;
 };
 
 /* A flow row of the model (source, destination, port): its drops at the
@@ -459,6 +465,10 @@ static int noport_update(struct socket_series *s, struct model *m, uint64_t now,
 		}
 		v->drops += n - fl->last;
 		v->grew_ns = now;
+		v->ex_family = r->key.family;
+		memcpy(v->ex_saddr, r->key.saddr, 16);
+		v->ex_drops = n - fl->last;
+		v->ex_time = wall;
 		fl->last = n;
 	}
 	return 0;
@@ -505,7 +515,15 @@ static void noport_render(const struct socket_series *s, struct expo *e)
 			{ "port", k->kind == SS_PORT_NUMBER ? port
 				  : k->kind == SS_PORT_EPHEMERAL ? "ephemeral" : "other" },
 		};
-		expo__sample_u64_since(e, l, 3, v[i]->drops, v[i]->created);
+		/* the last flow to it, as an exemplar: its source is no label
+		 * (unbounded), but one example is what a user asks for next */
+		char src[64];
+		struct expo_label xl[] = { { "src", src } };
+		struct expo_exemplar x = { xl, 1, v[i]->ex_drops, v[i]->ex_time };
+
+		fmt_addr(src, sizeof(src), v[i]->ex_family, v[i]->ex_saddr);
+		expo__sample_u64_exemplar(e, l, 3, v[i]->drops, v[i]->created,
+					  v[i]->ex_drops ? &x : NULL);
 	}
 	free(v);
 	expo__family(e, "udpdrop_noport_flows_folded", EXPO_COUNTER,

@@ -108,6 +108,46 @@ static void test_text_format(void **state)
 	sb_free(&sb);
 }
 
+/* An exemplar rides on an OpenMetrics counter's sample only, escaped, and
+ * only within the format's 128 code points of labels. */
+static void test_exemplar(void **state)
+{
+	struct strbuf sb = {};
+	struct expo e;
+	char big[200];
+	struct expo_label l = { "port", "5002" }, xl = { "src", "10.0.0.1" }, bad = { "src", "a\"b" };
+	struct expo_exemplar x = { &xl, 1, 40, 1700000001.25 }, xb = { &bad, 1, 1, 1700000002 };
+
+	expo__init(&e, &sb, EXPO_OPENMETRICS, 1700000000.5);
+	expo__family(&e, "udpdrop_noport_drops", EXPO_COUNTER, "Drops.");
+	expo__sample_u64_exemplar(&e, &l, 1, 40, 1700000000.5, &x);
+	expo__sample_u64_exemplar(&e, &l, 1, 41, 0, &xb);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	xl.value = big + 200 - 1 - 125; /* "src" and 125 bytes: 128 */
+	expo__sample_u64_exemplar(&e, &l, 1, 42, 0, &x);
+	xl.value = big + 200 - 1 - 126; /* 129: left out */
+	expo__sample_u64_exemplar(&e, &l, 1, 43, 0, &x);
+	expo__family(&e, "udpdrop_queue_bytes", EXPO_GAUGE, "A gauge.");
+	expo__sample_u64_exemplar(&e, NULL, 0, 7, 0, &x);
+	expo__end(&e);
+	assert_non_null(strstr(sb.buf, "udpdrop_noport_drops_total{port=\"5002\"} 40 # {src=\"10.0.0.1\"} 40 1700000001.250\n"
+					"udpdrop_noport_drops_created{port=\"5002\"} 1700000000.500\n"));
+	assert_non_null(strstr(sb.buf, "udpdrop_noport_drops_total{port=\"5002\"} 41 # {src=\"a\\\"b\"} 1 1700000002.000\n"));
+	assert_non_null(strstr(sb.buf, "} 42 # {src=\"xxx"));
+	assert_non_null(strstr(sb.buf, "udpdrop_noport_drops_total{port=\"5002\"} 43\n"));
+	assert_non_null(strstr(sb.buf, "udpdrop_queue_bytes 7\n"));
+	sb_free(&sb);
+
+	/* text 0.0.4: never */
+	expo__init(&e, &sb, EXPO_TEXT, 0);
+	expo__family(&e, "udpdrop_noport_drops", EXPO_COUNTER, "Drops.");
+	xl.value = "10.0.0.1";
+	expo__sample_u64_exemplar(&e, &l, 1, 40, 0, &x);
+	assert_null(strchr(strstr(sb.buf, "udpdrop_noport_drops_total{"), '#'));
+	sb_free(&sb);
+}
+
 static void test_openmetrics_format(void **state)
 {
 	struct strbuf sb = {};
@@ -168,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_text_format),
 		cmocka_unit_test(test_openmetrics_format),
 		cmocka_unit_test(test_negotiate),
+		cmocka_unit_test(test_exemplar),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
