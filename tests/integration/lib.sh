@@ -259,6 +259,16 @@ socket_field() {
 	final --arg l "$1" "[.sockets[] | select(.local == \$l)] | if length == 0 then \"none\" else .[0]$2 end"
 }
 
+# iec BYTES: BYTES as udpdrop prints a size (fmt_bytes, src/base/util.c):
+# "812 B", "1.5 KiB", "17 MiB".
+iec() {
+	awk -v b="$1" 'BEGIN {
+		split("B KiB MiB GiB TiB", u, " "); v = b; i = 1
+		while (i < 5 && (v >= 1024 || (i > 1 && v >= 1023.5))) { v /= 1024; i++ }
+		if (i == 1) printf "%d B", b; else if (v < 9.95) printf "%.1f %s", v, u[i]; else printf "%.0f %s", v, u[i]
+	}'
+}
+
 # fake_pod UID NAMESPACE POD CONTAINER: a Kubernetes pod without
 # Kubernetes: its container's cgroup as the kubelet's systemd driver lays
 # it out (containerd's scope, under a test cgroup of its own at the root,
