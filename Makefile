@@ -100,6 +100,7 @@ $(OUTPUT)/obj/%.o: src/%.c | $(OUTPUT)
 $(OUTPUT)/obj/kernel/tracer.o: $(OUTPUT)/udpdrop.skel.h
 $(OUTPUT)/obj/kernel/tracer_read.o: $(OUTPUT)/udpdrop.skel.h
 $(OUTPUT)/obj/kernel/tracer_retire.o: $(OUTPUT)/udpdrop.skel.h
+$(OUTPUT)/obj/kernel/tracer_events.o: $(OUTPUT)/udpdrop.skel.h
 $(OUTPUT)/obj/loadgen/xdpstamp.o: $(OUTPUT)/xdpstamp.skel.h
 
 $(LIB): $(LIB_OBJS)

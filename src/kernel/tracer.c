@@ -22,9 +22,6 @@
 #include "udpdrop.skel.h"
 
 #define DEFAULT_MAP_ENTRIES 16384
-/* 16 MiB: ~130,000 events of 128 B, a fraction of a second of a storm
- * while the writer compresses a block */
-#define DEFAULT_RING_BYTES (16u << 20)
 
 uint64_t tracer__map_bytes(uint32_t entries, int ncpus)
 {
@@ -346,15 +343,9 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 		skel->rodata->frag_window_ns = o->frag_window_s * 1000000000ull;
 	skel->rodata->events_on = o->events;
 	skel->rodata->cap_len = o->cap_len < UD_CAP_MAX ? o->cap_len : UD_CAP_MAX;
-	/* the ring is a page when unused: top and the others pay no memory */
-	uint32_t ring = !o->events ? (uint32_t)getpagesize()
-			: o->ring_bytes ? o->ring_bytes : DEFAULT_RING_BYTES;
-
-	bpf_map__set_max_entries(skel->maps.events, ring);
+	tracer_events_size(t, skel, o);
 	/* nothing is shed without events: one slot, not 1,024 per CPU */
 	bpf_map__set_max_entries(skel->maps.shed, o->events ? UD_SHED_SLOTS : 1);
-	/* a quarter full: the reader wakes with room to spare */
-	skel->rodata->wakeup_bytes = ring / 4;
 	bpf_map__set_max_entries(skel->maps.drops,
 				 o->map_entries ?: DEFAULT_MAP_ENTRIES);
 	bpf_map__set_max_entries(skel->maps.flows,
@@ -408,6 +399,13 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	if (err) {
 		snprintf(e->msg, sizeof(e->msg), "cannot load the %s program: %s",
 			 attach_mode__name(mode), strerror(-err));
+		goto fail;
+	}
+	/* every CPU's ring in place before the first drop can need one */
+	err = tracer_events_install(t, skel);
+	if (err) {
+		snprintf(e->msg, sizeof(e->msg), "cannot install the per-CPU event rings: %s",
+			 strerror(-err));
 		goto fail;
 	}
 	/* loaded (so a refusal shows now), attached later: tracer__arm_close */
@@ -590,6 +588,7 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 		}
 	}
 	if (err) {
+		tracer_events_free(t);
 		e->code = err;
 		return err;
 	}
@@ -605,6 +604,10 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 		t->rx ? "counted (sock:sk_data_ready)" : "not counted",
 		t->close_owner ? "matched by their flow, named by the socket's free (kmem:kmem_cache_free) once a port is shared"
 			       : "matched by their flow");
+	if (o->events)
+		pr_info("per-drop events: %s of %u KiB\n",
+			t->ev_per_cpu ? "a ring per CPU" : "one ring shared by the CPUs",
+			t->ev_ring_bytes >> 10);
 	return 0;
 }
 
@@ -629,11 +632,6 @@ int tracer__arm_close(struct tracer *t)
 	return 0;
 }
 
-int tracer__events_fd(struct tracer *t)
-{
-	return t->skel ? bpf_map__fd(t->skel->maps.events) : -EINVAL;
-}
-
 void tracer__detach(struct tracer *t)
 {
 	bpf_link__destroy(t->rx_link);
@@ -654,6 +652,7 @@ void tracer__close(struct tracer *t)
 	bpf_link__destroy(t->close_link);
 	ring_buffer__free(t->win_rb);
 	udpdrop_bpf__destroy(t->skel);
+	tracer_events_free(t);
 	htab__free(&t->win_done);
 	free(t->wins);
 	free(t->opens);
