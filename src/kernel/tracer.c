@@ -57,6 +57,25 @@ int attach_mode__parse(const char *s, enum attach_mode *m)
 	return -EINVAL;
 }
 
+/*
+ * The kernel's BTF, parsed once for all the probes of a start (each parse
+ * takes 10 to 20 ms): released once the programs are attached.
+ */
+static struct btf *vmlinux_btf_cache;
+
+static struct btf *vmlinux_btf(void)
+{
+	if (!vmlinux_btf_cache)
+		vmlinux_btf_cache = btf__load_vmlinux_btf();
+	return vmlinux_btf_cache;
+}
+
+static void vmlinux_btf_release(void)
+{
+	btf__free(vmlinux_btf_cache);
+	vmlinux_btf_cache = NULL;
+}
+
 static bool struct_has_member(const struct btf *btf, const char *st, const char *member)
 {
 	int id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
@@ -82,7 +101,7 @@ void tracer__features(struct kernel_features *f)
 		snprintf(f->release, sizeof(f->release), "%s", un.release);
 	f->tracefs = !access("/sys/kernel/tracing/events/skb/kfree_skb", F_OK) ||
 		     !access("/sys/kernel/debug/tracing/events/skb/kfree_skb", F_OK);
-	btf = btf__load_vmlinux_btf();
+	btf = vmlinux_btf();
 	if (!btf)
 		return;
 	f->btf = true;
@@ -94,7 +113,6 @@ void tracer__features(struct kernel_features *f)
 					    BTF_KIND_TYPEDEF) > 0;
 	f->fail_tp_skb = struct_has_member(btf, "trace_event_raw_udp_fail_queue_rcv_skb",
 					   "sport");
-	btf__free(btf);
 }
 
 static const char *yes(bool b)
@@ -154,7 +172,7 @@ static const struct btf_member *btf_member_named(const struct btf *btf, int id,
 /* Does this kernel's BTF have struct st with a member named member? */
 static bool kernel_struct_has(const char *st, const char *member)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf = vmlinux_btf();
 	bool found;
 	int id;
 
@@ -162,7 +180,6 @@ static bool kernel_struct_has(const char *st, const char *member)
 		return false;
 	id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
 	found = id > 0 && btf_member_named(btf, id, member);
-	btf__free(btf);
 	return found;
 }
 
@@ -173,7 +190,7 @@ static bool kernel_struct_has(const char *st, const char *member)
  */
 static bool kernel_kmem_free_names_cache(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf = vmlinux_btf();
 	const struct btf_type *t;
 	const struct btf_param *p;
 	bool found = false;
@@ -195,7 +212,6 @@ static bool kernel_kmem_free_names_cache(void)
 		found = t && btf_is_struct(t) &&
 			!strcmp(btf__name_by_offset(btf, t->name_off), "kmem_cache");
 	}
-	btf__free(btf);
 	return found;
 }
 
@@ -231,7 +247,7 @@ static bool kernel_fail_tp_names_skb(void)
  */
 static bool kernel_counts_tracepoint_skips(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf = vmlinux_btf();
 	const struct btf_member *u, *km;
 	const struct btf_type *t;
 	bool found = false;
@@ -249,7 +265,6 @@ static bool kernel_counts_tracepoint_skips(void)
 		km = btf_member_named(btf, u->type, "kprobe_multi");
 		found = km && btf_member_named(btf, km->type, "missed");
 	}
-	btf__free(btf);
 	return found;
 }
 
@@ -266,12 +281,11 @@ static bool kernel_has_sk_data_ready(void)
 	/* tests: act as a kernel before 6.6 would, on any kernel */
 	if (getenv("UDPDROP_NO_SK_DATA_READY"))
 		return false;
-	btf = btf__load_vmlinux_btf();
+	btf = vmlinux_btf();
 	if (!btf)
 		return false;
 	found = btf__find_by_name_kind(btf, "btf_trace_sk_data_ready",
 				       BTF_KIND_TYPEDEF) > 0;
-	btf__free(btf);
 	return found;
 }
 
@@ -395,7 +409,10 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	bpf_program__set_autoload(skel->progs.udpdrop_close_tp, false);
 	bpf_program__set_autoload(close_prog, with_close);
 
+	uint64_t load_start = now_ns();
+
 	err = udpdrop_bpf__load(skel);
+	t->load_ns = now_ns() - load_start;
 	if (err) {
 		snprintf(e->msg, sizeof(e->msg), "cannot load the %s program: %s",
 			 attach_mode__name(mode), strerror(-err));
@@ -412,6 +429,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	t->close_owner = with_close;
 	t->close_prog = with_close ? close_prog : NULL;
 	t->kfree_link = bpf_program__attach(kfree);
+	t->attached_ns = now_ns();
 	if (!t->kfree_link) {
 		err = -errno;
 		snprintf(e->msg, sizeof(e->msg), "cannot attach to skb:kfree_skb (%s): %s%s",
@@ -587,11 +605,17 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 			tracer__close(t);
 		}
 	}
+	vmlinux_btf_release();
 	if (err) {
 		tracer_events_free(t);
 		e->code = err;
 		return err;
 	}
+	/* start-up: drops count from here (the loader's probes and the
+	 * verifier come before; the socket table and symbols after) */
+	if (process_start_ns())
+		pr_info("attached after %.1f ms (loading and verifying the programs: %.1f ms)\n",
+			(t->attached_ns - process_start_ns()) / 1e6, t->load_ns / 1e6);
 	t->slots_retire = tracer_slots_can_retire();
 	if (!t->slots_retire)
 		pr_info("membarrier(MEMBARRIER_CMD_GLOBAL) unavailable (nohz_full?): slots of closed sockets stay taken, their drops go by the hash map\n");

@@ -130,6 +130,9 @@ struct tracer {
 	int ev_template_fd;         /* the inner maps' template while loading */
 	bool ev_template_open;
 	uint32_t ev_ring_bytes;     /* each ring's size */
+	/* start-up: the kfree_skb program's attach (now_ns) and how long the
+	 * last load (the verifier, mostly) took */
+	uint64_t attached_ns, load_ns;
 };
 
 /* Exit-worthy failures: what failed, in one line for the user. */
