@@ -234,7 +234,7 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)./udpdrop demo
 
-bench: udpdrop $(HELPER_BIN) $(FLOOR_BIN) $(OUTPUT)/bench-sockets $(OUTPUT)/bench-gaps
+bench: udpdrop $(HELPER_BIN) $(FLOOR_BIN) $(OUTPUT)/bench-sockets $(OUTPUT)/bench-gaps $(OUTPUT)/tests/tracecat
 	$(Q)tools/bench.sh
 	$(Q)tools/bench-top.sh
 	$(Q)tools/bench-gen.sh
