@@ -100,6 +100,7 @@ $(OUTPUT)/obj/%.o: src/%.c | $(OUTPUT)
 $(OUTPUT)/obj/kernel/tracer.o: $(OUTPUT)/udpdrop.skel.h
 $(OUTPUT)/obj/kernel/tracer_read.o: $(OUTPUT)/udpdrop.skel.h
 $(OUTPUT)/obj/kernel/tracer_retire.o: $(OUTPUT)/udpdrop.skel.h
+$(OUTPUT)/obj/kernel/tracer_events.o: $(OUTPUT)/udpdrop.skel.h
 $(OUTPUT)/obj/loadgen/xdpstamp.o: $(OUTPUT)/xdpstamp.skel.h
 
 $(LIB): $(LIB_OBJS)
@@ -233,7 +234,7 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)./udpdrop demo
 
-bench: udpdrop $(HELPER_BIN) $(FLOOR_BIN) $(OUTPUT)/bench-sockets $(OUTPUT)/bench-gaps
+bench: udpdrop $(HELPER_BIN) $(FLOOR_BIN) $(OUTPUT)/bench-sockets $(OUTPUT)/bench-gaps $(OUTPUT)/tests/tracecat
 	$(Q)tools/bench.sh
 	$(Q)tools/bench-top.sh
 	$(Q)tools/bench-gen.sh

@@ -92,6 +92,8 @@ const volatile __u8 site_loc[UD_SITE_RANGES] = {}; /* enum ud_loc */
  * that emits: top and the others pay nothing for them.
  */
 const volatile bool events_on = false;
+/* events go to this CPU's ring of cpu_events, not the shared one */
+const volatile bool per_cpu_events = false;
 const volatile __u32 cap_len = 0; /* packet bytes per event, <= UD_CAP_MAX */
 /* wake the reader when this much is waiting (it also polls on a timer) */
 const volatile __u64 wakeup_bytes = 1 << 20;
@@ -144,7 +146,31 @@ struct {
 	__type(value, struct ud_val);
 } overflow SEC(".maps");
 
-/* Per-drop events; sized by the loader (a page when events are off). */
+/*
+ * Per-drop events, one ring per CPU (per_cpu_events): each CPU reserves
+ * in its own ring, so no two CPUs ever take the same ring's lock or
+ * bounce its producer position between them. The loader sizes the inner
+ * template, makes one ring per possible CPU and puts it at the CPU's
+ * index before the programs are attached; user space merges the rings
+ * by event time.
+ */
+struct event_ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096); /* the per-CPU size (loader) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1); /* the possible CPUs (loader) */
+	__type(key, __u32);
+	__array(values, struct event_ring);
+} cpu_events SEC(".maps");
+
+/*
+ * Kernels that take no ring buffer inside an array of maps (the loader
+ * probes): one ring shared by every CPU. Sized by the loader (a page
+ * when unused: events off, or a ring per CPU).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);
@@ -920,9 +946,9 @@ static __always_inline void fill_event(struct ud_event *e, struct sk_buff *skb,
  * more than the event: wake the reader only when this event takes the
  * backlog past wakeup_bytes, and let its timer do the rest.
  */
-static __always_inline void submit_event(struct ud_event *e)
+static __always_inline void submit_event(void *ring, struct ud_event *e)
 {
-	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
 	__u64 size = sizeof(*e) + cap_len;
 
 	bpf_ringbuf_submit(e, avail >= wakeup_bytes && avail < wakeup_bytes + size
@@ -938,20 +964,38 @@ static __always_inline void count_shed(const struct ud_key *k)
 		*n += 1;
 }
 
+/*
+ * The ring this CPU's events go to: its own (per_cpu_events), else the
+ * shared one. NULL only if the loader left this CPU without a ring (it
+ * fills every possible CPU's): then the event is shed, and counted.
+ */
+static __always_inline void *event_ring(void)
+{
+	__u32 cpu;
+
+	if (!per_cpu_events)
+		return &events;
+	cpu = bpf_get_smp_processor_id();
+	return bpf_map_lookup_elem(&cpu_events, &cpu);
+}
+
 static __noinline int emit_event(struct sk_buff *skb, const struct ud_key *k,
 				 __u32 datagrams, __u32 len)
 {
-	struct ud_event *e;
+	struct ud_event *e = NULL;
+	void *ring;
 
 	if (!k)
 		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e) + cap_len, 0);
+	ring = event_ring();
+	if (ring)
+		e = bpf_ringbuf_reserve(ring, sizeof(*e) + cap_len, 0);
 	if (!e) {
 		count_shed(k);
 		return 0;
 	}
 	fill_event(e, skb, k, datagrams, len);
-	submit_event(e);
+	submit_event(ring, e);
 	return 0;
 }
 
@@ -977,17 +1021,22 @@ static __noinline int emit_stashed(const struct ud_key *k, __u32 datagrams)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
-	struct ud_event *e;
+	struct ud_event *e = NULL;
+	void *ring;
 
 	if (!ho || !k)
 		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e) + cap_len, 0);
+	ring = event_ring();
+	if (ring)
+		e = bpf_ringbuf_reserve(ring, sizeof(*e) + cap_len, 0);
 	if (!e) {
 		count_shed(k);
 		return 0;
 	}
 	if (bpf_probe_read_kernel(e, sizeof(*e) + cap_len, ho->pend_ev)) {
 		bpf_ringbuf_discard(e, 0);
+		/* not expected (a map value); counted, so written + shed = drops */
+		count_shed(k);
 		return 0;
 	}
 	e->cookie = k->cookie;
@@ -995,7 +1044,7 @@ static __noinline int emit_stashed(const struct ud_key *k, __u32 datagrams)
 	e->reason = k->reason;
 	e->flags = k->flags;
 	e->datagrams = datagrams;
-	submit_event(e);
+	submit_event(ring, e);
 	return 0;
 }
 

@@ -1,25 +1,39 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-# udpdrop benchmark: the per-drop cost of udpdrop's BPF program, side by
-# side with an empty program on the same tracepoint (the floor), with
-# bpftrace counting drop reasons, and with nothing attached.
+# udpdrop benchmark: the per-drop cost of udpdrop's BPF program (top, and
+# record writing every drop's event), side by side with an empty program on
+# the same tracepoint (the floor), with bpftrace counting drop reasons, and
+# with nothing attached; for 1, 2, 4 ... up to the CPU count concurrent
+# senders; then udpdrop's start-up: launch to the first counted drop.
 #
 # The load is a loopback drop storm (tools/bench/storm.c): a receiver on
-# 127.0.0.1 with a tiny SO_RCVBUF that never reads, flooded with sendmmsg.
-# Every configuration runs once per round, rounds interleaved (the order
-# rotates), and the table shows medians over rounds: on a shared, noisy
-# machine only ratios measured side by side mean anything.
+# 127.0.0.1 with a tiny SO_RCVBUF that never reads, flooded with sendmmsg
+# by K sender threads, each pinned to its own CPU (loopback drops in the
+# sender's softirq: K CPUs drop at once). Every configuration runs once per
+# round and sender count, rounds interleaved (the order rotates), and the
+# table shows medians over rounds: on a shared, noisy machine only ratios
+# measured side by side mean anything.
 #
 #   tools/bench.sh          (or: make bench)
-#   ROUNDS=5 SECS=3 PORT=0 tools/bench.sh
+#   ROUNDS=5 SECS=3 SENDERS="1 2" STARTS=5 PORT=0 tools/bench.sh
+#   BASELINE=/path/to/old/udpdrop tools/bench.sh   (adds top@base, record@base:
+#                                                   the same rounds, an older build)
 #
 # `record` is udpdrop record writing every drop's event to a file: its
-# rounds give the storm's rate with it attached; then one sustained storm
-# of RECORD_SECS (30) is recorded for the writer's events/s, what it shed
-# and the file's bytes per event.
+# rounds give the storm's rate with it attached and the events it shed;
+# then one sustained storm of RECORD_SECS (30), with as many senders as
+# CPUs, is recorded for the writer's events/s, what it shed and the file's
+# bytes per event.
 #
-# Needs root (BPF, kernel.bpf_stats_enabled), bpftool and jq; bpftrace is
-# optional. Traffic stays on 127.0.0.1.
+# Start-up: with a one-sender storm running, `udpdrop record` is launched
+# STARTS times; the time from exec to its first event (the first drop it
+# counted: every counted drop is an event) is taken from the trace, and
+# udpdrop -v's own "attached ... after N ms" line gives the part up to the
+# attach.
+#
+# Needs root (BPF, kernel.bpf_stats_enabled), bpftool, jq and perl; bpftrace
+# is optional. Traffic stays on 127.0.0.1. Benchmarks only: no test asserts
+# a timing.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -27,14 +41,17 @@ cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-3}
 RECORD_SECS=${RECORD_SECS:-30}
+STARTS=${STARTS:-5}
 PORT=${PORT:-0}
-UDPDROP=./udpdrop
+UDPDROP=${UDPDROP:-./udpdrop}
+BASELINE=${BASELINE:-}
+TRACECAT=.output/tests/tracecat
 FLOOR=.output/bench-floor
 STORM=.output/bench-storm
 STORM_SRC=tools/bench/storm.c
 BPFTRACE=${BPFTRACE:-$(command -v bpftrace || true)}
 BT_PROG='tracepoint:skb:kfree_skb { @[args->reason] = count(); }'
-READY_TIMEOUT=20 # seconds for a tool to attach
+READY_TIMEOUT=${READY_TIMEOUT:-60} # seconds for a tool to attach (the verifier takes seconds on a busy machine)
 
 die() {
 	echo "bench: $*" >&2
@@ -48,12 +65,25 @@ command -v bpftool >/dev/null || die "bpftool not found (make deps)"
 command -v jq >/dev/null || die "jq not found (make deps)"
 [[ -x $UDPDROP ]] || die "$UDPDROP missing: run make udpdrop .output/bench-floor (or make bench)"
 [[ -x $FLOOR ]] || die "$FLOOR missing: run make .output/bench-floor (or make bench)"
+[[ -x $TRACECAT ]] || die "$TRACECAT missing: run make $TRACECAT (or make bench)"
+[[ -z $BASELINE || -x $BASELINE ]] || die "BASELINE=$BASELINE is not an executable"
+command -v perl >/dev/null || die "perl not found (the start-up clock)"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer"
 [[ $SECS =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "SECS must be a number of seconds"
 if [[ ! -x $STORM || $STORM_SRC -nt $STORM ]]; then
 	mkdir -p "$(dirname "$STORM")"
-	cc -O2 -o "$STORM" "$STORM_SRC" || die "cannot build $STORM"
+	cc -O2 -pthread -o "$STORM" "$STORM_SRC" || die "cannot build $STORM"
 fi
+NCPU=$(nproc)
+# 1, 2, 4 ... and the CPU count
+if [[ -z ${SENDERS:-} ]]; then
+	SENDERS=
+	for ((k = 1; k < NCPU; k *= 2)); do SENDERS+="$k "; done
+	SENDERS+=$NCPU
+fi
+for k in $SENDERS; do
+	[[ $k =~ ^[1-9][0-9]*$ ]] || die "SENDERS must be positive integers: '$SENDERS'"
+done
 
 # ---- cleanup: every process we started, the sysctl, the scratch dir -------
 
@@ -137,7 +167,7 @@ prog_stats() {
 
 # CPU time of process $1 in ns, all its threads (schedstat: ns on CPU).
 cpu_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ t += $1 } END { printf "%d\n", t }'
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ t += $1 } END { printf "%.0f\n", t }'
 }
 
 # Wait until file $2 contains pattern $3 while process $1 lives.
@@ -190,8 +220,9 @@ else
 	bpftrace_note="bpftrace skipped: not installed (make deps)"
 fi
 
-configs=(none floor udpdrop record)
+configs=(none floor top record)
 ((${#bpftrace_cmd[@]})) && configs+=(bpftrace)
+[[ -n $BASELINE ]] && configs+=(top@base record@base)
 
 # SIGINT (a tracer's normal stop: udpdrop prints its summary), then wait;
 # SIGKILL if it is still there after 10 s.
@@ -212,15 +243,22 @@ stop_tool() {
 
 # ---- one measurement ---------------------------------------------------------
 
-results=$work/results.tsv # cfg round rate ns_ev run_cnt tool_cpu_ms foreign dropped sk_drops ud_total
+# cfg round senders rate ns_ev run_cnt tool_cpu_ms foreign dropped sk_drops ud_total events shed
+results=$work/results.tsv
 : >"$results"
 records=$work/records.tsv # round events shed file_bytes duration_s drops
 : >"$records"
 
-run_one() {
-	local cfg=$1 round=$2 out=$work/$1.$2.out err=$work/$1.$2.err
-	local pid= ids= s0 s1 c0=0 c1=0 spid storm_line foreign ud_total=-
+# the udpdrop binary of a configuration (top@base: BASELINE's top)
+bin_of() { [[ $1 == *@base ]] && echo "$BASELINE" || echo "$UDPDROP"; }
 
+run_one() {
+	local cfg=$1 round=$2 k=$3 secs=${4:-$SECS}
+	local out=$work/$cfg.$round.$k.out err=$work/$cfg.$round.$k.err
+	local pid= ids= s0 s1 c0=0 c1=0 spid storm_line foreign ud_total=- ev=- sh=-
+	local bin
+
+	bin=$(bin_of "$cfg")
 	case $cfg in
 	none) ;;
 	floor)
@@ -230,19 +268,19 @@ run_one() {
 		wait_for_line "$pid" "$out" '^ready' ||
 			die "bench-floor did not attach: $(tail -n 3 "$err")"
 		;;
-	udpdrop)
-		"$UDPDROP" top -b -i 1 --port "$PORT" >"$out" 2>"$err" &
+	top | top@base)
+		"$bin" top -b -i 1 --port "$PORT" >"$out" 2>"$err" </dev/null &
 		pid=$!
 		started+=("$pid")
 		wait_for_line "$pid" "$err" 'tracing UDP drops' ||
-			die "udpdrop did not attach: $(tail -n 3 "$err")"
+			die "$cfg did not attach: $(tail -n 3 "$err")"
 		;;
-	record)
-		"$UDPDROP" record -f -o "$work/record.data" -i 1 --port "$PORT" >"$out" 2>"$err" &
+	record | record@base)
+		"$bin" record -f -o "$work/record.data" -i 1 --port "$PORT" >"$out" 2>"$err" &
 		pid=$!
 		started+=("$pid")
 		wait_for_line "$pid" "$err" 'recording UDP drops' ||
-			die "udpdrop record did not start: $(tail -n 3 "$err")"
+			die "$cfg did not start: $(tail -n 3 "$err")"
 		;;
 	bpftrace)
 		"${bpftrace_cmd[@]}" >"$out" 2>"$err" &
@@ -257,7 +295,7 @@ run_one() {
 		ids=$(wait_for_progs "$pid") ||
 			die "$cfg: no program of pid $pid on kfree_skb after ${READY_TIMEOUT}s"
 		# udpdrop: only its kfree program counts
-		[[ $cfg == udpdrop || $cfg == record ]] && ids=$(ids_named "$ids" udpdrop_kfree)
+		[[ $cfg == top* || $cfg == record* ]] && ids=$(ids_named "$ids" udpdrop_kfree)
 		[[ -n $ids ]] || die "$cfg: its kfree_skb program not found"
 	fi
 	foreign=$(foreign_progs "$ids" | paste -sd, -)
@@ -265,7 +303,7 @@ run_one() {
 	[[ -n $ids ]] && s0=$(prog_stats "$ids")
 	[[ -n $pid ]] && c0=$(cpu_ns "$pid")
 	# in the background, so a signal to the bench stops it at once too
-	"$STORM" -p "$PORT" -t "${3:-$SECS}" >"$work/storm.out" &
+	"$STORM" -p "$PORT" -t "$secs" -k "$k" >"$work/storm.out" &
 	spid=$!
 	started+=("$spid")
 	wait "$spid" || die "storm failed (port $PORT)"
@@ -276,7 +314,6 @@ run_one() {
 
 	[[ -n $foreign ]] || foreign=$(foreign_progs "$ids" | paste -sd, -)
 	[[ -n $pid ]] && stop_tool "$pid"
-	echo "$storm_line" >"$work/$cfg.$round.storm"
 
 	local rate dropped skd ns_ev=- cnt=- cpu_ms
 	rate=$(sed -n 's/.* rate=\([0-9]*\).*/\1/p' <<<"$storm_line")
@@ -289,39 +326,73 @@ run_one() {
 		((cnt > 0)) && ns_ev=$(awk -v t=$((rt1 - rt0)) -v n="$cnt" 'BEGIN { printf "%.1f", t / n }')
 	fi
 	cpu_ms=$(awk -v t=$((c1 - c0)) 'BEGIN { printf "%.1f", t / 1e6 }')
-	if [[ $cfg == udpdrop ]]; then
+	if [[ $cfg == top* ]]; then
 		# the final summary's "total N datagrams dropped"
 		ud_total=$(sed -n '/=== summary/,$ s/^total \([0-9,]*\) datagrams dropped.*/\1/p' "$out" |
 			tail -n 1 | tr -d ,)
 		[[ -n $ud_total ]] || ud_total=missing
 	fi
-	if [[ $cfg == record ]]; then
+	if [[ $cfg == record* ]]; then
 		# "udpdrop record: N drops, E events (S shed) in D s written to ..."
-		local line ev sh dur
+		local line dur
 		line=$(grep '^udpdrop record: .* drops, ' "$err" | tail -n 1 | tr -d ,)
 		ud_total=$(sed -n 's/^udpdrop record: \([0-9]*\) drops.*/\1/p' <<<"$line")
 		ev=$(sed -n 's/.* drops \([0-9]*\) events.*/\1/p' <<<"$line")
 		sh=$(sed -n 's/.* (\([0-9]*\) shed).*/\1/p' <<<"$line")
 		dur=$(sed -n 's/.* in \([0-9.]*\) s written.*/\1/p' <<<"$line")
 		[[ -n $ud_total && -n $ev && -n $sh && -n $dur ]] ||
-			die "udpdrop record: no summary line: $(tail -n 3 "$err")"
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$ev" "$sh" \
-			"$(stat -c %s "$work/record.data")" "$dur" "$ud_total" >>"$records"
+			die "$cfg: no summary line: $(tail -n 3 "$err")"
+		[[ $cfg == record ]] &&
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$ev" "$sh" \
+				"$(stat -c %s "$work/record.data")" "$dur" "$ud_total" >>"$records"
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cfg" "$round" "$rate" \
-		"$ns_ev" "$cnt" "$cpu_ms" "${foreign:--}" "$dropped" "$skd" "$ud_total" >>"$results"
-	printf '  round %-9s %-9s %9s dgram/s  %8s ns/event  %10s events  tool CPU %5s ms%s\n' \
-		"$round" "$cfg" "$rate" "$ns_ev" "$cnt" "$([[ -n $pid ]] && echo "$cpu_ms" || echo -)" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cfg" "$round" "$k" "$rate" \
+		"$ns_ev" "$cnt" "$cpu_ms" "${foreign:--}" "$dropped" "$skd" "$ud_total" "$ev" "$sh" >>"$results"
+	printf '  round %-9s %2s senders %-12s %9s dgram/s %8s ns/event %10s events%s%s\n' \
+		"$round" "$k" "$cfg" "$rate" "$ns_ev" "$cnt" \
+		"$([[ $sh != - ]] && echo "  shed $sh")" \
 		"$([[ -n $foreign ]] && echo "  (foreign kfree_skb progs: $foreign)")"
+}
+
+# ---- start-up: launch to the first counted drop ----------------------------------
+
+startups=$work/startups.tsv # binary first_event_ms attach_ms
+: >"$startups"
+
+# With a one-sender storm on $PORT running: launch `udpdrop record` ($1)
+# and take exec -> its first event (CLOCK_MONOTONIC, as the events' time).
+start_one() {
+	local bin=$1 name=$2 err=$work/start.err data=$work/start.data t0 first attach pid
+	rm -f "$data"
+	# perl stamps the clock and execs udpdrop in the same process
+	perl -MTime::HiRes=clock_gettime,CLOCK_MONOTONIC -e \
+		'open(my $f, ">", shift) or die; printf $f "%d\n", clock_gettime(CLOCK_MONOTONIC) * 1e9; close $f; exec @ARGV or die' \
+		"$work/t0" "$bin" record -v -f -o "$data" -i 1 --port "$PORT" 2>"$err" &
+	pid=$!
+	started+=("$pid")
+	wait_for_line "$pid" "$err" 'recording UDP drops' ||
+		die "$name did not start: $(grep -v libbpf "$err" | tail -n 3)"
+	sleep 0.5
+	stop_tool "$pid"
+	t0=$(<"$work/t0")
+	# the first EVENT only (grep stops reading: no pipefail here)
+	first=$(set +o pipefail; "$TRACECAT" "$data" | grep -m 1 '"type":"EVENT"' | jq -r .time_ns)
+	[[ -n $first ]] || die "$name: no event in its trace (the storm is on port $PORT)"
+	attach=$(sed -n 's/.*attached after \([0-9.]*\) ms.*/\1/p' "$err" | head -n 1)
+	printf '%s\t%s\t%s\n' "$name" "$(awk -v a="$first" -v b="$t0" 'BEGIN { printf "%.1f", (a - b) / 1e6 }')" \
+		"${attach:--}" >>"$startups"
+	printf '  start %-12s first counted drop %8s ms after exec (attached after %s ms)\n' "$name" \
+		"$(tail -n 1 "$startups" | cut -f2)" "${attach:--}"
 }
 
 # ---- the run --------------------------------------------------------------------
 
 t_start=$SECONDS
 echo "udpdrop bench: $(date -Is)"
-echo "machine: $(nproc) CPUs, kernel $(uname -r), $(uname -m)"
-echo "storm: 127.0.0.1, sendmmsg batches of 64, 16-byte payload, SO_RCVBUF 4096, ${SECS}s per configuration per round, $ROUNDS rounds"
+echo "machine: $NCPU CPUs, kernel $(uname -r), $(uname -m)"
+echo "storm: 127.0.0.1, sendmmsg batches of 64, 16-byte payload, SO_RCVBUF 4096, senders: $SENDERS (one per CPU), ${SECS}s per configuration per round, $ROUNDS rounds"
 [[ -n $bpftrace_note ]] && echo "note: $bpftrace_note"
+[[ -n $BASELINE ]] && echo "baseline: $BASELINE (top@base, record@base)"
 
 stats_prev=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
@@ -331,15 +402,30 @@ echo
 
 n=${#configs[@]}
 for ((r = 1; r <= ROUNDS; r++)); do
-	for ((i = 0; i < n; i++)); do
-		run_one "${configs[$(((i + r - 1) % n))]}" "$r"
+	for k in $SENDERS; do
+		for ((i = 0; i < n; i++)); do
+			run_one "${configs[$(((i + r - 1) % n))]}" "$r" "$k"
+		done
 	done
 done
 
 # one sustained storm, recorded: does the writer keep up, and what does
-# an event cost on disk (its rate shows in the table's record row)
-echo "sustained: a ${RECORD_SECS}s storm recorded"
-run_one record sustained "$RECORD_SECS"
+# an event cost on disk
+echo "sustained: a ${RECORD_SECS}s storm of $NCPU senders recorded"
+run_one record sustained "$NCPU" "$RECORD_SECS"
+
+echo "start-up: $STARTS launches of udpdrop record during a one-sender storm"
+"$STORM" -p "$PORT" -t 3600 -k 1 >/dev/null &
+storm_bg=$!
+started+=("$storm_bg")
+sleep 0.5
+for ((i = 1; i <= STARTS; i++)); do
+	start_one "$UDPDROP" record
+	[[ -n $BASELINE ]] && start_one "$BASELINE" record@base
+done
+kill -TERM "$storm_bg" 2>/dev/null || true
+wait "$storm_bg" 2>/dev/null || true
+forget "$storm_bg"
 
 # ---- the table ------------------------------------------------------------------
 
@@ -349,37 +435,46 @@ median() {
 		END { if (!NR) { print "-"; exit }
 		      if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-col() { awk -F'\t' -v c="$1" -v k="$2" '$1 == c { print $k }' "$results"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'; }
-
-declare -A med_rate med_ns med_cpu
-# the sustained run is reported on its own below
-col() { awk -F'\t' -v c="$1" -v k="$2" '$1 == c && $2 != "sustained" { print $k }' "$results"; }
-for c in "${configs[@]}"; do
-	med_rate[$c]=$(col "$c" 3 | median)
-	med_ns[$c]=$(col "$c" 4 | median)
-	med_cpu[$c]=$(col "$c" 6 | median)
-done
+# column $3 of configuration $1 with $2 senders, the sustained run left out
+col() { awk -F'\t' -v c="$1" -v k="$2" -v f="$3" '$1 == c && $3 == k && $2 != "sustained" { print $f }' "$results"; }
 
 echo
-echo "medians over $ROUNDS rounds:"
-printf '%-10s %14s %9s %11s %9s %12s\n' configuration "datagrams/s" "vs none" "ns/event" "vs floor" "tool CPU ms"
-for c in "${configs[@]}"; do
-	printf '%-10s %14.0f %9s %11s %9s %12s\n' "$c" "${med_rate[$c]}" \
-		"$(ratio "${med_rate[$c]}" "${med_rate[none]}")" "${med_ns[$c]}" \
-		"$(ratio "${med_ns[$c]}" "${med_ns[floor]}")" \
-		"$([[ $c == none ]] && echo - || echo "${med_cpu[$c]}")"
+echo "medians over $ROUNDS rounds ($NCPU CPUs, kernel $(uname -r)):"
+printf '%7s  %-12s %12s %10s %9s %9s %11s %11s\n' senders configuration "datagrams/s" "vs floor" \
+	"ns/drop" "vs floor" "shed %" "tool CPU ms"
+for k in $SENDERS; do
+	f_rate=$(col floor "$k" 4 | median)
+	f_ns=$(col floor "$k" 5 | median)
+	for c in "${configs[@]}"; do
+		rate=$(col "$c" "$k" 4 | median)
+		ns=$(col "$c" "$k" 5 | median)
+		cpu=$(col "$c" "$k" 7 | median)
+		shed=-
+		if [[ $c == record* ]]; then
+			shed=$(awk -F'\t' -v c="$c" -v k="$k" '$1 == c && $3 == k && $2 != "sustained" {
+				printf "%.2f\n", ($12 + $13 > 0) ? 100 * $13 / ($12 + $13) : 0 }' "$results" | median)
+		fi
+		printf '%7s  %-12s %12.0f %10s %9s %9s %11s %11s\n' "$k" "$c" "$rate" \
+			"$(ratio "$rate" "$f_rate")" "$ns" "$(ratio "$ns" "$f_ns")" "$shed" \
+			"$([[ $c == none ]] && echo - || echo "$cpu")"
+	done
 done
-if [[ " ${configs[*]} " == *" bpftrace "* ]]; then
-	echo "udpdrop / bpftrace: ns/event $(ratio "${med_ns[udpdrop]}" "${med_ns[bpftrace]}"), datagrams/s $(ratio "${med_rate[udpdrop]}" "${med_rate[bpftrace]}")"
-	echo "(bpftrace's ns/event is its BPF program only; a classic tracepoint also fills the perf record outside it, which only datagrams/s shows)"
-else
-	echo "udpdrop / bpftrace: - ($bpftrace_note)"
+echo "ns/drop = delta run_time_ns / delta run_cnt of the kfree_skb program over the storm (kernel.bpf_stats_enabled; every kfree_skb in the system counts)"
+echo "datagrams/s vs floor = the storm's send rate with the tool attached / with the empty program attached, same senders"
+echo "shed % = events shed / (events written + shed), record's summary line; tool CPU = the tracer process's own CPU time during the storm"
+if [[ " ${configs[*]} " != *" bpftrace "* ]]; then
+	echo "bpftrace: - ($bpftrace_note)"
 fi
-echo "ns/event = delta run_time_ns / delta run_cnt over the storm (kernel.bpf_stats_enabled); every kfree_skb in the system counts as an event"
-echo "tool CPU = the tracer process's own CPU time (all threads) during the storm; its BPF time runs in the storm's softirq, in ns/event"
 
-echo "udpdrop record / top: datagrams/s $(ratio "${med_rate[record]}" "${med_rate[udpdrop]}"), ns/event $(ratio "${med_ns[record]}" "${med_ns[udpdrop]}")"
+echo
+echo "start-up, udpdrop record launched during a one-sender storm (medians of $STARTS):"
+printf '%-12s %24s %22s\n' binary "exec to first drop, ms" "exec to attach, ms"
+for b in record record@base; do
+	awk -F'\t' -v b="$b" '$1 == b' "$startups" | grep -q . || continue
+	printf '%-12s %24s %22s\n' "$b" "$(awk -F'\t' -v b="$b" '$1 == b { print $2 }' "$startups" | median)" \
+		"$(awk -F'\t' -v b="$b" '$1 == b { print $3 }' "$startups" | median)"
+done
 
 echo
 echo "udpdrop record, events written (every kfree_skb of the storm's socket is one event):"
@@ -390,19 +485,19 @@ awk -F'\t' '{
 	       ($2 > 0 ? $4 / $2 : 0)
 }' "$records"
 echo "(events + shed = drops: every drop is either written or counted as shed; the counts stay exact)"
-sus_rate=$(awk -F'\t' '$1 == "record" && $2 == "sustained" { print $3 }' "$results")
-echo "sustained storm rate while recorded: ${sus_rate:--} datagrams/s, $(ratio "${sus_rate:--}" "${med_rate[none]}") of the median without any tracer"
+sus_rate=$(awk -F'\t' '$1 == "record" && $2 == "sustained" { print $4 }' "$results")
+echo "sustained storm rate while recorded ($NCPU senders): ${sus_rate:--} datagrams/s, $(ratio "${sus_rate:--}" "$(col none "$NCPU" 4 | median)") of the median without any tracer"
 
 echo
-echo "correctness (udpdrop and record rounds): storm drops vs udpdrop's summary total"
-printf '%9s %6s %12s %12s %12s %8s\n' tool round "storm drops" "sk_drops" "udpdrop" "diff"
-awk -F'\t' '$1 == "udpdrop" || $1 == "record" {
-	d = ($10 ~ /^[0-9]+$/) ? $10 - $8 : "?"
-	printf "%9s %6s %12s %12s %12s %8s%s\n", $1, $2, $8, $9, $10, d,
-	       (d == 0) ? "  exact" : (d == "?") ? "  NO SUMMARY" : sprintf("  %+.4f%%", 100 * d / ($8 ? $8 : 1))
+echo "correctness (top and record rounds): storm drops vs udpdrop's summary total"
+printf '%12s %10s %8s %12s %12s %12s %8s\n' tool round senders "storm drops" "sk_drops" "udpdrop" "diff"
+awk -F'\t' '$1 ~ /^(top|record)/ {
+	d = ($11 ~ /^[0-9]+$/) ? $11 - $9 : "?"
+	printf "%12s %10s %8s %12s %12s %12s %8s%s\n", $1, $2, $3, $9, $10, $11, d,
+	       (d == 0) ? "  exact" : (d == "?") ? "  NO SUMMARY" : sprintf("  %+.4f%%", 100 * d / ($9 ? $9 : 1))
 }' "$results"
 
-foreign_rounds=$(awk -F'\t' '$7 != "-"' "$results" | wc -l)
+foreign_rounds=$(awk -F'\t' '$8 != "-"' "$results" | wc -l)
 ((foreign_rounds)) &&
 	echo "warning: $foreign_rounds measurements ran while other kfree_skb programs were attached (another user's tracer): their datagrams/s are lower for reasons outside this bench"
 echo

@@ -135,6 +135,18 @@ void fmt_endpoint(char *buf, size_t len, int family, const void *addr,
 		snprintf(buf, len, "%s:%s", a, p);
 }
 
+static uint64_t started_ns;
+
+void process_mark_start(void)
+{
+	started_ns = now_ns();
+}
+
+uint64_t process_start_ns(void)
+{
+	return started_ns;
+}
+
 uint64_t now_ns(void)
 {
 	struct timespec ts;

@@ -35,6 +35,9 @@ const char *proto_name(int proto, char *buf, int len);
 void str_printable(char *s);
 
 uint64_t now_ns(void);      /* CLOCK_MONOTONIC */
+/* now_ns() when main() began (0 before): -v's start-up times count from it */
+void process_mark_start(void);
+uint64_t process_start_ns(void);
 double wall_time(void);     /* CLOCK_REALTIME, seconds */
 
 /* A growable string. */

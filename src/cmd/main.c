@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "util.h"
 #include "opts.h"
 
 #ifdef UDPDROP_STATIC
@@ -161,6 +162,7 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	process_mark_start();
 	nss_builtin_only();
 	return close_stdout(run(argc, argv));
 }

@@ -22,9 +22,6 @@
 #include "udpdrop.skel.h"
 
 #define DEFAULT_MAP_ENTRIES 16384
-/* 16 MiB: ~130,000 events of 128 B, a fraction of a second of a storm
- * while the writer compresses a block */
-#define DEFAULT_RING_BYTES (16u << 20)
 
 uint64_t tracer__map_bytes(uint32_t entries, int ncpus)
 {
@@ -60,6 +57,25 @@ int attach_mode__parse(const char *s, enum attach_mode *m)
 	return -EINVAL;
 }
 
+/*
+ * The kernel's BTF, parsed once for all the probes of a start (each parse
+ * takes 10 to 20 ms): released once the programs are attached.
+ */
+static struct btf *vmlinux_btf_cache;
+
+static struct btf *vmlinux_btf(void)
+{
+	if (!vmlinux_btf_cache)
+		vmlinux_btf_cache = btf__load_vmlinux_btf();
+	return vmlinux_btf_cache;
+}
+
+static void vmlinux_btf_release(void)
+{
+	btf__free(vmlinux_btf_cache);
+	vmlinux_btf_cache = NULL;
+}
+
 static bool struct_has_member(const struct btf *btf, const char *st, const char *member)
 {
 	int id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
@@ -85,7 +101,7 @@ void tracer__features(struct kernel_features *f)
 		snprintf(f->release, sizeof(f->release), "%s", un.release);
 	f->tracefs = !access("/sys/kernel/tracing/events/skb/kfree_skb", F_OK) ||
 		     !access("/sys/kernel/debug/tracing/events/skb/kfree_skb", F_OK);
-	btf = btf__load_vmlinux_btf();
+	btf = vmlinux_btf();
 	if (!btf)
 		return;
 	f->btf = true;
@@ -97,7 +113,6 @@ void tracer__features(struct kernel_features *f)
 					    BTF_KIND_TYPEDEF) > 0;
 	f->fail_tp_skb = struct_has_member(btf, "trace_event_raw_udp_fail_queue_rcv_skb",
 					   "sport");
-	btf__free(btf);
 }
 
 static const char *yes(bool b)
@@ -157,7 +172,7 @@ static const struct btf_member *btf_member_named(const struct btf *btf, int id,
 /* Does this kernel's BTF have struct st with a member named member? */
 static bool kernel_struct_has(const char *st, const char *member)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf = vmlinux_btf();
 	bool found;
 	int id;
 
@@ -165,7 +180,6 @@ static bool kernel_struct_has(const char *st, const char *member)
 		return false;
 	id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
 	found = id > 0 && btf_member_named(btf, id, member);
-	btf__free(btf);
 	return found;
 }
 
@@ -176,7 +190,7 @@ static bool kernel_struct_has(const char *st, const char *member)
  */
 static bool kernel_kmem_free_names_cache(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf = vmlinux_btf();
 	const struct btf_type *t;
 	const struct btf_param *p;
 	bool found = false;
@@ -198,7 +212,6 @@ static bool kernel_kmem_free_names_cache(void)
 		found = t && btf_is_struct(t) &&
 			!strcmp(btf__name_by_offset(btf, t->name_off), "kmem_cache");
 	}
-	btf__free(btf);
 	return found;
 }
 
@@ -234,7 +247,7 @@ static bool kernel_fail_tp_names_skb(void)
  */
 static bool kernel_counts_tracepoint_skips(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf = vmlinux_btf();
 	const struct btf_member *u, *km;
 	const struct btf_type *t;
 	bool found = false;
@@ -252,7 +265,6 @@ static bool kernel_counts_tracepoint_skips(void)
 		km = btf_member_named(btf, u->type, "kprobe_multi");
 		found = km && btf_member_named(btf, km->type, "missed");
 	}
-	btf__free(btf);
 	return found;
 }
 
@@ -269,12 +281,11 @@ static bool kernel_has_sk_data_ready(void)
 	/* tests: act as a kernel before 6.6 would, on any kernel */
 	if (getenv("UDPDROP_NO_SK_DATA_READY"))
 		return false;
-	btf = btf__load_vmlinux_btf();
+	btf = vmlinux_btf();
 	if (!btf)
 		return false;
 	found = btf__find_by_name_kind(btf, "btf_trace_sk_data_ready",
 				       BTF_KIND_TYPEDEF) > 0;
-	btf__free(btf);
 	return found;
 }
 
@@ -346,15 +357,9 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 		skel->rodata->frag_window_ns = o->frag_window_s * 1000000000ull;
 	skel->rodata->events_on = o->events;
 	skel->rodata->cap_len = o->cap_len < UD_CAP_MAX ? o->cap_len : UD_CAP_MAX;
-	/* the ring is a page when unused: top and the others pay no memory */
-	uint32_t ring = !o->events ? (uint32_t)getpagesize()
-			: o->ring_bytes ? o->ring_bytes : DEFAULT_RING_BYTES;
-
-	bpf_map__set_max_entries(skel->maps.events, ring);
+	tracer_events_size(t, skel, o);
 	/* nothing is shed without events: one slot, not 1,024 per CPU */
 	bpf_map__set_max_entries(skel->maps.shed, o->events ? UD_SHED_SLOTS : 1);
-	/* a quarter full: the reader wakes with room to spare */
-	skel->rodata->wakeup_bytes = ring / 4;
 	bpf_map__set_max_entries(skel->maps.drops,
 				 o->map_entries ?: DEFAULT_MAP_ENTRIES);
 	bpf_map__set_max_entries(skel->maps.flows,
@@ -404,16 +409,27 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	bpf_program__set_autoload(skel->progs.udpdrop_close_tp, false);
 	bpf_program__set_autoload(close_prog, with_close);
 
+	uint64_t load_start = now_ns();
+
 	err = udpdrop_bpf__load(skel);
+	t->load_ns = now_ns() - load_start;
 	if (err) {
 		snprintf(e->msg, sizeof(e->msg), "cannot load the %s program: %s",
 			 attach_mode__name(mode), strerror(-err));
+		goto fail;
+	}
+	/* every CPU's ring in place before the first drop can need one */
+	err = tracer_events_install(t, skel);
+	if (err) {
+		snprintf(e->msg, sizeof(e->msg), "cannot install the per-CPU event rings: %s",
+			 strerror(-err));
 		goto fail;
 	}
 	/* loaded (so a refusal shows now), attached later: tracer__arm_close */
 	t->close_owner = with_close;
 	t->close_prog = with_close ? close_prog : NULL;
 	t->kfree_link = bpf_program__attach(kfree);
+	t->attached_ns = now_ns();
 	if (!t->kfree_link) {
 		err = -errno;
 		snprintf(e->msg, sizeof(e->msg), "cannot attach to skb:kfree_skb (%s): %s%s",
@@ -589,10 +605,17 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 			tracer__close(t);
 		}
 	}
+	vmlinux_btf_release();
 	if (err) {
+		tracer_events_free(t);
 		e->code = err;
 		return err;
 	}
+	/* start-up: drops count from here (the loader's probes and the
+	 * verifier come before; the socket table and symbols after) */
+	if (process_start_ns())
+		pr_info("attached after %.1f ms (loading and verifying the programs: %.1f ms)\n",
+			(t->attached_ns - process_start_ns()) / 1e6, t->load_ns / 1e6);
 	t->slots_retire = tracer_slots_can_retire();
 	if (!t->slots_retire)
 		pr_info("membarrier(MEMBARRIER_CMD_GLOBAL) unavailable (nohz_full?): slots of closed sockets stay taken, their drops go by the hash map\n");
@@ -605,6 +628,10 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 		t->rx ? "counted (sock:sk_data_ready)" : "not counted",
 		t->close_owner ? "matched by their flow, named by the socket's free (kmem:kmem_cache_free) once a port is shared"
 			       : "matched by their flow");
+	if (o->events)
+		pr_info("per-drop events: %s of %u KiB\n",
+			t->ev_per_cpu ? "a ring per CPU" : "one ring shared by the CPUs",
+			t->ev_ring_bytes >> 10);
 	return 0;
 }
 
@@ -629,11 +656,6 @@ int tracer__arm_close(struct tracer *t)
 	return 0;
 }
 
-int tracer__events_fd(struct tracer *t)
-{
-	return t->skel ? bpf_map__fd(t->skel->maps.events) : -EINVAL;
-}
-
 void tracer__detach(struct tracer *t)
 {
 	bpf_link__destroy(t->rx_link);
@@ -654,6 +676,7 @@ void tracer__close(struct tracer *t)
 	bpf_link__destroy(t->close_link);
 	ring_buffer__free(t->win_rb);
 	udpdrop_bpf__destroy(t->skel);
+	tracer_events_free(t);
 	htab__free(&t->win_done);
 	free(t->wins);
 	free(t->opens);

@@ -28,7 +28,9 @@ struct tracer_opts {
 	/* per-drop events into the ring buffer (udpdrop record) */
 	bool events;
 	uint32_t cap_len;       /* packet bytes per event, <= UD_CAP_MAX */
-	uint32_t ring_bytes;    /* ring size, a power of 2 pages; 0: default */
+	/* each event ring's size (a CPU's, or the one shared ring's), a
+	 * power of 2 pages; 0: default (tracer__event_ring_default) */
+	uint32_t ring_bytes;
 	/* kernel text ranges by enum ud_range (0, 0 if unknown) */
 	uint64_t range_start[UD_RANGE_MAX], range_end[UD_RANGE_MAX];
 	/*
@@ -119,6 +121,18 @@ struct tracer {
 	uint32_t win_before;        /* windows before it were closed by every CPU
 				       by the last read (0: none read yet) */
 	int win_err;                /* -ENOMEM while taking one */
+	/*
+	 * Per-drop events (o->events): a ring per possible CPU
+	 * (ev_per_cpu, their fds), else the one shared ring.
+	 */
+	bool ev_per_cpu, ev_per_cpu_probed;
+	int *ev_fds, nev, ev_shared_fd;
+	int ev_template_fd;         /* the inner maps' template while loading */
+	bool ev_template_open;
+	uint32_t ev_ring_bytes;     /* each ring's size */
+	/* start-up: the kfree_skb program's attach (now_ns) and how long the
+	 * last load (the verifier, mostly) took */
+	uint64_t attached_ns, load_ns;
 };
 
 /* Exit-worthy failures: what failed, in one line for the user. */
@@ -252,10 +266,14 @@ bool tracer__filling(const struct tracer *t);
  */
 uint64_t tracer__missed(struct tracer *t);
 /*
- * Per-drop events (opened with o->events): the ring buffer's map fd, for
- * ring_buffer__new() (records are struct ud_event plus cap bytes).
+ * Per-drop events (opened with o->events): the rings' map fds (one per
+ * possible CPU, index = CPU, or the one shared ring) in *fds, owned by
+ * the tracer; returns how many, or -EINVAL. Records are struct ud_event
+ * plus cap bytes; a CPU's ring holds its events in time order.
  */
-int tracer__events_fd(struct tracer *t);
+int tracer__event_rings(struct tracer *t, const int **fds);
+/* The default size of each CPU's event ring for ncpus CPUs. */
+uint32_t tracer__event_ring_default(int ncpus);
 /*
  * Events shed because the ring was full, cumulative, summed over CPUs:
  * UD_SHED_SLOTS counters (slot layout in udpdrop.h).

@@ -73,6 +73,14 @@ void tracer_win_open(struct tracer *t, const struct ud_key *k, uint32_t cpu, uin
 int tracer_win_read_begin(struct tracer *t);
 int tracer_win_read_end(struct tracer *t);
 
+/* tracer_events.c: the event rings (before load: sized, and made; after
+ * load, before attach: installed), and their fds closed */
+struct udpdrop_bpf;
+void tracer_events_size(struct tracer *t, struct udpdrop_bpf *skel,
+			const struct tracer_opts *o);
+int tracer_events_install(struct tracer *t, struct udpdrop_bpf *skel);
+void tracer_events_free(struct tracer *t);
+
 /* tracer_retire.c: can slots be given back (membarrier GLOBAL works)? */
 bool tracer_slots_can_retire(void);
 

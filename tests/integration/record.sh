@@ -180,6 +180,53 @@ test_record_shed() {
 		fail "summary line: $(cat "$T/rec.err")"
 }
 
+# Per-CPU event rings: two senders pinned to two CPUs drop into one
+# socket; the writer merges the CPUs' rings, so the file's events come from
+# both CPUs, in time order, and events + shed = drops. Then the same with
+# one ring shared by the CPUs (UDPDROP_SHARED_RING=1: what a kernel that
+# takes no ring buffer in an array of maps gets).
+test_record_cpu_rings() {
+	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
+	(($(nproc) >= 2)) || { echo "    skip: needs 2 CPUs"; return; }
+	setup_hosts || return
+	local mode
+	for mode in per_cpu shared; do
+		start_recv "$B" "$V4B:5033" --rcvbuf 4096 || return
+		local rpid=$RECV_PID rout=$RECV_OUT p0 s0 s1
+		if [[ $mode == shared ]]; then
+			UDPDROP_SHARED_RING=1 start_record "$T/c.data" -f -N "$B" -d 3 -v || return
+		else
+			start_record "$T/c.data" -f -N "$B" -d 3 -v || return
+		fi
+		ip netns exec "$A" taskset -c 0 "$UDPTEST" send "$V4B:5033" -c 3000 -s 200 >"$T/s0" &
+		p0=$!
+		ip netns exec "$A" taskset -c 1 "$UDPTEST" send "$V4B:5033" -c 3000 -s 200 >"$T/s1"
+		wait "$p0"
+		wait "$REC"
+		expect_eq "$mode: record exit code" "$?" 0
+		s0=$(awk '/^sent/ { print $2 }' "$T/s0")
+		s1=$(awk '/^sent/ { print $2 }' "$T/s1")
+		local got=$(stop_recv "$rpid" "$rout")
+		local dropped=$((s0 + s1 - got))
+		expect_gt "$mode: dropped" "$dropped" 3000
+		if [[ $mode == shared ]]; then
+			grep -q 'per-drop events: one ring shared by the CPUs' "$T/rec.err" ||
+				fail "shared: no shared-ring line: $(grep -v libbpf "$T/rec.err" | tail -n 3)"
+		else
+			grep -q 'per-drop events: a ring per CPU' "$T/rec.err" ||
+				fail "per_cpu: no per-CPU line: $(grep -v libbpf "$T/rec.err" | tail -n 3)"
+		fi
+		tc_records "$T/c.data"
+		local events=$(tq '[.[] | select(.type == "EVENT")] | length')
+		local rcvbuf=$(tq '[.[] | select(.type == "SHED") | .shed["0"] // empty] | add // 0')
+		expect_eq "$mode: events + shed rcvbuf = drops" "$((events + rcvbuf))" "$dropped"
+		expect_eq "$mode: events from both CPUs" \
+			"$(tq '[.[] | select(.type == "EVENT") | .cpu] | unique | length')" 2
+		expect_eq "$mode: events out of time order" \
+			"$(tq '[.[] | select(.type == "EVENT") | .time_ns] as $t | [range(1; $t | length) | select($t[.] < $t[. - 1])] | length')" 0
+	done
+}
+
 # A drop table too small for the flows (--map-entries 64, 100 ports
 # nobody listens on): the drops that find it full go to the overflow
 # bucket, which COUNTS carries, so the file's totals stay exact.

@@ -78,7 +78,7 @@ bool record_stopping(void)
 
 enum {
 	REC_OUTPUT = 1, REC_FORCE, REC_DURATION, REC_INTERVAL, REC_NETNS, REC_PORT, REC_PID,
-	REC_HEADERS, REC_NO_EVENTS, REC_MAP_ENTRIES, REC_RING_SIZE, REC_K8S_LOGS,
+	REC_HEADERS, REC_NO_EVENTS, REC_MAP_ENTRIES, REC_BUFFER_SIZE, REC_RING_SIZE, REC_K8S_LOGS,
 };
 
 static const struct opt_spec record_specs[] = {
@@ -106,9 +106,12 @@ static const struct opt_spec record_specs[] = {
 	{ REC_MAP_ENTRIES, "map-entries", 0, OT_COUNT, "N", 64, 1u << 24, .def = "16384",
 	  .want = "a number from %r",
 	  .help = "size of the in-kernel drop table (default %d); drops\nthat find it full keep only their reason" },
+	{ REC_BUFFER_SIZE, "buffer-size", 0, OT_SIZE, "SIZE", 4096, 1u << 30, .range = "4K to 1G",
+	  .flags = OPTS_F_POW2, .want = "a power of 2 from %r",
+	  .help = "each CPU's event ring buffer (default: 16M split\namong the CPUs, at least 256K each; a power of 2\nfrom %r): events that find it full are shed and\ncounted" },
 	{ REC_RING_SIZE, "ring-size", 0, OT_SIZE, "SIZE", 4096, 1u << 30, .range = "4K to 1G",
-	  .def = "16M", .flags = OPTS_F_POW2, .want = "a power of 2 from %r",
-	  .help = "the kernel's event ring buffer (default %d; a power\nof 2 from %r): events that find it full are\nshed and counted" },
+	  .flags = OPTS_F_POW2, .want = "a power of 2 from %r",
+	  .help = "the former name of --buffer-size" },
 	CLI_K8S_LOGS_SPEC(REC_K8S_LOGS),
 	OPTS_VERBOSE("loader and libbpf details (twice: more)"),
 	OPTS_VERSION,
@@ -193,6 +196,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			if (cli__map_entries("record", p.arg, &o->tracer.map_entries))
 				return -EXIT_USAGE;
 			break;
+		case REC_BUFFER_SIZE:
 		case REC_RING_SIZE:
 			/* the kernel wants a whole number of pages (64K pages: 64K at least) */
 			if (p.u % (uint64_t)getpagesize())
@@ -373,10 +377,10 @@ int do_record(int argc, char **argv)
 	if (o.tracer.events) {
 		rc.shed_seen = calloc(UD_SHED_SLOTS, sizeof(uint64_t));
 		rc.shed_now = calloc(UD_SHED_SLOTS, sizeof(uint64_t));
-		rc.rb = ring_buffer__new(tracer__events_fd(&w.t), record_on_event, &rc, NULL);
-		if (!rc.shed_seen || !rc.shed_now || !rc.rb) {
-			fprintf(stderr, WHO ": cannot set up the event ring buffer: %s\n",
-				strerror(rc.rb ? ENOMEM : errno));
+		err = !rc.shed_seen || !rc.shed_now ? -ENOMEM : record_open_events(&rc);
+		if (err) {
+			fprintf(stderr, WHO ": cannot set up the event rings: %s\n",
+				strerror(-err));
 			goto fail_open;
 		}
 	}
@@ -423,7 +427,7 @@ int do_record(int argc, char **argv)
 	while (!record_stopping()) {
 		uint64_t t = next < end ? next : end;
 
-		if (rc.rb) {
+		if (rc.events_on) {
 			err = record_poll_events(&rc, t);
 			if (err && rc.err)
 				goto write_fail;
@@ -472,7 +476,7 @@ int do_record(int argc, char **argv)
 		linger_signals = nsignals;
 		rc.pid_gone = false;
 		rc.lingering = true;
-		if (rc.rb)
+		if (rc.events_on)
 			err = record_poll_events(&rc, until);
 		else
 			err = record_sleep_until(&rc, until);
@@ -490,7 +494,7 @@ int do_record(int argc, char **argv)
 	 * its event, or the last read could miss one of them.
 	 */
 	usleep(10000);
-	if (rc.rb) {
+	if (rc.events_on) {
 		err = record_drain_events(&rc);
 		if (err)
 			goto write_fail;
@@ -519,8 +523,7 @@ int do_record(int argc, char **argv)
 		child.pid = 0;
 	}
 
-	ring_buffer__free(rc.rb);
-	rc.rb = NULL;
+	record_close_events(&rc);
 	watch__close(&w);
 	htab__free(&rc.syms);
 	htab__free(&rc.win_ids);
@@ -565,7 +568,7 @@ int do_record(int argc, char **argv)
 write_fail:
 	fprintf(stderr, WHO ": cannot write %s: %s\n", o.output, strerror(-err));
 fail_open: /* ret is set: EXIT_FAIL, or the command's 126/127 */
-	ring_buffer__free(rc.rb);
+	record_close_events(&rc);
 	watch__close(&w);
 fail:
 	/* a command that never ran is killed; one that runs is left alone */

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * udpdrop record's events: from the BPF ring buffer into EVENT records,
+ * udpdrop record's events: from the BPF event rings (one per CPU),
+ * merged by time, into EVENT records,
  * held (-p, a COMMAND, -N's closing queues) until their socket's owner
  * is known, and the waits between snapshots that take them.
  */
 #include <errno.h>
-#include <bpf/libbpf.h>
+#include "evring.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,17 +19,24 @@
 #include "watch.h"
 
 /*
- * ring_buffer__poll stops on a callback error: this one means "time to
- * look at the clock" (a snapshot, a stop, the owner's sockets), not a
- * failure (the event was taken first).
+ * "Time to look at the clock" (a snapshot, a stop, the owner's sockets)
+ * from the event loop, not a failure (the event was taken first).
  */
 #define YIELD (-ECANCELED)
 /*
- * The programs wake us only when a quarter of the ring is waiting (a
+ * The programs wake us only when a quarter of a ring is waiting (a
  * wake-up per event would cost more than the event), so look at the
- * ring on this timer too: an event waits at most this long in the ring.
+ * rings on this timer too: an event waits at most this long in a ring.
  */
 #define POLL_MS 20
+/*
+ * How long a ring whose next record is still being written holds back
+ * the other rings' later events (see merge_rings). A program writes its
+ * record within microseconds of stamping it (it runs without being
+ * preempted); one held longer (a PREEMPT_RT kernel) only lands out of
+ * order in the file.
+ */
+#define BUSY_HOLD_NS (1000 * 1000ull)
 /* Most bytes of events held at once (then they are shed, and counted). */
 #define HELD_MAX (32u << 20)
 
@@ -165,9 +173,10 @@ int record_release_held(struct recorder *rc, bool final)
 	return err;
 }
 
-int record_on_event(void *ctx, void *data, size_t size)
+/* One event taken from a ring: written, or held (-p, COMMAND, -N's
+ * closing queues). 0, YIELD, or the write's error. */
+static int on_event(struct recorder *rc, const void *data, size_t size)
 {
-	struct recorder *rc = ctx;
 	const struct ud_event *e = data;
 	int err;
 
@@ -221,6 +230,110 @@ static int owner_tick(struct recorder *rc, uint64_t now)
 	return rc->hold ? record_release_held(rc, false) : 0;
 }
 
+/* What a ring's next record is, as merge_rings last looked. */
+struct record_head {
+	enum evring_head state;
+	const void *data;
+	uint32_t size;
+	uint64_t time_ns; /* the event's (EVRING_RECORD) */
+};
+
+static void look(struct recorder *rc, int i)
+{
+	struct record_head *h = &rc->heads[i];
+
+	h->state = evrings__peek(&rc->rings, i, &h->data, &h->size);
+	h->time_ns = 0;
+	if (h->state == EVRING_RECORD && h->size >= sizeof(struct ud_event))
+		h->time_ns = ((const struct ud_event *)h->data)->time_ns;
+}
+
+/*
+ * Write what the rings hold, merged by event time, so the file's EVENTs
+ * are in time order as one shared ring gave them (report's burst windows
+ * and a pcapng's packets read them in that order). Each CPU's ring is in
+ * time order: the oldest next record of all rings is the next event,
+ * once no ring can still bring an older one. A ring seen empty at or
+ * after `seen` cannot: a program stamps its event (bpf_ktime_get_ns,
+ * CLOCK_MONOTONIC as now_ns) after reserving it. A ring whose next record
+ * is being written holds back events after seen - BUSY_HOLD_NS. final
+ * (the programs are detached): every ring is complete, merge it all.
+ * Returns 0 when nothing more can be written now, YIELD, or an error.
+ */
+static int merge_rings(struct recorder *rc, bool final)
+{
+	int n = rc->rings.n;
+
+	for (;;) {
+		uint64_t seen = now_ns();
+		bool wrote = false;
+
+		for (int i = 0; i < n; i++)
+			look(rc, i);
+		for (;;) {
+			uint64_t bound = UINT64_MAX, best_t = UINT64_MAX;
+			int best = -1, err;
+
+			for (int i = 0; i < n; i++) {
+				const struct record_head *h = &rc->heads[i];
+
+				if (h->state == EVRING_RECORD) {
+					if (best < 0 || h->time_ns < best_t) {
+						best = i;
+						best_t = h->time_ns;
+					}
+				} else if (h->state == EVRING_BUSY) {
+					if (seen - BUSY_HOLD_NS < bound)
+						bound = seen - BUSY_HOLD_NS;
+				} else if (seen < bound) {
+					bound = seen;
+				}
+			}
+			if (best < 0)
+				return 0;
+			if (!final && best_t > bound)
+				break; /* look again: the bound moves on */
+			err = on_event(rc, rc->heads[best].data, rc->heads[best].size);
+			evrings__take(&rc->rings, best);
+			if (err)
+				return err;
+			wrote = true;
+			look(rc, best);
+		}
+		if (!wrote)
+			return 0;
+	}
+}
+
+int record_open_events(struct recorder *rc)
+{
+	const int *fds;
+	int n = tracer__event_rings(&rc->w->t, &fds), err;
+
+	if (n < 0)
+		return n;
+	rc->heads = calloc(n, sizeof(*rc->heads));
+	if (!rc->heads)
+		return -ENOMEM;
+	err = evrings__open(&rc->rings, fds, n);
+	if (err) {
+		free(rc->heads);
+		rc->heads = NULL;
+		return err;
+	}
+	rc->events_on = true;
+	return 0;
+}
+
+void record_close_events(struct recorder *rc)
+{
+	if (rc->events_on)
+		evrings__close(&rc->rings);
+	free(rc->heads);
+	rc->heads = NULL;
+	rc->events_on = false;
+}
+
 /* Wait for events until `deadline` (or a stop), writing them. */
 int record_poll_events(struct recorder *rc, uint64_t deadline)
 {
@@ -234,28 +347,34 @@ int record_poll_events(struct recorder *rc, uint64_t deadline)
 		n = owner_tick(rc, now);
 		if (n)
 			return n;
-		ms = (int)((deadline - now + 999999) / 1000000);
-		n = ring_buffer__poll(rc->rb, ms < POLL_MS ? ms : POLL_MS);
-		/* a timeout consumes nothing: the ring may hold events anyway */
-		if (n >= 0 || n == -EINTR)
-			n = ring_buffer__consume(rc->rb);
+		n = merge_rings(rc, false);
 		if (rc->err)
 			return rc->err;
-		if (n < 0 && n != -EINTR && n != YIELD)
+		if (n == YIELD)
+			continue;
+		if (n < 0)
+			return n;
+		now = now_ns();
+		if (now >= deadline)
+			return 0;
+		ms = (int)((deadline - now + 999999) / 1000000);
+		n = evrings__wait(&rc->rings, ms < POLL_MS ? ms : POLL_MS);
+		if (n < 0 && n != -EINTR)
 			return n;
 	}
 	return 0;
 }
 
-/* Everything left in the ring (the programs are detached: it ends). */
+/* Everything left in the rings (the programs are detached: it ends). */
 int record_drain_events(struct recorder *rc)
 {
 	int n;
 
 	rc->deadline = UINT64_MAX;
 	do {
-		n = ring_buffer__consume(rc->rb);
-	} while (n > 0 || n == YIELD);
+		n = merge_rings(rc, true);
+	} while (n == YIELD);
+	evrings__release(&rc->rings);
 	if (rc->err)
 		return rc->err;
 	return n < 0 ? n : 0;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "evring.h"
 #include "htab.h"
 #include "model.h"
 #include "owner.h"
@@ -18,7 +19,8 @@
 
 #define WHO "udpdrop record"
 
-struct ring_buffer; /* libbpf's */
+
+struct record_head; /* record_events.c */
 
 struct recorder {
 	struct trace_writer *tw;
@@ -27,8 +29,10 @@ struct recorder {
 	struct htab names;     /* NAME_NETNS | inode, a cookie or NAME_POD | cookie -> a hash of its last value in META */
 	uint64_t drops;        /* datagrams in the last COUNTS */
 	uint64_t missed;       /* the kernel's skipped runs, as last in META */
-	/* events */
-	struct ring_buffer *rb;
+	/* events: the rings (one per CPU, or one shared), merged by time */
+	struct evrings rings;
+	struct record_head *heads; /* each ring's next record (record_events.c) */
+	bool events_on;        /* the rings are open */
 	uint64_t events;       /* EVENT records written */
 	uint64_t deadline;     /* now_ns() at which polling yields to a snapshot */
 	int err;               /* the first write error met in the callback */
@@ -73,8 +77,9 @@ int record_write_ifaces(struct trace_writer *tw, struct model *m);
 int record_snapshot(struct recorder *rc, uint64_t t);
 
 /* record_events.c */
-/* The ring's callback (ring_buffer__new's ctx: the recorder). */
-int record_on_event(void *ctx, void *data, size_t size);
+/* Open the event rings of the tracer: 0 or -errno. */
+int record_open_events(struct recorder *rc);
+void record_close_events(struct recorder *rc);
 /* Wait for events until `deadline` (or a stop), writing them. */
 int record_poll_events(struct recorder *rc, uint64_t deadline);
 /* Everything left in the ring (the programs are detached: it ends). */

@@ -662,7 +662,7 @@ static int write_shed(struct recorder *rc, uint64_t t)
 	struct trace_shed sh = { .time_ns = t, .v = v };
 	int err;
 
-	if (!rc->rb)
+	if (!rc->events_on)
 		return 0;
 	err = tracer__read_shed(&rc->w->t, rc->shed_now);
 	if (err)

@@ -271,11 +271,14 @@ static void test_record(void **state)
 {
 	expect_accepted(do_record, CMD_ARGV("record", "-o", "x.data", "-f", "-d", "2678400",
 		"-i", "0.1", "-N", "blue", "--port", "53", "-p", "1", "--headers", "256",
-		"--map-entries", "64", "--ring-size", "4K", "--no-events", "-v", "--help"));
+		"--map-entries", "64", "--ring-size", "4K", "--buffer-size", "1G", "--no-events",
+		"-v", "--help"));
 	expect_usage(do_record, CMD_ARGV("record", "-d", "2678401"),
 		     "invalid --duration '2678401': seconds from 0.1 to 2678400 (31 days)");
 	expect_usage(do_record, CMD_ARGV("record", "--ring-size", "12K"),
 		     "invalid --ring-size '12K': a power of 2 from 4K to 1G");
+	expect_usage(do_record, CMD_ARGV("record", "--buffer-size", "2G"),
+		     "invalid --buffer-size '2G': a power of 2 from 4K to 1G");
 	expect_usage(do_record, CMD_ARGV("record", "--headers", "257"),
 		     "invalid --headers '257': a number of bytes from 0 to 256");
 	expect_usage(do_record, CMD_ARGV("record", "-o", ""), "invalid --output '': a file name");

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The per-drop event rings of `udpdrop record` (tracer.h:
+ * tracer__event_rings): one BPF ring buffer per possible CPU, in the
+ * cpu_events array of maps, so that CPUs dropping at once never contend
+ * on one ring's lock and producer position (with one shared ring, two
+ * senders made record's per-drop cost 4.9x the floor on 2 CPUs, 95x with
+ * 15 on 16). Kernels that refuse a ring buffer inside an array of maps
+ * keep the one shared ring (probed before loading).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "tracer.h"
+#include "tracer_internal.h"
+#include "udpdrop.skel.h"
+
+/* The shared ring's default (kernels without per-CPU rings): 16 MiB,
+ * ~190,000 events of 88 B, a fraction of a second of a storm while the
+ * writer compresses a block. */
+#define SHARED_RING_BYTES (16u << 20)
+/*
+ * Per-CPU rings: the same 16 MiB in all, split among the CPUs (8 MiB
+ * each on 2 CPUs: a CPU alone holds what the shared ring held for it),
+ * but never under 256 KiB a CPU (~3,000 events: 3 ms of one CPU's storm
+ * at the 1 M drops/s a CPU reaches, more than a wake-up and a drain
+ * take), so the total grows past 16 MiB only beyond 64 CPUs.
+ */
+#define PER_CPU_TOTAL_BYTES (16u << 20)
+#define PER_CPU_MIN_BYTES (256u << 10)
+
+uint32_t tracer__event_ring_default(int ncpus)
+{
+	uint32_t per = PER_CPU_TOTAL_BYTES / (ncpus > 0 ? (uint32_t)ncpus : 1u), p = 1;
+
+	if (per < PER_CPU_MIN_BYTES)
+		per = PER_CPU_MIN_BYTES;
+	while (p < per)
+		p <<= 1;
+	return p;
+}
+
+/*
+ * Does this kernel take a ring buffer inside an array of maps? Since 5.10
+ * (ringbuf_map_ops has map_meta_equal, which bpf_map_meta_alloc requires
+ * of an inner map) it does. UDPDROP_SHARED_RING=1: act as a kernel that
+ * does not (tests and the benchmark compare the two).
+ */
+static bool kernel_takes_ring_in_array(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, outer);
+	int inner, fd;
+
+	if (getenv("UDPDROP_SHARED_RING"))
+		return false;
+	inner = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ud_probe_rb", 0, 0,
+			       (uint32_t)getpagesize(), NULL);
+	if (inner < 0)
+		return false;
+	outer.inner_map_fd = inner;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "ud_probe_rbs", sizeof(uint32_t),
+			    sizeof(uint32_t), 1, &outer);
+	close(inner);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* (a zeroed tracer has none open: fd 0 is never closed by mistake) */
+static void close_template(struct tracer *t)
+{
+	if (t->ev_template_open)
+		close(t->ev_template_fd);
+	t->ev_template_open = false;
+}
+
+void tracer_events_free(struct tracer *t)
+{
+	close_template(t);
+	for (int i = 0; i < t->nev; i++)
+		if (t->ev_fds[i] >= 0)
+			close(t->ev_fds[i]);
+	free(t->ev_fds);
+	t->ev_fds = NULL;
+	t->nev = 0;
+	t->ev_per_cpu = false;
+}
+
+/*
+ * The per-CPU rings, made once (a variant that fails to load leaves them
+ * for the next): 0, or -errno when the kernel cannot give them (memory).
+ */
+static int make_rings(struct tracer *t, uint32_t bytes)
+{
+	if (t->ev_fds)
+		return 0;
+	t->ev_fds = malloc(t->ncpus * sizeof(*t->ev_fds));
+	if (!t->ev_fds)
+		return -ENOMEM;
+	for (t->nev = 0; t->nev < t->ncpus; t->nev++) {
+		char name[16];
+		int fd;
+
+		snprintf(name, sizeof(name), "ud_ev%u", (unsigned)t->nev & 0xffffff);
+		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0, bytes, NULL);
+		if (fd < 0) {
+			int err = -errno;
+
+			tracer_events_free(t);
+			return err;
+		}
+		t->ev_fds[t->nev] = fd;
+	}
+	return 0;
+}
+
+void tracer_events_size(struct tracer *t, struct udpdrop_bpf *skel, const struct tracer_opts *o)
+{
+	uint32_t page = (uint32_t)getpagesize();
+	uint32_t ring = page;
+
+	if (o->events && !t->ev_per_cpu_probed) {
+		t->ev_per_cpu_probed = true;
+		t->ev_per_cpu = kernel_takes_ring_in_array();
+		if (t->ev_per_cpu) {
+			uint32_t bytes = o->ring_bytes ? o->ring_bytes
+					 : tracer__event_ring_default(t->ncpus);
+			int err = make_rings(t, bytes);
+
+			if (err) {
+				pr_info("cannot make %d event rings of %u KiB (%s): one shared ring\n",
+					t->ncpus, bytes >> 10, strerror(-err));
+				t->ev_per_cpu = false;
+			} else {
+				t->ev_ring_bytes = bytes;
+			}
+		} else {
+			pr_info("this kernel takes no ring buffer in an array of maps: one event ring shared by the CPUs\n");
+		}
+	}
+	if (o->events && !t->ev_per_cpu) {
+		ring = o->ring_bytes ? o->ring_bytes : SHARED_RING_BYTES;
+		t->ev_ring_bytes = ring;
+	}
+	skel->rodata->per_cpu_events = t->ev_per_cpu;
+	/* the ring is a page when unused: top and the others pay no memory */
+	bpf_map__set_max_entries(skel->maps.events, ring);
+	/* a quarter full: the reader wakes with room to spare */
+	skel->rodata->wakeup_bytes = (t->ev_per_cpu ? t->ev_ring_bytes : ring) / 4;
+	/*
+	 * The inner maps' template is given by fd (libbpf 1.1 cannot resize
+	 * the one it would make from BTF): CPU 0's ring; else, the array
+	 * unused (the programs name it, so it is made all the same), a
+	 * one-slot array of plain arrays, which every kernel takes.
+	 */
+	close_template(t);
+	if (t->ev_per_cpu) {
+		bpf_map__set_max_entries(skel->maps.cpu_events, t->ncpus);
+		bpf_map__set_inner_map_fd(skel->maps.cpu_events, t->ev_fds[0]);
+	} else {
+		int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ud_ev_none", sizeof(uint32_t),
+					sizeof(uint32_t), 1, NULL);
+
+		bpf_map__set_max_entries(skel->maps.cpu_events, 1);
+		if (fd >= 0) {
+			t->ev_template_fd = fd;
+			t->ev_template_open = true;
+			bpf_map__set_inner_map_fd(skel->maps.cpu_events, fd);
+		}
+	}
+}
+
+int tracer_events_install(struct tracer *t, struct udpdrop_bpf *skel)
+{
+	int outer = bpf_map__fd(skel->maps.cpu_events);
+
+	/* the kernel keeps its own copy of the template */
+	close_template(t);
+	if (!t->ev_per_cpu)
+		return 0;
+	for (uint32_t cpu = 0; cpu < (uint32_t)t->nev; cpu++)
+		if (bpf_map_update_elem(outer, &cpu, &t->ev_fds[cpu], BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+int tracer__event_rings(struct tracer *t, const int **fds)
+{
+	if (!t->skel)
+		return -EINVAL;
+	if (t->ev_per_cpu) {
+		*fds = t->ev_fds;
+		return t->nev;
+	}
+	t->ev_shared_fd = bpf_map__fd(t->skel->maps.events);
+	*fds = &t->ev_shared_fd;
+	return 1;
+}
