@@ -144,6 +144,19 @@ serve_prometheus() {
 	return 1
 }
 
+# serve_scraped: a real Prometheus scraping the serve started (SERVE_PORT)
+# each second, its configuration checked by promtool first.
+serve_scraped() {
+	cat >"$T/prom.yml" <<-EOF
+	global: { scrape_interval: 1s, evaluation_interval: 1s }
+	scrape_configs:
+	  - job_name: udpdrop
+	    static_configs: [ { targets: ['127.0.0.1:$SERVE_PORT'] } ]
+	EOF
+	promtool check config "$T/prom.yml" >/dev/null || { fail "promtool check config"; return 1; }
+	serve_prometheus "$T/prom.yml"
+}
+
 # serve_prom_wait EXPR WANT [TRIES]: Prometheus's value of the instant query
 # EXPR (its first series; "none" when it has none) once it is WANT, or the
 # last one after TRIES (default 300) tries 0.1 s apart.
@@ -170,14 +183,7 @@ test_serve_prometheus() {
 	send "$A" "$V4B:5511" -c 500 -s 300 >/dev/null
 	settle 1
 	local k=$(($(mib "$B" Udp RcvbufErrors) - k0))
-	cat >"$T/prom.yml" <<-EOF
-	global: { scrape_interval: 1s, evaluation_interval: 1s }
-	scrape_configs:
-	  - job_name: udpdrop
-	    static_configs: [ { targets: ['127.0.0.1:$SERVE_PORT'] } ]
-	EOF
-	promtool check config "$T/prom.yml" >/dev/null || { fail "promtool check config"; return; }
-	serve_prometheus "$T/prom.yml" || return
+	serve_scraped || return
 	local pport=${SERVE_PROM##*:}
 	local q="udpdrop_drops_total{netns=\"$ns\",cause=\"rcvbuf\"}" got=""
 	for ((i = 0; i < 300; i++)); do
@@ -212,13 +218,7 @@ test_serve_socket_truth() {
 	start_recv "$B" "$V4B:5521" --rcvbuf 4096 --read --read-gap-us 1000 || return
 	local rpid=$RECV_PID rout=$RECV_OUT
 	start_recv "$B" "$V4B:5522" --rcvbuf 4096 || return
-	cat >"$T/prom.yml" <<-EOF
-	global: { scrape_interval: 1s, evaluation_interval: 1s }
-	scrape_configs:
-	  - job_name: udpdrop
-	    static_configs: [ { targets: ['127.0.0.1:$SERVE_PORT'] } ]
-	EOF
-	serve_prometheus "$T/prom.yml" || return
+	serve_scraped || return
 	# top beside it: the same advice engine, fed the same way
 	start_top -N "$B" || return
 	local n0=$(mib "$B" Udp NoPorts)

@@ -183,14 +183,6 @@ static const struct ss_range *range_of(struct socket_series *s, uint32_t netns, 
 	return r;
 }
 
-static bool fresh_range(const void *key, void *val, void *arg)
-{
-	const struct socket_series *s = ((void **)arg)[0];
-	uint64_t now = *(const uint64_t *)((void **)arg)[1];
-
-	return now - ((const struct ss_range *)val)->used_ns < s->retention_ns;
-}
-
 /*
  * Has port p a number of its own in ports (the numeric ports named, last
  * used) under the cap of port_cap per netns and family (count)? A port
@@ -348,30 +340,36 @@ static int own_series(struct socket_series *s, struct ss_socket *sk, const struc
 	return 0;
 }
 
-static bool fresh_socket(const void *key, void *val, void *arg)
+/*
+ * The tables' htab__retain tests; their arg is { the series, &now }: an
+ * entry last used at `at` stays for the retention (and at most `cap`).
+ */
+static bool young(void *arg, uint64_t at, uint64_t cap)
 {
 	const struct socket_series *s = ((void **)arg)[0];
-	uint64_t now = *(const uint64_t *)((void **)arg)[1];
+	uint64_t age = *(const uint64_t *)((void **)arg)[1] - at;
 
-	uint64_t age = now - ((struct ss_socket *)val)->seen_ns;
+	return age < s->retention_ns && age < cap;
+}
 
-	return age < SOCKET_SERIES_SOCKET_RETENTION_NS && age < s->retention_ns;
+static bool fresh_socket(const void *key, void *val, void *arg)
+{
+	return young(arg, ((struct ss_socket *)val)->seen_ns, SOCKET_SERIES_SOCKET_RETENTION_NS);
 }
 
 static bool fresh_series(const void *key, void *val, void *arg)
 {
-	const struct socket_series *s = ((void **)arg)[0];
-	uint64_t now = *(const uint64_t *)((void **)arg)[1];
-
-	return now - ((struct ss_val *)val)->grew_ns < s->retention_ns;
+	return young(arg, ((struct ss_val *)val)->grew_ns, UINT64_MAX);
 }
 
 static bool fresh_port(const void *key, void *val, void *arg)
 {
-	const struct socket_series *s = ((void **)arg)[0];
-	uint64_t now = *(const uint64_t *)((void **)arg)[1];
+	return young(arg, *(uint64_t *)val, UINT64_MAX);
+}
 
-	return now - *(uint64_t *)val < s->retention_ns;
+static bool fresh_range(const void *key, void *val, void *arg)
+{
+	return young(arg, ((const struct ss_range *)val)->used_ns, UINT64_MAX);
 }
 
 /* The numeric ports per (netns, family) into count, from those kept. */
@@ -399,19 +397,12 @@ static int count_ports(struct htab *ports, struct htab *count)
 
 static bool fresh_flow(const void *key, void *val, void *arg)
 {
-	const struct socket_series *s = ((void **)arg)[0];
-	uint64_t now = *(const uint64_t *)((void **)arg)[1];
-	uint64_t age = now - ((struct np_flow *)val)->seen_ns;
-
-	return age < SOCKET_SERIES_SOCKET_RETENTION_NS && age < s->retention_ns;
+	return young(arg, ((struct np_flow *)val)->seen_ns, SOCKET_SERIES_SOCKET_RETENTION_NS);
 }
 
 static bool fresh_noport(const void *key, void *val, void *arg)
 {
-	const struct socket_series *s = ((void **)arg)[0];
-	uint64_t now = *(const uint64_t *)((void **)arg)[1];
-
-	return now - ((struct np_val *)val)->grew_ns < s->retention_ns;
+	return young(arg, ((struct np_val *)val)->grew_ns, UINT64_MAX);
 }
 
 /*
