@@ -479,17 +479,29 @@ static int cmp_noport(const void *a, const void *b)
 	return x->port < y->port ? -1 : x->port > y->port;
 }
 
-static void noport_render(const struct socket_series *s, struct expo *e)
+/* A table's values, sorted by cmp (on pointers to them), for a page in a
+ * stable order; *n of them (0 and NULL: out of memory, nothing shown). */
+static const void **sorted_values(const struct htab *h, int (*cmp)(const void *, const void *),
+				  size_t *n)
 {
-	const struct np_val **v = calloc(s->noport.n + 1, sizeof(*v));
-	size_t it = 0, n = 0;
+	const void **v = calloc(h->n + 1, sizeof(*v));
+	size_t it = 0;
 	const void *key;
 	void *val;
 
-	while (v && htab__next(&s->noport, &it, &key, &val))
-		v[n++] = val;
+	*n = 0;
+	while (v && htab__next(h, &it, &key, &val))
+		v[(*n)++] = val;
 	if (v)
-		qsort(v, n, sizeof(*v), cmp_noport);
+		qsort(v, *n, sizeof(*v), cmp);
+	return v;
+}
+
+static void noport_render(const struct socket_series *s, struct expo *e)
+{
+	size_t n;
+	const struct np_val **v = (const struct np_val **)sorted_values(&s->noport, cmp_noport, &n);
+
 	expo__family(e, "udpdrop_noport_drops", EXPO_COUNTER,
 		     "UDP datagrams to a port with no socket (cause no_socket: the kernel's "
 		     "UdpNoPorts), by netns, family and destination port (ephemeral: on the netns's "
@@ -747,15 +759,9 @@ static void render_family(const struct socket_series *s, struct expo *e,
 
 void socket_series__render(const struct socket_series *s, struct expo *e)
 {
-	const struct ss_val **v = calloc(s->series.n + 1, sizeof(*v));
-	size_t it = 0, n = 0;
-	const void *key;
-	void *val;
+	size_t n;
+	const struct ss_val **v = (const struct ss_val **)sorted_values(&s->series, cmp_series, &n);
 
-	while (v && htab__next(&s->series, &it, &key, &val))
-		v[n++] = val;
-	if (v)
-		qsort(v, n, sizeof(*v), cmp_series);
 	expo__family(e, "udpdrop_socket_drops", EXPO_COUNTER,
 		     "UDP datagrams dropped per socket port: by netns, family, local port "
 		     "(ephemeral: a connected socket on the netns's ip_local_port_range; other: "
