@@ -208,6 +208,44 @@ struct {
 	__type(value, __u64); /* last time a fragment of it was freed */
 } frags SEC(".maps");
 
+struct pkt_info {
+	__u32 id;
+	__u16 sport;     /* host order; first fragments and whole datagrams */
+	bool fragment;   /* MF set or offset != 0 */
+	bool first_frag; /* offset == 0 */
+};
+
+/*
+ * Global functions (udpdrop_account_*, udpdrop_parse, ...): the verifier
+ * checks each once, on its own, for any arguments of its prototype, where
+ * an inlined or static one is walked again in every state of every path
+ * that reaches it. Those walks took the kfree_skb program to 994,089 of
+ * the verifier's 1,000,000 instructions and most of a second per 300,000
+ * of them to load. Before 5.12 a global function takes only scalars (and
+ * the context): what does not fit one goes through this CPU's handover,
+ * one set per program that can run nested in another on one CPU (a
+ * softirq's kmem_cache_free or enqueue failure inside a process-context
+ * kfree_skb).
+ */
+enum { ARGS_KFREE, ARGS_FAIL, ARGS_CLOSE, ARGS_MAX = 4 };
+
+/* which's set (a power of 2 masks it: a compare alone the compiler may
+ * apply to a copy the verifier does not relate to the index) */
+#define ARGS_OF(ho, which) (&(ho)->args[(__u32)(which) & (ARGS_MAX - 1)])
+
+struct fn_args {
+	struct ud_key key;   /* account: the bucket; emit: the event's key */
+	struct ud_key flow;  /* parse: the packet's flow fields */
+	struct pkt_info pi;  /* parse: the packet's fragment facts */
+	__u64 slot_state;    /* account: the slot's state word (fast path) */
+	/*
+	 * parse, site, emit: the skb. Here, not an argument: tp_btf's skb is
+	 * a typed pointer, which a global function's scalar argument refuses
+	 * ("R1 is not a scalar"); stored, it reads back as a number.
+	 */
+	__u64 skb;
+};
+
 /*
  * Per-CPU state. Since 6.1 the kernel never runs this program nested on
  * one CPU (a kfree_skb inside a running invocation is skipped and counted
@@ -290,6 +328,7 @@ struct handover {
 	 * softirq on the way out of an interrupt) cannot overwrite it.
 	 */
 	struct ud_win win_out[2];
+	struct fn_args args[ARGS_MAX];
 };
 
 struct {
@@ -388,13 +427,6 @@ static __always_inline bool wanted_proto(__u16 proto)
 {
 	return proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE;
 }
-
-struct pkt_info {
-	__u32 id;
-	__u16 sport;     /* host order; first fragments and whole datagrams */
-	bool fragment;   /* MF set or offset != 0 */
-	bool first_frag; /* offset == 0 */
-};
 
 /*
  * Where the freed skb's IP header starts (offset from head). Returns
@@ -509,6 +541,21 @@ static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
 	return false;
 }
 
+/* parse_headers, checked once: the flow and fragment facts to args' */
+__noinline int udpdrop_parse(int which)
+{
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	struct fn_args *a;
+
+	if (!ho)
+		return 0;
+	a = ARGS_OF(ho, which);
+	__builtin_memset(&a->flow, 0, sizeof(a->flow));
+	__builtin_memset(&a->pi, 0, sizeof(a->pi));
+	return parse_headers(false, (struct sk_buff *)a->skb, &a->flow, &a->pi);
+}
+
 /* Is reason the site's number (see site_base)? */
 static __always_inline bool is_site(__u32 reason, __u32 site)
 {
@@ -605,6 +652,29 @@ static __always_inline __u64 frag_datagrams(struct ud_key *k,
 		return 0;
 	bpf_map_update_elem(&frags, &id, &now, BPF_ANY);
 	return 1;
+}
+
+/* frag_netns and frag_datagrams, checked once: on args[ARGS_KFREE]'s key
+ * and packet facts */
+__noinline int udpdrop_frag_netns(void)
+{
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+
+	if (!ho)
+		return 0;
+	return frag_netns(ho, &ho->args[ARGS_KFREE].key, &ho->args[ARGS_KFREE].pi);
+}
+
+__noinline int udpdrop_frag_datagrams(__u32 reason)
+{
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+
+	if (!ho)
+		return 0;
+	return frag_datagrams(&ho->args[ARGS_KFREE].key, &ho->args[ARGS_KFREE].pi,
+			      reason);
 }
 
 static __always_inline bool key_eq(const struct ud_key *a,
@@ -749,10 +819,12 @@ static __always_inline int win_count(struct handover *ho, const struct ud_key *k
  * in code that never runs: the programs built with use_slots false leave the
  * table alone and count everything in the hash maps.
  */
-static __always_inline long account_n(struct handover *ho, struct ud_key *k,
-				      __u64 datagrams, __u64 skbs, __u64 len,
-				      __u64 *slot_state, bool use_slots)
+static __always_inline int account_body(struct handover *ho, struct fn_args *a,
+					__u64 datagrams, __u64 skbs, __u64 len,
+					bool use_slots)
 {
+	struct ud_key *k = &a->key;
+	__u64 *slot_state = &a->slot_state;
 	bool sock = k->flags & UD_KEY_SOCK;
 	void *map = sock ? (void *)&drops : (void *)&flows;
 	struct ud_val *v;
@@ -802,11 +874,50 @@ static __always_inline long account_n(struct handover *ho, struct ud_key *k,
 	return -1;
 }
 
+__noinline int udpdrop_account_slots(int which, __u64 datagrams, __u64 skbs,
+				    __u64 len)
+{
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+
+	if (!ho)
+		return -1;
+	return account_body(ho, ARGS_OF(ho, which), datagrams, skbs, len, true);
+}
+
+/* The same without the slot table (kernels without atomics, the frees). */
+__noinline int udpdrop_account_maps(int which, __u64 datagrams, __u64 skbs,
+				   __u64 len)
+{
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+
+	if (!ho)
+		return -1;
+	return account_body(ho, ARGS_OF(ho, which), datagrams, skbs, len, false);
+}
+
+/* which: the calling program's ARGS_* (a literal), as use_slots is */
+static __always_inline long account_n(struct handover *ho, int which,
+				      const struct ud_key *k, __u64 datagrams,
+				      __u64 skbs, __u64 len, __u64 *slot_state,
+				      bool use_slots)
+{
+	struct fn_args *a = ARGS_OF(ho, which);
+	long slot;
+
+	a->key = *k;
+	slot = use_slots ? udpdrop_account_slots(which, datagrams, skbs, len)
+			 : udpdrop_account_maps(which, datagrams, skbs, len);
+	*slot_state = a->slot_state;
+	return slot;
+}
+
 static __always_inline long account(struct handover *ho, struct ud_key *k,
 				    __u64 datagrams, __u64 len, __u64 *slot_state,
 				    bool use_slots)
 {
-	return account_n(ho, k, datagrams, 1, len, slot_state, use_slots);
+	return account_n(ho, ARGS_KFREE, k, datagrams, 1, len, slot_state, use_slots);
 }
 
 static __always_inline bool filtered_out(struct ud_key *k, __u16 lport)
@@ -979,53 +1090,70 @@ static __always_inline void *event_ring(void)
 	return bpf_map_lookup_elem(&cpu_events, &cpu);
 }
 
-static __noinline int emit_event(struct sk_buff *skb, const struct ud_key *k,
-				 __u32 datagrams, __u32 len)
+/* One event for skb under args[ARGS_KFREE]'s key (see emit_event). */
+__noinline int udpdrop_emit(__u32 datagrams, __u32 len)
 {
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
 	struct ud_event *e = NULL;
 	void *ring;
 
-	if (!k)
+	if (!ho)
 		return 0;
 	ring = event_ring();
 	if (ring)
 		e = bpf_ringbuf_reserve(ring, sizeof(*e) + cap_len, 0);
 	if (!e) {
-		count_shed(k);
+		count_shed(&ho->args[ARGS_KFREE].key);
 		return 0;
 	}
-	fill_event(e, skb, k, datagrams, len);
+	fill_event(e, (struct sk_buff *)ho->args[ARGS_KFREE].skb,
+		   &ho->args[ARGS_KFREE].key, datagrams, len);
 	submit_event(ring, e);
 	return 0;
+}
+
+static __always_inline void emit_event(struct handover *ho, struct sk_buff *skb,
+				       const struct ud_key *k, __u32 datagrams,
+				       __u32 len)
+{
+	ho->args[ARGS_KFREE].key = *k;
+	ho->args[ARGS_KFREE].skb = (__u64)skb;
+	udpdrop_emit(datagrams, len);
 }
 
 /*
  * A drop that waits for udp_fail_queue_rcv_skb (kernels without reasons,
  * before 6.10: see struct handover): its event is made now, while the skb
- * is there (flow, headers), and sent when the socket is known.
+ * is there (flow, headers), and sent when the socket is known. The key:
+ * args[ARGS_KFREE]'s.
  */
-static __noinline int stash_event(struct sk_buff *skb, const struct ud_key *k,
-				  __u32 datagrams, __u32 len)
+__noinline int udpdrop_stash(__u32 datagrams, __u32 len)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
 
-	if (!ho || !k)
+	if (!ho)
 		return 0;
-	fill_event((struct ud_event *)ho->pend_ev, skb, k, datagrams, len);
+	fill_event((struct ud_event *)ho->pend_ev,
+		   (struct sk_buff *)ho->args[ARGS_KFREE].skb,
+		   &ho->args[ARGS_KFREE].key, datagrams, len);
 	return 0;
 }
 
-/* The stashed event, now named by key k (the socket's, or the flow's). */
-static __noinline int emit_stashed(const struct ud_key *k, __u32 datagrams)
+/* The stashed event, now named by the key in args[which] (the socket's,
+ * or the flow's). */
+__noinline int udpdrop_emit_stashed(int which, __u32 datagrams)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
 	struct ud_event *e = NULL;
+	struct ud_key *k;
 	void *ring;
 
-	if (!ho || !k)
+	if (!ho)
 		return 0;
+	k = &ARGS_OF(ho, which)->key;
 	ring = event_ring();
 	if (ring)
 		e = bpf_ringbuf_reserve(ring, sizeof(*e) + cap_len, 0);
@@ -1046,6 +1174,13 @@ static __noinline int emit_stashed(const struct ud_key *k, __u32 datagrams)
 	e->datagrams = datagrams;
 	submit_event(ring, e);
 	return 0;
+}
+
+static __always_inline void emit_stashed(struct handover *ho, int which,
+					 const struct ud_key *k, __u32 datagrams)
+{
+	ARGS_OF(ho, which)->key = *k;
+	udpdrop_emit_stashed(which, datagrams);
 }
 
 /* ---- kernels without drop reasons: the site (see enum ud_site) ---- */
@@ -1156,6 +1291,18 @@ static __always_inline __u32 derive_site(bool direct, struct sk_buff *skb,
 	return UD_SITE_UNKNOWN;
 }
 
+/* derive_site, checked once (probe reads: the skb is a scalar here) */
+__noinline int udpdrop_site(__u64 location, __u32 flags)
+{
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+
+	if (!ho)
+		return UD_SITE_UNKNOWN;
+	return derive_site(false, (struct sk_buff *)ho->args[ARGS_KFREE].skb,
+			   location, flags);
+}
+
 /* Does udp:udp_fail_queue_rcv_skb carry the skb (6.10+, and fire first)? */
 static __always_inline bool fail_tp_has_skb(void)
 {
@@ -1175,10 +1322,10 @@ static __always_inline void pend_flush(struct handover *ho, bool use_slots)
 		stat_inc(ho, UD_STAT_FILTERED);
 		return;
 	}
-	account_n(ho, &ho->pend_key, ho->pend_datagrams, ho->pend_skbs,
-		  ho->pend_bytes, &slot_state, use_slots);
+	account_n(ho, ARGS_KFREE, &ho->pend_key, ho->pend_datagrams,
+		  ho->pend_skbs, ho->pend_bytes, &slot_state, use_slots);
 	if (events_on)
-		emit_stashed(&ho->pend_key, ho->pend_datagrams);
+		emit_stashed(ho, ARGS_KFREE, &ho->pend_key, ho->pend_datagrams);
 }
 
 /*
@@ -1187,15 +1334,15 @@ static __always_inline void pend_flush(struct handover *ho, bool use_slots)
  * the flow to a socket). The hash maps only: this also runs from the
  * kmem_cache_free programs, which leave the slot table alone.
  */
-static __always_inline void close_flush(struct handover *ho)
+static __always_inline void close_flush(struct handover *ho, int which)
 {
 	__u64 slot_state;
 
 	if (!ho->close_valid)
 		return;
 	ho->close_valid = false;
-	account_n(ho, &ho->close_key, ho->close_datagrams, ho->close_skbs,
-		  ho->close_bytes, &slot_state, false);
+	account_n(ho, which, &ho->close_key, ho->close_datagrams,
+		  ho->close_skbs, ho->close_bytes, &slot_state, false);
 }
 
 static __always_inline int classify(bool direct, bool use_slots,
@@ -1228,7 +1375,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 			ho->pend_skbs += 1;
 			ho->pend_bytes += len;
 			if (events_on)
-				emit_event(skb, &ho->pend_key, 0, len);
+				emit_event(ho, skb, &ho->pend_key, 0, len);
 			return 0;
 		}
 		if (close_owner && ho->close_child && ho->close_valid) {
@@ -1236,12 +1383,12 @@ static __always_inline int classify(bool direct, bool use_slots,
 			ho->close_skbs += 1;
 			ho->close_bytes += len;
 			if (events_on)
-				emit_event(skb, &ho->close_key, 0, len);
+				emit_event(ho, skb, &ho->close_key, 0, len);
 			return 0;
 		}
 		account(ho, &ho->key, 0, len, &slot_state, use_slots);
 		if (events_on)
-			emit_event(skb, &ho->key, 0, len);
+			emit_event(ho, skb, &ho->key, 0, len);
 		return 0;
 	}
 	ho->next_child = 0;
@@ -1250,7 +1397,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 
 	/* the same socket, reason and place as the last event: count it */
 	if (close_owner && rx_sk)
-		close_flush(ho); /* a live socket's drop: see below */
+		close_flush(ho, ARGS_KFREE); /* a live socket's drop: see below */
 	if (rx_sk && ho->fast_valid && ho->fast_sk == (__u64)rx_sk &&
 	    ho->fast_reason == reason && ho->fast_location == (__u64)location &&
 	    ho->fast_cookie == RD(direct, rx_sk->__sk_common.skc_cookie.counter,
@@ -1266,7 +1413,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 			if (frag_list)
 				ho->next_child = frag_list; /* ho->key is this key */
 			if (events_on)
-				emit_event(skb, &ho->key, datagrams, len);
+				emit_event(ho, skb, &ho->key, datagrams, len);
 			return 0;
 		}
 	}
@@ -1289,11 +1436,15 @@ static __always_inline int classify(bool direct, bool use_slots,
 	}
 	ho->fail_sk = 0;
 	if (derive_sites) {
-		reason = derive_site(direct, skb, k.location, k.flags);
+		ho->args[ARGS_KFREE].skb = (__u64)skb;
+		reason = udpdrop_site(k.location, k.flags);
 		k.reason = reason;
 		k.flags |= UD_KEY_SITE;
 	} else if (site_base && reason == UD_REASON(NOT_SPECIFIED)) {
-		__u32 site = derive_site(direct, skb, k.location, k.flags);
+		__u32 site;
+
+		ho->args[ARGS_KFREE].skb = (__u64)skb;
+		site = udpdrop_site(k.location, k.flags);
 
 		/*
 		 * Only where the kernel's own reason says nothing the site
@@ -1325,12 +1476,14 @@ static __always_inline int classify(bool direct, bool use_slots,
 	if (have_sk) {
 		/* a local sender's datagram may be a fragment: look */
 		if (k.flags & UD_KEY_SKB_SK) {
-			struct ud_key tmp = {};
+			struct fn_args *a = &ho->args[ARGS_KFREE];
 
-			if (parse_headers(direct, skb, &tmp, &pi) && pi.fragment) {
+			a->skb = (__u64)skb;
+			if (udpdrop_parse(ARGS_KFREE) && a->pi.fragment) {
 				k.flags |= UD_KEY_FRAG;
-				__builtin_memcpy(k.saddr, tmp.saddr, 16);
-				__builtin_memcpy(k.daddr, tmp.daddr, 16);
+				__builtin_memcpy(k.saddr, a->flow.saddr, 16);
+				__builtin_memcpy(k.daddr, a->flow.daddr, 16);
+				pi = a->pi;
 			}
 		}
 	} else {
@@ -1339,13 +1492,22 @@ static __always_inline int classify(bool direct, bool use_slots,
 		/* e.g. a raw socket sending UDP: judge the packet itself */
 		k.flags &= ~(UD_KEY_FAIL_MEM | UD_KEY_FAIL_RCVBUF | UD_KEY_RX_SK |
 			     UD_KEY_SOCK);
-		if (!parse_headers(direct, skb, &k, &pi) ||
-		    !wanted_proto(k.proto)) {
+		struct fn_args *a = &ho->args[ARGS_KFREE];
+
+		a->skb = (__u64)skb;
+		if (!udpdrop_parse(ARGS_KFREE) ||
+		    !wanted_proto(a->flow.proto)) {
 			if (close_owner)
-				close_flush(ho); /* see below */
+				close_flush(ho, ARGS_KFREE); /* see below */
 			stat_inc(ho, UD_STAT_NOT_OURS);
 			return 0;
 		}
+		k.family = a->flow.family;
+		k.proto = a->flow.proto;
+		__builtin_memcpy(k.saddr, a->flow.saddr, 16);
+		__builtin_memcpy(k.daddr, a->flow.daddr, 16);
+		k.dport = a->flow.dport;
+		pi = a->pi;
 		if (pi.fragment)
 			k.flags |= UD_KEY_FRAG;
 		/*
@@ -1357,7 +1519,9 @@ static __always_inline int classify(bool direct, bool use_slots,
 		dev = RD(direct, skb->dev, skb, dev);
 		k.netns = dev ? dev_netns(direct, dev) : 0;
 		if (pi.fragment && is_reasm_fail(reason)) {
-			k.netns = frag_netns(ho, &k, &pi);
+			a->key = k;
+			a->pi = pi;
+			k.netns = udpdrop_frag_netns();
 		} else if (in_range(UD_RANGE_UDP_DESTRUCT, k.location) ||
 			   in_range(UD_RANGE_INET_DESTRUCT, k.location)) {
 			/*
@@ -1382,7 +1546,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 	if (close_owner && ho->close_valid && !(k.flags & UD_KEY_CLOSE) &&
 	    !((k.flags & UD_KEY_SKB_SK) &&
 	      BPF_CORE_READ(sk, __sk_common.skc_refcnt.refs.counter) == 0))
-		close_flush(ho);
+		close_flush(ho, ARGS_KFREE);
 
 	/*
 	 * Before 6.10 udp_fail_queue_rcv_skb (IPv4 only) fires after the
@@ -1399,7 +1563,11 @@ static __always_inline int classify(bool direct, bool use_slots,
 		ho->pend_valid = true;
 		ho->next_child = frag_list;
 		if (events_on)
-			stash_event(skb, &k, ho->pend_datagrams, len);
+		{
+			ho->args[ARGS_KFREE].key = k;
+			ho->args[ARGS_KFREE].skb = (__u64)skb;
+			udpdrop_stash(ho->pend_datagrams, len);
+		}
 		return 0;
 	}
 
@@ -1413,7 +1581,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 		/* a closing socket's queue: wait for its socket (close_*) */
 		if (ho->close_valid && (ho->close_key.location != k.location ||
 					ho->close_key.reason != k.reason))
-			close_flush(ho);
+			close_flush(ho, ARGS_KFREE);
 		if (!ho->close_valid) {
 			ho->close_key = k;
 			ho->close_datagrams = ho->close_skbs = ho->close_bytes = 0;
@@ -1423,7 +1591,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 		ho->close_skbs += 1;
 		ho->close_bytes += len;
 		if (events_on)
-			emit_event(skb, &k, datagrams, len);
+			emit_event(ho, skb, &k, datagrams, len);
 		if (frag_list) {
 			ho->next_child = frag_list;
 			ho->close_child = true;
@@ -1431,7 +1599,9 @@ static __always_inline int classify(bool direct, bool use_slots,
 		return 0;
 	}
 	if (k.flags & UD_KEY_FRAG) {
-		datagrams = frag_datagrams(&k, &pi, reason);
+		ho->args[ARGS_KFREE].key = k;
+		ho->args[ARGS_KFREE].pi = pi;
+		datagrams = udpdrop_frag_datagrams(reason);
 		/* the fragment's addresses were only needed for the identity */
 		if (k.flags & UD_KEY_SOCK) {
 			__builtin_memset(k.saddr, 0, sizeof(k.saddr));
@@ -1440,7 +1610,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 	}
 	slot = account(ho, &k, datagrams, len, &slot_state, use_slots);
 	if (events_on)
-		emit_event(skb, &k, datagrams, len);
+		emit_event(ho, skb, &k, datagrams, len);
 	if (frag_list || slot >= 0)
 		ho->key = k;
 	if (frag_list)
@@ -1559,11 +1729,11 @@ static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb,
 			stat_inc(ho, UD_STAT_FILTERED);
 			return 0;
 		}
-		account_n(ho, &k, ho->pend_datagrams, ho->pend_skbs,
+		account_n(ho, ARGS_FAIL, &k, ho->pend_datagrams, ho->pend_skbs,
 			  ho->pend_bytes, &slot_state, use_slots);
 		/* the skb is gone: its event was made while it was there */
 		if (events_on)
-			emit_stashed(&k, ho->pend_datagrams);
+			emit_stashed(ho, ARGS_FAIL, &k, ho->pend_datagrams);
 		return 0;
 	}
 	ho->fail_sk = (__u64)sk;
@@ -1649,13 +1819,13 @@ static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 	    name[0] != 'U' || name[1] != 'D' || name[2] != 'P') {
 		/* another protocol's socket ended (known by its cache) */
 		if (have_cache && prot)
-			close_flush(ho);
+			close_flush(ho, ARGS_CLOSE);
 		return 0;
 	}
 	k = ho->close_key;
 	k.flags &= ~UD_KEY_FRAG;
 	if (!sock_key(false, sk, &k, &lport)) {
-		close_flush(ho);
+		close_flush(ho, ARGS_CLOSE);
 		return 0;
 	}
 	/*
@@ -1665,7 +1835,7 @@ static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 	/* unhashed at close, the socket's inet_num is 0: its sport stays */
 	lport = bpf_ntohs(BPF_CORE_READ((struct inet_sock *)sk, inet_sport));
 	if (lport != ho->close_key.dport) {
-		close_flush(ho);
+		close_flush(ho, ARGS_CLOSE);
 		return 0;
 	}
 	if (!k.cookie && bpf_core_field_exists(((struct sock___ino *)sk)->sk_ino)) {
@@ -1674,7 +1844,7 @@ static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 			k.flags |= UD_KEY_INODE;
 	}
 	if (!k.cookie) {
-		close_flush(ho);
+		close_flush(ho, ARGS_CLOSE);
 		return 0;
 	}
 	ho->close_valid = false;
@@ -1690,8 +1860,8 @@ static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 		ho->stats[UD_STAT_FILTERED] += ho->close_skbs;
 		return 0;
 	}
-	account_n(ho, &k, ho->close_datagrams, ho->close_skbs, ho->close_bytes,
-		  &slot_state, false);
+	account_n(ho, ARGS_CLOSE, &k, ho->close_datagrams, ho->close_skbs,
+		  ho->close_bytes, &slot_state, false);
 	return 0;
 }
 

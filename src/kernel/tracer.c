@@ -409,10 +409,43 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	bpf_program__set_autoload(skel->progs.udpdrop_close_tp, false);
 	bpf_program__set_autoload(close_prog, with_close);
 
+	/*
+	 * -v: each program's verifier statistics (instructions walked,
+	 * states), the start-up's main cost. Not with -vv: there libbpf keeps
+	 * the log and prints the verifier's whole walk of a refused program.
+	 */
+	static char vstats[8][4096];
+	struct bpf_program *vprog;
+	bool want_stats = log__level() == LOG_INFO;
+	int nv = 0;
+
+	if (want_stats) {
+		bpf_object__for_each_program(vprog, skel->obj) {
+			if (!bpf_program__autoload(vprog) || nv == 8)
+				continue;
+			vstats[nv][0] = 0;
+			bpf_program__set_log_buf(vprog, vstats[nv++], sizeof(vstats[0]));
+			bpf_program__set_log_level(vprog, 4 /* BPF_LOG_STATS */);
+		}
+	}
 	uint64_t load_start = now_ns();
 
 	err = udpdrop_bpf__load(skel);
 	t->load_ns = now_ns() - load_start;
+	nv = 0;
+	if (want_stats && !err) {
+		bpf_object__for_each_program(vprog, skel->obj) {
+			if (!bpf_program__autoload(vprog) || nv == 8)
+				continue;
+			const char *p = strstr(vstats[nv++], "processed ");
+			char line[256];
+			size_t n = p ? strcspn(p, "\n") : 0;
+
+			snprintf(line, sizeof(line), "%.*s", (int)n, p ? p : "");
+			pr_info("verified %s: %s\n", bpf_program__name(vprog),
+				n ? line : "(no statistics)");
+		}
+	}
 	if (err) {
 		snprintf(e->msg, sizeof(e->msg), "cannot load the %s program: %s",
 			 attach_mode__name(mode), strerror(-err));
