@@ -59,9 +59,15 @@ volatile bool close_armed = false;
  * reads it from BTF: 5.12 to 6.0 pass the cache's name there) */
 const volatile bool close_cache_arg = false;
 const volatile __u64 frag_window_ns = 60ull * 1000000000ull;
-/* [start, end) of kernel functions recognised by location (enum ud_range) */
-const volatile __u64 range_start[UD_RANGE_MAX] = {};
-const volatile __u64 range_end[UD_RANGE_MAX] = {};
+/*
+ * [start, end) of kernel functions recognised by location (enum ud_range),
+ * and the sites' below. Written by user space, not fixed at load: with
+ * drop reasons it reads /proc/kallsyms (tens of ms) only once the
+ * programs are attached and counting (tracer__set_ranges); until then a
+ * drop there is counted by its reason and flow alone. 0, 0: unknown.
+ */
+volatile __u64 range_start[UD_RANGE_MAX];
+volatile __u64 range_end[UD_RANGE_MAX];
 /*
  * Kernels without drop reasons: name each drop's site (enum ud_site) from
  * its location and the skb. Off (5.17+), the verifier removes every path
@@ -84,9 +90,9 @@ const volatile bool pend_fail = false;
  * numbers: reasons__site_base). 0: off.
  */
 const volatile __u32 site_base = 0;
-const volatile __u64 site_start[UD_SITE_RANGES] = {};
-const volatile __u64 site_end[UD_SITE_RANGES] = {};
-const volatile __u8 site_loc[UD_SITE_RANGES] = {}; /* enum ud_loc */
+volatile __u64 site_start[UD_SITE_RANGES];
+volatile __u64 site_end[UD_SITE_RANGES];
+volatile __u8 site_loc[UD_SITE_RANGES]; /* enum ud_loc */
 /*
  * Per-drop events (udpdrop record). Off, the verifier removes every path
  * that emits: top and the others pay nothing for them.

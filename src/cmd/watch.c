@@ -11,77 +11,41 @@
 #include "util.h"
 #include "watch.h"
 
-/* Drop locations the classifier must recognise (see enum ud_range). */
-static const char *const range_syms[UD_RANGE_MAX] = {
-	[UD_RANGE_FRAG_PURGE] = "inet_frag_rbtree_purge",
-	[UD_RANGE_UDP_DESTRUCT] = "udp_destruct_common",
-	[UD_RANGE_INET_DESTRUCT] = "inet_sock_destruct",
-};
-
 /* lifetimes' dumps name sockets too: see lifetimes.seen_by_inode */
 static void learn_socket(void *arg, struct sock_info *si)
 {
 	model__learn_socket(arg, si, now_ns());
 }
 
-/*
- * Kernels without drop reasons: the functions whose drops the classifier
- * names by site (enum ud_loc), as 5.10 to 5.16 call them (one inlined
- * into another lends its drops to the caller's range; absent ones are
- * skipped). Their drop sites were read in the v5.10 and v5.15 sources.
- */
-static const struct {
-	const char *name;
-	uint8_t loc;
-} site_syms[] = {
-	{ "__udp4_lib_rcv", UD_LOC_UDP_RCV },
-	{ "__udp6_lib_rcv", UD_LOC_UDP_RCV },
-	{ "udp_queue_rcv_one_skb", UD_LOC_UDP_QUEUE },
-	{ "__udp_queue_rcv_skb", UD_LOC_UDP_QUEUE },
-	{ "udp_queue_rcv_skb", UD_LOC_UDP_QUEUE },
-	{ "udpv6_queue_rcv_one_skb", UD_LOC_UDP_QUEUE },
-	{ "__udpv6_queue_rcv_skb", UD_LOC_UDP_QUEUE },
-	{ "udpv6_queue_rcv_skb", UD_LOC_UDP_QUEUE },
-	{ "udp_recvmsg", UD_LOC_UDP_RECV },
-	{ "udpv6_recvmsg", UD_LOC_UDP_RECV },
-	{ "__first_packet_length", UD_LOC_UDP_RECV },
-	{ "first_packet_length", UD_LOC_UDP_RECV },
-	{ "udp_ioctl", UD_LOC_UDP_RECV },
-	{ "udp_poll", UD_LOC_UDP_RECV },
-	{ "ip_expire", UD_LOC_FRAG_EXPIRE },
-	{ "ip6_frag_expire", UD_LOC_FRAG_EXPIRE },
-	{ "nf_ct_frag6_expire", UD_LOC_FRAG_EXPIRE },
-	{ "ip_frag_queue", UD_LOC_FRAG_QUEUE },
-	{ "ip_defrag", UD_LOC_FRAG_QUEUE },
-	{ "ip6_frag_queue", UD_LOC_FRAG_QUEUE },
-	{ "ipv6_frag_rcv", UD_LOC_FRAG_QUEUE },
-	{ "nf_ct_frag6_queue", UD_LOC_FRAG_QUEUE },
-	{ "nf_ct_frag6_gather", UD_LOC_FRAG_QUEUE },
-	{ "nf_hook_slow", UD_LOC_NETFILTER },
-	{ "kfree_skb_list", UD_LOC_QDISC },
-	{ "enqueue_to_backlog", UD_LOC_BACKLOG },
-	{ "__neigh_event_send", UD_LOC_NEIGH },
-	{ "neigh_invalidate", UD_LOC_NEIGH },
-	{ "neigh_destroy", UD_LOC_NEIGH },
-};
-
 static void site_ranges(struct ksyms *ks, struct tracer_opts *to)
 {
 	int n = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(site_syms) && n < UD_SITE_RANGES; i++) {
-		if (ksyms__range(ks, site_syms[i].name, &to->site_start[n],
+	for (int i = 0; i < model__nsite_syms && n < UD_SITE_RANGES; i++) {
+		if (ksyms__range(ks, model__site_syms[i].name, &to->site_start[n],
 				 &to->site_end[n])) {
 			pr_debug("%s not in kallsyms: its drops are not named by site\n",
-				 site_syms[i].name);
+				 model__site_syms[i].name);
 			continue;
 		}
-		to->site_loc[n++] = site_syms[i].loc;
+		to->site_loc[n++] = model__site_syms[i].loc;
 	}
 	if (to->derive_sites)
 		pr_info("no drop reasons: causes from drop locations (%d functions known)\n", n);
 	else
 		pr_debug("NOT_SPECIFIED drops named by site (%d functions known)\n", n);
+}
+
+/* The function ranges the classifier names drops by, into to. */
+static void classifier_ranges(struct watch *w, struct tracer_opts *to)
+{
+	model__load_syms(&w->m);
+	site_ranges(&w->m.ksyms, to);
+	for (int r = 0; r < UD_RANGE_MAX; r++)
+		if (ksyms__range(&w->m.ksyms, model__range_syms[r], &to->range_start[r],
+				 &to->range_end[r]))
+			pr_info("%s not in kallsyms: drops there may show the wrong netns\n",
+				model__range_syms[r]);
 }
 
 static bool is_dir(const char *path)
@@ -125,12 +89,15 @@ int watch__open(struct watch *w, struct tracer_opts *to,
 		w->m.pods = &w->pods;
 	to->derive_sites = w->m.sites;
 	to->site_base = w->m.site_base;
-	site_ranges(&w->m.ksyms, to);
-	for (int r = 0; r < UD_RANGE_MAX; r++)
-		if (ksyms__range(&w->m.ksyms, range_syms[r], &to->range_start[r],
-				 &to->range_end[r]))
-			pr_info("%s not in kallsyms: drops there may show the wrong netns\n",
-				range_syms[r]);
+	/*
+	 * Without drop reasons every drop's cause is its site: the ranges
+	 * first. With them only a few drops need one (a closing socket's
+	 * queue, a reassembly queue's fragments, NOT_SPECIFIED sites), and
+	 * reading /proc/kallsyms (40 ms or more) waits until the programs
+	 * count, so that drops count from the attach on (docs/counting.md).
+	 */
+	if (to->derive_sites)
+		classifier_ranges(w, to);
 	w->overflow = calloc(UD_OVERFLOW_SLOTS, sizeof(*w->overflow));
 	if (!w->overflow || lifetimes__init(&w->life, now_ns()) ||
 	    htab__init(&w->drops, sizeof(struct ud_key), sizeof(struct ud_val)) ||
@@ -141,6 +108,10 @@ int watch__open(struct watch *w, struct tracer_opts *to,
 	w->life.seen_by_inode = learn_socket;
 	w->life.seen_arg = &w->m;
 	err = tracer__open(&w->t, to, &te);
+	if (!err && !to->derive_sites) {
+		classifier_ranges(w, to);
+		tracer__set_ranges(&w->t, to);
+	}
 	if (err) {
 		if (err != -EPERM)
 			fprintf(stderr, "%s: %s%s\n", who, te.msg,

@@ -172,6 +172,17 @@ int ksyms__load(struct ksyms *ks, const char *path)
  * long as the lines come in address order (the kernel's own do); then it
  * stops, the rest unread. Lines out of order: false (the table will do).
  */
+/* FNV-1a: the scan compares each line's name with every wanted one by
+ * this first (up to KSYMS_PREFETCH_MAX of them, over 100,000 lines) */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
 static int prefetch_scan(struct ksyms *ks, int fd, bool *ok)
 {
 	static char buf[1 << 18];
@@ -214,8 +225,11 @@ static int prefetch_scan(struct ksyms *ks, int fd, bool *ok)
 					ks->pre[i].end = addr;
 					open_ranges--;
 				}
+			uint32_t h = left ? name_hash(name) : 0;
+
 			for (int i = 0; left && i < ks->npre; i++)
-				if (!ks->pre[i].found && !strcmp(name, ks->pre[i].name)) {
+				if (!ks->pre[i].found && ks->pre[i].hash == h &&
+				    !strcmp(name, ks->pre[i].name)) {
 					ks->pre[i].found = true;
 					ks->pre[i].start = addr;
 					left--;
@@ -393,7 +407,10 @@ int ksyms__prefetch(struct ksyms *ks, const char *path,
 	ks->path = path;
 	for (int i = 0; i < n && ks->npre < KSYMS_PREFETCH_MAX; i++)
 		if (strlen(names[i]) < sizeof(ks->pre[0].name))
-			strcpy(ks->pre[ks->npre++].name, names[i]);
+		{
+			strcpy(ks->pre[ks->npre].name, names[i]);
+			ks->pre[ks->npre++].hash = name_hash(names[i]);
+		}
 	fd = open(path ?: "/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -11,7 +11,7 @@ struct ksym {
 	char *name;   /* in ksyms.text */
 };
 
-#define KSYMS_PREFETCH_MAX 8
+#define KSYMS_PREFETCH_MAX 40
 
 /*
  * The text (code) symbols, sorted by address: the whole table once
@@ -26,6 +26,7 @@ struct ksyms {
 	const char *path;
 	struct ksyms_range {
 		char name[64];
+		uint32_t hash; /* name's (prefetch_scan) */
 		uint64_t start, end;
 		bool found;
 		/* in the file, but its range could not be had (hidden addresses) */

@@ -183,6 +183,39 @@ static bool kernel_struct_has(const char *st, const char *member)
 	return found;
 }
 
+/* Is fn a function of this kernel (in its BTF: not inlined away)? */
+static bool kernel_has_func(const char *fn)
+{
+	struct btf *btf = vmlinux_btf();
+
+	return btf && btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC) > 0;
+}
+
+/*
+ * The classifier's function ranges into the running programs (their .bss,
+ * mapped): each pair is written end first, so a program that reads it
+ * meanwhile finds an empty range, never a wrong one. Drops before this are
+ * counted all the same, by their reason and flow.
+ */
+static void copy_ranges(struct udpdrop_bpf__bss *bss, const struct tracer_opts *o)
+{
+	for (int r = 0; r < UD_RANGE_MAX; r++) {
+		bss->range_end[r] = 0;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		bss->range_start[r] = o->range_start[r];
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		bss->range_end[r] = o->range_end[r];
+	}
+	for (int r = 0; r < UD_SITE_RANGES; r++) {
+		bss->site_end[r] = 0;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		bss->site_start[r] = o->site_start[r];
+		bss->site_loc[r] = o->site_loc[r];
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		bss->site_end[r] = o->site_end[r];
+	}
+}
+
 /*
  * Does kmem:kmem_cache_free pass the cache (6.1+: call_site, ptr, s)?
  * 5.12 to 6.0 pass its name instead, 5.10 neither: then the kmem_cache_free
@@ -341,18 +374,12 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	skel->rodata->use_rx_sk = t->rx_sk;
 	skel->rodata->close_owner = with_close;
 	skel->rodata->close_cache_arg = t->close_cache_arg;
-	for (int r = 0; r < UD_RANGE_MAX; r++) {
-		skel->rodata->range_start[r] = o->range_start[r];
-		skel->rodata->range_end[r] = o->range_end[r];
-	}
+	/* what is known now (kernels without reasons: all, see watch__open);
+	 * the rest comes once the programs count (tracer__set_ranges) */
+	copy_ranges(skel->bss, o);
 	skel->rodata->derive_sites = o->derive_sites;
 	skel->rodata->pend_fail = need_fail && mode != ATTACH_TRACEPOINT && !t->fail_names_skb;
 	skel->rodata->site_base = o->derive_sites ? 0 : o->site_base;
-	for (int r = 0; r < UD_SITE_RANGES; r++) {
-		skel->rodata->site_start[r] = o->site_start[r];
-		skel->rodata->site_end[r] = o->site_end[r];
-		skel->rodata->site_loc[r] = o->site_loc[r];
-	}
 	if (o->frag_window_s)
 		skel->rodata->frag_window_ns = o->frag_window_s * 1000000000ull;
 	skel->rodata->events_on = o->events;
@@ -529,7 +556,7 @@ static int try_mode_rx(struct tracer *t, const struct tracer_opts *o,
 	 * destructor's range: UD_KEY_CLOSE). UDPDROP_NO_CLOSE_OWNER=1: by
 	 * flow, as before (tests compare the two).
 	 */
-	bool with_close = o->range_end[UD_RANGE_UDP_DESTRUCT] &&
+	bool with_close = kernel_has_func("udp_destruct_common") &&
 			  !getenv("UDPDROP_NO_CLOSE_OWNER");
 	int err = try_mode(t, o, mode, with_rx, with_close, e);
 
@@ -668,11 +695,19 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	return 0;
 }
 
+void tracer__set_ranges(struct tracer *t, const struct tracer_opts *o)
+{
+	if (t->skel)
+		copy_ranges(t->skel->bss, o);
+}
+
 int tracer__arm_close(struct tracer *t)
 {
 	int err;
 
-	if (!t->close_owner || t->close_armed || !t->close_prog)
+	/* nothing to own until the destructor's range is known */
+	if (!t->close_owner || t->close_armed || !t->close_prog ||
+	    !t->skel->bss->range_end[UD_RANGE_UDP_DESTRUCT])
 		return 0;
 	/* the end of the purges first: a purge held with no program to end
 	 * it would wait for the next drop on its CPU */

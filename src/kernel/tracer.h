@@ -303,6 +303,11 @@ int tracer__prog_stats(struct tracer *t, struct tracer_prog_stats *out, int n);
  * sockets (watch.c), never undone. 0, or a negative errno (purges then go
  * by their flow, as before).
  */
+/*
+ * The function ranges of o (range_*, site_*) into the running programs:
+ * with drop reasons the loader reads them after the attach (watch__open).
+ */
+void tracer__set_ranges(struct tracer *t, const struct tracer_opts *o);
 int tracer__arm_close(struct tracer *t);
 
 #endif

@@ -16,14 +16,78 @@
 #include "util.h"
 #include "sockid.h"
 
-/*
- * The functions whose ranges the classifier needs (enum ud_range; top.c
- * asks ksyms__range for them before the programs load): looked up ahead,
- * in one short read of /proc/kallsyms. Any other name loads the table.
- */
-static const char *const classifier_syms[] = {
-	"inet_frag_rbtree_purge", "udp_destruct_common", "inet_sock_destruct",
+/* Drop locations the classifier must recognise (see enum ud_range). */
+const char *const model__range_syms[UD_RANGE_MAX] = {
+	[UD_RANGE_FRAG_PURGE] = "inet_frag_rbtree_purge",
+	[UD_RANGE_UDP_DESTRUCT] = "udp_destruct_common",
+	[UD_RANGE_INET_DESTRUCT] = "inet_sock_destruct",
 };
+
+/*
+ * Kernels without drop reasons: the functions whose drops the classifier
+ * names by site (enum ud_loc), as 5.10 to 5.16 call them (one inlined
+ * into another lends its drops to the caller's range; absent ones are
+ * skipped). Their drop sites were read in the v5.10 and v5.15 sources.
+ */
+const struct model_site_sym model__site_syms[] = {
+	{ "__udp4_lib_rcv", UD_LOC_UDP_RCV },
+	{ "__udp6_lib_rcv", UD_LOC_UDP_RCV },
+	{ "udp_queue_rcv_one_skb", UD_LOC_UDP_QUEUE },
+	{ "__udp_queue_rcv_skb", UD_LOC_UDP_QUEUE },
+	{ "udp_queue_rcv_skb", UD_LOC_UDP_QUEUE },
+	{ "udpv6_queue_rcv_one_skb", UD_LOC_UDP_QUEUE },
+	{ "__udpv6_queue_rcv_skb", UD_LOC_UDP_QUEUE },
+	{ "udpv6_queue_rcv_skb", UD_LOC_UDP_QUEUE },
+	{ "udp_recvmsg", UD_LOC_UDP_RECV },
+	{ "udpv6_recvmsg", UD_LOC_UDP_RECV },
+	{ "__first_packet_length", UD_LOC_UDP_RECV },
+	{ "first_packet_length", UD_LOC_UDP_RECV },
+	{ "udp_ioctl", UD_LOC_UDP_RECV },
+	{ "udp_poll", UD_LOC_UDP_RECV },
+	{ "ip_expire", UD_LOC_FRAG_EXPIRE },
+	{ "ip6_frag_expire", UD_LOC_FRAG_EXPIRE },
+	{ "nf_ct_frag6_expire", UD_LOC_FRAG_EXPIRE },
+	{ "ip_frag_queue", UD_LOC_FRAG_QUEUE },
+	{ "ip_defrag", UD_LOC_FRAG_QUEUE },
+	{ "ip6_frag_queue", UD_LOC_FRAG_QUEUE },
+	{ "ipv6_frag_rcv", UD_LOC_FRAG_QUEUE },
+	{ "nf_ct_frag6_queue", UD_LOC_FRAG_QUEUE },
+	{ "nf_ct_frag6_gather", UD_LOC_FRAG_QUEUE },
+	{ "nf_hook_slow", UD_LOC_NETFILTER },
+	{ "kfree_skb_list", UD_LOC_QDISC },
+	{ "enqueue_to_backlog", UD_LOC_BACKLOG },
+	{ "__neigh_event_send", UD_LOC_NEIGH },
+	{ "neigh_invalidate", UD_LOC_NEIGH },
+	{ "neigh_destroy", UD_LOC_NEIGH },
+};
+
+const int model__nsite_syms = ARRAY_SIZE(model__site_syms);
+
+/*
+ * Every name above, looked up ahead in one streaming read of
+ * /proc/kallsyms before the programs load (the loader asks ksyms__range
+ * for each): any other name loads the whole table, which is a slower read
+ * and was most of udpdrop's start-up once the verifier's was gone.
+ */
+static int prefetch_classifier_syms(struct ksyms *ks)
+{
+	const char *names[UD_RANGE_MAX + ARRAY_SIZE(model__site_syms)];
+	int n = 0;
+
+	for (int r = 0; r < UD_RANGE_MAX; r++)
+		if (model__range_syms[r])
+			names[n++] = model__range_syms[r];
+	for (size_t i = 0; i < ARRAY_SIZE(model__site_syms); i++)
+		names[n++] = model__site_syms[i].name;
+	return ksyms__prefetch(ks, NULL, names, n);
+}
+
+void model__load_syms(struct model *m)
+{
+	/* without symbols locations print as addresses: not fatal */
+	if (prefetch_classifier_syms(&m->ksyms))
+		pr_warn("cannot read /proc/kallsyms: drop locations stay addresses\n");
+}
 
 int model__init(struct model *m, const struct model_opts *o)
 {
@@ -44,9 +108,6 @@ int model__init(struct model *m, const struct model_opts *o)
 	}
 	if (err)
 		return err;
-	/* without symbols locations print as addresses: not fatal */
-	if (ksyms__prefetch(&m->ksyms, NULL, classifier_syms, ARRAY_SIZE(classifier_syms)))
-		pr_warn("cannot read /proc/kallsyms: drop locations stay addresses\n");
 	if (netns__scan(&m->nt) || socktab__init(&m->st) ||
 	    htab__init(&m->known, sizeof(uint64_t), sizeof(struct sock_info)) ||
 	    sockid__init(&m->inode2cookie) ||

@@ -176,7 +176,20 @@ struct model {
 	int nview_sockets, nview_flows;
 };
 
+/* The kernel functions the classifier names drops by: enum ud_range's,
+ * and (kernels without drop reasons, NOT_SPECIFIED) the sites' (enum ud_loc) */
+extern const char *const model__range_syms[UD_RANGE_MAX];
+struct model_site_sym {
+	const char *name;
+	uint8_t loc;
+};
+extern const struct model_site_sym model__site_syms[];
+extern const int model__nsite_syms;
+
 int model__init(struct model *m, const struct model_opts *o);
+/* The classifier's function ranges (model__range_syms, model__site_syms)
+ * from /proc/kallsyms, ahead of other symbols: one streaming read */
+void model__load_syms(struct model *m);
 /*
  * A testing aid: UDPDROP_NO_DROP_REASONS=1 makes udpdrop act as on a
  * kernel without drop reasons (causes from the drop locations).
