@@ -250,6 +250,15 @@ struct fn_args {
 	 * ("R1 is not a scalar"); stored, it reads back as a number.
 	 */
 	__u64 skb;
+	/*
+	 * emit: the skb's IP header (net_header), read by the caller, which
+	 * in tp_btf reads the skb with plain loads (head 0: none found);
+	 * and the time, where the drop's window already asked for it
+	 * (0: not yet). Two probe reads and a clock read less per event.
+	 */
+	__u64 head;
+	__u64 now;
+	__u16 nh;
 };
 
 /*
@@ -292,6 +301,7 @@ struct handover {
 	__u64 fail_skb;      /* its skb (0 on kernels where the tp lacks it) */
 	__s32 fail_rc;
 	__u32 cpu;           /* this CPU's id, cached: saves a helper call */
+	__u64 now_ns;        /* this drop's time, once a window asked (0: not) */
 	bool cpu_known;
 	/*
 	 * fast: the last event's socket bucket, when it was an rx_sk drop
@@ -469,15 +479,11 @@ static __always_inline bool net_header(bool direct, struct sk_buff *skb,
  * Parse the IPv4/IPv6 + UDP header of the freed skb into the flow fields
  * of the key. Returns false if the skb carries no IP header we understand.
  */
-static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
-					  struct ud_key *k, struct pkt_info *pi)
+static __always_inline bool parse_at(unsigned char *head, __u16 nh,
+				     struct ud_key *k, struct pkt_info *pi)
 {
-	unsigned char *head;
-	__u16 nh;
 	__u8 buf[48];
 
-	if (!net_header(direct, skb, &head, &nh))
-		return false;
 	if (bpf_probe_read_kernel(buf, sizeof(buf), head + nh))
 		return false;
 
@@ -545,6 +551,15 @@ static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
 		return true;
 	}
 	return false;
+}
+
+static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
+					  struct ud_key *k, struct pkt_info *pi)
+{
+	unsigned char *head;
+	__u16 nh;
+
+	return net_header(direct, skb, &head, &nh) && parse_at(head, nh, k, pi);
 }
 
 /* parse_headers, checked once: the flow and fragment facts to args' */
@@ -796,11 +811,14 @@ __noinline int udpdrop_win_flush(int which)
 static __always_inline int win_count(struct handover *ho, const struct ud_key *k,
 				     struct ud_val *v, __u64 datagrams)
 {
-	__u64 word, idx;
+	__u64 word, idx, now;
 
 	if (!datagrams || !(k->flags & UD_KEY_SOCK))
 		return 0;
-	idx = bpf_ktime_get_ns() / UD_WIN_NS;
+	now = bpf_ktime_get_ns();
+	if (events_on)
+		ho->now_ns = now; /* the event's time too */
+	idx = now / UD_WIN_NS;
 	word = v->win;
 	if ((word >> 32) == idx) {
 		v->win = word + datagrams;
@@ -1005,15 +1023,16 @@ static __always_inline __u32 shed_slot(const struct ud_key *k)
  */
 /* An event's fields for an skb counted under key k (see emit_event). */
 static __always_inline void fill_event(struct ud_event *e, struct sk_buff *skb,
-				       const struct ud_key *k, __u32 datagrams,
+				       const struct fn_args *a, __u32 datagrams,
 				       __u32 len)
 {
+	const struct ud_key *k = &a->key;
 	struct ud_key flow = {};
 	struct pkt_info pi = {};
-	unsigned char *head;
-	__u16 nh;
+	unsigned char *head = (unsigned char *)a->head;
+	__u16 nh = a->nh;
 
-	e->time_ns = bpf_ktime_get_ns();
+	e->time_ns = a->now ?: bpf_ktime_get_ns();
 	e->cookie = k->cookie;
 	e->location = k->location;
 	e->netns = k->netns;
@@ -1023,7 +1042,7 @@ static __always_inline void fill_event(struct ud_event *e, struct sk_buff *skb,
 	e->datagrams = datagrams;
 	e->cpu = bpf_get_smp_processor_id();
 	e->cap_len = 0;
-	if (parse_headers(false, skb, &flow, &pi)) {
+	if (head && parse_at(head, nh, &flow, &pi)) {
 		__builtin_memcpy(e->saddr, flow.saddr, 16);
 		__builtin_memcpy(e->daddr, flow.daddr, 16);
 		e->family = flow.family;
@@ -1038,7 +1057,7 @@ static __always_inline void fill_event(struct ud_event *e, struct sk_buff *skb,
 		e->dport = k->dport;
 		e->sport = 0;
 	}
-	if (cap_len && net_header(false, skb, &head, &nh)) {
+	if (cap_len && head) {
 		/* the linear part from the IP header on: headers live there */
 		__u32 tail = BPF_CORE_READ(skb, tail);
 		__u32 n = tail > nh ? tail - nh : 0;
@@ -1114,17 +1133,36 @@ __noinline int udpdrop_emit(__u32 datagrams, __u32 len)
 		return 0;
 	}
 	fill_event(e, (struct sk_buff *)ho->args[ARGS_KFREE].skb,
-		   &ho->args[ARGS_KFREE].key, datagrams, len);
+		   &ho->args[ARGS_KFREE], datagrams, len);
 	submit_event(ring, e);
 	return 0;
 }
 
-static __always_inline void emit_event(struct handover *ho, struct sk_buff *skb,
-				       const struct ud_key *k, __u32 datagrams,
-				       __u32 len)
+/* An event's arguments (struct fn_args): the skb's header found here, with
+ * plain loads in tp_btf, and the time if this drop's window took it. */
+static __always_inline void event_args(struct handover *ho, bool direct,
+				       struct sk_buff *skb, const struct ud_key *k)
 {
-	ho->args[ARGS_KFREE].key = *k;
-	ho->args[ARGS_KFREE].skb = (__u64)skb;
+	struct fn_args *a = &ho->args[ARGS_KFREE];
+	unsigned char *head;
+	__u16 nh;
+
+	a->key = *k;
+	a->skb = (__u64)skb;
+	a->now = ho->now_ns;
+	if (net_header(direct, skb, &head, &nh)) {
+		a->head = (__u64)head;
+		a->nh = nh;
+	} else {
+		a->head = 0;
+	}
+}
+
+static __always_inline void emit_event(struct handover *ho, bool direct,
+				       struct sk_buff *skb, const struct ud_key *k,
+				       __u32 datagrams, __u32 len)
+{
+	event_args(ho, direct, skb, k);
 	udpdrop_emit(datagrams, len);
 }
 
@@ -1143,7 +1181,7 @@ __noinline int udpdrop_stash(__u32 datagrams, __u32 len)
 		return 0;
 	fill_event((struct ud_event *)ho->pend_ev,
 		   (struct sk_buff *)ho->args[ARGS_KFREE].skb,
-		   &ho->args[ARGS_KFREE].key, datagrams, len);
+		   &ho->args[ARGS_KFREE], datagrams, len);
 	return 0;
 }
 
@@ -1368,6 +1406,8 @@ static __always_inline int classify(bool direct, bool use_slots,
 
 	if (!ho)
 		return 0;
+	if (events_on)
+		ho->now_ns = 0; /* no time taken yet for this drop */
 	/* UD_STAT_EVENTS is derived in user space: every event is counted
 	 * exactly once, as an skb, NOT_OURS or FILTERED */
 	len = RD(direct, skb->len, skb, len);
@@ -1381,7 +1421,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 			ho->pend_skbs += 1;
 			ho->pend_bytes += len;
 			if (events_on)
-				emit_event(ho, skb, &ho->pend_key, 0, len);
+				emit_event(ho, direct, skb, &ho->pend_key, 0, len);
 			return 0;
 		}
 		if (close_owner && ho->close_child && ho->close_valid) {
@@ -1389,12 +1429,12 @@ static __always_inline int classify(bool direct, bool use_slots,
 			ho->close_skbs += 1;
 			ho->close_bytes += len;
 			if (events_on)
-				emit_event(ho, skb, &ho->close_key, 0, len);
+				emit_event(ho, direct, skb, &ho->close_key, 0, len);
 			return 0;
 		}
 		account(ho, &ho->key, 0, len, &slot_state, use_slots);
 		if (events_on)
-			emit_event(ho, skb, &ho->key, 0, len);
+			emit_event(ho, direct, skb, &ho->key, 0, len);
 		return 0;
 	}
 	ho->next_child = 0;
@@ -1419,7 +1459,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 			if (frag_list)
 				ho->next_child = frag_list; /* ho->key is this key */
 			if (events_on)
-				emit_event(ho, skb, &ho->key, datagrams, len);
+				emit_event(ho, direct, skb, &ho->key, datagrams, len);
 			return 0;
 		}
 	}
@@ -1570,8 +1610,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 		ho->next_child = frag_list;
 		if (events_on)
 		{
-			ho->args[ARGS_KFREE].key = k;
-			ho->args[ARGS_KFREE].skb = (__u64)skb;
+			event_args(ho, direct, skb, &k);
 			udpdrop_stash(ho->pend_datagrams, len);
 		}
 		return 0;
@@ -1597,7 +1636,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 		ho->close_skbs += 1;
 		ho->close_bytes += len;
 		if (events_on)
-			emit_event(ho, skb, &k, datagrams, len);
+			emit_event(ho, direct, skb, &k, datagrams, len);
 		if (frag_list) {
 			ho->next_child = frag_list;
 			ho->close_child = true;
@@ -1616,7 +1655,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 	}
 	slot = account(ho, &k, datagrams, len, &slot_state, use_slots);
 	if (events_on)
-		emit_event(ho, skb, &k, datagrams, len);
+		emit_event(ho, direct, skb, &k, datagrams, len);
 	if (frag_list || slot >= 0)
 		ho->key = k;
 	if (frag_list)

@@ -3,8 +3,9 @@
 # The kernel matrix's command in the guest (tests/kernels/matrix.sh runs it
 # through boot.sh): a probe of udpdrop's load, then the integration tests
 # named as arguments. Writes to $UDPDROP_RESULTS:
-#   probe   rc=N secs=S (udpdrop top --json -n 1 -i 0.1: the BPF load and
-#           one 0.1 s interval) and its stderr after a blank line
+#   probe   rc=N secs=S (udpdrop top --json -n 1 -i 0.1 -v: the BPF load and
+#           one 0.1 s interval) and its stderr after a blank line (-v: the
+#           verifier's statistics per program, the time to the attach)
 #   tests.log  tests/integration/run.sh's output
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -12,7 +13,7 @@ R=${UDPDROP_RESULTS:?run me through tests/kernels/boot.sh}
 UDPDROP=${UDPDROP:-$PWD/udpdrop}
 
 start=${EPOCHREALTIME/./}
-"$UDPDROP" top --json -n 1 -i 0.1 >/dev/null 2>"$R/probe.err"
+"$UDPDROP" top --json -n 1 -i 0.1 -v >/dev/null 2>"$R/probe.err"
 rc=$?
 us=$((${EPOCHREALTIME/./} - start))
 {

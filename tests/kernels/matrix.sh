@@ -122,9 +122,9 @@ result() {
 		fi
 		return
 	fi
-	# udpdrop's one line when the probe exited 4
+	# udpdrop's one line when the probe exited 4 (the last: -v's come first)
 	if [[ $(sed -n '1s/^rc=\([0-9]*\).*/\1/p' "$RES/$k/probe" 2>/dev/null) == 4 ]]; then
-		refusal=$(sed -n '3,${/^udpdrop: /{s/^udpdrop: //p;q}}' "$RES/$k/probe")
+		refusal=$(sed -n '3,${/^udpdrop: /s/^udpdrop: //p}' "$RES/$k/probe" | tail -n 1)
 	fi
 	line=$(awk -v t="--- $t" '$0 == t { on = 1; next } on && /^--- / { exit }
 		on && /^ *FAIL: / { sub(/^ *FAIL: /, ""); print; exit }' "$log")
@@ -183,6 +183,9 @@ result() {
 	echo
 	for k in "${KERNELS[@]}"; do
 		[[ -s $RES/$k/probe ]] && echo "$k: load probe (top -n 1 -i 0.1): $(head -n 1 "$RES/$k/probe"); $(grep -m1 '^guest: .* up after' "$RES/$k/console.log" 2>/dev/null | sed 's/^guest: //')"
+		# the verifier's walk per program, and the time to the attach
+		[[ -s $RES/$k/probe ]] && sed -n 's/^udpdrop: verified \([a-z_]*\): processed \([0-9]*\) insns.*/    \1: \2 instructions verified/p
+			s/^udpdrop: \(attached after .*\)/    \1/p' "$RES/$k/probe"
 	done
 	echo "matrix: $bad of $((${#CHECKS[@]} * ${#KERNELS[@]})) cells not exact"
 } | tee "$RES/table.txt"
