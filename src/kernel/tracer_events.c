@@ -183,6 +183,24 @@ int tracer_events_install(struct tracer *t, struct udpdrop_bpf *skel)
 	close_template(t);
 	if (!t->ev_per_cpu)
 		return 0;
+	/*
+	 * One batch: the kernel waits for an RCU grace period after each
+	 * update of a map of maps from user space (10 to 20 ms here), once
+	 * per batch where it supports one for arrays of maps: a 16-CPU
+	 * machine's start-up would otherwise wait 16 of them.
+	 */
+	uint32_t *keys = calloc(t->nev, sizeof(*keys));
+	uint32_t count = t->nev;
+	int err;
+
+	if (!keys)
+		return -ENOMEM;
+	for (uint32_t cpu = 0; cpu < (uint32_t)t->nev; cpu++)
+		keys[cpu] = cpu;
+	err = bpf_map_update_batch(outer, keys, t->ev_fds, &count, NULL) ? -errno : 0;
+	free(keys);
+	if (!err && count == (uint32_t)t->nev)
+		return 0;
 	for (uint32_t cpu = 0; cpu < (uint32_t)t->nev; cpu++)
 		if (bpf_map_update_elem(outer, &cpu, &t->ev_fds[cpu], BPF_ANY))
 			return -errno;
