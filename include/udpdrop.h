@@ -67,7 +67,7 @@ struct ud_val {
 	__u64 bytes;     /* skb->len summed over the events */
 	/*
 	 * A socket bucket's open drop window, this CPU's: the window's index
-	 * (bpf_ktime_get_ns() / UD_WIN_NS) in the high 32 bits, the datagrams
+	 * (CLOCK_MONOTONIC ns / UD_WIN_NS, within a tick: win_clock) in the high 32 bits, the datagrams
 	 * dropped in it in the low 32, one word so that user space never
 	 * reads one without the other. Not a count: user space never adds it.
 	 */

@@ -234,8 +234,8 @@ void pods__cache_free(struct pod_cache *pc)
 	htab__free(&pc->names);
 }
 
-bool pods__cache_of_pid(struct pod_cache *pc, int pid, uint64_t now_ns,
-			struct pod_names *out)
+enum pod_lookup pods__cache_of_pid(struct pod_cache *pc, int pid, uint64_t now_ns,
+				   struct pod_names *out)
 {
 	struct pod_cache_val *v;
 	struct pod_ref ref;
@@ -243,15 +243,15 @@ bool pods__cache_of_pid(struct pod_cache *pc, int pid, uint64_t now_ns,
 
 	memset(&ref, 0, sizeof(ref)); /* a hash key: every byte counts */
 	if (!pods__ref_of_pid(pid, &ref))
-		return false;
+		return POD_NONE;
 	v = htab__upsert(&pc->names, &ref, &created);
 	if (!v)
-		return pods__names(pc->logs, &ref, out);
+		return pods__names(pc->logs, &ref, out) ? POD_FOUND : POD_LATER;
 	if (created || (!v->found && now_ns - v->at_ns >= POD_MISS_NS)) {
 		memset(&v->names, 0, sizeof(v->names));
 		v->found = pods__names(pc->logs, &ref, &v->names);
 		v->at_ns = now_ns;
 	}
 	*out = v->names;
-	return v->found;
+	return v->found ? POD_FOUND : POD_LATER;
 }

@@ -81,9 +81,14 @@ struct pod_cache {
 };
 int pods__cache_init(struct pod_cache *pc, const char *logs);
 void pods__cache_free(struct pod_cache *pc);
-/* The pod of pid at now_ns (the caller's clock); false: none (not in a
- * pod, gone, or its names not found). */
-bool pods__cache_of_pid(struct pod_cache *pc, int pid, uint64_t now_ns,
+/*
+ * The pod of pid at now_ns (the caller's clock): POD_FOUND (names in out);
+ * POD_LATER: a pod's process whose names are not found yet (its logs may
+ * come a moment after it: ask again after POD_MISS_NS); POD_NONE: not in a
+ * pod, or gone: asking again about this pid would not help.
+ */
+enum pod_lookup { POD_NONE = -1, POD_LATER = 0, POD_FOUND = 1 };
+enum pod_lookup pods__cache_of_pid(struct pod_cache *pc, int pid, uint64_t now_ns,
 			struct pod_names *out);
 
 #endif

@@ -309,6 +309,7 @@ struct model_pod {
 	int pid;           /* the owner it was looked up for */
 	uint32_t netns;    /* the row's (to find it) */
 	bool found;
+	bool none;         /* the owner is in no pod: not asked again */
 	uint64_t at_ns;
 	struct pod_names names;
 };

@@ -233,7 +233,8 @@ int model_add_to_row(struct model *m, const struct ud_key *k,
 
 /*
  * The pod of each socket in view, looked up when its owner is new to it
- * (its cgroup: one small read), again after POD_MISS_NS while not found;
+ * (its cgroup: one small read), again after POD_MISS_NS while a pod's
+ * names are not found (never for an owner in no pod);
  * what was found stays the socket's after it closes, as its owner does.
  */
 void model_row_pods(struct model *m, uint64_t now)
@@ -249,13 +250,16 @@ void model_row_pods(struct model *m, uint64_t now)
 		if (!p)
 			return; /* out of memory: no pod names, nothing wrong */
 		if (!created && p->pid == r->sock.pids[0] &&
-		    (p->found || now - p->at_ns < POD_MISS_NS))
+		    (p->found || p->none || now - p->at_ns < POD_MISS_NS))
 			continue;
 		p->pid = r->sock.pids[0];
 		p->netns = r->key.netns;
 		p->at_ns = now;
 		memset(&p->names, 0, sizeof(p->names));
-		p->found = pods__cache_of_pid(m->pods, p->pid, now, &p->names);
+		enum pod_lookup got = pods__cache_of_pid(m->pods, p->pid, now, &p->names);
+
+		p->found = got == POD_FOUND;
+		p->none = got == POD_NONE;
 	}
 }
 

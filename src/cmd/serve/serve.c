@@ -240,7 +240,7 @@ static int port_range(void *arg, uint32_t netns, uint16_t *lo, uint16_t *hi)
 
 /* The pod of a socket's owner (socket_series.pod_of), through the cache
  * every view shares (pods.h). */
-static bool pod_of(void *arg, int pid, struct pod_names *out)
+static int pod_of(void *arg, int pid, struct pod_names *out)
 {
 	return pods__cache_of_pid(arg, pid, now_ns(), out);
 }

@@ -617,13 +617,13 @@ int socket_series__update(struct socket_series *s, struct model *m, uint64_t now
 		 * logs may come a moment after it) */
 		if (r->sock.npids && s->pod_of && sk->pod_next_ns != ~0ull && now >= sk->pod_next_ns) {
 			struct pod_names pn;
+			int got = s->pod_of(s->pod_of_arg, r->sock.pids[0], &pn);
 
-			if (s->pod_of(s->pod_of_arg, r->sock.pids[0], &pn)) {
+			if (got == POD_FOUND)
 				sk->pod = intern_pod(s, &pn);
-				sk->pod_next_ns = ~0ull;
-			} else {
-				sk->pod_next_ns = now + SOCKET_SERIES_POD_RETRY_NS;
-			}
+			/* found, or in no pod: never asked again */
+			sk->pod_next_ns = got == POD_LATER ? now + SOCKET_SERIES_POD_RETRY_NS
+							   : ~0ull;
 		}
 		memset(&k, 0, sizeof(k));
 		k.pod = sk->pod;

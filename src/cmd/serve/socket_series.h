@@ -86,9 +86,9 @@ struct socket_series {
 	 * The live one reads the sysctl in the netns; tests give their own. */
 	int (*port_range)(void *arg, uint32_t netns, uint16_t *lo, uint16_t *hi);
 	void *port_range_arg;
-	/* the pod of a socket's owner (pods.h), looked up once per socket;
-	 * NULL: no pod labels. */
-	bool (*pod_of)(void *arg, int pid, struct pod_names *out);
+	/* the pod of a socket's owner (pods.h: POD_FOUND, POD_LATER or
+	 * POD_NONE), looked up once per socket; NULL: no pod labels. */
+	int (*pod_of)(void *arg, int pid, struct pod_names *out);
 	void *pod_of_arg;
 };
 

@@ -245,19 +245,19 @@ static void test_retention(void **state)
 	assert_int_equal(f->s.series.n, 0);
 }
 
-static bool fake_pod(void *arg, int pid, struct pod_names *out)
+static int fake_pod(void *arg, int pid, struct pod_names *out)
 {
 	int *calls = arg;
 
 	(*calls)++;
 	memset(out, 0, sizeof(*out));
 	if (pid != getpid())
-		return false;
+		return POD_NONE;
 	strcpy(out->ns, "dns");
 	strcpy(out->pod, "coredns-x\"y");
 	strcpy(out->container, "coredns");
 	strcpy(out->uid, "6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d");
-	return true;
+	return POD_FOUND;
 }
 
 /* The owner's pod: looked up once per socket, on its series (escaped), and
@@ -316,7 +316,7 @@ static void test_series_cap(void **state)
 	assert_int_equal(f->s.folded, 2); /* per socket, not per refresh */
 }
 
-static bool restarted_pod(void *arg, int pid, struct pod_names *out)
+static int restarted_pod(void *arg, int pid, struct pod_names *out)
 {
 	int *calls = arg;
 
@@ -327,7 +327,53 @@ static bool restarted_pod(void *arg, int pid, struct pod_names *out)
 	/* a StatefulSet's pod made again: the same names, a new UID */
 	strcpy(out->uid, (*calls)++ ? "00000000-0000-0000-0000-000000000002"
 				    : "00000000-0000-0000-0000-000000000001");
-	return true;
+	return POD_FOUND;
+}
+
+/* What the fake pod lookups below answer: every call counted. */
+struct pod_answer {
+	int got; /* POD_LATER or POD_NONE */
+	int calls;
+};
+
+static int answer_pod(void *arg, int pid, struct pod_names *out)
+{
+	struct pod_answer *a = arg;
+
+	(void)pid;
+	a->calls++;
+	memset(out, 0, sizeof(*out));
+	return a->got;
+}
+
+/*
+ * A pod's socket whose names are not there yet is asked about again after
+ * the retry interval; one whose owner is in no pod never is (a host's
+ * sockets would otherwise cost a cgroup read each, every 30 s, forever).
+ */
+static void test_pod_retry_only_for_pods(void **state)
+{
+	struct fx *f = *state;
+	uint16_t port;
+	uint64_t cookie = open_udp(f, 0, &port, 0);
+	uint64_t retry_s = SOCKET_SERIES_POD_RETRY_NS / 1000000000ull;
+	struct pod_answer later = { .got = POD_LATER }, none = { .got = POD_NONE };
+
+	f->s.pod_of = answer_pod;
+	f->s.pod_of_arg = &later;
+	put(f, cookie, 0, 4);
+	update_at(f, 1);
+	update_at(f, 2);
+	assert_int_equal(later.calls, 1);
+	update_at(f, 1 + retry_s);
+	assert_int_equal(later.calls, 2);
+	/* in no pod: asked once, then never again */
+	f->s.pod_of_arg = &none;
+	update_at(f, 1 + 2 * retry_s);
+	assert_int_equal(none.calls, 1);
+	update_at(f, 1 + 4 * retry_s);
+	update_at(f, 1 + 6 * retry_s);
+	assert_int_equal(none.calls, 1);
 }
 
 /* A pod made again under its name is the same series, and its info the
@@ -679,6 +725,7 @@ int main(void)
 		T(test_pod_labels),
 		T(test_series_cap),
 		T(test_pod_restart_same_series),
+		T(test_pod_retry_only_for_pods),
 		T(test_bytes_rx_gauges),
 		T(test_noport),
 		T(test_gauges_folded_and_shared),
