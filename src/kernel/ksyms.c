@@ -321,7 +321,7 @@ static void hidden_ranges(struct ksyms *ks)
 {
 	char next[KSYMS_PREFETCH_MAX][sizeof(ks->pre[0].name)] = {};
 	int count[KSYMS_PREFETCH_MAX] = {}, ncount[KSYMS_PREFETCH_MAX] = {};
-	unsigned want_next = 0;
+	uint64_t want_next = 0; /* a bit per pre[] name: KSYMS_PREFETCH_MAX <= 64 */
 	char *text = NULL, *p, *end;
 	char **names = NULL;
 	size_t len = 0, n = 0, cap = 0;
@@ -355,13 +355,13 @@ static void hidden_ranges(struct ksyms *ks)
 	for (size_t k = 0; k < n; k++) {
 		if (want_next && !is_prefix_sym(names[k])) {
 			for (int i = 0; i < ks->npre; i++)
-				if (want_next & 1u << i && strlen(names[k]) < sizeof(next[i]))
+				if (want_next & 1ull << i && strlen(names[k]) < sizeof(next[i]))
 					strcpy(next[i], names[k]);
 			want_next = 0;
 		}
 		for (int i = 0; i < ks->npre; i++)
 			if (!strcmp(names[k], ks->pre[i].name) && ++count[i] == 1)
-				want_next |= 1u << i;
+				want_next |= 1ull << i;
 	}
 	for (size_t k = 0; k < n; k++)
 		for (int i = 0; i < ks->npre; i++)
@@ -406,8 +406,7 @@ int ksyms__prefetch(struct ksyms *ks, const char *path,
 	memset(ks, 0, sizeof(*ks));
 	ks->path = path;
 	for (int i = 0; i < n && ks->npre < KSYMS_PREFETCH_MAX; i++)
-		if (strlen(names[i]) < sizeof(ks->pre[0].name))
-		{
+		if (strlen(names[i]) < sizeof(ks->pre[0].name)) {
 			strcpy(ks->pre[ks->npre].name, names[i]);
 			ks->pre[ks->npre++].hash = name_hash(names[i]);
 		}

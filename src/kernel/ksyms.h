@@ -11,7 +11,7 @@ struct ksym {
 	char *name;   /* in ksyms.text */
 };
 
-#define KSYMS_PREFETCH_MAX 40
+#define KSYMS_PREFETCH_MAX 40 /* at most 64 (hidden_ranges' bit set) */
 
 /*
  * The text (code) symbols, sorted by address: the whole table once

@@ -180,6 +180,47 @@ static void test_prefetch(void **state)
 	ksyms__free(&ks);
 }
 
+/*
+ * Every classifier name at once (3 ranges and 29 sites: more than the 8 it
+ * once took) in one read, hashed: each found with its own end, absent ones
+ * not, and the table never loaded for them.
+ */
+static void test_prefetch_many_names(void **state)
+{
+	char text[64 * 48], *p = text;
+	const char *names[40];
+	char name_buf[40][16];
+	struct ksyms ks;
+	uint64_t s, e;
+
+	(void)state;
+	/* fn_0 ... fn_35, 0x100 apart, and the file's last line */
+	p += sprintf(p, "ffffffff81000000 T _text\n");
+	for (int i = 0; i < 36; i++)
+		p += sprintf(p, "%016llx t fn_%d\n", 0xffffffff81001000ull + 0x100ull * i, i);
+	p += sprintf(p, "ffffffff81010000 T the_end\n");
+	assert_int_equal(write_file(text), 0);
+	/* every other one asked, backwards, and 4 that are nowhere */
+	for (int i = 0; i < 36; i++)
+		snprintf(name_buf[i], sizeof(name_buf[i]), i < 32 ? "fn_%d" : "gone_%d",
+			 i < 32 ? 35 - i : i);
+	for (int i = 0; i < 36; i++)
+		names[i] = name_buf[i];
+	assert_int_equal(ksyms__prefetch(&ks, path, names, 36), 0);
+	assert_false(ks.loaded);
+	for (int i = 4; i < 36; i++) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "fn_%d", i);
+		assert_int_equal(ksyms__range(&ks, n, &s, &e), 0);
+		assert_int_equal(s, 0xffffffff81001000ull + 0x100ull * i);
+		assert_int_equal(e, i == 35 ? 0xffffffff81010000ull : s + 0x100);
+	}
+	assert_int_equal(ksyms__range(&ks, "gone_33", &s, &e), -ENOENT);
+	assert_false(ks.loaded);
+	ksyms__free(&ks);
+}
+
 /* Lines out of address order before the answers: the table decides. */
 static void test_prefetch_unsorted(void **state)
 {
@@ -349,6 +390,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_empty_and_missing, teardown),
 		cmocka_unit_test_teardown(test_many, teardown),
 		cmocka_unit_test_teardown(test_prefetch, teardown),
+		cmocka_unit_test_teardown(test_prefetch_many_names, teardown),
 		cmocka_unit_test_teardown(test_prefetch_unsorted, teardown),
 		cmocka_unit_test(test_proc_kallsyms),
 		cmocka_unit_test_teardown(test_hidden, teardown),
