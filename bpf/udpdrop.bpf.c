@@ -231,9 +231,10 @@ struct pkt_info {
  * the context): what does not fit one goes through this CPU's handover,
  * one set per program that can run nested in another on one CPU (a
  * softirq's kmem_cache_free or enqueue failure inside a process-context
- * kfree_skb).
+ * kfree_skb), and one for a kfree_skb run nested in another (before 6.1,
+ * whose programs had no recursion guard: see classify).
  */
-enum { ARGS_KFREE, ARGS_FAIL, ARGS_CLOSE, ARGS_MAX = 4 };
+enum { ARGS_KFREE, ARGS_FAIL, ARGS_CLOSE, ARGS_NESTED, ARGS_MAX };
 
 /* which's set (a power of 2 masks it: a compare alone the compiler may
  * apply to a copy the verifier does not relate to the index) */
@@ -299,6 +300,7 @@ struct handover {
 	__u64 fail_skb;      /* its skb (0 on kernels where the tp lacks it) */
 	__s32 fail_rc;
 	__u32 cpu;           /* this CPU's id, cached: saves a helper call */
+	__u32 kfree_running; /* 1 while a kfree_skb program runs here (classify) */
 	bool cpu_known;
 	/*
 	 * fast: the last event's socket bucket, when it was an rx_sk drop
@@ -351,34 +353,42 @@ struct {
 	__type(value, struct handover);
 } handover SEC(".maps");
 
+/* start != 0: a range being written (tracer__set_ranges: from 0, end
+ * first) reads as empty, never as [0, end) */
 static __always_inline bool in_range(int r, __u64 addr)
 {
-	return addr >= range_start[r] && addr < range_end[r];
+	__u64 start = range_start[r];
+
+	return start && addr >= start && addr < range_end[r];
 }
 
 /*
  * The drop and delivery windows' clock (UD_WIN_NS): jiffies, in ns, plus
  * how far they run behind CLOCK_MONOTONIC (229 ms on the project's VM,
- * taken once by the first call: jiffies_off_ns). One load where
- * bpf_ktime_get_ns reads the TSC and scales it: 22 ns less per drop on
- * that VM, a third of what the fast path cost over the floor. The result
- * is CLOCK_MONOTONIC within a tick (4 ms at 250 Hz); a window is 100 ms,
- * and user space takes a window only once its own clock is a whole window
- * past it (tracer_win_read_begin), so a program never counts into a window
- * already taken. (bpf_ktime_get_coarse_ns would say the same, but tracing
- * programs may not call it.) CONFIG_HZ comes from the kernel's config
- * (/boot/config-*, /proc/config.gz): without one, the fine clock.
+ * taken once by the first call: jiffies_off_ns). A load and a multiply
+ * where bpf_ktime_get_ns reads the TSC and scales it: 19 ns less per drop
+ * on that VM, a third of what the fast path cost over the floor. The
+ * result is CLOCK_MONOTONIC within a tick (4 ms at 250 Hz); a window is
+ * 100 ms, and user space takes a window only once its own clock is a whole
+ * window past it (tracer_win_read_begin), so a program never counts into a
+ * window already taken. (bpf_ktime_get_coarse_ns would say the same, but
+ * tracing programs may not call it.) The loader reads CONFIG_HZ from the
+ * kernel's config (/boot/config-*, /proc/config.gz) and sets win_tick_ns
+ * and win_jiffies_start before the attach (no division per drop); without
+ * a config, the fine clock. (Not a __kconfig extern: libbpf refuses the
+ * whole object where it finds no config, as on most distributions'
+ * container hosts.)
  */
-extern int CONFIG_HZ __kconfig __weak;
+volatile __u64 win_tick_ns;       /* 1e9 / CONFIG_HZ; 0: the fine clock */
+volatile __u64 win_jiffies_start; /* INITIAL_JIFFIES */
 volatile __u64 jiffies_off_ns;
 
 static __always_inline __u64 win_clock(void)
 {
-	if (CONFIG_HZ > 0 && CONFIG_HZ <= 10000 &&
-	    bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64)) {
-		/* INITIAL_JIFFIES: jiffies start 300 s short of wrapping 32 bits */
-		__u64 initial = (__u32)(-300 * CONFIG_HZ);
-		__u64 t = (bpf_jiffies64() - initial) * (1000000000u / CONFIG_HZ);
+	__u64 tick = win_tick_ns;
+
+	if (tick && bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64)) {
+		__u64 t = (bpf_jiffies64() - win_jiffies_start) * tick;
 		__u64 off = jiffies_off_ns;
 
 		if (!off) {
@@ -707,27 +717,30 @@ static __always_inline __u64 frag_datagrams(struct ud_key *k,
 	return 1;
 }
 
-/* frag_netns and frag_datagrams, checked once: on args[ARGS_KFREE]'s key
- * and packet facts */
-__noinline int udpdrop_frag_netns(void)
+/* frag_netns and frag_datagrams, checked once: on args[which]'s key and
+ * packet facts */
+__noinline int udpdrop_frag_netns(int which)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	struct fn_args *a;
 
 	if (!ho)
 		return 0;
-	return frag_netns(ho, &ho->args[ARGS_KFREE].key, &ho->args[ARGS_KFREE].pi);
+	a = ARGS_OF(ho, which);
+	return frag_netns(ho, &a->key, &a->pi);
 }
 
-__noinline int udpdrop_frag_datagrams(__u32 reason)
+__noinline int udpdrop_frag_datagrams(int which, __u32 reason)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	struct fn_args *a;
 
 	if (!ho)
 		return 0;
-	return frag_datagrams(&ho->args[ARGS_KFREE].key, &ho->args[ARGS_KFREE].pi,
-			      reason);
+	a = ARGS_OF(ho, which);
+	return frag_datagrams(&a->key, &a->pi, reason);
 }
 
 static __always_inline bool key_eq(const struct ud_key *a,
@@ -966,11 +979,11 @@ static __always_inline long account_n(struct handover *ho, int which,
 	return slot;
 }
 
-static __always_inline long account(struct handover *ho, struct ud_key *k,
-				    __u64 datagrams, __u64 len, __u64 *slot_state,
-				    bool use_slots)
+static __always_inline long account(struct handover *ho, int which,
+				    struct ud_key *k, __u64 datagrams, __u64 len,
+				    __u64 *slot_state, bool use_slots)
 {
-	return account_n(ho, ARGS_KFREE, k, datagrams, 1, len, slot_state, use_slots);
+	return account_n(ho, which, k, datagrams, 1, len, slot_state, use_slots);
 }
 
 static __always_inline bool filtered_out(struct ud_key *k, __u16 lport)
@@ -1142,35 +1155,36 @@ static __always_inline void *event_ring(void)
 	return bpf_map_lookup_elem(&cpu_events, &cpu);
 }
 
-/* One event for skb under args[ARGS_KFREE]'s key (see emit_event). */
-__noinline int udpdrop_emit(__u32 datagrams, __u32 len)
+/* One event for args[which]'s skb under its key (see emit_event). */
+__noinline int udpdrop_emit(int which, __u32 datagrams, __u32 len)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
 	struct ud_event *e = NULL;
+	struct fn_args *a;
 	void *ring;
 
 	if (!ho)
 		return 0;
+	a = ARGS_OF(ho, which);
 	ring = event_ring();
 	if (ring)
 		e = bpf_ringbuf_reserve(ring, sizeof(*e) + cap_len, 0);
 	if (!e) {
-		count_shed(&ho->args[ARGS_KFREE].key);
+		count_shed(&a->key);
 		return 0;
 	}
-	fill_event(e, (struct sk_buff *)ho->args[ARGS_KFREE].skb,
-		   &ho->args[ARGS_KFREE], datagrams, len);
+	fill_event(e, (struct sk_buff *)a->skb, a, datagrams, len);
 	submit_event(ring, e);
 	return 0;
 }
 
 /* An event's arguments (struct fn_args): the skb's header found here, with
  * plain loads in tp_btf. */
-static __always_inline void event_args(struct handover *ho, bool direct,
+static __always_inline void event_args(struct handover *ho, int which, bool direct,
 				       struct sk_buff *skb, const struct ud_key *k)
 {
-	struct fn_args *a = &ho->args[ARGS_KFREE];
+	struct fn_args *a = ARGS_OF(ho, which);
 	unsigned char *head;
 	__u16 nh;
 
@@ -1184,30 +1198,31 @@ static __always_inline void event_args(struct handover *ho, bool direct,
 	}
 }
 
-static __always_inline void emit_event(struct handover *ho, bool direct,
+static __always_inline void emit_event(struct handover *ho, int which, bool direct,
 				       struct sk_buff *skb, const struct ud_key *k,
 				       __u32 datagrams, __u32 len)
 {
-	event_args(ho, direct, skb, k);
-	udpdrop_emit(datagrams, len);
+	event_args(ho, which, direct, skb, k);
+	udpdrop_emit(which, datagrams, len);
 }
 
 /*
  * A drop that waits for udp_fail_queue_rcv_skb (kernels without reasons,
  * before 6.10: see struct handover): its event is made now, while the skb
- * is there (flow, headers), and sent when the socket is known. The key:
- * args[ARGS_KFREE]'s.
+ * is there (flow, headers), and sent when the socket is known. The skb and
+ * key: args[which]'s.
  */
-__noinline int udpdrop_stash(__u32 datagrams, __u32 len)
+__noinline int udpdrop_stash(int which, __u32 datagrams, __u32 len)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	struct fn_args *a;
 
 	if (!ho)
 		return 0;
-	fill_event((struct ud_event *)ho->pend_ev,
-		   (struct sk_buff *)ho->args[ARGS_KFREE].skb,
-		   &ho->args[ARGS_KFREE], datagrams, len);
+	a = ARGS_OF(ho, which);
+	fill_event((struct ud_event *)ho->pend_ev, (struct sk_buff *)a->skb, a,
+		   datagrams, len);
 	return 0;
 }
 
@@ -1259,9 +1274,12 @@ static __always_inline void emit_stashed(struct handover *ho, int which,
 static __always_inline __u8 loc_of(__u64 addr)
 {
 #pragma unroll
-	for (int i = 0; i < UD_SITE_RANGES; i++)
-		if (addr >= site_start[i] && addr < site_end[i])
+	for (int i = 0; i < UD_SITE_RANGES; i++) {
+		__u64 start = site_start[i]; /* see in_range */
+
+		if (start && addr >= start && addr < site_end[i])
 			return site_loc[i];
+	}
 	return UD_LOC_NONE;
 }
 
@@ -1362,14 +1380,14 @@ static __always_inline __u32 derive_site(bool direct, struct sk_buff *skb,
 }
 
 /* derive_site, checked once (probe reads: the skb is a scalar here) */
-__noinline int udpdrop_site(__u64 location, __u32 flags)
+__noinline int udpdrop_site(int which, __u64 location, __u32 flags)
 {
 	__u32 zero = 0;
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
 
 	if (!ho)
 		return UD_SITE_UNKNOWN;
-	return derive_site(false, (struct sk_buff *)ho->args[ARGS_KFREE].skb,
+	return derive_site(false, (struct sk_buff *)ARGS_OF(ho, which)->skb,
 			   location, flags);
 }
 
@@ -1381,7 +1399,7 @@ static __always_inline bool fail_tp_has_skb(void)
 }
 
 /* A drop that waited for udp_fail_queue_rcv_skb and got none: count it. */
-static __always_inline void pend_flush(struct handover *ho, bool use_slots)
+static __always_inline void pend_flush(struct handover *ho, int which, bool use_slots)
 {
 	__u64 slot_state;
 
@@ -1392,10 +1410,10 @@ static __always_inline void pend_flush(struct handover *ho, bool use_slots)
 		stat_inc(ho, UD_STAT_FILTERED);
 		return;
 	}
-	account_n(ho, ARGS_KFREE, &ho->pend_key, ho->pend_datagrams,
+	account_n(ho, which, &ho->pend_key, ho->pend_datagrams,
 		  ho->pend_skbs, ho->pend_bytes, &slot_state, use_slots);
 	if (events_on)
-		emit_stashed(ho, ARGS_KFREE, &ho->pend_key, ho->pend_datagrams);
+		emit_stashed(ho, which, &ho->pend_key, ho->pend_datagrams);
 }
 
 /*
@@ -1415,12 +1433,11 @@ static __always_inline void close_flush(struct handover *ho, int which)
 		  ho->close_skbs, ho->close_bytes, &slot_state, false);
 }
 
-static __always_inline int classify(bool direct, bool use_slots,
-				    struct sk_buff *skb, void *location,
-				    __u32 reason, struct sock *rx_sk)
+static __always_inline int classify_run(struct handover *ho, int which,
+					bool direct, bool use_slots,
+					struct sk_buff *skb, void *location,
+					__u32 reason, struct sock *rx_sk)
 {
-	__u32 zero = 0;
-	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
 	struct ud_key k;
 	struct pkt_info pi = {};
 	struct sock *sk = rx_sk, *fsk = NULL;
@@ -1430,8 +1447,6 @@ static __always_inline int classify(bool direct, bool use_slots,
 	long slot;
 	__u32 len;
 
-	if (!ho)
-		return 0;
 	/* UD_STAT_EVENTS is derived in user space: every event is counted
 	 * exactly once, as an skb, NOT_OURS or FILTERED */
 	len = RD(direct, skb->len, skb, len);
@@ -1445,7 +1460,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 			ho->pend_skbs += 1;
 			ho->pend_bytes += len;
 			if (events_on)
-				emit_event(ho, direct, skb, &ho->pend_key, 0, len);
+				emit_event(ho, which, direct, skb, &ho->pend_key, 0, len);
 			return 0;
 		}
 		if (close_owner && ho->close_child && ho->close_valid) {
@@ -1453,21 +1468,21 @@ static __always_inline int classify(bool direct, bool use_slots,
 			ho->close_skbs += 1;
 			ho->close_bytes += len;
 			if (events_on)
-				emit_event(ho, direct, skb, &ho->close_key, 0, len);
+				emit_event(ho, which, direct, skb, &ho->close_key, 0, len);
 			return 0;
 		}
-		account(ho, &ho->key, 0, len, &slot_state, use_slots);
+		account(ho, which, &ho->key, 0, len, &slot_state, use_slots);
 		if (events_on)
-			emit_event(ho, direct, skb, &ho->key, 0, len);
+			emit_event(ho, which, direct, skb, &ho->key, 0, len);
 		return 0;
 	}
 	ho->next_child = 0;
 	ho->close_child = false;
-	pend_flush(ho, use_slots);
+	pend_flush(ho, which, use_slots);
 
 	/* the same socket, reason and place as the last event: count it */
 	if (close_owner && rx_sk)
-		close_flush(ho, ARGS_KFREE); /* a live socket's drop: see below */
+		close_flush(ho, which); /* a live socket's drop: see below */
 	if (rx_sk && ho->fast_valid && ho->fast_sk == (__u64)rx_sk &&
 	    ho->fast_reason == reason && ho->fast_location == (__u64)location &&
 	    ho->fast_cookie == RD(direct, rx_sk->__sk_common.skc_cookie.counter,
@@ -1483,7 +1498,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 			if (frag_list)
 				ho->next_child = frag_list; /* ho->key is this key */
 			if (events_on)
-				emit_event(ho, direct, skb, &ho->key, datagrams, len);
+				emit_event(ho, which, direct, skb, &ho->key, datagrams, len);
 			return 0;
 		}
 	}
@@ -1506,15 +1521,15 @@ static __always_inline int classify(bool direct, bool use_slots,
 	}
 	ho->fail_sk = 0;
 	if (derive_sites) {
-		ho->args[ARGS_KFREE].skb = (__u64)skb;
-		reason = udpdrop_site(k.location, k.flags);
+		(*ARGS_OF(ho, which)).skb = (__u64)skb;
+		reason = udpdrop_site(which, k.location, k.flags);
 		k.reason = reason;
 		k.flags |= UD_KEY_SITE;
 	} else if (site_base && reason == UD_REASON(NOT_SPECIFIED)) {
 		__u32 site;
 
-		ho->args[ARGS_KFREE].skb = (__u64)skb;
-		site = udpdrop_site(k.location, k.flags);
+		(*ARGS_OF(ho, which)).skb = (__u64)skb;
+		site = udpdrop_site(which, k.location, k.flags);
 
 		/*
 		 * Only where the kernel's own reason says nothing the site
@@ -1546,10 +1561,10 @@ static __always_inline int classify(bool direct, bool use_slots,
 	if (have_sk) {
 		/* a local sender's datagram may be a fragment: look */
 		if (k.flags & UD_KEY_SKB_SK) {
-			struct fn_args *a = &ho->args[ARGS_KFREE];
+			struct fn_args *a = ARGS_OF(ho, which);
 
 			a->skb = (__u64)skb;
-			if (udpdrop_parse(ARGS_KFREE) && a->pi.fragment) {
+			if (udpdrop_parse(which) && a->pi.fragment) {
 				k.flags |= UD_KEY_FRAG;
 				__builtin_memcpy(k.saddr, a->flow.saddr, 16);
 				__builtin_memcpy(k.daddr, a->flow.daddr, 16);
@@ -1562,13 +1577,13 @@ static __always_inline int classify(bool direct, bool use_slots,
 		/* e.g. a raw socket sending UDP: judge the packet itself */
 		k.flags &= ~(UD_KEY_FAIL_MEM | UD_KEY_FAIL_RCVBUF | UD_KEY_RX_SK |
 			     UD_KEY_SOCK);
-		struct fn_args *a = &ho->args[ARGS_KFREE];
+		struct fn_args *a = ARGS_OF(ho, which);
 
 		a->skb = (__u64)skb;
-		if (!udpdrop_parse(ARGS_KFREE) ||
+		if (!udpdrop_parse(which) ||
 		    !wanted_proto(a->flow.proto)) {
 			if (close_owner)
-				close_flush(ho, ARGS_KFREE); /* see below */
+				close_flush(ho, which); /* see below */
 			stat_inc(ho, UD_STAT_NOT_OURS);
 			return 0;
 		}
@@ -1591,7 +1606,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 		if (pi.fragment && is_reasm_fail(reason)) {
 			a->key = k;
 			a->pi = pi;
-			k.netns = udpdrop_frag_netns();
+			k.netns = udpdrop_frag_netns(which);
 		} else if (in_range(UD_RANGE_UDP_DESTRUCT, k.location) ||
 			   in_range(UD_RANGE_INET_DESTRUCT, k.location)) {
 			/*
@@ -1616,7 +1631,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 	if (close_owner && ho->close_valid && !(k.flags & UD_KEY_CLOSE) &&
 	    !((k.flags & UD_KEY_SKB_SK) &&
 	      BPF_CORE_READ(sk, __sk_common.skc_refcnt.refs.counter) == 0))
-		close_flush(ho, ARGS_KFREE);
+		close_flush(ho, which);
 
 	/*
 	 * Before 6.10 udp_fail_queue_rcv_skb (IPv4 only) fires after the
@@ -1633,8 +1648,8 @@ static __always_inline int classify(bool direct, bool use_slots,
 		ho->pend_valid = true;
 		ho->next_child = frag_list;
 		if (events_on) {
-			event_args(ho, direct, skb, &k);
-			udpdrop_stash(ho->pend_datagrams, len);
+			event_args(ho, which, direct, skb, &k);
+			udpdrop_stash(which, ho->pend_datagrams, len);
 		}
 		return 0;
 	}
@@ -1649,7 +1664,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 		/* a closing socket's queue: wait for its socket (close_*) */
 		if (ho->close_valid && (ho->close_key.location != k.location ||
 					ho->close_key.reason != k.reason))
-			close_flush(ho, ARGS_KFREE);
+			close_flush(ho, which);
 		if (!ho->close_valid) {
 			ho->close_key = k;
 			ho->close_datagrams = ho->close_skbs = ho->close_bytes = 0;
@@ -1659,7 +1674,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 		ho->close_skbs += 1;
 		ho->close_bytes += len;
 		if (events_on)
-			emit_event(ho, direct, skb, &k, datagrams, len);
+			emit_event(ho, which, direct, skb, &k, datagrams, len);
 		if (frag_list) {
 			ho->next_child = frag_list;
 			ho->close_child = true;
@@ -1667,18 +1682,18 @@ static __always_inline int classify(bool direct, bool use_slots,
 		return 0;
 	}
 	if (k.flags & UD_KEY_FRAG) {
-		ho->args[ARGS_KFREE].key = k;
-		ho->args[ARGS_KFREE].pi = pi;
-		datagrams = udpdrop_frag_datagrams(reason);
+		(*ARGS_OF(ho, which)).key = k;
+		(*ARGS_OF(ho, which)).pi = pi;
+		datagrams = udpdrop_frag_datagrams(which, reason);
 		/* the fragment's addresses were only needed for the identity */
 		if (k.flags & UD_KEY_SOCK) {
 			__builtin_memset(k.saddr, 0, sizeof(k.saddr));
 			__builtin_memset(k.daddr, 0, sizeof(k.daddr));
 		}
 	}
-	slot = account(ho, &k, datagrams, len, &slot_state, use_slots);
+	slot = account(ho, which, &k, datagrams, len, &slot_state, use_slots);
 	if (events_on)
-		emit_event(ho, direct, skb, &k, datagrams, len);
+		emit_event(ho, which, direct, skb, &k, datagrams, len);
 	if (frag_list || slot >= 0)
 		ho->key = k;
 	if (frag_list)
@@ -1695,6 +1710,33 @@ static __always_inline int classify(bool direct, bool use_slots,
 		ho->fast_state = slot_state;
 	}
 	return 0;
+}
+
+/*
+ * Before 6.1 the kernel may run this program nested in itself on one CPU
+ * (a softirq's kfree_skb inside a process-context one; no recursion guard
+ * then): the nested run takes its own set of global functions' arguments
+ * (ARGS_NESTED), so that it cannot change the key the outer run is about
+ * to count. The index is computed, not branched on: the verifier walks
+ * one path, with an index it knows is 0 or 3.
+ */
+static __always_inline int classify(bool direct, bool use_slots,
+				    struct sk_buff *skb, void *location,
+				    __u32 reason, struct sock *rx_sk)
+{
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	__u32 outer;
+	int ret;
+
+	if (!ho)
+		return 0;
+	outer = ho->kfree_running;
+	ho->kfree_running = 1;
+	ret = classify_run(ho, (int)((outer & 1) * ARGS_NESTED), direct, use_slots,
+			   skb, location, reason, rx_sk);
+	ho->kfree_running = outer;
+	return ret;
 }
 
 /*

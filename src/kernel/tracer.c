@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
+#include <zlib.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -183,6 +184,41 @@ static bool kernel_struct_has(const char *st, const char *member)
 	return found;
 }
 
+/*
+ * CONFIG_HZ from the running kernel's config: /boot/config-RELEASE, else
+ * /proc/config.gz (gzread reads either, compressed or not), once; 0 where
+ * neither is there (containers, most distributions' /proc).
+ */
+static int kernel_config_hz(void)
+{
+	static int hz = -1;
+	char path[320], line[256];
+	struct utsname un;
+
+	if (hz >= 0)
+		return hz;
+	hz = 0;
+	snprintf(path, sizeof(path), "/boot/config-%s", uname(&un) ? "" : un.release);
+	const char *paths[] = { path, "/proc/config.gz" };
+
+	for (size_t i = 0; i < 2 && !hz; i++) {
+		gzFile f = gzopen(paths[i], "rb");
+
+		if (!f)
+			continue;
+		/* a line at a time: linear in the file, whatever its size */
+		while (gzgets(f, line, sizeof(line)))
+			if (!strncmp(line, "CONFIG_HZ=", 10)) {
+				hz = atoi(line + 10);
+				break;
+			}
+		gzclose(f);
+	}
+	if (hz < 0)
+		hz = 0;
+	return hz;
+}
+
 /* Is fn a function of this kernel (in its BTF: not inlined away)? */
 static bool kernel_has_func(const char *fn)
 {
@@ -193,8 +229,9 @@ static bool kernel_has_func(const char *fn)
 
 /*
  * The classifier's function ranges into the running programs (their .bss,
- * mapped): each pair is written end first, so a program that reads it
- * meanwhile finds an empty range, never a wrong one. Drops before this are
+ * mapped): each pair is written end first, and a program takes a range
+ * whose start reads 0 as empty (in_range), so one that reads it meanwhile
+ * finds an empty range, never a wrong one. Drops before this are
  * counted all the same, by their reason and flow.
  */
 static void copy_ranges(struct udpdrop_bpf__bss *bss, const struct tracer_opts *o)
@@ -477,6 +514,16 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 		snprintf(e->msg, sizeof(e->msg), "cannot load the %s program: %s",
 			 attach_mode__name(mode), strerror(-err));
 		goto fail;
+	}
+	/*
+	 * The windows' clock (win_clock): jiffies, where the kernel's config
+	 * gives CONFIG_HZ. INITIAL_JIFFIES: 300 s short of wrapping 32 bits.
+	 */
+	int hz = kernel_config_hz();
+
+	if (hz > 0 && hz <= 10000) {
+		skel->bss->win_jiffies_start = (uint32_t)(-300 * hz);
+		skel->bss->win_tick_ns = 1000000000u / hz;
 	}
 	/* every CPU's ring in place before the first drop can need one */
 	err = tracer_events_install(t, skel);

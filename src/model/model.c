@@ -64,21 +64,21 @@ const struct model_site_sym model__site_syms[] = {
 const int model__nsite_syms = ARRAY_SIZE(model__site_syms);
 
 /*
- * Every name above, looked up ahead in one streaming read of
- * /proc/kallsyms before the programs load (the loader asks ksyms__range
- * for each): any other name loads the whole table, which is a slower read
- * and was most of udpdrop's start-up once the verifier's was gone.
+ * The ranges' names, looked up ahead in one short read of /proc/kallsyms
+ * (they are the kernel's own, found before its end). The sites' are not:
+ * some are in no kernel (each kernel has a few of them), and some in
+ * modules, past the point where the file is in address order; a name
+ * not found there loads the whole table, which naming drop locations
+ * needs anyway.
  */
 static int prefetch_classifier_syms(struct ksyms *ks)
 {
-	const char *names[UD_RANGE_MAX + ARRAY_SIZE(model__site_syms)];
+	const char *names[UD_RANGE_MAX];
 	int n = 0;
 
 	for (int r = 0; r < UD_RANGE_MAX; r++)
 		if (model__range_syms[r])
 			names[n++] = model__range_syms[r];
-	for (size_t i = 0; i < ARRAY_SIZE(model__site_syms); i++)
-		names[n++] = model__site_syms[i].name;
 	return ksyms__prefetch(ks, NULL, names, n);
 }
 

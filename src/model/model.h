@@ -187,8 +187,8 @@ extern const struct model_site_sym model__site_syms[];
 extern const int model__nsite_syms;
 
 int model__init(struct model *m, const struct model_opts *o);
-/* The classifier's function ranges (model__range_syms, model__site_syms)
- * from /proc/kallsyms, ahead of other symbols: one streaming read */
+/* /proc/kallsyms for the classifier's function ranges (model__range_syms
+ * ahead, in one short read; model__site_syms from the whole table) */
 void model__load_syms(struct model *m);
 /*
  * A testing aid: UDPDROP_NO_DROP_REASONS=1 makes udpdrop act as on a
