@@ -363,24 +363,23 @@ static __always_inline bool in_range(int r, __u64 addr)
 }
 
 /*
- * The drop and delivery windows' clock (UD_WIN_NS): jiffies, in ns, plus
- * how far they run behind CLOCK_MONOTONIC (229 ms on the project's VM,
- * taken once by the first call: jiffies_off_ns). A load and a multiply
- * where bpf_ktime_get_ns reads the TSC and scales it: 19 ns less per drop
- * on that VM, a third of what the fast path cost over the floor. The
- * result is CLOCK_MONOTONIC within a tick (4 ms at 250 Hz); a window is
- * 100 ms, and user space takes a window only once its own clock is a whole
- * window past it (tracer_win_read_begin), so a program never counts into a
- * window already taken. (bpf_ktime_get_coarse_ns would say the same, but
- * tracing programs may not call it.) The loader reads CONFIG_HZ from the
- * kernel's config (/boot/config-*, /proc/config.gz) and sets win_tick_ns
- * and win_jiffies_start before the attach (no division per drop); without
- * a config, the fine clock. (Not a __kconfig extern: libbpf refuses the
- * whole object where it finds no config, as on most distributions'
- * container hosts.)
+ * The drop and delivery windows' clock (UD_WIN_NS): jiffies in ns, plus
+ * how far that runs from CLOCK_MONOTONIC (taken once, by the first call:
+ * jiffies_off_ns; any constant in the jiffies, their start included, goes
+ * into it). A load and a multiply where bpf_ktime_get_ns reads the TSC and
+ * scales it: about 20 ns less per drop on the project's VM, a third of
+ * what the fast path cost over the floor. The result is CLOCK_MONOTONIC
+ * within a tick (4 ms at 250 Hz); a window is 100 ms, and user space takes
+ * a window only once its own clock is a whole window past it
+ * (tracer_win_read_begin), so a program never counts into a window already
+ * taken. (bpf_ktime_get_coarse_ns would say the same, but tracing programs
+ * may not call it.) The loader sets win_tick_ns from the kernel's
+ * CONFIG_HZ (/boot/config-*, /proc/config.gz) once the programs count; until
+ * then, and without a config, the fine clock. (Not a __kconfig extern:
+ * libbpf refuses the whole object where it finds no config, as on most
+ * distributions' container hosts.)
  */
-volatile __u64 win_tick_ns;       /* 1e9 / CONFIG_HZ; 0: the fine clock */
-volatile __u64 win_jiffies_start; /* INITIAL_JIFFIES */
+volatile __u64 win_tick_ns; /* 1e9 / CONFIG_HZ; 0: the fine clock */
 volatile __u64 jiffies_off_ns;
 
 static __always_inline __u64 win_clock(void)
@@ -388,7 +387,7 @@ static __always_inline __u64 win_clock(void)
 	__u64 tick = win_tick_ns;
 
 	if (tick && bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64)) {
-		__u64 t = (bpf_jiffies64() - win_jiffies_start) * tick;
+		__u64 t = bpf_jiffies64() * tick;
 		__u64 off = jiffies_off_ns;
 
 		if (!off) {

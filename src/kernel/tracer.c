@@ -515,16 +515,6 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 			 attach_mode__name(mode), strerror(-err));
 		goto fail;
 	}
-	/*
-	 * The windows' clock (win_clock): jiffies, where the kernel's config
-	 * gives CONFIG_HZ. INITIAL_JIFFIES: 300 s short of wrapping 32 bits.
-	 */
-	int hz = kernel_config_hz();
-
-	if (hz > 0 && hz <= 10000) {
-		skel->bss->win_jiffies_start = (uint32_t)(-300 * hz);
-		skel->bss->win_tick_ns = 1000000000u / hz;
-	}
 	/* every CPU's ring in place before the first drop can need one */
 	err = tracer_events_install(t, skel);
 	if (err) {
@@ -545,6 +535,16 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 				 ? " (tracefs is not mounted at /sys/kernel/tracing)" : "");
 		goto fail;
 	}
+	/*
+	 * The windows' clock (win_clock): jiffies, where the kernel's config
+	 * gives CONFIG_HZ; until then, and without one, the fine clock (the
+	 * two agree within a tick, so a window spans the change). Read after
+	 * the attach: a config is a file to decompress.
+	 */
+	int hz = kernel_config_hz();
+
+	if (hz > 0 && hz <= 10000)
+		skel->bss->win_tick_ns = 1000000000u / hz;
 	if (need_fail && mode != ATTACH_TRACEPOINT) {
 		t->fail_link = bpf_program__attach(fail_prog);
 		if (!t->fail_link) {
