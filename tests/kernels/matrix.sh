@@ -183,8 +183,9 @@ result() {
 	echo
 	for k in "${KERNELS[@]}"; do
 		[[ -s $RES/$k/probe ]] && echo "$k: load probe (top -n 1 -i 0.1): $(head -n 1 "$RES/$k/probe"); $(grep -m1 '^guest: .* up after' "$RES/$k/console.log" 2>/dev/null | sed 's/^guest: //')"
-		# the verifier's walk per program, and the time to the attach
-		[[ -s $RES/$k/probe ]] && sed -n 's/^udpdrop: verified \([a-z_]*\): processed \([0-9]*\) insns.*/    \1: \2 instructions verified/p
+		# the verifier's walk per program (7.x: per subprogram, N+N+...),
+		# and the time to the attach
+		[[ -s $RES/$k/probe ]] && sed -n 's/^udpdrop: verified \([a-z_]*\): processed \([0-9+]*\).*/    \1: \2 instructions verified/p
 			s/^udpdrop: \(attached after .*\)/    \1/p' "$RES/$k/probe"
 	done
 	echo "matrix: $bad of $((${#CHECKS[@]} * ${#KERNELS[@]})) cells not exact"
