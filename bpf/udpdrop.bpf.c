@@ -226,7 +226,7 @@ struct pkt_info {
  * checks each once, on its own, for any arguments of its prototype, where
  * an inlined or static one is walked again in every state of every path
  * that reaches it. Those walks took the kfree_skb program to 994,089 of
- * the verifier's 1,000,000 instructions, and seconds of start-up (13,759
+ * the verifier's 1,000,000 instructions, and seconds of start-up (13,684
  * and 90 ms now, on 6.18). Before 5.12 a global function takes only scalars (and
  * the context): what does not fit one goes through this CPU's handover,
  * one set per program that can run nested in another on one CPU (a
@@ -352,6 +352,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct handover);
 } handover SEC(".maps");
+
+/*
+ * A global function's arguments: args[which] of this CPU's handover (and
+ * the handover, where hop asks for it). NULL: no handover (not expected).
+ */
+static __always_inline struct fn_args *fn_args(int which, struct handover **hop)
+{
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+
+	if (hop)
+		*hop = ho;
+	return ho ? ARGS_OF(ho, which) : NULL;
+}
 
 /* start != 0: a range being written (tracer__set_ranges: from 0, end
  * first) reads as empty, never as [0, end) */
@@ -606,13 +620,10 @@ static __always_inline bool parse_headers(bool direct, struct sk_buff *skb,
 /* parse_headers, checked once: the flow and fragment facts to args' */
 __noinline int udpdrop_parse(int which)
 {
-	__u32 zero = 0;
-	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
-	struct fn_args *a;
+	struct fn_args *a = fn_args(which, NULL);
 
-	if (!ho)
+	if (!a)
 		return 0;
-	a = ARGS_OF(ho, which);
 	__builtin_memset(&a->flow, 0, sizeof(a->flow));
 	__builtin_memset(&a->pi, 0, sizeof(a->pi));
 	return parse_headers(false, (struct sk_buff *)a->skb, &a->flow, &a->pi);
@@ -720,25 +731,20 @@ static __always_inline __u64 frag_datagrams(struct ud_key *k,
  * packet facts */
 __noinline int udpdrop_frag_netns(int which)
 {
-	__u32 zero = 0;
-	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
-	struct fn_args *a;
+	struct handover *ho;
+	struct fn_args *a = fn_args(which, &ho);
 
-	if (!ho)
+	if (!a)
 		return 0;
-	a = ARGS_OF(ho, which);
 	return frag_netns(ho, &a->key, &a->pi);
 }
 
 __noinline int udpdrop_frag_datagrams(int which, __u32 reason)
 {
-	__u32 zero = 0;
-	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
-	struct fn_args *a;
+	struct fn_args *a = fn_args(which, NULL);
 
-	if (!ho)
+	if (!a)
 		return 0;
-	a = ARGS_OF(ho, which);
 	return frag_datagrams(&a->key, &a->pi, reason);
 }
 
@@ -942,24 +948,20 @@ static __always_inline int account_body(struct handover *ho, struct fn_args *a,
 __noinline int udpdrop_account_slots(int which, __u64 datagrams, __u64 skbs,
 				    __u64 len)
 {
-	__u32 zero = 0;
-	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	struct handover *ho;
+	struct fn_args *a = fn_args(which, &ho);
 
-	if (!ho)
-		return -1;
-	return account_body(ho, ARGS_OF(ho, which), datagrams, skbs, len, true);
+	return a ? account_body(ho, a, datagrams, skbs, len, true) : -1;
 }
 
 /* The same without the slot table (kernels without atomics, the frees). */
 __noinline int udpdrop_account_maps(int which, __u64 datagrams, __u64 skbs,
 				   __u64 len)
 {
-	__u32 zero = 0;
-	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	struct handover *ho;
+	struct fn_args *a = fn_args(which, &ho);
 
-	if (!ho)
-		return -1;
-	return account_body(ho, ARGS_OF(ho, which), datagrams, skbs, len, false);
+	return a ? account_body(ho, a, datagrams, skbs, len, false) : -1;
 }
 
 /* which: the calling program's ARGS_* (a literal), as use_slots is */
@@ -1157,15 +1159,12 @@ static __always_inline void *event_ring(void)
 /* One event for args[which]'s skb under its key (see emit_event). */
 __noinline int udpdrop_emit(int which, __u32 datagrams, __u32 len)
 {
-	__u32 zero = 0;
-	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	struct fn_args *a = fn_args(which, NULL);
 	struct ud_event *e = NULL;
-	struct fn_args *a;
 	void *ring;
 
-	if (!ho)
+	if (!a)
 		return 0;
-	a = ARGS_OF(ho, which);
 	ring = event_ring();
 	if (ring)
 		e = bpf_ringbuf_reserve(ring, sizeof(*e) + cap_len, 0);
@@ -1213,13 +1212,11 @@ static __always_inline void emit_event(struct handover *ho, int which, bool dire
  */
 __noinline int udpdrop_stash(int which, __u32 datagrams, __u32 len)
 {
-	__u32 zero = 0;
-	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
-	struct fn_args *a;
+	struct handover *ho;
+	struct fn_args *a = fn_args(which, &ho);
 
-	if (!ho)
+	if (!a)
 		return 0;
-	a = ARGS_OF(ho, which);
 	fill_event((struct ud_event *)ho->pend_ev, (struct sk_buff *)a->skb, a,
 		   datagrams, len);
 	return 0;
@@ -1229,15 +1226,15 @@ __noinline int udpdrop_stash(int which, __u32 datagrams, __u32 len)
  * or the flow's). */
 __noinline int udpdrop_emit_stashed(int which, __u32 datagrams)
 {
-	__u32 zero = 0;
-	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	struct handover *ho;
+	struct fn_args *a = fn_args(which, &ho);
 	struct ud_event *e = NULL;
 	struct ud_key *k;
 	void *ring;
 
-	if (!ho)
+	if (!a)
 		return 0;
-	k = &ARGS_OF(ho, which)->key;
+	k = &a->key;
 	ring = event_ring();
 	if (ring)
 		e = bpf_ringbuf_reserve(ring, sizeof(*e) + cap_len, 0);
@@ -1381,13 +1378,11 @@ static __always_inline __u32 derive_site(bool direct, struct sk_buff *skb,
 /* derive_site, checked once (probe reads: the skb is a scalar here) */
 __noinline int udpdrop_site(int which, __u64 location, __u32 flags)
 {
-	__u32 zero = 0;
-	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
+	struct fn_args *a = fn_args(which, NULL);
 
-	if (!ho)
+	if (!a)
 		return UD_SITE_UNKNOWN;
-	return derive_site(false, (struct sk_buff *)ARGS_OF(ho, which)->skb,
-			   location, flags);
+	return derive_site(false, (struct sk_buff *)a->skb, location, flags);
 }
 
 /* Does udp:udp_fail_queue_rcv_skb carry the skb (6.10+, and fire first)? */
@@ -1520,14 +1515,14 @@ static __always_inline int classify_run(struct handover *ho, int which,
 	}
 	ho->fail_sk = 0;
 	if (derive_sites) {
-		(*ARGS_OF(ho, which)).skb = (__u64)skb;
+		ARGS_OF(ho, which)->skb = (__u64)skb;
 		reason = udpdrop_site(which, k.location, k.flags);
 		k.reason = reason;
 		k.flags |= UD_KEY_SITE;
 	} else if (site_base && reason == UD_REASON(NOT_SPECIFIED)) {
 		__u32 site;
 
-		(*ARGS_OF(ho, which)).skb = (__u64)skb;
+		ARGS_OF(ho, which)->skb = (__u64)skb;
 		site = udpdrop_site(which, k.location, k.flags);
 
 		/*
@@ -1681,8 +1676,8 @@ static __always_inline int classify_run(struct handover *ho, int which,
 		return 0;
 	}
 	if (k.flags & UD_KEY_FRAG) {
-		(*ARGS_OF(ho, which)).key = k;
-		(*ARGS_OF(ho, which)).pi = pi;
+		ARGS_OF(ho, which)->key = k;
+		ARGS_OF(ho, which)->pi = pi;
 		datagrams = udpdrop_frag_datagrams(which, reason);
 		/* the fragment's addresses were only needed for the identity */
 		if (k.flags & UD_KEY_SOCK) {
