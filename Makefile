@@ -80,7 +80,29 @@ $(OUTPUT) $(OUTPUT)/tests:
 # BPF: compile, link (bpftool gen object), then the skeleton header.
 $(OUTPUT)/%.tmp.bpf.o: bpf/%.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MT $@ -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_DEFS) -MMD -MP -MT $@ -c $< -o $@
+
+# udpdrop.bpf.c is built twice: udpdrop.bpf.o reads packet headers with
+# kfuncs (bpf_rdonly_cast: kernels 6.2+), udpdrop_compat.bpf.o with probe
+# reads. The loader (src/kernel/tracer_object.c) takes one or the other
+# through the one skeleton, so both must lay out maps, programs and
+# globals alike: udpdrop_compat.layout fails the build where they differ.
+# Two objects, not one with the kfunc call left out by the verifier: with
+# libbpf 1.1 an unresolved call stays a call #0, which 5.13-5.17 refuse.
+$(OUTPUT)/udpdrop.tmp.bpf.o: BPF_DEFS := -DUD_KFUNCS=1
+$(OUTPUT)/udpdrop_compat.tmp.bpf.o: bpf/udpdrop.bpf.c | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DUD_KFUNCS=0 -MMD -MP -MT $@ -c $< -o $@
+
+$(OUTPUT)/udpdrop_compat.layout: $(OUTPUT)/udpdrop.skel.h $(OUTPUT)/udpdrop_compat.skel.h
+	$(call msg,CHECK,$@)
+	$(Q)sed '/__elf_bytes(size_t \*sz)$$/,/^}/d' $(OUTPUT)/udpdrop.skel.h >$@.main
+	$(Q)sed -e '/__elf_bytes(size_t \*sz)$$/,/^}/d' -e 's/udpdrop_compat_bpf/udpdrop_bpf/g' \
+		-e 's/UDPDROP_COMPAT_BPF/UDPDROP_BPF/g' $(OUTPUT)/udpdrop_compat.skel.h >$@.compat
+	$(Q)cmp -s $@.main $@.compat || { diff $@.main $@.compat | head -20; \
+		echo "udpdrop.bpf.o and udpdrop_compat.bpf.o differ in layout (above)" >&2; exit 1; }
+	$(Q)rm -f $@.main $@.compat
+	$(Q)touch $@
 
 $(OUTPUT)/%.bpf.o: $(OUTPUT)/%.tmp.bpf.o
 	$(call msg,GEN-OBJ,$@)
@@ -101,6 +123,7 @@ $(OUTPUT)/obj/kernel/tracer.o: $(OUTPUT)/udpdrop.skel.h
 $(OUTPUT)/obj/kernel/tracer_read.o: $(OUTPUT)/udpdrop.skel.h
 $(OUTPUT)/obj/kernel/tracer_retire.o: $(OUTPUT)/udpdrop.skel.h
 $(OUTPUT)/obj/kernel/tracer_events.o: $(OUTPUT)/udpdrop.skel.h
+$(OUTPUT)/obj/kernel/tracer_object.o: $(OUTPUT)/udpdrop.skel.h $(OUTPUT)/udpdrop_compat.layout
 $(OUTPUT)/obj/loadgen/xdpstamp.o: $(OUTPUT)/xdpstamp.skel.h
 
 $(LIB): $(LIB_OBJS)

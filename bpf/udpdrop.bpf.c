@@ -19,6 +19,10 @@
 #include "core_fixes.bpf.h"
 #include "udpdrop.h"
 
+#ifndef UD_KFUNCS /* 1: udpdrop.bpf.o, 0: udpdrop_compat.bpf.o (Makefile) */
+#error "build with -DUD_KFUNCS=1 or -DUD_KFUNCS=0, as the Makefile does"
+#endif
+
 /*
  * #defines of the kernel's headers, which vmlinux.h (BTF: types and
  * enumerators only) does not carry; enumerators (IPPROTO_UDP, TCP_TIME_WAIT,
@@ -101,8 +105,11 @@ const volatile bool events_on = false;
 /* events go to this CPU's ring of cpu_events, not the shared one */
 const volatile bool per_cpu_events = false;
 const volatile __u32 cap_len = 0; /* packet bytes per event, <= UD_CAP_MAX */
-/* wake the reader when this much is waiting (it also polls on a timer) */
-const volatile __u64 wakeup_bytes = 1 << 20;
+/*
+ * wake the reader after this many events from one CPU (the loader: a
+ * quarter of a ring's worth); it also polls on a timer
+ */
+const volatile __u32 wakeup_events = 1 << 14;
 
 /*
  * Socket buckets and socketless flow buckets live apart, so that a flood
@@ -301,6 +308,7 @@ struct handover {
 	__s32 fail_rc;
 	__u32 cpu;           /* this CPU's id, cached: saves a helper call */
 	__u32 kfree_running; /* 1 while a kfree_skb program runs here (classify) */
+	__u32 ev_unwoken;    /* events sent since this CPU last woke the reader */
 	bool cpu_known;
 	/*
 	 * fast: the last event's socket bucket, when it was an rx_sk drop
@@ -531,78 +539,112 @@ static __always_inline bool net_header(bool direct, struct sk_buff *skb,
 }
 
 /*
+ * The packet's headers. UD_KFUNCS (the object for kernels with
+ * bpf_rdonly_cast, 6.2+; see Makefile): read in place, with plain loads
+ * the verifier makes fault-safe (a bad address reads 0), which costs a
+ * fraction of a probe read's helper call. Otherwise (udpdrop_compat.bpf.o)
+ * the first 48 bytes are copied with one probe read, and a header past
+ * them with another.
+ */
+#if UD_KFUNCS
+extern void *bpf_rdonly_cast(const void *obj__ign, __u32 btf_id__k) __ksym;
+
+#define HDR_AT(p, off, type) \
+	((type *)bpf_rdonly_cast((p) + (off), bpf_core_type_id_kernel(type)))
+#endif
+
+/* The source and destination ports at p + off (host order); false if
+ * they cannot be read. */
+static __always_inline bool read_ports(unsigned char *p, __u32 off,
+				       const __u8 *copy, __u16 *sport, __u16 *dport)
+{
+#if UD_KFUNCS
+	struct udphdr *uh = HDR_AT(p, off, struct udphdr);
+
+	*sport = bpf_ntohs(uh->source);
+	*dport = bpf_ntohs(uh->dest);
+	return true;
+#else
+	__be16 ports[2];
+
+	/* constant offsets into the copy: 5.10's verifier refuses a
+	 * variable one on the stack */
+	if (off == 20)
+		__builtin_memcpy(ports, copy + 20, sizeof(ports));
+	else if (off == 40)
+		__builtin_memcpy(ports, copy + 40, sizeof(ports));
+	else if (bpf_probe_read_kernel(ports, sizeof(ports), p + off))
+		return false;
+	*sport = bpf_ntohs(ports[0]);
+	*dport = bpf_ntohs(ports[1]);
+	return true;
+#endif
+}
+
+/*
  * Parse the IPv4/IPv6 + UDP header of the freed skb into the flow fields
  * of the key. Returns false if the skb carries no IP header we understand.
  */
 static __always_inline bool parse_at(unsigned char *head, __u16 nh,
 				     struct ud_key *k, struct pkt_info *pi)
 {
+	unsigned char *p = head + nh;
+	__u8 *copy = NULL;
+#if UD_KFUNCS
+	struct iphdr *ip = HDR_AT(p, 0, struct iphdr);
+	struct ipv6hdr *ip6 = HDR_AT(p, 0, struct ipv6hdr);
+	struct frag_hdr *fh = HDR_AT(p, 40, struct frag_hdr);
+	__u8 vihl = *(__u8 *)ip;
+#else
 	__u8 buf[48];
 
-	if (bpf_probe_read_kernel(buf, sizeof(buf), head + nh))
+	if (bpf_probe_read_kernel(buf, sizeof(buf), p))
 		return false;
+	copy = buf;
 
-	__u8 version = buf[0] >> 4;
+	struct iphdr *ip = (void *)buf;
+	struct ipv6hdr *ip6 = (void *)buf;
+	struct frag_hdr *fh = (void *)(buf + 40);
+	__u8 vihl = buf[0];
+#endif
+	__u8 version = vihl >> 4;
 
 	if (version == 4) {
-		struct iphdr *ip = (void *)buf;
-		__u32 ihl = (buf[0] & 0xf) * 4;
+		__u32 ihl = (vihl & 0xf) * 4;
 		__u16 frag = bpf_ntohs(ip->frag_off);
+		__u32 saddr = ip->saddr, daddr = ip->daddr;
 
 		k->family = AF_INET;
 		k->proto = ip->protocol;
-		__builtin_memcpy(k->saddr, &ip->saddr, 4);
-		__builtin_memcpy(k->daddr, &ip->daddr, 4);
+		__builtin_memcpy(k->saddr, &saddr, 4);
+		__builtin_memcpy(k->daddr, &daddr, 4);
 		pi->id = bpf_ntohs(ip->id);
 		pi->fragment = frag & (IP_MF | IP_OFFSET);
 		pi->first_frag = !(frag & IP_OFFSET);
-		if (!pi->first_frag)
-			return true;
-		if (ihl == 20) {
-			struct udphdr *uh = (void *)(buf + 20);
-
-			k->dport = bpf_ntohs(uh->dest);
-			pi->sport = bpf_ntohs(uh->source);
-		} else {
-			__be16 ports[2];
-
-			if (ihl < 20 || bpf_probe_read_kernel(ports, sizeof(ports),
-							      head + nh + ihl))
-				return true;
-			k->dport = bpf_ntohs(ports[1]);
-			pi->sport = bpf_ntohs(ports[0]);
-		}
+		if (pi->first_frag && ihl >= 20)
+			read_ports(p, ihl, copy, &pi->sport, &k->dport);
 		return true;
 	}
 	if (version == 6) {
-		struct ipv6hdr *ip6 = (void *)buf;
+		__u8 nexthdr = ip6->nexthdr;
 
 		k->family = AF_INET6;
-		k->proto = ip6->nexthdr;
+		k->proto = nexthdr;
 		__builtin_memcpy(k->saddr, &ip6->saddr, 16);
 		__builtin_memcpy(k->daddr, &ip6->daddr, 16);
 		pi->first_frag = true;
-		if (ip6->nexthdr == IPPROTO_FRAGMENT_HDR) {
-			struct frag_hdr *fh = (void *)(buf + 40);
+		if (nexthdr == IPPROTO_FRAGMENT_HDR) {
 			__u16 off = bpf_ntohs(fh->frag_off);
-			__be16 ports[2];
 
 			k->proto = fh->nexthdr;
 			pi->id = bpf_ntohl(fh->identification);
 			pi->fragment = true;
 			pi->first_frag = !(off & 0xfff8);
-			if (pi->first_frag &&
-			    !bpf_probe_read_kernel(ports, sizeof(ports),
-						   head + nh + 48)) {
-				k->dport = bpf_ntohs(ports[1]);
-				pi->sport = bpf_ntohs(ports[0]);
-			}
+			if (pi->first_frag)
+				read_ports(p, 48, copy, &pi->sport, &k->dport);
 			return true;
 		}
-		struct udphdr *uh = (void *)(buf + 40);
-
-		k->dport = bpf_ntohs(uh->dest);
-		pi->sport = bpf_ntohs(uh->source);
+		read_ports(p, 40, copy, &pi->sport, &k->dport);
 		return true;
 	}
 	return false;
@@ -1120,16 +1162,23 @@ static __always_inline void fill_event(struct ud_event *e, struct sk_buff *skb,
 
 /*
  * A wake-up per event (irq_work, then the reader's syscall) would cost
- * more than the event: wake the reader only when this event takes the
- * backlog past wakeup_bytes, and let its timer do the rest.
+ * more than the event: wake the reader once per wakeup_events events from
+ * this CPU, and let its timer do the rest. Counted here, in the CPU's own
+ * cache line, not by asking the ring its backlog (bpf_ringbuf_query), which
+ * reads the position the reader writes: a cache miss per event, about a
+ * tenth of an event's cost. The ring thus never holds more than
+ * wakeup_events of this CPU's events the reader was not woken for. A
+ * nested run may lose a count: a wake-up comes an event late.
  */
-static __always_inline void submit_event(void *ring, struct ud_event *e)
+static __always_inline void submit_event(struct handover *ho, struct ud_event *e)
 {
-	__u64 avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
-	__u64 size = sizeof(*e) + cap_len;
+	__u64 flag = BPF_RB_NO_WAKEUP;
 
-	bpf_ringbuf_submit(e, avail >= wakeup_bytes && avail < wakeup_bytes + size
-				      ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	if (++ho->ev_unwoken >= wakeup_events) {
+		ho->ev_unwoken = 0;
+		flag = BPF_RB_FORCE_WAKEUP;
+	}
+	bpf_ringbuf_submit(e, flag);
 }
 
 static __always_inline void count_shed(const struct ud_key *k)
@@ -1159,7 +1208,8 @@ static __always_inline void *event_ring(void)
 /* One event for args[which]'s skb under its key (see emit_event). */
 __noinline int udpdrop_emit(int which, __u32 datagrams, __u32 len)
 {
-	struct fn_args *a = fn_args(which, NULL);
+	struct handover *ho;
+	struct fn_args *a = fn_args(which, &ho);
 	struct ud_event *e = NULL;
 	void *ring;
 
@@ -1173,7 +1223,7 @@ __noinline int udpdrop_emit(int which, __u32 datagrams, __u32 len)
 		return 0;
 	}
 	fill_event(e, (struct sk_buff *)a->skb, a, datagrams, len);
-	submit_event(ring, e);
+	submit_event(ho, e);
 	return 0;
 }
 
@@ -1253,7 +1303,7 @@ __noinline int udpdrop_emit_stashed(int which, __u32 datagrams)
 	e->reason = k->reason;
 	e->flags = k->flags;
 	e->datagrams = datagrams;
-	submit_event(ring, e);
+	submit_event(ho, e);
 	return 0;
 }
 

@@ -399,7 +399,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	bool need_fail = !t->rx_sk;
 	int err;
 
-	skel = udpdrop_bpf__open();
+	skel = tracer_object_open(t->kfuncs);
 	if (!skel) {
 		err = -errno;
 		snprintf(e->msg, sizeof(e->msg), "cannot open the BPF object: %s",
@@ -654,6 +654,8 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	t->fail_names_skb = kernel_fail_tp_names_skb();
 	t->close_cache_arg = kernel_kmem_free_names_cache();
 	t->atomics = kernel_has_atomics();
+	/* UDPDROP_COMPAT_OBJECT: the tests run the probe-read object here too */
+	t->kfuncs = kernel_has_func("bpf_rdonly_cast") && !getenv("UDPDROP_COMPAT_OBJECT");
 	if (!t->atomics)
 		pr_info("no BPF atomics (kernels before 5.12): every drop is counted in the hash maps, not the per-CPU slot table\n");
 	t->sites = o->derive_sites;
@@ -726,8 +728,10 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	t->slots_retire = tracer_slots_can_retire();
 	if (!t->slots_retire)
 		pr_info("membarrier(MEMBARRIER_CMD_GLOBAL) unavailable (nohz_full?): slots of closed sockets stay taken, their drops go by the hash map\n");
-	pr_info("attached to skb:kfree_skb via %s; causes from %s; receiving socket from %s; deliveries %s; closing sockets' queues %s\n",
+	pr_info("attached to skb:kfree_skb via %s (%s); causes from %s; receiving socket from %s; deliveries %s; closing sockets' queues %s\n",
 		attach_mode__name(t->mode),
+		t->kfuncs ? "packet headers read in place: bpf_rdonly_cast"
+			  : "packet headers copied: bpf_probe_read_kernel",
 		t->sites ? "drop locations (no drop reasons)" : "drop reasons",
 		t->rx_sk ? "rx_sk"
 		: t->fail_link ? "udp_fail_queue_rcv_skb, else packet headers"

@@ -119,6 +119,16 @@ static int make_rings(struct tracer *t, uint32_t bytes)
 	return 0;
 }
 
+/* Events (each with its 8-byte ring header, 8-aligned) in a quarter of a
+ * ring of ring_bytes: at least 1. */
+static uint32_t event_wakeup_count(uint32_t ring_bytes, uint32_t cap_len)
+{
+	uint32_t rec = (BPF_RINGBUF_HDR_SZ + sizeof(struct ud_event) + cap_len + 7) & ~7u;
+	uint32_t n = ring_bytes / 4 / rec;
+
+	return n ? n : 1;
+}
+
 void tracer_events_size(struct tracer *t, struct udpdrop_bpf *skel, const struct tracer_opts *o)
 {
 	uint32_t page = (uint32_t)getpagesize();
@@ -150,8 +160,12 @@ void tracer_events_size(struct tracer *t, struct udpdrop_bpf *skel, const struct
 	skel->rodata->per_cpu_events = t->ev_per_cpu;
 	/* the ring is a page when unused: top and the others pay no memory */
 	bpf_map__set_max_entries(skel->maps.events, ring);
-	/* a quarter full: the reader wakes with room to spare */
-	skel->rodata->wakeup_bytes = (t->ev_per_cpu ? t->ev_ring_bytes : ring) / 4;
+	/*
+	 * A quarter of a ring's worth of events from one CPU wakes the reader:
+	 * with room to spare (the programs count events, not the backlog).
+	 */
+	skel->rodata->wakeup_events = event_wakeup_count(t->ev_per_cpu ? t->ev_ring_bytes : ring,
+							 skel->rodata->cap_len);
 	/*
 	 * The inner maps' template is given by fd (libbpf 1.1 cannot resize
 	 * the one it would make from BTF): CPU 0's ring; else, the array

@@ -81,6 +81,11 @@ void tracer_events_size(struct tracer *t, struct udpdrop_bpf *skel,
 int tracer_events_install(struct tracer *t, struct udpdrop_bpf *skel);
 void tracer_events_free(struct tracer *t);
 
+/* tracer_object.c: the skeleton opened on udpdrop.bpf.o (kfuncs: packet
+ * headers read in place, 6.2+) or on udpdrop_compat.bpf.o (probe reads);
+ * NULL and errno on failure */
+struct udpdrop_bpf *tracer_object_open(bool kfuncs);
+
 /* tracer_retire.c: can slots be given back (membarrier GLOBAL works)? */
 bool tracer_slots_can_retire(void);
 

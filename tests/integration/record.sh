@@ -123,6 +123,36 @@ test_record_rcvbuf() {
 			[.[] | select(.type == "COUNTS") | .counts[] | .location] | unique | all(. as $l | $s | any(. == $l))')" true
 }
 
+# IPv6: each EVENT's flow is read from the packet's headers in the
+# programs (in place with bpf_rdonly_cast, or copied: run again with
+# UDPDROP_COMPAT_OBJECT=1), so both of a packet's addresses and ports must
+# come back: rcvbuf drops of a socket, and no-socket drops.
+test_record_ipv6() {
+	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
+	setup_hosts || return
+	start_recv "$B" "[$V6B]:5042" --rcvbuf 4096 || return
+	local rpid=$RECV_PID rout=$RECV_OUT ns
+	ns=$(ns_inode "$B")
+	start_record "$T/t.data" -N "$B" -i 0.5 --headers 48 || return
+	local sent=$(send "$A" "[$V6B]:5042" -c 300 -s 1000 --sport 4242)
+	local nosock=$(send "$A" "[$V6B]:5999" -c 20 --sport 4243)
+	settle
+	kill -INT "$REC"
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	local got=$(stop_recv "$rpid" "$rout")
+	local dropped=$((sent - got))
+	expect_eq sent "$sent" 300
+	expect_eq "sent (no socket)" "$nosock" 20
+	expect_gt dropped "$dropped" 0
+	tc_records "$T/t.data"
+	expect_eq "EVENT flows (rcvbuf; no socket)" \
+		"$(tq '[.[] | select(.type == "EVENT") | "\(.family) \(.saddr).\(.sport)>\(.daddr).\(.dport) \(.netns)"] | group_by(.) | map("\(.[0]) x\(length)") | join(";")')" \
+		"$(printf '10 %s.4242>%s.5042 %s x%s;10 %s.4243>%s.5999 %s x20' "$V6A" "$V6B" "$ns" "$dropped" "$V6A" "$V6B" "$ns" | tr ";" "\n" | LC_ALL=C sort | paste -sd";")"
+	# the capture starts at the IPv6 header: version 6, next header UDP
+	expect_eq "EVENT capture" "$(tq '[.[] | select(.type == "EVENT") | "\(.caplen) \(.cap[0:1]) \(.cap[12:14])"] | unique | join(";")')" "48 6 11"
+}
+
 # start_record OUT ARGS...: udpdrop record in the background, $REC its
 # pid, stderr in $T/rec.err; returns once it says it is recording.
 # UDPDROP_WRAP: a command to run it under (as start_top).

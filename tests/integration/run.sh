@@ -35,6 +35,7 @@ fi
 . tests/integration/json.sh
 . tests/integration/serve.sh
 . tests/integration/deploy.sh
+. tests/integration/compat.sh
 
 # a helper defined twice, in two files, silently takes the other's place
 # (it happened: apps.sh's views_stop replaced views.sh's): refuse to run

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# The two builds of the BPF object (docs/kernels.md): udpdrop.bpf.o reads
+# packet headers in place (bpf_rdonly_cast, 6.2+), udpdrop_compat.bpf.o
+# copies them (bpf_probe_read_kernel). A kernel loads one; these tests run
+# the header-reading tests again with UDPDROP_COMPAT_OBJECT=1, so that the
+# host tests both. Sourced by run.sh.
+
+# Which object -v names: the kernel's choice, and the testing aid's.
+test_compat_object_named() {
+	local want="packet headers copied: bpf_probe_read_kernel"
+	bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "^\[[0-9]*\] FUNC 'bpf_rdonly_cast'" &&
+		want="packet headers read in place: bpf_rdonly_cast"
+	"$UDPDROP" top -b -n 1 -i 0.1 -v >/dev/null 2>"$T/default.err"
+	expect_eq "top exit" "$?" 0
+	expect_eq "default object" "$(grep -o 'packet headers [a-z ]*: bpf_[a-z_]*' "$T/default.err")" "$want"
+	UDPDROP_COMPAT_OBJECT=1 "$UDPDROP" top -b -n 1 -i 0.1 -v >/dev/null 2>"$T/compat.err"
+	expect_eq "top exit (compat)" "$?" 0
+	expect_eq "compat object" "$(grep -o 'packet headers [a-z ]*: bpf_[a-z_]*' "$T/compat.err")" \
+		"packet headers copied: bpf_probe_read_kernel"
+}
+
+# the flows of socketless drops, and every record event's, from the copy
+test_compat_record_rcvbuf() { UDPDROP_COMPAT_OBJECT=1 test_record_rcvbuf; }
+test_compat_record_ipv6() { UDPDROP_COMPAT_OBJECT=1 test_record_ipv6; }
+test_compat_no_socket() { UDPDROP_COMPAT_OBJECT=1 test_no_socket; }
+test_compat_ipv6_no_socket() { UDPDROP_COMPAT_OBJECT=1 test_ipv6_no_socket; }
+test_compat_frag_timeout() { UDPDROP_COMPAT_OBJECT=1 test_frag_timeout; }
+test_compat_rcvbuf_fragmented() { UDPDROP_COMPAT_OBJECT=1 test_rcvbuf_fragmented; }
