@@ -309,6 +309,7 @@ struct handover {
 	__u32 cpu;           /* this CPU's id, cached: saves a helper call */
 	__u32 kfree_running; /* 1 while a kfree_skb program runs here (classify) */
 	__u32 ev_unwoken;    /* events sent since this CPU last woke the reader */
+	__u64 win_cache;     /* win_index: jiffies' low 32 bits << 32 | the index */
 	bool cpu_known;
 	/*
 	 * fast: the last event's socket bucket, when it was an rx_sk drop
@@ -404,22 +405,51 @@ static __always_inline bool in_range(int r, __u64 addr)
 volatile __u64 win_tick_ns; /* 1e9 / CONFIG_HZ; 0: the fine clock */
 volatile __u64 jiffies_off_ns;
 
+static __always_inline bool win_jiffies(void)
+{
+	return win_tick_ns && bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64);
+}
+
+/* the clock at jiffies j (win_jiffies() only) */
+static __always_inline __u64 win_clock_at(__u64 j)
+{
+	__u64 t = j * win_tick_ns;
+	__u64 off = jiffies_off_ns;
+
+	if (!off) {
+		/* modulo 2^64: right whichever clock is ahead */
+		off = bpf_ktime_get_ns() - t;
+		jiffies_off_ns = off ?: 1;
+	}
+	return t + off;
+}
+
 static __always_inline __u64 win_clock(void)
 {
-	__u64 tick = win_tick_ns;
+	return win_jiffies() ? win_clock_at(bpf_jiffies64()) : bpf_ktime_get_ns();
+}
 
-	if (tick && bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64)) {
-		__u64 t = bpf_jiffies64() * tick;
-		__u64 off = jiffies_off_ns;
+/*
+ * The current window's index, win_clock() / UD_WIN_NS. On the jiffies
+ * clock the index changes only with the tick, so the CPU's handover keeps
+ * the last tick's: the 64-bit division (tens of cycles) is made once per
+ * tick and CPU, not per drop. Tick (its low 32 bits) and index share one
+ * word, so that a nested run cannot leave them torn; a stale word would
+ * need this CPU to see no drop for exactly 2^32 ticks (198 days at 250 Hz).
+ */
+static __always_inline __u64 win_index(struct handover *ho)
+{
+	__u64 j, c, idx;
 
-		if (!off) {
-			/* modulo 2^64: right whichever clock is ahead */
-			off = bpf_ktime_get_ns() - t;
-			jiffies_off_ns = off ?: 1;
-		}
-		return t + off;
-	}
-	return bpf_ktime_get_ns();
+	if (!win_jiffies())
+		return bpf_ktime_get_ns() / UD_WIN_NS;
+	j = bpf_jiffies64();
+	c = ho->win_cache;
+	if (c && (__u32)(c >> 32) == (__u32)j)
+		return (__u32)c;
+	idx = win_clock_at(j) / UD_WIN_NS;
+	ho->win_cache = (j << 32) | (__u32)idx;
+	return idx;
 }
 
 static __always_inline void stat_inc(struct handover *ho, __u32 idx)
@@ -907,7 +937,7 @@ static __always_inline int win_count(struct handover *ho, const struct ud_key *k
 
 	if (!datagrams || !(k->flags & UD_KEY_SOCK))
 		return 0;
-	idx = win_clock() / UD_WIN_NS;
+	idx = win_index(ho);
 	word = v->win;
 	if ((word >> 32) == idx) {
 		v->win = word + datagrams;
@@ -2069,9 +2099,11 @@ static __noinline int rx_win_close(__u64 id, __u64 word)
 
 static __always_inline void rx_win_count(__u64 id, struct ud_rx *v)
 {
+	__u32 zero = 0;
+	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
 	__u64 idx, word = v->win;
 
-	idx = win_clock() / UD_WIN_NS;
+	idx = ho ? win_index(ho) : win_clock() / UD_WIN_NS;
 	if ((word >> 32) == idx) {
 		v->win = word + 1;
 		return;

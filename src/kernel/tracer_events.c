@@ -119,12 +119,16 @@ static int make_rings(struct tracer *t, uint32_t bytes)
 	return 0;
 }
 
-/* Events (each with its 8-byte ring header, 8-aligned) in a quarter of a
- * ring of ring_bytes: at least 1. */
-static uint32_t event_wakeup_count(uint32_t ring_bytes, uint32_t cap_len)
+/*
+ * The events one CPU sends between two wake-ups of the reader: a quarter
+ * of a ring of ring_bytes (each event with its 8-byte ring header,
+ * 8-aligned), shared by `writers` CPUs (the shared ring: every CPU counts
+ * only its own, and all together must not fill it unseen); at least 1.
+ */
+static uint32_t event_wakeup_count(uint32_t ring_bytes, uint32_t cap_len, int writers)
 {
 	uint32_t rec = (BPF_RINGBUF_HDR_SZ + sizeof(struct ud_event) + cap_len + 7) & ~7u;
-	uint32_t n = ring_bytes / 4 / rec;
+	uint32_t n = ring_bytes / 4 / rec / (uint32_t)(writers > 0 ? writers : 1);
 
 	return n ? n : 1;
 }
@@ -161,11 +165,12 @@ void tracer_events_size(struct tracer *t, struct udpdrop_bpf *skel, const struct
 	/* the ring is a page when unused: top and the others pay no memory */
 	bpf_map__set_max_entries(skel->maps.events, ring);
 	/*
-	 * A quarter of a ring's worth of events from one CPU wakes the reader:
-	 * with room to spare (the programs count events, not the backlog).
+	 * A quarter of a ring's worth of events wakes the reader: with room
+	 * to spare (the programs count each CPU's events, not the backlog).
 	 */
-	skel->rodata->wakeup_events = event_wakeup_count(t->ev_per_cpu ? t->ev_ring_bytes : ring,
-							 skel->rodata->cap_len);
+	skel->rodata->wakeup_events =
+		t->ev_per_cpu ? event_wakeup_count(t->ev_ring_bytes, skel->rodata->cap_len, 1)
+			      : event_wakeup_count(ring, skel->rodata->cap_len, t->ncpus);
 	/*
 	 * The inner maps' template is given by fd (libbpf 1.1 cannot resize
 	 * the one it would make from BTF): CPU 0's ring; else, the array

@@ -186,7 +186,8 @@ result() {
 		# the verifier's walk per program (7.x: per subprogram, N+N+...),
 		# and the time to the attach
 		[[ -s $RES/$k/probe ]] && sed -n 's/^udpdrop: verified \([a-z_]*\): processed \([0-9+]*\).*/    \1: \2 instructions verified/p
-			s/^udpdrop: \(attached after .*\)/    \1/p' "$RES/$k/probe"
+			s/^udpdrop: \(attached after .*\)/    \1/p
+			s/^udpdrop: attached to .*(\(packet headers [^)]*\)).*/    \1/p' "$RES/$k/probe"
 	done
 	echo "matrix: $bad of $((${#CHECKS[@]} * ${#KERNELS[@]})) cells not exact"
 } | tee "$RES/table.txt"
