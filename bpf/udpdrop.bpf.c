@@ -315,9 +315,13 @@ struct handover {
 	 * fast: the last event's socket bucket, when it was an rx_sk drop
 	 * counted in an owned slot. A storm of drops on one socket repeats
 	 * it; the cookie (unique, never reused) proves it is the same socket
-	 * even if the struct sock was freed and its memory reused.
+	 * even if the struct sock was freed and its memory reused. A socket
+	 * no one has asked the cookie of yet (new since user space's last
+	 * socket dump: its key names it by inode, UD_KEY_INODE) is proved by
+	 * having still none and the same inode (fast_inode).
 	 */
 	bool fast_valid;
+	bool fast_inode; /* fast_cookie holds the socket's inode */
 	__u32 fast_slot;
 	__u32 fast_reason;
 	__u64 fast_sk;
@@ -507,6 +511,20 @@ static __always_inline __u64 sk_cookie_or_inode(bool direct, struct sock *sk,
 		    sk, sk_socket, file, f_inode, i_ino);
 	*inode = cookie != 0;
 	return cookie;
+}
+
+/*
+ * Is sk still the socket the fast path was armed for (the same cookie, or
+ * still none and the same inode)? Its identity read as sk_identity does,
+ * so the key it proves is the one the slow path would make.
+ */
+static __always_inline bool fast_same_socket(struct handover *ho, bool direct,
+					     struct sock *sk)
+{
+	bool inode;
+	__u64 id = sk_cookie_or_inode(direct, sk, &inode);
+
+	return id == ho->fast_cookie && inode == ho->fast_inode;
 }
 
 static __always_inline void sk_identity(bool direct, struct sock *sk,
@@ -1559,8 +1577,7 @@ static __always_inline int classify_run(struct handover *ho, int which,
 		close_flush(ho, which); /* a live socket's drop: see below */
 	if (rx_sk && ho->fast_valid && ho->fast_sk == (__u64)rx_sk &&
 	    ho->fast_reason == reason && ho->fast_location == (__u64)location &&
-	    ho->fast_cookie == RD(direct, rx_sk->__sk_common.skc_cookie.counter,
-				  rx_sk, __sk_common.skc_cookie.counter)) {
+	    fast_same_socket(ho, direct, rx_sk)) {
 		__u32 idx = ho->fast_slot;
 		struct ud_slot *sl = bpf_map_lookup_elem(&slots, &idx);
 
@@ -1774,11 +1791,12 @@ static __always_inline int classify_run(struct handover *ho, int which,
 		ho->next_child = frag_list;
 	/* arm the fast path for a repeat of this drop */
 	if (slot >= 0 && rx_sk && k.cookie &&
-	    k.flags == (UD_KEY_SOCK | UD_KEY_RX_SK)) {
+	    (k.flags & ~UD_KEY_INODE) == (UD_KEY_SOCK | UD_KEY_RX_SK)) {
 		ho->fast_valid = true;
 		ho->fast_slot = slot;
 		ho->fast_sk = (__u64)rx_sk;
 		ho->fast_cookie = k.cookie;
+		ho->fast_inode = k.flags & UD_KEY_INODE;
 		ho->fast_reason = reason;
 		ho->fast_location = (__u64)location;
 		ho->fast_state = slot_state;
