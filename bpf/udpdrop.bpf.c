@@ -1525,6 +1525,40 @@ static __always_inline void close_flush(struct handover *ho, int which)
 		  ho->close_skbs, ho->close_bytes, &slot_state, false);
 }
 
+/*
+ * The same socket, reason and place as the last drop on this CPU, counted
+ * in the slot it was counted in (the fast path). Returns false to take the
+ * whole way.
+ */
+static __always_inline bool fast_drop(struct handover *ho, int which, bool direct,
+				      struct sk_buff *skb, void *location,
+				      __u32 reason, struct sock *rx_sk, __u32 len)
+{
+	__u64 datagrams, frag_list;
+
+	if (rx_sk && ho->fast_valid && ho->fast_sk == (__u64)rx_sk &&
+	    ho->fast_reason == reason && ho->fast_location == (__u64)location &&
+	    fast_same_socket(ho, direct, rx_sk)) {
+		__u32 idx = ho->fast_slot;
+		struct ud_slot *sl = bpf_map_lookup_elem(&slots, &idx);
+
+		/* still this key's: not retired or handed on since (see udpdrop.h) */
+		if (sl && sl->state == ho->fast_state) {
+			datagrams = skb_segments(direct, skb, &frag_list);
+			add(&sl->val, datagrams, len);
+			win_count(ho, &ho->key, &sl->val, datagrams);
+			if (frag_list) {
+				ho->next_child = frag_list; /* ho->key is this key */
+				ho->close_child = false;
+			}
+			if (events_on)
+				emit_event(ho, which, direct, skb, &ho->key, datagrams, len);
+			return true;
+		}
+	}
+	return false;
+}
+
 static __always_inline int classify_run(struct handover *ho, int which,
 					bool direct, bool use_slots,
 					struct sk_buff *skb, void *location,
@@ -1575,24 +1609,8 @@ static __always_inline int classify_run(struct handover *ho, int which,
 	/* the same socket, reason and place as the last event: count it */
 	if (close_owner && rx_sk)
 		close_flush(ho, which); /* a live socket's drop: see below */
-	if (rx_sk && ho->fast_valid && ho->fast_sk == (__u64)rx_sk &&
-	    ho->fast_reason == reason && ho->fast_location == (__u64)location &&
-	    fast_same_socket(ho, direct, rx_sk)) {
-		__u32 idx = ho->fast_slot;
-		struct ud_slot *sl = bpf_map_lookup_elem(&slots, &idx);
-
-		/* still this key's: not retired or handed on since (see udpdrop.h) */
-		if (sl && sl->state == ho->fast_state) {
-			datagrams = skb_segments(direct, skb, &frag_list);
-			add(&sl->val, datagrams, len);
-			win_count(ho, &ho->key, &sl->val, datagrams);
-			if (frag_list)
-				ho->next_child = frag_list; /* ho->key is this key */
-			if (events_on)
-				emit_event(ho, which, direct, skb, &ho->key, datagrams, len);
-			return 0;
-		}
-	}
+	if (fast_drop(ho, which, direct, skb, location, reason, rx_sk, len))
+		return 0;
 	ho->fast_valid = false;
 
 	__builtin_memset(&k, 0, sizeof(k));
@@ -1822,6 +1840,16 @@ static __always_inline int classify(bool direct, bool use_slots,
 	int ret;
 
 	if (!ho)
+		return 0;
+	/*
+	 * Without events the fast path needs none of the state the rest keeps
+	 * (no handover arguments, no waiting drop): it comes first, before the
+	 * nesting guard, with the fewest registers to save.
+	 */
+	if (!events_on && use_slots && !ho->next_child &&
+	    !(pend_fail && ho->pend_valid) && !(close_owner && ho->close_valid) &&
+	    fast_drop(ho, 0, direct, skb, location, reason, rx_sk,
+		      RD(direct, skb->len, skb, len)))
 		return 0;
 	outer = ho->kfree_running;
 	ho->kfree_running = 1;
