@@ -242,6 +242,10 @@ struct pkt_info {
  * whose programs had no recursion guard: see classify).
  */
 enum { ARGS_KFREE, ARGS_FAIL, ARGS_CLOSE, ARGS_NESTED, ARGS_MAX };
+/* win_out: one per ARGS_* (a program that may run nested in another
+ * closes its windows apart), and the deliveries' */
+#define WIN_OUT_RX ARGS_MAX
+#define WIN_OUT_MAX (ARGS_MAX + 1) /* <= 8: udpdrop_win_flush's mask */
 
 /* which's set (a power of 2 masks it: a compare alone the compiler may
  * apply to a copy the verifier does not relate to the index) */
@@ -350,12 +354,14 @@ struct handover {
 	struct ud_key close_key;
 	__u64 close_datagrams, close_skbs, close_bytes;
 	/*
-	 * A closed window on its way to the ring (udpdrop_win_flush): [0]
-	 * drops (kfree_skb, kmem_cache_free), [1] deliveries (sk_data_ready),
-	 * so that a delivery program run nested in a drop program's (a
-	 * softirq on the way out of an interrupt) cannot overwrite it.
+	 * A closed window on its way to the ring (udpdrop_win_flush): one
+	 * per ARGS_* for drops (kfree_skb, its nested run, udp_fail,
+	 * kmem_cache_free), WIN_OUT_RX for deliveries (sk_data_ready), so
+	 * that a program run nested in another's (a softirq on the way out
+	 * of an interrupt: an RCU callback's kmem_cache_free, a delivery)
+	 * cannot overwrite the window the other is about to send.
 	 */
-	struct ud_win win_out[2];
+	struct ud_win win_out[WIN_OUT_MAX];
 	struct fn_args args[ARGS_MAX];
 };
 
@@ -940,7 +946,14 @@ __noinline int udpdrop_win_flush(int which)
 
 	if (!ho)
 		return 0;
-	w = &ho->win_out[which ? 1 : 0];
+	__u32 i = (__u32)which;
+
+	if (i >= WIN_OUT_MAX)
+		return 0;
+	/* the mask, kept (barrier_var), for the verifier: the compiler may
+	 * test one copy of the index and use another */
+	barrier_var(i);
+	w = &ho->win_out[i & 7];
 	w->cpu = bpf_get_smp_processor_id();
 	w->pad = 0;
 	if (bpf_ringbuf_output(&wins, w, sizeof(*w), 0))
@@ -948,9 +961,12 @@ __noinline int udpdrop_win_flush(int which)
 	return 0;
 }
 
-static __always_inline int win_count(struct handover *ho, const struct ud_key *k,
-				     struct ud_val *v, __u64 datagrams)
+/* which: the caller's ARGS_* (its win_out) */
+static __always_inline int win_count(struct handover *ho, int which,
+				     const struct ud_key *k, struct ud_val *v,
+				     __u64 datagrams)
 {
+	struct ud_win *w = &ho->win_out[(__u32)which & (ARGS_MAX - 1)];
 	__u64 word, idx;
 
 	if (!datagrams || !(k->flags & UD_KEY_SOCK))
@@ -962,9 +978,9 @@ static __always_inline int win_count(struct handover *ho, const struct ud_key *k
 		return 0;
 	}
 	if (UD_WIN_COUNT(word)) {
-		__builtin_memcpy(&ho->win_out[0].key, k, sizeof(ho->win_out[0].key));
-		ho->win_out[0].win = word;
-		udpdrop_win_flush(0);
+		__builtin_memcpy(&w->key, k, sizeof(w->key));
+		w->win = word;
+		udpdrop_win_flush((int)((__u32)which & (ARGS_MAX - 1)));
 	}
 	v->win = (idx << 32) | (__u32)datagrams;
 	return 0;
@@ -980,9 +996,9 @@ static __always_inline int win_count(struct handover *ho, const struct ud_key *k
  * in code that never runs: the programs built with use_slots false leave the
  * table alone and count everything in the hash maps.
  */
-static __always_inline int account_body(struct handover *ho, struct fn_args *a,
-					__u64 datagrams, __u64 skbs, __u64 len,
-					bool use_slots)
+static __always_inline int account_body(struct handover *ho, int which,
+					struct fn_args *a, __u64 datagrams,
+					__u64 skbs, __u64 len, bool use_slots)
 {
 	struct ud_key *k = &a->key;
 	__u64 *slot_state = &a->slot_state;
@@ -996,7 +1012,7 @@ static __always_inline int account_body(struct handover *ho, struct fn_args *a,
 		v = slot_val(ho, k, &slot, slot_state);
 		if (v) {
 			add_n(v, datagrams, skbs, len);
-			win_count(ho, k, v, datagrams);
+			win_count(ho, which, k, v, datagrams);
 			return slot;
 		}
 	}
@@ -1031,7 +1047,7 @@ static __always_inline int account_body(struct handover *ho, struct fn_args *a,
 		return -1; /* no socket left to hold a window */
 	}
 	add_n(v, datagrams, skbs, len);
-	win_count(ho, k, v, datagrams);
+	win_count(ho, which, k, v, datagrams);
 	return -1;
 }
 
@@ -1041,7 +1057,7 @@ __noinline int udpdrop_account_slots(int which, __u64 datagrams, __u64 skbs,
 	struct handover *ho;
 	struct fn_args *a = fn_args(which, &ho);
 
-	return a ? account_body(ho, a, datagrams, skbs, len, true) : -1;
+	return a ? account_body(ho, which, a, datagrams, skbs, len, true) : -1;
 }
 
 /* The same without the slot table (kernels without atomics, the frees). */
@@ -1051,7 +1067,7 @@ __noinline int udpdrop_account_maps(int which, __u64 datagrams, __u64 skbs,
 	struct handover *ho;
 	struct fn_args *a = fn_args(which, &ho);
 
-	return a ? account_body(ho, a, datagrams, skbs, len, false) : -1;
+	return a ? account_body(ho, which, a, datagrams, skbs, len, false) : -1;
 }
 
 /* which: the calling program's ARGS_* (a literal), as use_slots is */
@@ -1546,7 +1562,7 @@ static __always_inline bool fast_drop(struct handover *ho, int which, bool direc
 		if (sl && sl->state == ho->fast_state) {
 			datagrams = skb_segments(direct, skb, &frag_list);
 			add(&sl->val, datagrams, len);
-			win_count(ho, &ho->key, &sl->val, datagrams);
+			win_count(ho, which, &ho->key, &sl->val, datagrams);
 			if (frag_list) {
 				ho->next_child = frag_list; /* ho->key is this key */
 				ho->close_child = false;
@@ -1846,7 +1862,7 @@ static __always_inline int classify(bool direct, bool use_slots,
 	 * (no handover arguments, no waiting drop): it comes first, before the
 	 * nesting guard, with the fewest registers to save.
 	 */
-	if (!events_on && use_slots && !ho->next_child &&
+	if (!events_on && use_slots && rx_sk && ho->fast_valid && !ho->next_child &&
 	    !(pend_fail && ho->pend_valid) && !(close_owner && ho->close_valid) &&
 	    fast_drop(ho, 0, direct, skb, location, reason, rx_sk,
 		      RD(direct, skb->len, skb, len)))
@@ -2135,12 +2151,12 @@ static __noinline int rx_win_close(__u64 id, __u64 word)
 
 	if (!ho)
 		return 0;
-	w = &ho->win_out[1];
+	w = &ho->win_out[WIN_OUT_RX];
 	__builtin_memset(&w->key, 0, sizeof(w->key));
 	w->key.cookie = id & ~UD_RX_INODE;
 	w->key.flags = UD_KEY_SOCK | UD_KEY_DELIVERED | (id & UD_RX_INODE ? UD_KEY_INODE : 0);
 	w->win = word;
-	return udpdrop_win_flush(1);
+	return udpdrop_win_flush(WIN_OUT_RX);
 }
 
 static __always_inline void rx_win_count(__u64 id, struct ud_rx *v)

@@ -399,6 +399,13 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	bool need_fail = !t->rx_sk;
 	int err;
 
+	/* UDPDROP_REFUSE_KFUNC_OBJECT (tests only): act as a kernel that
+	 * refuses udpdrop.bpf.o, to run the fallback (tracer__open) */
+	if (t->kfuncs && getenv("UDPDROP_REFUSE_KFUNC_OBJECT")) {
+		snprintf(e->msg, sizeof(e->msg), "cannot load the %s program: %s (UDPDROP_REFUSE_KFUNC_OBJECT)",
+			 attach_mode__name(mode), strerror(EINVAL));
+		return -EINVAL;
+	}
 	skel = tracer_object_open(t->kfuncs);
 	if (!skel) {
 		err = -errno;
@@ -628,42 +635,16 @@ static int try_mode_rx(struct tracer *t, const struct tracer_opts *o,
 	return err;
 }
 
-int tracer__open(struct tracer *t, const struct tracer_opts *o,
-		 struct tracer_error *e)
+/*
+ * Load and attach: the mode asked for, or the first of `order` that this
+ * kernel takes (auto). e: every refused mode's reason, the best first.
+ */
+static int open_modes(struct tracer *t, const struct tracer_opts *o, bool want_rx,
+		      bool tp_exact, struct tracer_error *e)
 {
 	static const enum attach_mode order[] = { ATTACH_TP_BTF, ATTACH_RAW_TP,
 						  ATTACH_TRACEPOINT };
-	int err = -ENOENT;
-
-	memset(t, 0, sizeof(*t));
-	memset(e, 0, sizeof(*e));
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		e->code = -ENOENT;
-		snprintf(e->msg, sizeof(e->msg),
-			 "this kernel has no BTF (/sys/kernel/btf/vmlinux): udpdrop needs Linux %d.%d or later built with CONFIG_DEBUG_INFO_BTF=y",
-			 TRACER_MIN_MAJOR, TRACER_MIN_MINOR);
-		return e->code;
-	}
-	t->ncpus = libbpf_num_possible_cpus();
-	if (t->ncpus <= 0) {
-		e->code = t->ncpus ?: -EINVAL;
-		snprintf(e->msg, sizeof(e->msg), "cannot count the possible CPUs");
-		return e->code;
-	}
-	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk && !o->derive_sites;
-	t->fail_names_skb = kernel_fail_tp_names_skb();
-	t->close_cache_arg = kernel_kmem_free_names_cache();
-	t->atomics = kernel_has_atomics();
-	/* UDPDROP_COMPAT_OBJECT: the tests run the probe-read object here too */
-	t->kfuncs = kernel_has_func("bpf_rdonly_cast") && !getenv("UDPDROP_COMPAT_OBJECT");
-	if (!t->atomics)
-		pr_info("no BPF atomics (kernels before 5.12): every drop is counted in the hash maps, not the per-CPU slot table\n");
-	t->sites = o->derive_sites;
-	bool want_rx = !o->no_rx && kernel_has_sk_data_ready();
-
-	if (!o->no_rx && !want_rx)
-		pr_info("no sock:sk_data_ready tracepoint (kernels before 6.6): deliveries not counted\n");
-	bool tp_exact = kernel_counts_tracepoint_skips();
+	int err;
 
 	if (o->mode == ATTACH_TRACEPOINT && !tp_exact) {
 		err = -EOPNOTSUPP;
@@ -696,6 +677,58 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 			snprintf(e->msg + used, sizeof(e->msg) - used, "%s%s",
 				 used ? "; " : "", probe_err.msg);
 		}
+	}
+	return err;
+}
+
+int tracer__open(struct tracer *t, const struct tracer_opts *o,
+		 struct tracer_error *e)
+{
+	int err = -ENOENT;
+
+	memset(t, 0, sizeof(*t));
+	memset(e, 0, sizeof(*e));
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		e->code = -ENOENT;
+		snprintf(e->msg, sizeof(e->msg),
+			 "this kernel has no BTF (/sys/kernel/btf/vmlinux): udpdrop needs Linux %d.%d or later built with CONFIG_DEBUG_INFO_BTF=y",
+			 TRACER_MIN_MAJOR, TRACER_MIN_MINOR);
+		return e->code;
+	}
+	t->ncpus = libbpf_num_possible_cpus();
+	if (t->ncpus <= 0) {
+		e->code = t->ncpus ?: -EINVAL;
+		snprintf(e->msg, sizeof(e->msg), "cannot count the possible CPUs");
+		return e->code;
+	}
+	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk && !o->derive_sites;
+	t->fail_names_skb = kernel_fail_tp_names_skb();
+	t->close_cache_arg = kernel_kmem_free_names_cache();
+	t->atomics = kernel_has_atomics();
+	/* UDPDROP_COMPAT_OBJECT: the tests run the probe-read object here too */
+	t->kfuncs = kernel_has_func("bpf_rdonly_cast") && !getenv("UDPDROP_COMPAT_OBJECT");
+	if (!t->atomics)
+		pr_info("no BPF atomics (kernels before 5.12): every drop is counted in the hash maps, not the per-CPU slot table\n");
+	t->sites = o->derive_sites;
+	bool want_rx = !o->no_rx && kernel_has_sk_data_ready();
+
+	if (!o->no_rx && !want_rx)
+		pr_info("no sock:sk_data_ready tracepoint (kernels before 6.6): deliveries not counted\n");
+	bool tp_exact = kernel_counts_tracepoint_skips();
+
+	err = open_modes(t, o, want_rx, tp_exact, e);
+	if (err && t->kfuncs && !(o->mode == ATTACH_TRACEPOINT && !tp_exact)) {
+		/*
+		 * udpdrop.bpf.o refused everywhere: a kernel whose BTF names
+		 * bpf_rdonly_cast but which will not call it (no JIT, a JIT
+		 * without kfunc calls). The object with probe reads asks
+		 * nothing of the kind (tracer_object.c).
+		 */
+		pr_info("the BPF object that reads packet headers in place was refused (%s): loading the one that copies them\n",
+			e->msg);
+		t->kfuncs = false;
+		memset(e, 0, sizeof(*e));
+		err = open_modes(t, o, want_rx, tp_exact, e);
 	}
 	if (!err && (htab__init(&t->retired, sizeof(struct ud_key), sizeof(struct ud_val)) ||
 		     htab__init(&t->rx_retired, sizeof(uint64_t), sizeof(struct ud_rx)) ||

@@ -153,6 +153,45 @@ test_record_ipv6() {
 	expect_eq "EVENT capture" "$(tq '[.[] | select(.type == "EVENT") | "\(.caplen) \(.cap[0:1]) \(.cap[12:14])"] | unique | join(";")')" "48 6 11"
 }
 
+# IPv6 fragments that time out in reassembly: each EVENT's flow comes from
+# the fragment header (the first fragment's ports follow it; a later
+# fragment has none). B's nft drops every datagram's last fragment before
+# reassembly; ip6frag_time is 1 s.
+test_record_ipv6_fragments() {
+	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
+	setup_hosts || return
+	TIMER_DROPS=1
+	ip netns exec "$B" sysctl -qw net.ipv6.ip6frag_time=1 || { fail "ip6frag_time"; return; }
+	ip netns exec "$B" nft -f - <<-EOF || { fail "nft"; return; }
+	table ip6 udt6 {
+		chain pre {
+			type filter hook prerouting priority -450;
+			frag frag-off != 0 frag more-fragments 0 counter drop
+		}
+	}
+	EOF
+	start_recv "$B" "[$V6B]:5043" --read || return
+	local rpid=$RECV_PID rout=$RECV_OUT ns
+	ns=$(ns_inode "$B")
+	local tmo=$(mib "$B" Ip6 ReasmTimeout)
+	start_record "$T/t.data" -N "$B" -i 0.5 || return
+	local sent=$(send "$A" "[$V6B]:5043" -c 5 -s 3000 --sport 4244)
+	settle 3 # ip6frag_time plus the timer's slack
+	kill -INT "$REC"
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	expect_eq "read by the app" "$(stop_recv "$rpid" "$rout")" 0
+	expect_eq sent "$sent" 5
+	expect_eq "Ip6ReasmTimeout delta" "$(($(mib "$B" Ip6 ReasmTimeout) - tmo))" 5
+	tc_records "$T/t.data"
+	# 3000 bytes over a 1500-byte MTU: a first, a middle and a last
+	# fragment; the first and middle time out, nft drops the last
+	expect_eq "EVENT flows (later fragments; first ones)" \
+		"$(tq '[.[] | select(.type == "EVENT") | "\(.family) \(.saddr).\(.sport)>\(.daddr).\(.dport) \(.netns)"] | group_by(.) | map("\(.[0]) x\(length)") | join(";")')" \
+		"$(printf '10 %s.0>%s.0 %s x10;10 %s.4244>%s.5043 %s x5' "$V6A" "$V6B" "$ns" "$V6A" "$V6B" "$ns" | tr ";" "\n" | LC_ALL=C sort | paste -sd";")"
+	expect_eq "EVENT datagrams (one per lost datagram)" "$(tq '[.[] | select(.type == "EVENT") | .datagrams] | add // 0')" 5
+}
+
 # start_record OUT ARGS...: udpdrop record in the background, $REC its
 # pid, stderr in $T/rec.err; returns once it says it is recording.
 # UDPDROP_WRAP: a command to run it under (as start_top).
