@@ -35,7 +35,7 @@ ALL_CFLAGS  := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter \
 LAYERS      := base trace kernel model advice loadgen cmd
 SRC_DIRS    := $(LAYERS) $(patsubst src/%/,%,$(sort $(dir $(wildcard src/cmd/*/*.c))))
 INCLUDES    := -Iinclude $(addprefix -Isrc/,$(SRC_DIRS)) -I$(OUTPUT)
-LIBS        := -lbpf -lelf -lz $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo) -lm
+LIBS        := -pthread -lbpf -lelf -lz $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo) -lm
 BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
                -Wno-unused-function -Wno-compare-distinct-pointer-types \
                -I$(VMLINUX_DIR) -Iinclude -Ibpf
@@ -145,7 +145,7 @@ udpdrop: $(MAIN_OBJ) $(CORE_OBJS)
 # it was built with it).
 STATIC_BIN  := udpdrop-static
 STATIC_LIBS := $(shell $(PKG_CONFIG) --static --libs libbpf ncursesw 2>/dev/null || \
-		 echo -lbpf -lelf -lz -lncursesw -ltinfo) -lm
+		 echo -lbpf -lelf -lz -lncursesw -ltinfo) -lm -pthread
 
 static: $(STATIC_BIN)
 

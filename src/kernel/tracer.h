@@ -7,6 +7,7 @@
 #ifndef UD_TRACER_H
 #define UD_TRACER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,6 +131,12 @@ struct tracer {
 	int *ev_fds, nev, ev_shared_fd;
 	int ev_template_fd;         /* the inner maps' template while loading */
 	bool ev_template_open;
+	/* the array of the per-CPU rings, made and filled by us (a thread
+	 * fills it while the verifier runs: tracer_events.c) */
+	int ev_array_fd, ev_fill_err;
+	bool ev_array_open, ev_filling;
+	bool ev_array_used;         /* this load's skeleton took it */
+	pthread_t ev_fill_thread;
 	uint32_t ev_ring_bytes;     /* each ring's size */
 	/* start-up: the kfree_skb program's attach (now_ns) and how long the
 	 * last load (the verifier, mostly) took */
@@ -161,6 +168,10 @@ struct kernel_features {
 	bool tracefs;       /* skb:kfree_skb in tracefs (classic tracepoints) */
 };
 void tracer__features(struct kernel_features *f);
+/* The kernel's BTF (NULL, errno set, where it has none), parsed once and
+ * shared until tracer__open returns, which frees it: not the caller's. */
+struct btf;
+const struct btf *tracer__kernel_btf(void);
 void tracer__features_line(const struct kernel_features *f, char *buf, size_t len);
 /* The oldest kernel udpdrop supports (and whose drop sites it knows). */
 #define TRACER_MIN_MAJOR 5

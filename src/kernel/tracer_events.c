@@ -9,6 +9,7 @@
  * keep the one shared ring (probed before loading).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -79,8 +80,20 @@ static void close_template(struct tracer *t)
 	t->ev_template_open = false;
 }
 
+/* the filling thread's end, once (its result stays in ev_fill_err) */
+static void fill_wait(struct tracer *t)
+{
+	if (t->ev_filling)
+		pthread_join(t->ev_fill_thread, NULL);
+	t->ev_filling = false;
+}
+
 void tracer_events_free(struct tracer *t)
 {
+	fill_wait(t);
+	if (t->ev_array_open)
+		close(t->ev_array_fd);
+	t->ev_array_open = false;
 	close_template(t);
 	for (int i = 0; i < t->nev; i++)
 		if (t->ev_fds[i] >= 0)
@@ -120,6 +133,68 @@ static int make_rings(struct tracer *t, uint32_t bytes)
 }
 
 /*
+ * Each CPU's ring into its slot of the array: 0 or -errno. In one batch
+ * where the kernel supports one for arrays of maps, else slot by slot.
+ * The kernel waits for an RCU grace period after each update of a map of
+ * maps from user space (10 to 20 ms here), even of one no program uses
+ * yet: a 16-CPU machine would wait 16 of them, slot by slot.
+ */
+static int fill_array(struct tracer *t, int array_fd)
+{
+	uint32_t *keys = calloc(t->nev, sizeof(*keys));
+	uint32_t count = t->nev;
+	int err;
+
+	if (!keys)
+		return -ENOMEM;
+	for (uint32_t cpu = 0; cpu < (uint32_t)t->nev; cpu++)
+		keys[cpu] = cpu;
+	err = bpf_map_update_batch(array_fd, keys, t->ev_fds, &count, NULL) ? -errno : 0;
+	free(keys);
+	if (!err && count == (uint32_t)t->nev)
+		return 0;
+	for (uint32_t cpu = 0; cpu < (uint32_t)t->nev; cpu++)
+		if (bpf_map_update_elem(array_fd, &cpu, &t->ev_fds[cpu], BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+static void *fill_thread(void *arg)
+{
+	struct tracer *t = arg;
+
+	t->ev_fill_err = fill_array(t, t->ev_array_fd);
+	return NULL;
+}
+
+/*
+ * The array of the rings, made here rather than by libbpf, so that it
+ * can be filled before the programs are attached but without making the
+ * start-up wait for the grace period: a thread fills it while the
+ * verifier runs (tracer_events_install waits for it). Made and filled
+ * once; a variant that fails to load leaves it for the next.
+ */
+static int make_array(struct tracer *t)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .inner_map_fd = t->ev_fds[0]);
+	int fd;
+
+	if (t->ev_array_open)
+		return 0;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "cpu_events", sizeof(uint32_t),
+			    sizeof(uint32_t), (uint32_t)t->nev, &opts);
+	if (fd < 0)
+		return -errno;
+	t->ev_array_fd = fd;
+	t->ev_array_open = true;
+	if (pthread_create(&t->ev_fill_thread, NULL, fill_thread, t) == 0)
+		t->ev_filling = true;
+	else
+		t->ev_fill_err = fill_array(t, t->ev_array_fd);
+	return 0;
+}
+
+/*
  * The events one CPU sends between two wake-ups of the reader: a quarter
  * of a ring of ring_bytes (each event with its 8-byte ring header,
  * 8-aligned), shared by `writers` CPUs (the shared ring: every CPU counts
@@ -146,7 +221,10 @@ void tracer_events_size(struct tracer *t, struct udpdrop_bpf *skel, const struct
 					 : tracer__event_ring_default(t->ncpus);
 			int err = make_rings(t, bytes);
 
+			if (!err)
+				err = make_array(t);
 			if (err) {
+				tracer_events_free(t);
 				pr_info("cannot make %d event rings of %u KiB (%s): one shared ring\n",
 					t->ncpus, bytes >> 10, strerror(-err));
 				t->ev_per_cpu = false;
@@ -172,16 +250,20 @@ void tracer_events_size(struct tracer *t, struct udpdrop_bpf *skel, const struct
 		t->ev_per_cpu ? event_wakeup_count(t->ev_ring_bytes, skel->rodata->cap_len, 1)
 			      : event_wakeup_count(ring, skel->rodata->cap_len, t->ncpus);
 	/*
-	 * The inner maps' template is given by fd (libbpf 1.1 cannot resize
-	 * the one it would make from BTF): CPU 0's ring; else, the array
-	 * unused (the programs name it, so it is made all the same), a
-	 * one-slot array of plain arrays, which every kernel takes.
+	 * Per-CPU rings: the array made above, in place of libbpf's. Else
+	 * the array is unused (the programs name it, so it is made all the
+	 * same): a one-slot array of plain arrays, which every kernel takes,
+	 * its inner maps' template given by fd (libbpf 1.1 cannot resize the
+	 * one it would make from BTF).
 	 */
 	close_template(t);
-	if (t->ev_per_cpu) {
+	t->ev_array_used = t->ev_per_cpu &&
+			   !bpf_map__reuse_fd(skel->maps.cpu_events, t->ev_array_fd);
+	if (t->ev_per_cpu && !t->ev_array_used) {
+		/* not ours after all: libbpf's, filled after the load */
 		bpf_map__set_max_entries(skel->maps.cpu_events, t->ncpus);
 		bpf_map__set_inner_map_fd(skel->maps.cpu_events, t->ev_fds[0]);
-	} else {
+	} else if (!t->ev_per_cpu) {
 		int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ud_ev_none", sizeof(uint32_t),
 					sizeof(uint32_t), 1, NULL);
 
@@ -196,34 +278,13 @@ void tracer_events_size(struct tracer *t, struct udpdrop_bpf *skel, const struct
 
 int tracer_events_install(struct tracer *t, struct udpdrop_bpf *skel)
 {
-	int outer = bpf_map__fd(skel->maps.cpu_events);
-
-	/* the kernel keeps its own copy of the template */
 	close_template(t);
 	if (!t->ev_per_cpu)
 		return 0;
-	/*
-	 * One batch: the kernel waits for an RCU grace period after each
-	 * update of a map of maps from user space (10 to 20 ms here), once
-	 * per batch where it supports one for arrays of maps: a 16-CPU
-	 * machine's start-up would otherwise wait 16 of them.
-	 */
-	uint32_t *keys = calloc(t->nev, sizeof(*keys));
-	uint32_t count = t->nev;
-	int err;
-
-	if (!keys)
-		return -ENOMEM;
-	for (uint32_t cpu = 0; cpu < (uint32_t)t->nev; cpu++)
-		keys[cpu] = cpu;
-	err = bpf_map_update_batch(outer, keys, t->ev_fds, &count, NULL) ? -errno : 0;
-	free(keys);
-	if (!err && count == (uint32_t)t->nev)
-		return 0;
-	for (uint32_t cpu = 0; cpu < (uint32_t)t->nev; cpu++)
-		if (bpf_map_update_elem(outer, &cpu, &t->ev_fds[cpu], BPF_ANY))
-			return -errno;
-	return 0;
+	if (!t->ev_array_used)
+		return fill_array(t, bpf_map__fd(skel->maps.cpu_events));
+	fill_wait(t);
+	return t->ev_fill_err;
 }
 
 int tracer__event_rings(struct tracer *t, const int **fds)

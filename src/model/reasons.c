@@ -6,6 +6,7 @@
 #include <bpf/btf.h>
 #include "causes.h"
 #include "reasons.h"
+#include "tracer.h"
 #include "udpdrop.h"
 
 #define PREFIX "SKB_DROP_REASON_"
@@ -71,7 +72,8 @@ int reasons__load(struct reasons *r, const char *btf_path)
 	int err = 0, found = 0;
 
 	memset(r, 0, sizeof(*r));
-	btf = btf_path ? btf__parse(btf_path, NULL) : btf__load_vmlinux_btf();
+	/* the running kernel's: the one parse the tracer's probes share */
+	btf = btf_path ? btf__parse(btf_path, NULL) : (struct btf *)tracer__kernel_btf();
 	if (!btf)
 		return -errno ?: -ENOENT;
 	for (unsigned int id = 1; id < btf__type_cnt(btf) && !err; id++) {
@@ -91,7 +93,8 @@ int reasons__load(struct reasons *r, const char *btf_path)
 			err = add_enum(r, btf, t, false);
 		}
 	}
-	btf__free(btf);
+	if (btf_path)
+		btf__free(btf);
 	if (!err && !found)
 		err = -ENOENT; /* kernel older than 5.17, or BTF without it */
 	if (err) {
