@@ -28,6 +28,7 @@ test_compat_object_named() {
 # the flows of socketless drops, and every record event's, from the copy
 test_compat_record_rcvbuf() { UDPDROP_COMPAT_OBJECT=1 test_record_rcvbuf; }
 test_compat_record_ipv6() { UDPDROP_COMPAT_OBJECT=1 test_record_ipv6; }
+test_compat_record_ipv4_options() { UDPDROP_COMPAT_OBJECT=1 test_record_ipv4_options; }
 test_compat_record_ipv6_fragments() { UDPDROP_COMPAT_OBJECT=1 test_record_ipv6_fragments; }
 test_compat_no_socket() { UDPDROP_COMPAT_OBJECT=1 test_no_socket; }
 test_compat_ipv6_no_socket() { UDPDROP_COMPAT_OBJECT=1 test_ipv6_no_socket; }

@@ -153,6 +153,36 @@ test_record_ipv6() {
 	expect_eq "EVENT capture" "$(tq '[.[] | select(.type == "EVENT") | "\(.caplen) \(.cap[0:1]) \(.cap[12:14])"] | unique | join(";")')" "48 6 11"
 }
 
+# IPv4 with options (8 bytes of NOPs: IHL 7): the ports are read past
+# them, for the rcvbuf drops' events and the socketless drops' flows.
+test_record_ipv4_options() {
+	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
+	setup_hosts || return
+	start_recv "$B" "$V4B:5044" --rcvbuf 4096 || return
+	local rpid=$RECV_PID rout=$RECV_OUT ns
+	ns=$(ns_inode "$B")
+	local nosock_before=$(mib "$B" Udp NoPorts)
+	start_record "$T/t.data" -N "$B" -i 0.5 --headers 64 || return
+	local sent=$(send "$A" "$V4B:5044" -c 300 -s 1000 --sport 4245 --ip-options)
+	local nosock=$(send "$A" "$V4B:5998" -c 20 --sport 4246 --ip-options)
+	settle
+	kill -INT "$REC"
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	local got=$(stop_recv "$rpid" "$rout")
+	local dropped=$((sent - got))
+	expect_eq sent "$sent" 300
+	expect_eq "sent (no socket)" "$nosock" 20
+	expect_eq "UdpNoPorts delta" "$(($(mib "$B" Udp NoPorts) - nosock_before))" 20
+	expect_gt dropped "$dropped" 0
+	tc_records "$T/t.data"
+	expect_eq "EVENT flows (rcvbuf; no socket)" \
+		"$(tq '[.[] | select(.type == "EVENT") | "\(.family) \(.saddr).\(.sport)>\(.daddr).\(.dport) \(.netns)"] | group_by(.) | map("\(.[0]) x\(length)") | join(";")')" \
+		"$(printf '2 %s.4245>%s.5044 %s x%s;2 %s.4246>%s.5998 %s x20' "$V4A" "$V4B" "$ns" "$dropped" "$V4A" "$V4B" "$ns" | tr ";" "\n" | LC_ALL=C sort | paste -sd";")"
+	# the capture starts at the IPv4 header: version 4, IHL 7, protocol UDP
+	expect_eq "EVENT capture" "$(tq '[.[] | select(.type == "EVENT") | "\(.caplen) \(.cap[0:2]) \(.cap[18:20])"] | unique | join(";")')" "64 47 11"
+}
+
 # IPv6 fragments that time out in reassembly: each EVENT's flow comes from
 # the fragment header (the first fragment's ports follow it; a later
 # fragment has none). B's nft drops every datagram's last fragment before

@@ -6,7 +6,7 @@
  *
  *   udptest send HOST:PORT [-c N] [-s BYTES] [--bad-csum] [--src ADDR]
  *                [--gap-us USEC] [--sport PORT] [--linger-ms MS]
- *                [--gso SEGSIZE] [--ports N]
+ *                [--gso SEGSIZE] [--ports N] [--ip-options]
  *   udptest recv ADDR:PORT [--rcvbuf BYTES] [--read] [--filter-drop]
  *                [--share] [--gro] [--sockets N] [--read-gap-us USEC]
  *                [--reuseport N] [--peer HOST:PORT] [--connect ADDR:PORT]
@@ -33,6 +33,9 @@
  *
  * --read-gap-us USEC: read, but sleep USEC after each datagram (a slow
  * reader, for the demo).
+ *
+ * --ip-options (IPv4): each datagram carries 8 bytes of IP options
+ * (NOPs), so its UDP header starts 28 bytes in, not 20.
  *
  * --ports N: the sends go round the N ports from PORT. --sockets N: N - 1
  * more sockets on the ports after PORT, held but never read (not counted).
@@ -176,7 +179,7 @@ static int do_send(int argc, char **argv)
 	struct sockaddr_storage dst;
 	socklen_t dlen;
 	int count = 1, size = 100, sport = 0, errors = 0, sent = 0;
-	bool bad = false;
+	bool bad = false, ip_options = false;
 	const char *src = NULL;
 	long gap_us = 0;
 	int linger_ms = 0, gso = 0, buffers = 0, ports = 1;
@@ -205,6 +208,8 @@ static int do_send(int argc, char **argv)
 			gso = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--ports") && i + 1 < argc)
 			ports = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--ip-options"))
+			ip_options = true;
 		else {
 			fprintf(stderr, "send: unknown option %s\n", argv[i]);
 			return 2;
@@ -226,6 +231,17 @@ static int do_send(int argc, char **argv)
 		((struct sockaddr_in *)&b)->sin_port = htons(sport);
 		if (bind(fd, (void *)&b, dlen)) {
 			perror("bind");
+			return 1;
+		}
+	}
+	if (ip_options) {
+		/* seven NOPs and an END: IHL 7 */
+		static const unsigned char opts[8] = { IPOPT_NOP, IPOPT_NOP, IPOPT_NOP, IPOPT_NOP,
+						       IPOPT_NOP, IPOPT_NOP, IPOPT_NOP, IPOPT_END };
+
+		if (dst.ss_family != AF_INET ||
+		    setsockopt(fd, IPPROTO_IP, IP_OPTIONS, opts, sizeof(opts))) {
+			perror("IP_OPTIONS (IPv4 only)");
 			return 1;
 		}
 	}
