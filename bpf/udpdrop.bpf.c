@@ -1907,11 +1907,14 @@ static __always_inline int from_args(bool direct, bool use_slots, __u64 *ctx)
 
 	if (kfree_skb_has_reason() && !derive_sites)
 		reason = (__u32)ctx[2];
-	if (kfree_skb_has_rx_sk() && use_rx_sk)
-		rx_sk = (struct sock *)ctx[3];
-	if (direct) {
+	if (direct)
 		skb = UNTRUSTED(skb, struct sk_buff);
-		rx_sk = UNTRUSTED(rx_sk, struct sock);
+	if (kfree_skb_has_rx_sk() && use_rx_sk) {
+		rx_sk = (struct sock *)ctx[3];
+		/* may be NULL, which the cast keeps (the verifier then walks
+		 * both ways; it took a trusted argument for never NULL) */
+		if (direct)
+			rx_sk = UNTRUSTED(rx_sk, struct sock);
 	}
 	return classify(direct, use_slots, skb, (void *)ctx[1], reason, rx_sk);
 }

@@ -411,6 +411,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	if (t->kfuncs && getenv("UDPDROP_REFUSE_KFUNC_OBJECT")) {
 		snprintf(e->msg, sizeof(e->msg), "cannot load the %s program: %s (UDPDROP_REFUSE_KFUNC_OBJECT)",
 			 attach_mode__name(mode), strerror(EINVAL));
+		t->load_refused = true;
 		return -EINVAL;
 	}
 	skel = tracer_object_open(t->kfuncs);
@@ -525,6 +526,8 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 		}
 	}
 	if (err) {
+		if (err != -EPERM)
+			t->load_refused = true;
 		snprintf(e->msg, sizeof(e->msg), "cannot load the %s program: %s",
 			 attach_mode__name(mode), strerror(-err));
 		goto fail;
@@ -724,12 +727,13 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	bool tp_exact = kernel_counts_tracepoint_skips();
 
 	err = open_modes(t, o, want_rx, tp_exact, e);
-	if (err && t->kfuncs && !(o->mode == ATTACH_TRACEPOINT && !tp_exact)) {
+	if (err && t->kfuncs && t->load_refused) {
 		/*
 		 * udpdrop.bpf.o refused everywhere: a kernel whose BTF names
 		 * bpf_rdonly_cast but which will not call it (no JIT, a JIT
 		 * without kfunc calls). The object with probe reads asks
-		 * nothing of the kind (tracer_object.c).
+		 * nothing of the kind (tracer_object.c). Not after EPERM or a
+		 * failed attach, which the other object would meet again.
 		 */
 		pr_info("the BPF object that reads packet headers in place was refused (%s): loading the one that copies them\n",
 			e->msg);

@@ -81,6 +81,7 @@ struct tracer {
 	enum attach_mode mode;   /* the variant in use */
 	bool rx_sk;              /* kfree_skb carries rx_sk and we use it */
 	bool kfuncs;             /* udpdrop.bpf.o, not udpdrop_compat.bpf.o (tracer_object.c) */
+	bool load_refused;       /* a variant's programs were refused (not its attach) */
 	bool fail_names_skb;     /* udp_fail_queue_rcv_skb names its skb, before its kfree_skb (6.10+) */
 	bool rx;                 /* deliveries are counted (sk_data_ready attached) */
 	bool close_owner;        /* purged queues can be named by their sockets' free */

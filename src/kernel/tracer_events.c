@@ -257,7 +257,10 @@ void tracer_events_size(struct tracer *t, struct udpdrop_bpf *skel, const struct
 	 * one it would make from BTF).
 	 */
 	close_template(t);
-	t->ev_array_used = t->ev_per_cpu &&
+	/* UDPDROP_LIBBPF_EVENT_ARRAY=1 (tests only): as if the skeleton
+	 * could not take ours */
+	t->ev_array_used = t->ev_per_cpu && t->ev_array_open &&
+			   !getenv("UDPDROP_LIBBPF_EVENT_ARRAY") &&
 			   !bpf_map__reuse_fd(skel->maps.cpu_events, t->ev_array_fd);
 	if (t->ev_per_cpu && !t->ev_array_used) {
 		/* not ours after all: libbpf's, filled after the load */
@@ -281,9 +284,18 @@ int tracer_events_install(struct tracer *t, struct udpdrop_bpf *skel)
 	close_template(t);
 	if (!t->ev_per_cpu)
 		return 0;
-	if (!t->ev_array_used)
+	if (!t->ev_array_used) {
+		/* libbpf's array after all (tracer_events_size): ours goes */
+		fill_wait(t);
+		if (t->ev_array_open)
+			close(t->ev_array_fd);
+		t->ev_array_open = false;
 		return fill_array(t, bpf_map__fd(skel->maps.cpu_events));
+	}
 	fill_wait(t);
+	/* a failure (memory) is tried again, once per variant, as before */
+	if (t->ev_fill_err)
+		t->ev_fill_err = fill_array(t, t->ev_array_fd);
 	return t->ev_fill_err;
 }
 
