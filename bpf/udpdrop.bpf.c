@@ -302,20 +302,20 @@ struct fn_args {
  *   destructor, so each socket gets its own queue even when several
  *   sockets sharing a port close at once.
  */
+/* handover.fast_valid */
+enum {
+	FAST_OFF,
+	FAST_ARMED,       /* in classify_run, inside the nesting guard */
+	FAST_ARMED_EARLY, /* also before it (no events: classify) */
+};
+
 struct handover {
 	__u64 stats[UD_STAT_MAX]; /* first: user space reads them at offset 0 */
-	struct ud_key key;   /* parent bucket */
-	struct frag_id frag; /* last reassembly failure seen with a device */
-	__u64 next_child;    /* struct sk_buff * expected next */
-	__u64 fail_sk;       /* struct sock * from udp_fail_queue_rcv_skb */
-	__u64 fail_skb;      /* its skb (0 on kernels where the tp lacks it) */
-	__s32 fail_rc;
-	__u32 cpu;           /* this CPU's id, cached: saves a helper call */
-	__u32 kfree_running; /* 1 while a kfree_skb program runs here (classify) */
-	__u32 ev_unwoken;    /* events sent since this CPU last woke the reader */
-	__u64 win_cache;     /* win_index: jiffies' low 32 bits << 32 | the index */
-	bool cpu_known;
 	/*
+	 * What the early fast path reads (classify), together: 64 bytes, so
+	 * at most two cache lines (the per-CPU allocator aligns the value to
+	 * 8 only), where they were spread over five.
+	 *
 	 * fast: the last event's socket bucket, when it was an rx_sk drop
 	 * counted in an owned slot. A storm of drops on one socket repeats
 	 * it; the cookie (unique, never reused) proves it is the same socket
@@ -324,22 +324,37 @@ struct handover {
 	 * socket dump: its key names it by inode, UD_KEY_INODE) is proved by
 	 * having still none and the same inode (fast_inode).
 	 */
-	bool fast_valid;
-	bool fast_inode; /* fast_cookie holds the socket's inode */
+	__u8 fast_valid;     /* FAST_* */
+	bool fast_inode;     /* fast_cookie holds the socket's inode */
+	/* a drop waiting for udp_fail_queue_rcv_skb (pend_*, below) */
+	bool pend_valid;
+	/* a closing socket's purge waiting for its socket (close_*, below) */
+	bool close_valid;
 	__u32 fast_slot;
 	__u32 fast_reason;
+	__u32 kfree_running; /* 1 while a kfree_skb program runs here (classify) */
 	__u64 fast_sk;
 	__u64 fast_cookie;
 	__u64 fast_location;
-	__u64 fast_state; /* the slot's state word when armed */
+	__u64 fast_state;    /* the slot's state word when armed */
+	__u64 next_child;    /* struct sk_buff * expected next */
+	__u64 win_cache;     /* win_index: jiffies' low 32 bits << 32 | the index */
+	/* the rest */
+	struct ud_key key;   /* parent bucket */
+	struct frag_id frag; /* last reassembly failure seen with a device */
+	__u64 fail_sk;       /* struct sock * from udp_fail_queue_rcv_skb */
+	__u64 fail_skb;      /* its skb (0 on kernels where the tp lacks it) */
+	__s32 fail_rc;
+	__u32 cpu;           /* this CPU's id, cached: saves a helper call */
+	__u32 ev_unwoken;    /* events sent since this CPU last woke the reader */
+	bool cpu_known;
 	/*
 	 * Kernels before 6.10 free the skb of a failed enqueue first and
 	 * fire udp_fail_queue_rcv_skb (rc, sk) after it: with pend_fail,
 	 * such a drop waits here for that event, which names its socket and
 	 * rc; one that finds no event (not expected) is counted as it was,
-	 * by the next event on this CPU.
+	 * by the next event on this CPU. (pend_valid: above.)
 	 */
-	bool pend_valid;
 	struct ud_key pend_key;
 	__u64 pend_datagrams, pend_skbs, pend_bytes;
 	/* record: the waiting drop's event (struct ud_event + its capture) */
@@ -347,9 +362,8 @@ struct handover {
 	/*
 	 * close_owner: the purge under way on this CPU (see above). The key
 	 * is its first skb's (a flow key with UD_KEY_CLOSE), which it is
-	 * counted under if the socket cannot be named.
+	 * counted under if the socket cannot be named. (close_valid: above.)
 	 */
-	bool close_valid;
 	bool close_child; /* next_child is a frag_list member of a purged skb */
 	struct ud_key close_key;
 	__u64 close_datagrams, close_skbs, close_bytes;
@@ -449,14 +463,18 @@ static __always_inline __u64 win_clock(void)
  */
 static __always_inline __u64 win_index(struct handover *ho)
 {
-	__u64 j, c, idx;
+	__u64 j = 0, c, idx;
 
+	/* the cache first: it is only filled on the jiffies clock, so a hit
+	 * needs no look at win_tick_ns (.bss, a page of its own) */
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64)) {
+		j = bpf_jiffies64();
+		c = ho->win_cache;
+		if (c && (__u32)(c >> 32) == (__u32)j)
+			return (__u32)c;
+	}
 	if (!win_jiffies())
 		return bpf_ktime_get_ns() / UD_WIN_NS;
-	j = bpf_jiffies64();
-	c = ho->win_cache;
-	if (c && (__u32)(c >> 32) == (__u32)j)
-		return (__u32)c;
 	idx = win_clock_at(j) / UD_WIN_NS;
 	ho->win_cache = (j << 32) | (__u32)idx;
 	return idx;
@@ -979,15 +997,15 @@ __noinline int udpdrop_win_flush(int which)
 	return 0;
 }
 
-/* which: the caller's ARGS_* (its win_out) */
-static __always_inline int win_count(struct handover *ho, int which,
-				     const struct ud_key *k, struct ud_val *v,
-				     __u64 datagrams)
+/* which: the caller's ARGS_* (its win_out); k: a socket's key */
+static __always_inline int win_count_sock(struct handover *ho, int which,
+					  const struct ud_key *k, struct ud_val *v,
+					  __u64 datagrams)
 {
 	struct ud_win *w = &ho->win_out[(__u32)which & (ARGS_MAX - 1)];
 	__u64 word, idx;
 
-	if (!datagrams || !(k->flags & UD_KEY_SOCK))
+	if (!datagrams)
 		return 0;
 	idx = win_index(ho);
 	word = v->win;
@@ -1002,6 +1020,15 @@ static __always_inline int win_count(struct handover *ho, int which,
 	}
 	v->win = (idx << 32) | (__u32)datagrams;
 	return 0;
+}
+
+static __always_inline int win_count(struct handover *ho, int which,
+				     const struct ud_key *k, struct ud_val *v,
+				     __u64 datagrams)
+{
+	if (!(k->flags & UD_KEY_SOCK))
+		return 0;
+	return win_count_sock(ho, which, k, v, datagrams);
 }
 
 /*
@@ -1565,7 +1592,7 @@ static __always_inline void close_flush(struct handover *ho, int which)
  * whole way.
  */
 static __always_inline bool fast_drop(struct handover *ho, int which, bool direct,
-				      struct sk_buff *skb, void *location,
+				      bool events, struct sk_buff *skb, void *location,
 				      __u32 reason, struct sock *rx_sk, __u32 len)
 {
 	__u64 datagrams, frag_list;
@@ -1580,12 +1607,13 @@ static __always_inline bool fast_drop(struct handover *ho, int which, bool direc
 		if (sl && sl->state == ho->fast_state) {
 			datagrams = skb_segments(direct, skb, &frag_list);
 			add(&sl->val, datagrams, len);
-			win_count(ho, which, &ho->key, &sl->val, datagrams);
+			/* armed for socket keys only: no need to read ho->key's flags */
+			win_count_sock(ho, which, &ho->key, &sl->val, datagrams);
 			if (frag_list) {
 				ho->next_child = frag_list; /* ho->key is this key */
 				ho->close_child = false;
 			}
-			if (events_on)
+			if (events)
 				emit_event(ho, which, direct, skb, &ho->key, datagrams, len);
 			return true;
 		}
@@ -1643,9 +1671,9 @@ static __always_inline int classify_run(struct handover *ho, int which,
 	/* the same socket, reason and place as the last event: count it */
 	if (close_owner && rx_sk)
 		close_flush(ho, which); /* a live socket's drop: see below */
-	if (fast_drop(ho, which, direct, skb, location, reason, rx_sk, len))
+	if (fast_drop(ho, which, direct, events_on, skb, location, reason, rx_sk, len))
 		return 0;
-	ho->fast_valid = false;
+	ho->fast_valid = FAST_OFF;
 
 	__builtin_memset(&k, 0, sizeof(k));
 	k.reason = reason;
@@ -1844,7 +1872,7 @@ static __always_inline int classify_run(struct handover *ho, int which,
 	/* arm the fast path for a repeat of this drop */
 	if (slot >= 0 && rx_sk && k.cookie &&
 	    (k.flags & ~UD_KEY_INODE) == (UD_KEY_SOCK | UD_KEY_RX_SK)) {
-		ho->fast_valid = true;
+		ho->fast_valid = events_on ? FAST_ARMED : FAST_ARMED_EARLY;
 		ho->fast_slot = slot;
 		ho->fast_sk = (__u64)rx_sk;
 		ho->fast_cookie = k.cookie;
@@ -1878,13 +1906,24 @@ static __always_inline int classify(bool direct, bool use_slots,
 	/*
 	 * Without events the fast path needs none of the state the rest keeps
 	 * (no handover arguments, no waiting drop): it comes first, before the
-	 * nesting guard, with the fewest registers to save.
+	 * nesting guard, with the fewest registers to save. It reads only the
+	 * handover's first fields, not the loader's settings (.rodata, a page
+	 * of its own): FAST_ARMED_EARLY is armed only without events, and a
+	 * drop waits (pend_valid, close_valid) only where pend_fail or
+	 * close_owner is set.
 	 */
-	if (!events_on && use_slots && rx_sk && ho->fast_valid && !ho->next_child &&
-	    !(pend_fail && ho->pend_valid) && !(close_owner && ho->close_valid) &&
-	    fast_drop(ho, 0, direct, skb, location, reason, rx_sk,
+	if (use_slots && rx_sk && ho->fast_valid == FAST_ARMED_EARLY && !ho->next_child &&
+	    !ho->pend_valid && !ho->close_valid &&
+	    fast_drop(ho, 0, direct, false, skb, location, reason, rx_sk,
 		      RD(direct, skb->len, skb, len)))
 		return 0;
+	/* the settings the early fast path leaves out (from_args): that path
+	 * is never armed without rx_sk, and with derive_sites its socket's
+	 * reason is 0, which no raw one matches */
+	if (derive_sites)
+		reason = 0;
+	if (!use_rx_sk)
+		rx_sk = NULL;
 	outer = ho->kfree_running;
 	ho->kfree_running = 1;
 	ret = classify_run(ho, (int)((outer & 1) * ARGS_NESTED), direct, use_slots,
@@ -1905,11 +1944,13 @@ static __always_inline int from_args(bool direct, bool use_slots, __u64 *ctx)
 	struct sock *rx_sk = NULL;
 	struct sk_buff *skb = (struct sk_buff *)ctx[0];
 
-	if (kfree_skb_has_reason() && !derive_sites)
+	/* derive_sites and use_rx_sk apply in classify, after the early
+	 * fast path, which reads no setting (.rodata) */
+	if (kfree_skb_has_reason())
 		reason = (__u32)ctx[2];
 	if (direct)
 		skb = UNTRUSTED(skb, struct sk_buff);
-	if (kfree_skb_has_rx_sk() && use_rx_sk) {
+	if (kfree_skb_has_rx_sk()) {
 		rx_sk = (struct sock *)ctx[3];
 		/* may be NULL, which the cast keeps (the verifier then walks
 		 * both ways; it took a trusted argument for never NULL) */

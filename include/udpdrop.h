@@ -119,10 +119,17 @@ struct ud_win {
 #define UD_SLOT_PHASE(state) ((state) & 3)
 #define UD_SLOT_GEN_ONE 4 /* one generation, in `state` units */
 
+/*
+ * The fast path reads `state` and adds to `val`: the two lead, in the
+ * slot's first cache line (slots are 128 bytes, so each starts one; the
+ * array's values start on a page), and the key the fast path never reads
+ * follows.
+ */
 struct ud_slot {
 	__u64 state;
-	struct ud_key key;
 	struct ud_val val;
+	struct ud_key key;
+	__u8 pad[24];
 };
 
 /*
@@ -302,7 +309,7 @@ enum ud_shed_class {
 _Static_assert(sizeof(struct ud_key) == 64, "struct ud_key: BPF and user space must agree");
 _Static_assert(sizeof(struct ud_val) == 32, "struct ud_val: BPF and user space must agree");
 _Static_assert(sizeof(struct ud_win) == 80, "struct ud_win: BPF and user space must agree");
-_Static_assert(sizeof(struct ud_slot) == 104, "struct ud_slot: BPF and user space must agree");
+_Static_assert(sizeof(struct ud_slot) == 128, "struct ud_slot: BPF and user space must agree");
 _Static_assert(sizeof(struct ud_rx) == 32, "struct ud_rx: BPF and user space must agree");
 _Static_assert(sizeof(struct ud_rx_slot) == 40, "struct ud_rx_slot: BPF and user space must agree");
 _Static_assert(sizeof(struct ud_event) == 88, "struct ud_event: BPF and user space must agree");
