@@ -491,13 +491,17 @@ extern void *bpf_rdonly_cast(const void *obj__ign, __u32 btf_id__k) __ksym;
 
 /*
  * tp_btf's arguments and bpf_get_current_task_btf() are trusted pointers.
- * Each pointer the verifier sees loaded from a trusted one makes it look
- * up up to four "<struct>__safe_*" names in the kernel's BTF, a scan of
- * all of its 126,000 types for names that mostly do not exist: two thirds
- * of the load time on 6.18. udpdrop passes none of these pointers to a
- * helper that wants them trusted, so they are taken as read-only
- * (untrusted) pointers from the start: the same fault-safe plain loads,
- * without the scans. The cast is the verifier's; it costs no instruction.
+ * Each struct pointer the verifier sees loaded from a trusted one (skb->sk,
+ * sk->sk_socket, ...) makes it look up up to four "<struct>__safe_*" names
+ * in the kernel's BTF, a scan of all of its 126,000 types for names that
+ * mostly do not exist, in every state that reaches the load: two thirds
+ * of the load time on 6.18. Such a chain therefore starts from a
+ * read-only (untrusted) copy of its head: the same loads, fault-safe,
+ * without the scans (udpdrop hands none of these pointers to a helper
+ * that wants them trusted). A plain field of a trusted pointer (skb->len)
+ * is still read from the trusted one: a plain load, where an untrusted
+ * pointer's takes an address check. The cast itself is the verifier's;
+ * it costs no instruction.
  */
 #define UNTRUSTED(p, type) \
 	((type *)bpf_rdonly_cast((void *)(p), bpf_core_type_id_kernel(type)))
@@ -515,7 +519,7 @@ extern void *bpf_rdonly_cast(const void *obj__ign, __u32 btf_id__k) __ksym;
 
 static __always_inline __u32 sk_netns(bool direct, struct sock *sk)
 {
-	return RD(direct, sk->__sk_common.skc_net.net->ns.inum,
+	return RD(direct, UNTRUSTED(sk, struct sock)->__sk_common.skc_net.net->ns.inum,
 		  sk, __sk_common.skc_net.net, ns.inum);
 }
 
@@ -551,7 +555,7 @@ static __always_inline __u64 sk_cookie_or_inode(bool direct, struct sock *sk,
 	*inode = false;
 	if (cookie)
 		return cookie;
-	cookie = RD(direct, sk->sk_socket->file->f_inode->i_ino,
+	cookie = RD(direct, UNTRUSTED(sk, struct sock)->sk_socket->file->f_inode->i_ino,
 		    sk, sk_socket, file, f_inode, i_ino);
 	*inode = cookie != 0;
 	return cookie;
@@ -1641,7 +1645,8 @@ static __always_inline int classify_run(struct handover *ho, int which,
 
 	/* A frag_list member of the skb just counted: same bucket, 0 datagrams */
 	if (ho->next_child && ho->next_child == (__u64)skb) {
-		ho->next_child = (__u64)RD(direct, skb->next, skb, next);
+		ho->next_child = (__u64)RD(direct, UNTRUSTED(skb, struct sk_buff)->next,
+					   skb, next);
 		if (pend_fail && ho->pend_valid) {
 			/* its parent waits for udp_fail_queue_rcv_skb (its
 			 * event names the parent's flow: it has no socket yet) */
@@ -1723,7 +1728,7 @@ static __always_inline int classify_run(struct handover *ho, int which,
 		have_sk = sock_key(direct, sk, &k, &lport);
 		k.flags |= UD_KEY_RX_SK;
 	} else {
-		sk = RD(direct, skb->sk, skb, sk);
+		sk = RD(direct, UNTRUSTED(skb, struct sk_buff)->sk, skb, sk);
 		if (sk && sock_key(direct, sk, &k, &lport)) {
 			have_sk = true;
 			k.flags |= UD_KEY_SKB_SK;
@@ -1772,7 +1777,7 @@ static __always_inline int classify_run(struct handover *ho, int which,
 		 * it faults to 0. Then we are in process context (recvmsg, close)
 		 * and the task's netns is the socket's.
 		 */
-		dev = RD(direct, skb->dev, skb, dev);
+		dev = RD(direct, UNTRUSTED(skb, struct sk_buff)->dev, skb, dev);
 		k.netns = dev ? dev_netns(direct, dev) : 0;
 		if (pi.fragment && is_reasm_fail(reason)) {
 			a->key = k;
@@ -1948,12 +1953,11 @@ static __always_inline int from_args(bool direct, bool use_slots, __u64 *ctx)
 	 * fast path, which reads no setting (.rodata) */
 	if (kfree_skb_has_reason())
 		reason = (__u32)ctx[2];
-	if (direct)
-		skb = UNTRUSTED(skb, struct sk_buff);
 	if (kfree_skb_has_rx_sk()) {
 		rx_sk = (struct sock *)ctx[3];
-		/* may be NULL, which the cast keeps (the verifier then walks
-		 * both ways; it took a trusted argument for never NULL) */
+		/* may be NULL: untrusted, the verifier walks both ways (a
+		 * trusted argument it may take for never NULL, where the
+		 * kernel does not mark it as one that can be) */
 		if (direct)
 			rx_sk = UNTRUSTED(rx_sk, struct sock);
 	}
@@ -2337,7 +2341,7 @@ count:
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(udpdrop_rx_btf, const struct sock *sk)
 {
-	return count_rx(true, UNTRUSTED(sk, struct sock));
+	return count_rx(true, (struct sock *)sk);
 }
 
 SEC("raw_tp/sk_data_ready")

@@ -50,6 +50,11 @@ test_rcvbuf() { rcvbuf_case "$(queue_drop_via)"; }
 test_rcvbuf_raw_tp_no_rx_sk() {
 	rcvbuf_case "$(queue_drop_via --no-rx-sk)" --attach raw_tp --no-rx-sk
 }
+# the same with tp_btf, where the program still reads rx_sk and the
+# classifier (past its early fast path) sets it aside
+test_rcvbuf_no_rx_sk() {
+	rcvbuf_case "$(queue_drop_via --no-rx-sk)" --no-rx-sk
+}
 
 # Classic tracepoints need tracefs: with-tracefs.sh mounts it in a private
 # mount namespace for udpdrop alone.
