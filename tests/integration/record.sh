@@ -123,19 +123,28 @@ test_record_rcvbuf() {
 			[.[] | select(.type == "COUNTS") | .counts[] | .location] | unique | all(. as $l | $s | any(. == $l))')" true
 }
 
-# IPv6: each EVENT's flow is read from the packet's headers in the
-# programs (in place with bpf_rdonly_cast, or copied: run again with
+# record_flows_case 4|6 PORT NOPORT SPORT HEADERS CAP_JQ CAP_WANT [SEND_ARGS...]:
+# each EVENT's flow is read from the packet's headers in the programs (in
+# place with bpf_rdonly_cast, or copied: run again with
 # UDPDROP_COMPAT_OBJECT=1), so both of a packet's addresses and ports must
-# come back: rcvbuf drops of a socket, and no-socket drops.
-test_record_ipv6() {
+# come back: rcvbuf drops of a socket on B's PORT (sent from SPORT) and
+# no-socket drops to NOPORT (from SPORT + 1), which the kernel's NoPorts
+# counts. CAP_JQ: what of each EVENT's capture (--headers HEADERS) to
+# compare with CAP_WANT.
+record_flows_case() {
+	local v=$1 port=$2 noport=$3 sport=$4 headers=$5 cap_jq=$6 cap_want=$7
+	shift 7
 	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
 	setup_hosts || return
-	start_recv "$B" "[$V6B]:5042" --rcvbuf 4096 || return
+	local src=$V4A dst=$V4B ep=$V4B fam=2 udp=Udp
+	[[ $v == 6 ]] && src=$V6A dst=$V6B ep="[$V6B]" fam=10 udp=Udp6
+	start_recv "$B" "$ep:$port" --rcvbuf 4096 || return
 	local rpid=$RECV_PID rout=$RECV_OUT ns
 	ns=$(ns_inode "$B")
-	start_record "$T/t.data" -N "$B" -i 0.5 --headers 48 || return
-	local sent=$(send "$A" "[$V6B]:5042" -c 300 -s 1000 --sport 4242)
-	local nosock=$(send "$A" "[$V6B]:5999" -c 20 --sport 4243)
+	local noports=$(mib "$B" "$udp" NoPorts)
+	start_record "$T/t.data" -N "$B" -i 0.5 --headers "$headers" || return
+	local sent=$(send "$A" "$ep:$port" -c 300 -s 1000 --sport "$sport" "$@")
+	local nosock=$(send "$A" "$ep:$noport" -c 20 --sport $((sport + 1)) "$@")
 	settle
 	kill -INT "$REC"
 	wait "$REC"
@@ -144,43 +153,28 @@ test_record_ipv6() {
 	local dropped=$((sent - got))
 	expect_eq sent "$sent" 300
 	expect_eq "sent (no socket)" "$nosock" 20
+	expect_eq "${udp}NoPorts delta" "$(($(mib "$B" "$udp" NoPorts) - noports))" 20
 	expect_gt dropped "$dropped" 0
 	tc_records "$T/t.data"
 	expect_eq "EVENT flows (rcvbuf; no socket)" \
 		"$(tq '[.[] | select(.type == "EVENT") | "\(.family) \(.saddr).\(.sport)>\(.daddr).\(.dport) \(.netns)"] | group_by(.) | map("\(.[0]) x\(length)") | join(";")')" \
-		"$(printf '10 %s.4242>%s.5042 %s x%s;10 %s.4243>%s.5999 %s x20' "$V6A" "$V6B" "$ns" "$dropped" "$V6A" "$V6B" "$ns" | tr ";" "\n" | LC_ALL=C sort | paste -sd";")"
-	# the capture starts at the IPv6 header: version 6, next header UDP
-	expect_eq "EVENT capture" "$(tq '[.[] | select(.type == "EVENT") | "\(.caplen) \(.cap[0:1]) \(.cap[12:14])"] | unique | join(";")')" "48 6 11"
+		"$(printf '%s %s.%s>%s.%s %s x%s;%s %s.%s>%s.%s %s x20' \
+			"$fam" "$src" "$sport" "$dst" "$port" "$ns" "$dropped" \
+			"$fam" "$src" $((sport + 1)) "$dst" "$noport" "$ns" |
+			tr ";" "\n" | LC_ALL=C sort | paste -sd";")"
+	expect_eq "EVENT capture" "$(tq "[.[] | select(.type == \"EVENT\") | $cap_jq] | unique | join(\";\")")" "$cap_want"
+}
+
+# IPv6; the capture starts at the IPv6 header: version 6, next header UDP
+test_record_ipv6() {
+	record_flows_case 6 5042 5999 4242 48 '"\(.caplen) \(.cap[0:1]) \(.cap[12:14])"' "48 6 11"
 }
 
 # IPv4 with options (8 bytes of NOPs: IHL 7): the ports are read past
-# them, for the rcvbuf drops' events and the socketless drops' flows.
+# them; the capture starts at the IPv4 header: version 4, IHL 7, UDP
 test_record_ipv4_options() {
-	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
-	setup_hosts || return
-	start_recv "$B" "$V4B:5044" --rcvbuf 4096 || return
-	local rpid=$RECV_PID rout=$RECV_OUT ns
-	ns=$(ns_inode "$B")
-	local nosock_before=$(mib "$B" Udp NoPorts)
-	start_record "$T/t.data" -N "$B" -i 0.5 --headers 64 || return
-	local sent=$(send "$A" "$V4B:5044" -c 300 -s 1000 --sport 4245 --ip-options)
-	local nosock=$(send "$A" "$V4B:5998" -c 20 --sport 4246 --ip-options)
-	settle
-	kill -INT "$REC"
-	wait "$REC"
-	expect_eq "record exit code" "$?" 0
-	local got=$(stop_recv "$rpid" "$rout")
-	local dropped=$((sent - got))
-	expect_eq sent "$sent" 300
-	expect_eq "sent (no socket)" "$nosock" 20
-	expect_eq "UdpNoPorts delta" "$(($(mib "$B" Udp NoPorts) - nosock_before))" 20
-	expect_gt dropped "$dropped" 0
-	tc_records "$T/t.data"
-	expect_eq "EVENT flows (rcvbuf; no socket)" \
-		"$(tq '[.[] | select(.type == "EVENT") | "\(.family) \(.saddr).\(.sport)>\(.daddr).\(.dport) \(.netns)"] | group_by(.) | map("\(.[0]) x\(length)") | join(";")')" \
-		"$(printf '2 %s.4245>%s.5044 %s x%s;2 %s.4246>%s.5998 %s x20' "$V4A" "$V4B" "$ns" "$dropped" "$V4A" "$V4B" "$ns" | tr ";" "\n" | LC_ALL=C sort | paste -sd";")"
-	# the capture starts at the IPv4 header: version 4, IHL 7, protocol UDP
-	expect_eq "EVENT capture" "$(tq '[.[] | select(.type == "EVENT") | "\(.caplen) \(.cap[0:2]) \(.cap[18:20])"] | unique | join(";")')" "64 47 11"
+	record_flows_case 4 5044 5998 4245 64 '"\(.caplen) \(.cap[0:2]) \(.cap[18:20])"' "64 47 11" \
+		--ip-options
 }
 
 # IPv6 fragments that time out in reassembly: each EVENT's flow comes from
