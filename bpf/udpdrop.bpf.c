@@ -463,18 +463,22 @@ static __always_inline __u64 win_clock(void)
  */
 static __always_inline __u64 win_index(struct handover *ho)
 {
-	__u64 j = 0, c, idx;
+	__u64 j = 0, c = ho->win_cache, idx;
+	bool have_j = false;
 
 	/* the cache first: it is only filled on the jiffies clock, so a hit
-	 * needs no look at win_tick_ns (.bss, a page of its own) */
-	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64)) {
+	 * needs no look at win_tick_ns (.bss, a page of its own); empty, it
+	 * costs the fine clock nothing */
+	if (c && bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64)) {
 		j = bpf_jiffies64();
-		c = ho->win_cache;
-		if (c && (__u32)(c >> 32) == (__u32)j)
+		have_j = true;
+		if ((__u32)(c >> 32) == (__u32)j)
 			return (__u32)c;
 	}
 	if (!win_jiffies())
 		return bpf_ktime_get_ns() / UD_WIN_NS;
+	if (!have_j)
+		j = bpf_jiffies64();
 	idx = win_clock_at(j) / UD_WIN_NS;
 	ho->win_cache = (j << 32) | (__u32)idx;
 	return idx;
@@ -1923,8 +1927,9 @@ static __always_inline int classify(bool direct, bool use_slots,
 		      RD(direct, skb->len, skb, len)))
 		return 0;
 	/* the settings the early fast path leaves out (from_args): that path
-	 * is never armed without rx_sk, and with derive_sites its socket's
-	 * reason is 0, which no raw one matches */
+	 * is armed only for a key of exactly UD_KEY_SOCK | UD_KEY_RX_SK, so
+	 * never without rx_sk, nor with derive_sites (whose keys carry
+	 * UD_KEY_SITE) */
 	if (derive_sites)
 		reason = 0;
 	if (!use_rx_sk)
@@ -1950,10 +1955,11 @@ static __always_inline int from_args(bool direct, bool use_slots, __u64 *ctx)
 	struct sk_buff *skb = (struct sk_buff *)ctx[0];
 
 	/* derive_sites and use_rx_sk apply in classify, after the early
-	 * fast path, which reads no setting (.rodata) */
+	 * fast path, which reads no setting (.rodata); but the compat object
+	 * leaves rx_sk unread in tp_btf (try_mode says why) */
 	if (kfree_skb_has_reason())
 		reason = (__u32)ctx[2];
-	if (kfree_skb_has_rx_sk()) {
+	if (kfree_skb_has_rx_sk() && (UD_KFUNCS || !direct || use_rx_sk)) {
 		rx_sk = (struct sock *)ctx[3];
 		/* may be NULL: untrusted, the verifier walks both ways (a
 		 * trusted argument it may take for never NULL, where the

@@ -398,13 +398,25 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 {
 	struct udpdrop_bpf *skel;
 	struct bpf_program *kfree, *rx, *fail_prog, *close_prog;
+	bool need_fail;
+	int err;
+
+	/*
+	 * udpdrop_compat.bpf.o in tp_btf would take rx_sk as the kernel's
+	 * trusted pointer, which a verifier that does not know the argument
+	 * can be NULL (6.11 and 6.12 before the fix that marks raw tracepoint
+	 * arguments as possibly NULL) takes for never NULL: it then drops the
+	 * program's NULL checks and its plain loads fault on a drop without a
+	 * socket. udpdrop.bpf.o takes rx_sk read-only (from_args); the compat
+	 * object leaves it alone in tp_btf (raw_tp reads it as a number).
+	 */
+	t->rx_sk = t->rx_sk_wanted && (t->kfuncs || mode != ATTACH_TP_BTF);
 	/*
 	 * Without rx_sk, the fail handover names the socket: from 6.10 it
 	 * fires before the free (see kernel_fail_tp_names_skb); before, after
 	 * it, and the drop waits for it in the programs (pend_fail).
 	 */
-	bool need_fail = !t->rx_sk;
-	int err;
+	need_fail = !t->rx_sk;
 
 	/* UDPDROP_REFUSE_KFUNC_OBJECT (tests only): act as a kernel that
 	 * refuses udpdrop.bpf.o, to run the fallback (tracer__open) */
@@ -711,7 +723,7 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 		snprintf(e->msg, sizeof(e->msg), "cannot count the possible CPUs");
 		return e->code;
 	}
-	t->rx_sk = kernel_has_rx_sk() && !o->no_rx_sk && !o->derive_sites;
+	t->rx_sk_wanted = kernel_has_rx_sk() && !o->no_rx_sk && !o->derive_sites;
 	t->fail_names_skb = kernel_fail_tp_names_skb();
 	t->close_cache_arg = kernel_kmem_free_names_cache();
 	t->atomics = kernel_has_atomics();
@@ -769,6 +781,8 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 	if (process_start_ns())
 		pr_info("attached after %.1f ms (loading and verifying the programs: %.1f ms)\n",
 			(t->attached_ns - process_start_ns()) / 1e6, t->load_ns / 1e6);
+	if (t->rx_sk_wanted && !t->rx_sk)
+		pr_info("kfree_skb's rx_sk left unread: the object that copies packet headers would take it in tp_btf as a trusted pointer, which 6.11 and early 6.12 take for never NULL (raw_tp reads it)\n");
 	t->slots_retire = tracer_slots_can_retire();
 	if (!t->slots_retire)
 		pr_info("membarrier(MEMBARRIER_CMD_GLOBAL) unavailable (nohz_full?): slots of closed sockets stay taken, their drops go by the hash map\n");

@@ -80,6 +80,7 @@ struct tracer {
 	struct bpf_program *close_prog; /* loaded with close_owner, attached when armed */
 	enum attach_mode mode;   /* the variant in use */
 	bool rx_sk;              /* kfree_skb carries rx_sk and we use it */
+	bool rx_sk_wanted;       /* ... or would, but for the object and mode (try_mode) */
 	bool kfuncs;             /* udpdrop.bpf.o, not udpdrop_compat.bpf.o (tracer_object.c) */
 	bool load_refused;       /* a variant's programs were refused (not its attach) */
 	bool fail_names_skb;     /* udp_fail_queue_rcv_skb names its skb, before its kfree_skb (6.10+) */

@@ -23,6 +23,18 @@ test_compat_object_named() {
 	expect_eq "top exit (compat)" "$?" 0
 	expect_eq "compat object" "$(grep -o 'packet headers [a-z ]*: bpf_[a-z_]*' "$T/compat.err")" \
 		"packet headers copied: bpf_probe_read_kernel"
+	# 6.11+: in tp_btf the compat object leaves rx_sk (a trusted pointer,
+	# which 6.11 takes for never NULL) unread; raw_tp reads it as a number
+	if grep -q 'kfree_skb rx_sk (6.11+) yes' "$T/compat.err"; then
+		expect_eq "compat tp_btf: rx_sk left unread" "$(grep -c 'rx_sk left unread' "$T/compat.err")" 1
+		expect_eq "compat tp_btf: the socket from" \
+			"$(grep -o 'receiving socket from [a-z_]*' "$T/compat.err")" \
+			"receiving socket from udp_fail_queue_rcv_skb"
+		UDPDROP_COMPAT_OBJECT=1 "$UDPDROP" top -b -n 1 -i 0.1 -v --attach raw_tp >/dev/null 2>"$T/craw.err"
+		expect_eq "top exit (compat, raw_tp)" "$?" 0
+		expect_eq "compat raw_tp: the socket from" \
+			"$(grep -o 'receiving socket from [a-z_]*' "$T/craw.err")" "receiving socket from rx_sk"
+	fi
 }
 
 # the flows of socketless drops, and every record event's, from the copy
