@@ -404,11 +404,12 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 	/*
 	 * udpdrop_compat.bpf.o in tp_btf would take rx_sk as the kernel's
 	 * trusted pointer, which a verifier that does not know the argument
-	 * can be NULL (6.11 and 6.12 before the fix that marks raw tracepoint
-	 * arguments as possibly NULL) takes for never NULL: it then drops the
-	 * program's NULL checks and its plain loads fault on a drop without a
-	 * socket. udpdrop.bpf.o takes rx_sk read-only (from_args); the compat
-	 * object leaves it alone in tp_btf (raw_tp reads it as a number).
+	 * can be NULL (upstream marked raw tracepoint arguments as possibly
+	 * NULL late in 2024: 6.11 and early 6.12 are suspect) takes for never
+	 * NULL: it then drops the program's NULL checks, and its plain loads
+	 * fault on a drop without a socket. udpdrop.bpf.o takes rx_sk
+	 * read-only (from_args); the compat object leaves it alone in tp_btf
+	 * (raw_tp reads it as a number).
 	 */
 	t->rx_sk = t->rx_sk_wanted && (t->kfuncs || mode != ATTACH_TP_BTF);
 	/*
@@ -782,7 +783,7 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 		pr_info("attached after %.1f ms (loading and verifying the programs: %.1f ms)\n",
 			(t->attached_ns - process_start_ns()) / 1e6, t->load_ns / 1e6);
 	if (t->rx_sk_wanted && !t->rx_sk)
-		pr_info("kfree_skb's rx_sk left unread: the object that copies packet headers would take it in tp_btf as a trusted pointer, which 6.11 and early 6.12 take for never NULL (raw_tp reads it)\n");
+		pr_info("kfree_skb's rx_sk left unread: the object that copies packet headers would take it in tp_btf as a trusted pointer, which a verifier that does not know it can be NULL takes for never NULL (raw_tp reads it)\n");
 	t->slots_retire = tracer_slots_can_retire();
 	if (!t->slots_retire)
 		pr_info("membarrier(MEMBARRIER_CMD_GLOBAL) unavailable (nohz_full?): slots of closed sockets stay taken, their drops go by the hash map\n");

@@ -24,7 +24,8 @@ test_compat_object_named() {
 	expect_eq "compat object" "$(grep -o 'packet headers [a-z ]*: bpf_[a-z_]*' "$T/compat.err")" \
 		"packet headers copied: bpf_probe_read_kernel"
 	# 6.11+: in tp_btf the compat object leaves rx_sk (a trusted pointer,
-	# which 6.11 takes for never NULL) unread; raw_tp reads it as a number
+	# which some verifiers take for never NULL) unread; raw_tp reads it as
+	# a number
 	if grep -q 'kfree_skb rx_sk (6.11+) yes' "$T/compat.err"; then
 		expect_eq "compat tp_btf: rx_sk left unread" "$(grep -c 'rx_sk left unread' "$T/compat.err")" 1
 		expect_eq "compat tp_btf: the socket from" \
