@@ -179,7 +179,6 @@ result() {
 		done
 		echo
 	done
-	((${#notes[@]})) && printf '%s\n' "" "${notes[@]}"
 	echo
 	for k in "${KERNELS[@]}"; do
 		[[ -s $RES/$k/probe ]] && echo "$k: load probe (top -n 1 -i 0.1): $(head -n 1 "$RES/$k/probe"); $(grep -m1 '^guest: .* up after' "$RES/$k/console.log" 2>/dev/null | sed 's/^guest: //')"
@@ -189,6 +188,20 @@ result() {
 			s/^udpdrop: \(attached after .*\)/    \1/p
 			s/^udpdrop: attached to .*(\(packet headers [^)]*\)).*/    \1/p' "$RES/$k/probe"
 	done
+	# the notes last, where a CI log's tail shows them; for a failed
+	# test, the end of its output in the guest
+	if ((${#notes[@]})); then
+		echo
+		printf '%s\n' "${notes[@]}"
+		for k in "${KERNELS[@]}"; do
+			for t in "${tests[@]}"; do
+				grep -qx -- "--- test_$t FAILED" "$RES/$k/tests.log" 2>/dev/null || continue
+				echo "--- $k: the last lines of test_$t ($RES/$k/tests.log):"
+				awk -v t="--- test_$t" '$0 == t { on = 1; next } $0 == t " FAILED" { exit } on' \
+					"$RES/$k/tests.log" | tail -n 15 | sed 's/^/    /'
+			done
+		done
+	fi
 	echo "matrix: $bad of $((${#CHECKS[@]} * ${#KERNELS[@]})) cells not exact"
 } | tee "$RES/table.txt"
 bad=$(sed -n 's/^matrix: \([0-9]*\) of .*/\1/p' "$RES/table.txt")
