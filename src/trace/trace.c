@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -762,6 +764,25 @@ const char *trace_type__name(uint16_t type)
 
 /* ---- writer ---- */
 
+/*
+ * Compressing a block is most of what writing a trace costs (zlib at level
+ * 1 took 60 % of `udpdrop record`'s CPU in a drop storm). With
+ * trace_writer__set_threads, helper threads compress the blocks while the
+ * caller encodes the next ones; a block is written once it and every block
+ * before it are compressed, by one helper at a time, so the file is byte
+ * for byte the one the caller alone would write. A slot holds one block
+ * on its way: filled by the caller, packed (compressed) by a helper,
+ * written, free again.
+ */
+enum blk_state { BLK_FREE, BLK_FILLED, BLK_PACKING, BLK_PACKED };
+
+struct blk_slot {
+	enum blk_state state;
+	uint32_t seq;
+	struct buf raw; /* the block's records */
+	struct buf out; /* block header + compressed bytes */
+};
+
 struct trace_writer {
 	struct out_file of;
 	bool fsync;
@@ -774,15 +795,31 @@ struct trace_writer {
 	uint64_t shed[TRACE_CAUSES_MAX];
 	struct buf blk;     /* the current block's records */
 	struct buf rec;     /* the record being encoded */
-	struct buf out;     /* block header + compressed bytes */
+	struct buf out;     /* block header + compressed bytes (no helpers) */
+	/* the helpers (nthreads 0: the caller compresses and writes); what
+	 * follows is the helpers' and the caller's, under mu */
+	int nthreads;
+	pthread_t *threads;
+	struct blk_slot *slots;
+	int nslots;
+	int next_fill;      /* the slot the caller fills next */
+	int next_write;     /* the slot written next */
+	int pending;        /* slots not free */
+	bool writing;       /* a helper is writing a block out */
+	bool stop;
+	int async_err;      /* the helpers' first error */
+	pthread_mutex_t mu;
+	pthread_cond_t work;  /* a block filled, or stop */
+	pthread_cond_t freed; /* a slot free again */
 };
 
-static int write_all(struct trace_writer *w, const void *p, size_t n)
+/* Write all n bytes to fd, adding what was written to *done. */
+static int write_all(int fd, const void *p, size_t n, uint64_t *done)
 {
 	const char *s = p;
 
 	while (n) {
-		ssize_t k = write(w->of.fd, s, n);
+		ssize_t k = write(fd, s, n);
 
 		if (k < 0) {
 			if (errno == EINTR)
@@ -791,7 +828,7 @@ static int write_all(struct trace_writer *w, const void *p, size_t n)
 		}
 		s += k;
 		n -= k;
-		w->offset += k;
+		*done += k;
 	}
 	return 0;
 }
@@ -825,7 +862,7 @@ int trace_writer__create(const char *path, bool force, struct trace_writer **out
 	hdr[11] = TRACE_VERSION_MINOR >> 8;
 	le32(hdr + 12, 0); /* flags: none defined */
 	le32(hdr + 16, crc32(0, hdr, 16));
-	err = write_all(w, hdr, sizeof(hdr));
+	err = write_all(w->of.fd, hdr, sizeof(hdr), &w->offset);
 	if (err) {
 		/* a full disk at the start: no empty or header-only file left */
 		snprintf(msg, msglen, "cannot write %s: %s", path, strerror(-err));
@@ -854,46 +891,182 @@ bool trace_writer__to_stream(const struct trace_writer *w)
 	return w->of.kind == OUT_FILE_STREAM;
 }
 
-uint64_t trace_writer__offset(const struct trace_writer *w)
+uint64_t trace_writer__offset(struct trace_writer *w)
 {
-	return w->offset;
+	uint64_t off;
+
+	if (!w->nthreads)
+		return w->offset;
+	pthread_mutex_lock(&w->mu); /* a helper adds to it as it writes */
+	off = w->offset;
+	pthread_mutex_unlock(&w->mu);
+	return off;
 }
 
-int trace_writer__flush(struct trace_writer *w)
+/*
+ * Compress the block in raw into out, behind its header (number seq): 0,
+ * or -ENOMEM (out keeps no block).
+ */
+static int pack_block(const struct buf *raw, struct buf *out, uint32_t seq)
 {
-	uLongf clen;
+	uLongf clen = compressBound(raw->len);
 	uint8_t *h;
+
+	out->len = 0;
+	buf_reserve(out, TRACE_BLK_HDR_LEN + clen);
+	if (out->oom) {
+		out->oom = false;
+		return -ENOMEM;
+	}
+	/* level 1: a record run must keep up with a drop storm; the bytes
+	 * saved at higher levels are few on these repetitive records */
+	if (compress2(out->p + TRACE_BLK_HDR_LEN, &clen, raw->p, raw->len, 1) != Z_OK)
+		return -ENOMEM;
+	h = out->p;
+	memcpy(h, TRACE_BLK_MAGIC, 4);
+	le32(h + 4, seq);
+	le32(h + 8, raw->len);
+	le32(h + 12, clen);
+	le32(h + 16, crc32(0, h + TRACE_BLK_HDR_LEN, clen));
+	/* the header's own crc: a flipped length must read as corrupt, not
+	 * as a block running past the end of the file (cut short) */
+	le32(h + 20, crc32(0, h, 20));
+	out->len = TRACE_BLK_HDR_LEN + clen;
+	return 0;
+}
+
+/* Write a packed block to the file (and sync it with fsync on), adding
+ * the bytes written to *done. */
+static int emit_block(struct trace_writer *w, const struct buf *out, uint64_t *done)
+{
+	int err = write_all(w->of.fd, out->p, out->len, done);
+
+	/* a device or FIFO has no storage to sync (and fails with EINVAL) */
+	if (!err && w->fsync && w->of.kind != OUT_FILE_STREAM && fdatasync(w->of.fd) < 0)
+		err = -errno;
+	return err;
+}
+
+/*
+ * A helper: pack the oldest filled block, then write out, in order, every
+ * packed block whose turn it is (unless another helper is at it: it
+ * finds this one's block when it looks again). After an error nothing
+ * more is written (the file ends after its last whole block), but every
+ * slot is still freed, so no caller waits forever.
+ */
+static void *blk_helper(void *arg)
+{
+	struct trace_writer *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		struct blk_slot *s = NULL;
+		int err;
+
+		for (int k = 0; k < w->nslots && !s; k++) {
+			struct blk_slot *c = &w->slots[(w->next_write + k) % w->nslots];
+
+			if (c->state == BLK_FILLED)
+				s = c;
+		}
+		if (!s) {
+			if (w->stop)
+				break;
+			pthread_cond_wait(&w->work, &w->mu);
+			continue;
+		}
+		s->state = BLK_PACKING;
+		pthread_mutex_unlock(&w->mu);
+		err = pack_block(&s->raw, &s->out, s->seq);
+		pthread_mutex_lock(&w->mu);
+		s->state = BLK_PACKED;
+		if (err && !w->async_err)
+			w->async_err = err;
+		while (!w->writing && w->slots[w->next_write].state == BLK_PACKED) {
+			struct blk_slot *o = &w->slots[w->next_write];
+			uint64_t done = 0;
+
+			err = w->async_err;
+			w->writing = true;
+			pthread_mutex_unlock(&w->mu);
+			if (!err)
+				err = emit_block(w, &o->out, &done);
+			pthread_mutex_lock(&w->mu);
+			w->offset += done;
+			if (err && !w->async_err)
+				w->async_err = err;
+			o->raw.len = 0;
+			o->state = BLK_FREE;
+			w->pending--;
+			w->next_write = (w->next_write + 1) % w->nslots;
+			w->writing = false;
+			pthread_cond_broadcast(&w->freed);
+		}
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Hand the current block to the helpers (waiting for a free slot). */
+static int submit_block(struct trace_writer *w)
+{
+	struct blk_slot *s;
+	struct buf empty;
+	int err;
+
+	pthread_mutex_lock(&w->mu);
+	s = &w->slots[w->next_fill];
+	while (s->state != BLK_FREE)
+		pthread_cond_wait(&w->freed, &w->mu);
+	err = w->async_err;
+	if (!err) {
+		/* the slot's emptied buffer becomes the next block's */
+		empty = s->raw;
+		s->raw = w->blk;
+		w->blk = empty;
+		w->blk.len = 0;
+		s->seq = w->seq++;
+		s->state = BLK_FILLED;
+		w->pending++;
+		w->next_fill = (w->next_fill + 1) % w->nslots;
+		pthread_cond_signal(&w->work);
+	}
+	pthread_mutex_unlock(&w->mu);
+	if (err)
+		w->err = err;
+	return err;
+}
+
+/* Wait until every block handed over is written: the helpers' error. */
+static int wait_written(struct trace_writer *w)
+{
+	int err;
+
+	pthread_mutex_lock(&w->mu);
+	while (w->pending)
+		pthread_cond_wait(&w->freed, &w->mu);
+	err = w->async_err;
+	pthread_mutex_unlock(&w->mu);
+	if (err && !w->err)
+		w->err = err;
+	return err;
+}
+
+/* Compress and write the current block: here, or by the helpers. */
+static int put_block(struct trace_writer *w)
+{
 	int err;
 
 	if (w->err)
 		return w->err;
 	if (!w->blk.len)
 		return 0;
-	clen = compressBound(w->blk.len);
-	w->out.len = 0;
-	buf_reserve(&w->out, TRACE_BLK_HDR_LEN + clen);
-	if (w->out.oom) {
-		w->out.oom = false;
-		return -ENOMEM; /* the block stays: a later flush may work */
-	}
-	/* level 1: a record run must keep up with a drop storm; the bytes
-	 * saved at higher levels are few on these repetitive records */
-	if (compress2(w->out.p + TRACE_BLK_HDR_LEN, &clen, w->blk.p,
-		      w->blk.len, 1) != Z_OK)
-		return -ENOMEM;
-	h = w->out.p;
-	memcpy(h, TRACE_BLK_MAGIC, 4);
-	le32(h + 4, w->seq);
-	le32(h + 8, w->blk.len);
-	le32(h + 12, clen);
-	le32(h + 16, crc32(0, h + TRACE_BLK_HDR_LEN, clen));
-	/* the header's own crc: a flipped length must read as corrupt, not
-	 * as a block running past the end of the file (cut short) */
-	le32(h + 20, crc32(0, h, 20));
-	err = write_all(w, h, TRACE_BLK_HDR_LEN + clen);
-	/* a device or FIFO has no storage to sync (and fails with EINVAL) */
-	if (!err && w->fsync && w->of.kind != OUT_FILE_STREAM && fdatasync(w->of.fd) < 0)
-		err = -errno;
+	if (w->nthreads)
+		return submit_block(w);
+	err = pack_block(&w->blk, &w->out, w->seq);
+	if (err)
+		return err; /* the block stays: a later flush may work */
+	err = emit_block(w, &w->out, &w->offset);
 	if (err) {
 		w->err = err;
 		return err;
@@ -901,6 +1074,58 @@ int trace_writer__flush(struct trace_writer *w)
 	w->seq++;
 	w->blk.len = 0;
 	return 0;
+}
+
+int trace_writer__flush(struct trace_writer *w)
+{
+	int err = put_block(w);
+
+	if (!err && w->nthreads)
+		err = wait_written(w);
+	return err;
+}
+
+int trace_writer__set_threads(struct trace_writer *w, int n)
+{
+	sigset_t all, old;
+	int err = 0;
+
+	if (w->nthreads || n <= 0)
+		return 0;
+	w->slots = calloc((size_t)n + 2, sizeof(*w->slots));
+	w->threads = calloc((size_t)n, sizeof(*w->threads));
+	if (!w->slots || !w->threads) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* a slot per helper and two more: the caller fills one while every
+	 * helper packs and one packed block waits for its turn */
+	w->nslots = n + 2;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->work, NULL);
+	pthread_cond_init(&w->freed, NULL);
+	/* the helpers take no signal: the caller's handlers stay its own */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (int i = 0; i < n; i++) {
+		err = -pthread_create(&w->threads[i], NULL, blk_helper, w);
+		if (err)
+			break;
+		w->nthreads++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (w->nthreads)
+		return 0; /* fewer helpers than asked still work */
+	pthread_cond_destroy(&w->freed);
+	pthread_cond_destroy(&w->work);
+	pthread_mutex_destroy(&w->mu);
+fail:
+	free(w->slots);
+	free(w->threads);
+	w->slots = NULL;
+	w->threads = NULL;
+	w->nslots = 0;
+	return err;
 }
 
 /* Frame the encoded record in w->rec and add it to the block. */
@@ -920,7 +1145,7 @@ static int append_rec(struct trace_writer *w, uint16_t type)
 	le32(w->rec.p + 2, plen);
 	/* records never span blocks, so each block decodes on its own */
 	if (w->blk.len + w->rec.len > TRACE_BLOCK_MAX) {
-		err = trace_writer__flush(w);
+		err = put_block(w);
 		if (err)
 			return err;
 	}
@@ -930,7 +1155,7 @@ static int append_rec(struct trace_writer *w, uint16_t type)
 		return -ENOMEM;
 	}
 	if (w->blk.len >= TRACE_BLOCK_TARGET)
-		return trace_writer__flush(w);
+		return put_block(w);
 	return 0;
 }
 
@@ -1003,6 +1228,30 @@ int trace_writer__raw(struct trace_writer *w, uint16_t type,
 	return append_rec(w, type);
 }
 
+/* Let the helpers write what they were given, then end them. */
+static void stop_helpers(struct trace_writer *w)
+{
+	if (!w->nthreads)
+		return;
+	wait_written(w);
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	pthread_cond_broadcast(&w->work);
+	pthread_mutex_unlock(&w->mu);
+	for (int i = 0; i < w->nthreads; i++)
+		pthread_join(w->threads[i], NULL);
+	for (int i = 0; i < w->nslots; i++) {
+		free(w->slots[i].raw.p);
+		free(w->slots[i].out.p);
+	}
+	free(w->slots);
+	free(w->threads);
+	pthread_cond_destroy(&w->freed);
+	pthread_cond_destroy(&w->work);
+	pthread_mutex_destroy(&w->mu);
+	w->nthreads = 0;
+}
+
 static void writer_free(struct trace_writer *w)
 {
 	free(w->blk.p);
@@ -1015,6 +1264,7 @@ void trace_writer__abandon(struct trace_writer *w)
 {
 	if (!w)
 		return;
+	stop_helpers(w);
 	out_file__close(&w->of);
 	writer_free(w);
 }
@@ -1023,6 +1273,7 @@ void trace_writer__discard(struct trace_writer *w)
 {
 	if (!w)
 		return;
+	stop_helpers(w);
 	out_file__discard(&w->of);
 	writer_free(w);
 }
@@ -1059,6 +1310,7 @@ int trace_writer__close(struct trace_writer *w)
 	if (!w)
 		return 0;
 	err = trace_writer__end(w);
+	stop_helpers(w);
 	cerr = out_file__close(&w->of);
 	writer_free(w);
 	return err ?: cerr;

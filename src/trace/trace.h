@@ -272,13 +272,21 @@ int trace_writer__shed(struct trace_writer *w, const struct trace_shed *s);
 /* Any type, payload as is: for types this version does not know (tests). */
 int trace_writer__raw(struct trace_writer *w, uint16_t type,
 		      const void *payload, uint32_t len);
-/* Write the current block now (a no-op if it is empty). */
+/*
+ * Compress blocks on n helper threads while the caller encodes the next
+ * (call once, before the first record; without it the caller compresses
+ * and writes each block itself). The file is the same either way. 0, or
+ * -errno when no helper could start (the writer then works alone).
+ */
+int trace_writer__set_threads(struct trace_writer *w, int n);
+/* Write the current block now (a no-op if it is empty) and wait until
+ * every block before it is written. */
 int trace_writer__flush(struct trace_writer *w);
 /* Whether it writes to a FIFO or character device (out_file's stream):
  * nothing there to keep or remove. */
 bool trace_writer__to_stream(const struct trace_writer *w);
 /* Bytes written to the file so far (header and whole blocks). */
-uint64_t trace_writer__offset(const struct trace_writer *w);
+uint64_t trace_writer__offset(struct trace_writer *w);
 /*
  * Append END (events written, the shed tallies, the time since open) and
  * flush: after it trace_writer__offset is the file's final size (a FIFO's

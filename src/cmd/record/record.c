@@ -261,6 +261,19 @@ static int open_output(const char *path, bool force, const struct proc_user *u,
 }
 
 /*
+ * Threads that compress the trace's blocks: a quarter of the CPUs, 1 to
+ * 4. zlib at level 1 takes about 60 % of the reader's time in a storm, so
+ * 2 helpers already let it take events as fast as it can merge them;
+ * more only help while other work holds a helper's CPU.
+ */
+static int pack_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN) / 4;
+
+	return n < 1 ? 1 : n > 4 ? 4 : (int)n;
+}
+
+/*
  * With -p or a COMMAND, the process's sockets are looked for this often
  * (ns), not only each interval: a socket that lives, drops and closes
  * between two snapshots is still known to be the process's. A COMMAND's
@@ -320,6 +333,17 @@ int do_record(int argc, char **argv)
 			return exists(o.output);
 		fprintf(stderr, WHO ": %s\n", msg);
 		return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	}
+	/* events: blocks compressed by helpers (a storm fills one every few
+	 * ms); -v says how many */
+	if (o.tracer.events) {
+		int n = pack_threads();
+
+		if (trace_writer__set_threads(rc.tw, n))
+			pr_info(WHO ": no thread to compress the trace's blocks: written by the reader\n");
+		else
+			pr_info(WHO ": %d thread%s compress%s the trace's blocks\n", n,
+				n == 1 ? "" : "s", n == 1 ? "es" : "");
 	}
 	if (htab__init(&rc.syms, sizeof(uint64_t), 1) ||
 	    htab__init(&rc.win_ids, sizeof(uint64_t), 1) ||

@@ -803,6 +803,113 @@ static void test_many_events_blocks(void **state)
 	trace_reader__close(r);
 }
 
+/*
+ * A run's worth of records: events over many blocks, a flush between
+ * (record's interval), a shed tally. Returns the offset after the flush.
+ */
+static uint64_t write_series(const char *p, int threads, bool abandon)
+{
+	struct trace_writer *w;
+	uint64_t mid;
+
+	init_fixtures();
+	assert_int_equal(trace_writer__open(p, true, &w), 0);
+	if (threads)
+		assert_int_equal(trace_writer__set_threads(w, threads), 0);
+	assert_int_equal(trace_writer__meta(w, &meta), 0);
+	for (uint64_t i = 0; i < 4000; i++) {
+		struct trace_event e = make_event(i);
+
+		assert_int_equal(trace_writer__event(w, &e), 0);
+	}
+	assert_int_equal(trace_writer__flush(w), 0);
+	mid = trace_writer__offset(w);
+	for (uint64_t i = 4000; i < 9000; i++) {
+		struct trace_event e = make_event(i);
+
+		assert_int_equal(trace_writer__event(w, &e), 0);
+	}
+	assert_int_equal(trace_writer__shed(w, &shed), 0);
+	if (abandon)
+		trace_writer__abandon(w);
+	else
+		assert_int_equal(trace_writer__close(w), 0);
+	return mid;
+}
+
+static uint64_t file_size(const char *p)
+{
+	struct stat st;
+
+	assert_int_equal(stat(p, &st), 0);
+	return (uint64_t)st.st_size;
+}
+
+/*
+ * Helper threads compress the blocks (record in a storm): the same blocks,
+ * bytes and records as the writer alone writes (all but END's time); a flush waits for every
+ * block before it (the offset is the file's size then); an abandoned
+ * writer's file ends after the blocks it handed over.
+ */
+static void test_threads_same_file(void **state)
+{
+	char alone[160];
+	struct trace_reader *a, *b;
+	struct trace_record ra, rb;
+	uint64_t mid_a, mid_b, events = 0;
+	uint8_t *bytes_a, *bytes_b;
+	size_t len_a, len_b;
+	int na, nb;
+
+	snprintf(alone, sizeof(alone), "%s.alone", path);
+	mid_a = write_series(alone, 0, false);
+	mid_b = write_series(path, 3, false);
+	/* byte for byte up to the flush (END's time since open differs) */
+	assert_int_equal(mid_a, mid_b);
+	bytes_a = slurp(alone, &len_a);
+	bytes_b = slurp(path, &len_b);
+	assert_true(len_a >= mid_a && len_b >= mid_b);
+	assert_memory_equal(bytes_a, bytes_b, mid_a);
+	free(bytes_a);
+	free(bytes_b);
+	assert_int_equal(trace_reader__open(alone, &a), 0);
+	assert_int_equal(trace_reader__open(path, &b), 0);
+	do {
+		na = trace_reader__next(a, &ra);
+		nb = trace_reader__next(b, &rb);
+		assert_int_equal(na, nb);
+		if (na != 1)
+			break;
+		assert_int_equal(ra.type, rb.type);
+		if (ra.type == TRACE_EVENT) {
+			check_event(&rb.event, events);
+			events++;
+		}
+	} while (ra.type != TRACE_END);
+	assert_int_equal(events, 9000);
+	assert_int_equal(rb.end.events, 9000);
+	assert_int_equal(trace_reader__blocks(a), trace_reader__blocks(b));
+	assert_true(trace_reader__blocks(b) > 5);
+	assert_int_equal(trace_reader__status(b), TRACE_COMPLETE);
+	trace_reader__close(a);
+	trace_reader__close(b);
+	unlink(alone);
+
+	/* a flush's offset is what is on disk */
+	mid_b = write_series(path, 2, true);
+	assert_true(mid_b > 0 && file_size(path) >= mid_b);
+	assert_int_equal(trace_reader__open(path, &b), 0);
+	events = 0;
+	while (trace_reader__next(b, &rb) == 1)
+		if (rb.type == TRACE_EVENT)
+			check_event(&rb.event, events++);
+	/* whole blocks only: at least what the flush wrote, never the last
+	 * block in progress (its shed tally) */
+	assert_true(events >= 4000 && events < 9000);
+	assert_int_equal(trace_reader__status(b), TRACE_CUT);
+	trace_reader__close(b);
+}
+
 /* Hostile contents with valid checksums: refused, nothing big allocated. */
 static void test_hostile_records(void **state)
 {
@@ -977,6 +1084,7 @@ int main(void)
 		cmocka_unit_test(test_table_limits),
 		cmocka_unit_test(test_overwrite_and_mode),
 		cmocka_unit_test(test_many_events_blocks),
+		cmocka_unit_test(test_threads_same_file),
 		cmocka_unit_test(test_event_minor_versions),
 		cmocka_unit_test(test_hostile_records),
 		cmocka_unit_test(test_hostile_block),
