@@ -139,7 +139,7 @@ test_caps_sink_xdp() {
 	SINK_PID=$!
 	BG_PIDS+=("$SINK_PID")
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		grep -q 'listening on' "$SINK_ERR" && break
 		kill -0 "$SINK_PID" 2>/dev/null || break
 		sleep 0.1

@@ -22,11 +22,12 @@ storm_wait() {
 	STORM_SENT=$(awk '/^sent/ { print $2 }' "$T/storm.sent")
 }
 
-# wait_line FILE REGEX PID: until FILE has a line matching REGEX (10 s),
+# wait_line FILE REGEX PID: until FILE has a line matching REGEX (60 s:
+# the BPF load takes seconds on an emulated CPU),
 # or PID exits.
 wait_line() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		grep -qE -- "$2" "$1" 2>/dev/null && return 0
 		kill -0 "$3" 2>/dev/null || break
 		sleep 0.1

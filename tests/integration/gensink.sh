@@ -14,7 +14,7 @@ start_sink() {
 	SINK_PID=$!
 	BG_PIDS+=("$SINK_PID")
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		grep -q 'listening on' "$SINK_ERR" && return 0
 		kill -0 "$SINK_PID" 2>/dev/null || break
 		sleep 0.1
@@ -428,7 +428,7 @@ test_gen_sink_gen_killed() {
 	SINK_PID=$!
 	BG_PIDS+=("$SINK_PID")
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		grep -q 'listening on' "$SINK_ERR" && break
 		sleep 0.1
 	done

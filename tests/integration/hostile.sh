@@ -167,7 +167,7 @@ hs_trace() {
 	HS_NETNS=$ns
 	"$UDPDROP" record -N "$ns" --headers 64 -d 1.5 -i 0.5 -o "$HS_TRACE" 2>"$T/fixture.err" &
 	local pid=$!
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		grep -q 'recording UDP drops' "$T/fixture.err" && break
 		sleep 0.1
 	done

@@ -304,7 +304,7 @@ start_recv() {
 	RECV_OUT=$out
 	BG_PIDS+=("$RECV_PID")
 	local i
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < 200; i++)); do
 		grep -q ready "$out" && return 0
 		sleep 0.1
 	done
@@ -317,7 +317,7 @@ start_recv() {
 stop_recv() {
 	local i
 	kill -USR1 "$1"
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		grep -q '^received' "$2" && break
 		sleep 0.05
 	done

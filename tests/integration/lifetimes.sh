@@ -315,7 +315,7 @@ close_shared_port_case() { # $1: top or record; $2: the port; more: udpdrop's
 	# (kmem:kmem_cache_free attached then, not before: tracer__arm_close)
 	local errf=$T/top.err
 	[[ $mode == top ]] || errf=$T/rec.err
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < 300; i++)); do
 		grep -q "a local port is shared by sockets" "$errf" && break
 		sleep 0.1
 	done

@@ -11,7 +11,7 @@ tc_records() {
 }
 tq() { jq -rs "$@" "$T/trace.json"; }
 
-# rcvbuf: a receiver that never reads, a tiny buffer; record -N B for 3 s.
+# rcvbuf: a receiver that never reads, a tiny buffer; record -N B, stopped by SIGINT once the datagrams are in.
 test_record_rcvbuf() {
 	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
 	setup_hosts || return
@@ -19,10 +19,12 @@ test_record_rcvbuf() {
 	local rpid=$RECV_PID rout=$RECV_OUT ns
 	ns=$(ns_inode "$B")
 	local before=$(mib "$B" Udp RcvbufErrors)
-	"$UDPDROP" record -N "$B" -o "$T/t.data" -d 3 -i 0.5 --headers 64 2>"$T/rec.err" &
+	# stopped by SIGINT once the datagrams are in, not by a -d that
+	# starts before the load (an emulated CPU takes seconds to load)
+	"$UDPDROP" record -N "$B" -o "$T/t.data" -d 600 -i 0.5 --headers 64 2>"$T/rec.err" &
 	local rec=$! i rc
 	BG_PIDS+=("$rec")
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		grep -q 'recording UDP drops' "$T/rec.err" && break
 		kill -0 "$rec" 2>/dev/null || break
 		sleep 0.1
@@ -30,6 +32,8 @@ test_record_rcvbuf() {
 	grep -q 'recording UDP drops' "$T/rec.err" ||
 		{ fail "udpdrop record did not start: $(cat "$T/rec.err")"; return; }
 	local sent=$(send "$A" "$V4B:5031" -c 300 -s 1000)
+	settle
+	kill -INT "$rec"
 	wait "$rec"
 	rc=$?
 	expect_eq "record exit code" "$rc" 0
@@ -226,7 +230,7 @@ start_record() {
 	${UDPDROP_WRAP:-} "$UDPDROP" record -o "$out" "$@" 2>"$T/rec.err" &
 	REC=$!
 	BG_PIDS+=("$REC")
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		grep -q 'recording UDP drops' "$T/rec.err" && return 0
 		kill -0 "$REC" 2>/dev/null || break
 		sleep 0.1

@@ -14,10 +14,11 @@ test_report_round_trip() {
 	start_recv "$B" "$V4B:5041" --rcvbuf 4096 --connect "$V4A:5042" || return
 	local rpid=$RECV_PID rout=$RECV_OUT ns rc i
 	ns=$(ns_inode "$B")
-	"$UDPDROP" record -N "$B" -o "$T/t.data" -d 3 -i 0.5 2>"$T/rec.err" &
+	# stopped by SIGINT once the datagrams are in (see record_rcvbuf)
+	"$UDPDROP" record -N "$B" -o "$T/t.data" -d 600 -i 0.5 2>"$T/rec.err" &
 	local rec=$!
 	BG_PIDS+=("$rec")
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		grep -q 'recording UDP drops' "$T/rec.err" && break
 		kill -0 "$rec" 2>/dev/null || break
 		sleep 0.1
@@ -25,6 +26,8 @@ test_report_round_trip() {
 	grep -q 'recording UDP drops' "$T/rec.err" ||
 		{ fail "udpdrop record did not start: $(cat "$T/rec.err")"; return; }
 	local sent=$(send "$A" "$V4B:5041" -c 300 -s 1000 --sport 5042)
+	settle
+	kill -INT "$rec"
 	wait "$rec"
 	expect_eq "record exit code" "$?" 0
 	local got=$(stop_recv "$rpid" "$rout")

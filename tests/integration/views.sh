@@ -43,7 +43,7 @@ test_views_iperf3_one_row() {
 	ip netns exec "$B" iperf3 -s -p "$port" >"$T/iperf-s.out" 2>&1 &
 	spid=$!
 	BG_PIDS+=("$spid")
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < 200; i++)); do
 		ip netns exec "$B" ss -tlnH "sport = :$port" | grep -q . && break
 		sleep 0.1
 	done
@@ -55,7 +55,7 @@ test_views_iperf3_one_row() {
 	cpid=$!
 	BG_PIDS+=("$cpid")
 	# the data socket, once it exists; stop its reader near the end
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < 200; i++)); do
 		ip netns exec "$B" ss -uanH "sport = :$port" | grep -q . && break
 		sleep 0.1
 	done
