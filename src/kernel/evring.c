@@ -117,8 +117,12 @@ enum evring_head evrings__peek(struct evrings *s, int i, const void **data,
 			       uint32_t *size)
 {
 	struct evring *r = &s->r[i];
-	uint64_t prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
+	uint64_t prod = r->prod_seen;
 
+	/* the producer's position is on a line its CPU writes at every
+	 * reserve: read again only once what it last showed is taken */
+	if (r->pos >= prod)
+		prod = r->prod_seen = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
 	while (r->pos < prod) {
 		const uint32_t *hdr = (const void *)(r->data + (r->pos & r->mask));
 		/* pairs with the producer's xchg of the header at commit */

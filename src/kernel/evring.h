@@ -21,6 +21,7 @@ struct evring {
 				     that wraps reads straight on */
 	uint64_t mask;            /* ring bytes - 1 */
 	uint64_t pos;             /* where we are (taken up to here) */
+	uint64_t prod_seen;       /* the producer position last read */
 	uint64_t released;        /* what the kernel was last told */
 	size_t cons_len, prod_len; /* the two mappings */
 };

@@ -433,29 +433,56 @@ static int dec_ifaces(struct dec *d, struct trace_ifaces *f)
 }
 
 /* EVENT: fixed fields, then u16 caplen and the captured bytes */
-static int enc_event(struct buf *b, const struct trace_event *e)
+/* EVENT's payload without its captured bytes */
+#define EVENT_ENC_LEN (8 + 4 + 4 + 8 + 2 + 4 + 8 + 4 + 1 + 1 + 16 + 16 + 2 + 2 + 4 + 2 + 4)
+
+static uint8_t *le16_at(uint8_t *x, uint16_t v)
 {
-	if (e->caplen > TRACE_CAP_MAX)
-		return -EINVAL;
-	put_u64(b, e->time_ns);
-	put_u32(b, e->cpu);
-	put_u32(b, e->netns);
-	put_u64(b, e->cookie);
-	put_u16(b, e->cause);
-	put_u32(b, e->reason);
-	put_u64(b, e->location);
-	put_u32(b, e->flags);
-	put_u8(b, e->family);
-	put_u8(b, e->proto);
-	put_bytes(b, e->saddr, 16);
-	put_bytes(b, e->daddr, 16);
-	put_u16(b, e->sport);
-	put_u16(b, e->dport);
-	put_u32(b, e->len);
-	put_u16(b, e->caplen);
-	put_bytes(b, e->cap, e->caplen);
-	put_u32(b, e->datagrams); /* 1.1 */
-	return 0;
+	x[0] = v;
+	x[1] = v >> 8;
+	return x + 2;
+}
+
+static uint8_t *le32_at(uint8_t *x, uint32_t v)
+{
+	le32(x, v);
+	return x + 4;
+}
+
+static uint8_t *le64_at(uint8_t *x, uint64_t v)
+{
+	le32(x, (uint32_t)v);
+	le32(x + 4, (uint32_t)(v >> 32));
+	return x + 8;
+}
+
+/*
+ * EVENT's payload at x (EVENT_ENC_LEN + caplen bytes): stored in place,
+ * field after field, where a put_* per field would check the buffer's
+ * room twenty times (an event per drop: the writer's hottest code).
+ */
+static void enc_event_at(uint8_t *x, const struct trace_event *e)
+{
+	x = le64_at(x, e->time_ns);
+	x = le32_at(x, e->cpu);
+	x = le32_at(x, e->netns);
+	x = le64_at(x, e->cookie);
+	x = le16_at(x, e->cause);
+	x = le32_at(x, e->reason);
+	x = le64_at(x, e->location);
+	x = le32_at(x, e->flags);
+	*x++ = e->family;
+	*x++ = e->proto;
+	memcpy(x, e->saddr, 16);
+	memcpy(x + 16, e->daddr, 16);
+	x += 32;
+	x = le16_at(x, e->sport);
+	x = le16_at(x, e->dport);
+	x = le32_at(x, e->len);
+	x = le16_at(x, e->caplen);
+	memcpy(x, e->cap, e->caplen);
+	x += e->caplen;
+	le32(x, e->datagrams); /* 1.1 */
 }
 
 static int dec_event(struct dec *d, struct trace_event *e)
@@ -776,6 +803,16 @@ const char *trace_type__name(uint16_t type)
  */
 enum blk_state { BLK_FREE, BLK_FILLED, BLK_PACKING, BLK_PACKED };
 
+/*
+ * A deflate stream kept from block to block: deflateReset instead of
+ * compress2's deflateInit and deflateEnd for each block (a 270 KiB state
+ * allocated and freed every 64 KiB of records). The output is the same.
+ */
+struct packer {
+	z_stream zs;
+	bool ready;
+};
+
 struct blk_slot {
 	enum blk_state state;
 	uint32_t seq;
@@ -796,6 +833,7 @@ struct trace_writer {
 	struct buf blk;     /* the current block's records */
 	struct buf rec;     /* the record being encoded */
 	struct buf out;     /* block header + compressed bytes (no helpers) */
+	struct packer pk;   /* ... and its deflate stream */
 	/* the helpers (nthreads 0: the caller compresses and writes); what
 	 * follows is the helpers' and the caller's, under mu */
 	int nthreads;
@@ -903,25 +941,52 @@ uint64_t trace_writer__offset(struct trace_writer *w)
 	return off;
 }
 
+static void packer_end(struct packer *pk)
+{
+	if (pk->ready)
+		deflateEnd(&pk->zs);
+	pk->ready = false;
+}
+
 /*
  * Compress the block in raw into out, behind its header (number seq): 0,
  * or -ENOMEM (out keeps no block).
  */
-static int pack_block(const struct buf *raw, struct buf *out, uint32_t seq)
+static int pack_block(struct packer *pk, const struct buf *raw, struct buf *out, uint32_t seq)
 {
-	uLongf clen = compressBound(raw->len);
+	uLong bound = compressBound(raw->len);
+	uLong clen;
 	uint8_t *h;
+	int zerr;
 
 	out->len = 0;
-	buf_reserve(out, TRACE_BLK_HDR_LEN + clen);
+	buf_reserve(out, TRACE_BLK_HDR_LEN + bound);
 	if (out->oom) {
 		out->oom = false;
 		return -ENOMEM;
 	}
-	/* level 1: a record run must keep up with a drop storm; the bytes
-	 * saved at higher levels are few on these repetitive records */
-	if (compress2(out->p + TRACE_BLK_HDR_LEN, &clen, raw->p, raw->len, 1) != Z_OK)
+	if (!pk->ready) {
+		memset(&pk->zs, 0, sizeof(pk->zs));
+		/* level 1: a record run must keep up with a drop storm; the
+		 * bytes saved at higher levels are few on these repetitive
+		 * records */
+		if (deflateInit(&pk->zs, 1) != Z_OK)
+			return -ENOMEM;
+		pk->ready = true;
+	} else if (deflateReset(&pk->zs) != Z_OK) {
+		packer_end(pk);
 		return -ENOMEM;
+	}
+	pk->zs.next_in = raw->p;
+	pk->zs.avail_in = (uInt)raw->len;
+	pk->zs.next_out = out->p + TRACE_BLK_HDR_LEN;
+	pk->zs.avail_out = (uInt)bound;
+	zerr = deflate(&pk->zs, Z_FINISH);
+	if (zerr != Z_STREAM_END) {
+		packer_end(pk); /* a stream left mid-block is no use */
+		return -ENOMEM;
+	}
+	clen = pk->zs.total_out;
 	h = out->p;
 	memcpy(h, TRACE_BLK_MAGIC, 4);
 	le32(h + 4, seq);
@@ -957,6 +1022,7 @@ static int emit_block(struct trace_writer *w, const struct buf *out, uint64_t *d
 static void *blk_helper(void *arg)
 {
 	struct trace_writer *w = arg;
+	struct packer pk = { 0 };
 
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
@@ -977,7 +1043,7 @@ static void *blk_helper(void *arg)
 		}
 		s->state = BLK_PACKING;
 		pthread_mutex_unlock(&w->mu);
-		err = pack_block(&s->raw, &s->out, s->seq);
+		err = pack_block(&pk, &s->raw, &s->out, s->seq);
 		pthread_mutex_lock(&w->mu);
 		s->state = BLK_PACKED;
 		if (err && !w->async_err)
@@ -1004,6 +1070,7 @@ static void *blk_helper(void *arg)
 		}
 	}
 	pthread_mutex_unlock(&w->mu);
+	packer_end(&pk);
 	return NULL;
 }
 
@@ -1063,7 +1130,7 @@ static int put_block(struct trace_writer *w)
 		return 0;
 	if (w->nthreads)
 		return submit_block(w);
-	err = pack_block(&w->blk, &w->out, w->seq);
+	err = pack_block(&w->pk, &w->blk, &w->out, w->seq);
 	if (err)
 		return err; /* the block stays: a later flush may work */
 	err = emit_block(w, &w->out, &w->offset);
@@ -1190,15 +1257,37 @@ WRITE_REC(trace_writer__sockets, TRACE_SOCKETS, enc_sockets, struct trace_socket
 WRITE_REC(trace_writer__mib, TRACE_MIB, enc_mib, struct trace_mib)
 WRITE_REC(trace_writer__windows, TRACE_WINDOWS, enc_windows, struct trace_windows)
 
+/* An EVENT goes straight into the block (framed as append_rec frames). */
 int trace_writer__event(struct trace_writer *w, const struct trace_event *e)
 {
-	int err = begin_rec(w);
+	size_t plen = EVENT_ENC_LEN + e->caplen, len = TRACE_REC_HDR_LEN + plen;
+	uint8_t *p;
+	int err;
 
-	err = err ?: enc_event(&w->rec, e);
-	err = err ?: append_rec(w, TRACE_EVENT);
-	if (!err)
-		w->events++;
-	return err;
+	if (w->err)
+		return w->err;
+	if (e->caplen > TRACE_CAP_MAX)
+		return -EINVAL;
+	/* records never span blocks, so each block decodes on its own */
+	if (w->blk.len + len > TRACE_BLOCK_MAX) {
+		err = put_block(w);
+		if (err)
+			return err;
+	}
+	buf_reserve(&w->blk, len);
+	if (w->blk.oom) {
+		w->blk.oom = false;
+		return -ENOMEM;
+	}
+	p = w->blk.p + w->blk.len;
+	le16_at(p, TRACE_EVENT);
+	le32(p + 2, (uint32_t)plen);
+	enc_event_at(p + TRACE_REC_HDR_LEN, e);
+	w->blk.len += len;
+	w->events++;
+	if (w->blk.len >= TRACE_BLOCK_TARGET)
+		return put_block(w);
+	return 0;
 }
 
 int trace_writer__shed(struct trace_writer *w, const struct trace_shed *s)
@@ -1254,6 +1343,7 @@ static void stop_helpers(struct trace_writer *w)
 
 static void writer_free(struct trace_writer *w)
 {
+	packer_end(&w->pk);
 	free(w->blk.p);
 	free(w->rec.p);
 	free(w->out.p);

@@ -284,19 +284,23 @@ test_record_shed() {
 # takes no ring buffer in an array of maps gets), but for the order; and
 # with the rings' array made by libbpf and filled after the load
 # (UDPDROP_LIBBPF_EVENT_ARRAY=1), not made by udpdrop and filled while the
-# verifier runs.
+# verifier runs; and with three helper threads compressing the file's
+# blocks (UDPDROP_PACK_THREADS=3: more threads than CPUs here, blocks done
+# out of turn must still be written in order).
 test_record_cpu_rings() {
 	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
 	(($(nproc) >= 2)) || { echo "    skip: needs 2 CPUs"; return; }
 	setup_hosts || return
 	local mode
-	for mode in per_cpu libbpf_array shared; do
+	for mode in per_cpu libbpf_array shared pack_threads; do
 		start_recv "$B" "$V4B:5033" --rcvbuf 4096 || return
 		local rpid=$RECV_PID rout=$RECV_OUT p0 s0 s1
 		if [[ $mode == shared ]]; then
 			UDPDROP_SHARED_RING=1 start_record "$T/c.data" -f -N "$B" -d 3 -v || return
 		elif [[ $mode == libbpf_array ]]; then
 			UDPDROP_LIBBPF_EVENT_ARRAY=1 start_record "$T/c.data" -f -N "$B" -d 3 -v || return
+		elif [[ $mode == pack_threads ]]; then
+			UDPDROP_PACK_THREADS=3 start_record "$T/c.data" -f -N "$B" -d 3 -v || return
 		else
 			start_record "$T/c.data" -f -N "$B" -d 3 -v || return
 		fi
@@ -318,7 +322,12 @@ test_record_cpu_rings() {
 			grep -q 'per-drop events: a ring per CPU' "$T/rec.err" ||
 				fail "per_cpu: no per-CPU line: $(grep -v libbpf "$T/rec.err" | tail -n 3)"
 		fi
+		local packers="the reader compresses the trace's blocks itself"
+		[[ $mode == pack_threads ]] && packers="3 threads compress the trace's blocks"
+		grep -qF "$packers" "$T/rec.err" ||
+			fail "$mode: no '$packers': $(grep -v libbpf "$T/rec.err" | tail -n 3)"
 		tc_records "$T/c.data"
+		expect_eq "$mode: the file reads whole" "$(tq '[.[] | select(.type == "STATUS")][0].status')" complete
 		local events=$(tq '[.[] | select(.type == "EVENT")] | length')
 		local rcvbuf=$(tq '[.[] | select(.type == "SHED") | .shed["0"] // empty] | add // 0')
 		expect_eq "$mode: events + shed rcvbuf = drops" "$((events + rcvbuf))" "$dropped"
