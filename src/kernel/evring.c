@@ -118,12 +118,19 @@ enum evring_head evrings__peek(struct evrings *s, int i, const void **data,
 {
 	struct evring *r = &s->r[i];
 	uint64_t prod = r->prod_seen;
+	bool fresh = false;
 
 	/* the producer's position is on a line its CPU writes at every
-	 * reserve: read again only once what it last showed is taken */
-	if (r->pos >= prod)
-		prod = r->prod_seen = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
-	while (r->pos < prod) {
+	 * reserve: read again only once what it last showed is taken (or
+	 * skipped: discarded records do not make a ring empty) */
+	for (;;) {
+		if (r->pos >= prod) {
+			if (fresh)
+				return EVRING_EMPTY;
+			prod = r->prod_seen = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
+			fresh = true;
+			continue;
+		}
 		const uint32_t *hdr = (const void *)(r->data + (r->pos & r->mask));
 		/* pairs with the producer's xchg of the header at commit */
 		uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
@@ -137,7 +144,6 @@ enum evring_head evrings__peek(struct evrings *s, int i, const void **data,
 		}
 		r->pos += record_len(len);
 	}
-	return EVRING_EMPTY;
 }
 
 void evrings__take(struct evrings *s, int i)

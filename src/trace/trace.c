@@ -1158,7 +1158,7 @@ int trace_writer__set_threads(struct trace_writer *w, int n)
 	int err = 0;
 
 	if (w->nthreads || n <= 0)
-		return 0;
+		return w->nthreads;
 	w->slots = calloc((size_t)n + 2, sizeof(*w->slots));
 	w->threads = calloc((size_t)n, sizeof(*w->threads));
 	if (!w->slots || !w->threads) {
@@ -1182,7 +1182,7 @@ int trace_writer__set_threads(struct trace_writer *w, int n)
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (w->nthreads)
-		return 0; /* fewer helpers than asked still work */
+		return w->nthreads; /* fewer helpers than asked still work */
 	pthread_cond_destroy(&w->freed);
 	pthread_cond_destroy(&w->work);
 	pthread_mutex_destroy(&w->mu);

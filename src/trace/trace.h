@@ -275,8 +275,11 @@ int trace_writer__raw(struct trace_writer *w, uint16_t type,
 /*
  * Compress blocks on n helper threads while the caller encodes the next
  * (call once, before the first record; without it the caller compresses
- * and writes each block itself). The file is the same either way. 0, or
- * -errno when no helper could start (the writer then works alone).
+ * and writes each block itself). The file is the same either way, but
+ * for memory running out: alone, a block that cannot be compressed stays
+ * for a later flush; with helpers it is an error like a failed write.
+ * Returns the helpers started (n, or fewer where a thread could not
+ * start), or -errno when none could (the writer then works alone).
  */
 int trace_writer__set_threads(struct trace_writer *w, int n);
 /* Write the current block now (a no-op if it is empty) and wait until

@@ -348,9 +348,9 @@ int do_record(int argc, char **argv)
 	if (o.tracer.events) {
 		int n = pack_threads();
 
-		if (n && trace_writer__set_threads(rc.tw, n))
-			n = 0;
 		if (n)
+			n = trace_writer__set_threads(rc.tw, n);
+		if (n > 0)
 			pr_info(WHO ": %d thread%s compress%s the trace's blocks\n", n,
 				n == 1 ? "" : "s", n == 1 ? "es" : "");
 		else

@@ -815,7 +815,7 @@ static uint64_t write_series(const char *p, int threads, bool abandon)
 	init_fixtures();
 	assert_int_equal(trace_writer__open(p, true, &w), 0);
 	if (threads)
-		assert_int_equal(trace_writer__set_threads(w, threads), 0);
+		assert_int_equal(trace_writer__set_threads(w, threads), threads);
 	assert_int_equal(trace_writer__meta(w, &meta), 0);
 	for (uint64_t i = 0; i < 4000; i++) {
 		struct trace_event e = make_event(i);
