@@ -411,9 +411,9 @@ static __always_inline bool in_range(int r, __u64 addr)
 
 /*
  * The drop and delivery windows' clock (UD_WIN_NS): jiffies in ns, plus
- * how far that runs from CLOCK_MONOTONIC (taken once, by the first call:
- * jiffies_off_ns; any constant in the jiffies, their start included, goes
- * into it). A load and a multiply where bpf_ktime_get_ns reads the TSC and
+ * how far that runs from CLOCK_MONOTONIC (jiffies_off_ns, the smallest
+ * seen: win_clock_at; any constant in the jiffies, their start included,
+ * goes into it). A load and a multiply where bpf_ktime_get_ns reads the TSC and
  * scales it: about 20 ns less per drop on the project's VM, a third of
  * what the fast path cost over the floor. The result is CLOCK_MONOTONIC
  * within a tick (4 ms at 250 Hz); a window is 100 ms, and user space takes
@@ -434,16 +434,28 @@ static __always_inline bool win_jiffies(void)
 	return win_tick_ns && bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64);
 }
 
-/* the clock at jiffies j (win_jiffies() only) */
+/*
+ * The clock at jiffies j (win_jiffies() only). Called once per tick and
+ * CPU (win_index's cache), so it can afford the fine clock to keep the
+ * offset the smallest seen: CLOCK_MONOTONIC - j * tick is least right
+ * after jiffies moved to j, and that edge is the same for every program
+ * on the kernel. Taken from a program's first call alone, two views'
+ * windows would start up to a tick apart (the same drops counted into
+ * neighbouring windows: top and doctor disagreed on a window's most by
+ * 2 in a slow guest); the smallest converges to the edge for all (within
+ * how soon after a tick a drop comes). The offset only shrinks: a window
+ * may start a little later, never earlier than user space expects.
+ */
 static __always_inline __u64 win_clock_at(__u64 j)
 {
 	__u64 t = j * win_tick_ns;
 	__u64 off = jiffies_off_ns;
+	/* modulo 2^64: right whichever clock is ahead */
+	__u64 now_off = bpf_ktime_get_ns() - t;
 
-	if (!off) {
-		/* modulo 2^64: right whichever clock is ahead */
-		off = bpf_ktime_get_ns() - t;
-		jiffies_off_ns = off ?: 1;
+	if (!off || (__s64)(now_off - off) < 0) {
+		off = now_off ?: 1;
+		jiffies_off_ns = off;
 	}
 	return t + off;
 }

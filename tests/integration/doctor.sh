@@ -660,6 +660,7 @@ test_advice_windows_one_run() {
 		# kernel has been seen to skip a program's run (apps.sh, run.sh)
 		local near='def near(x; y): (x == y) or (((x - y) | fabs) <= ([1, ([x, y] | max) / 10000] | max));'
 		for f in top doc rep; do
+			echo "    :$port $f: drop windows $(jq -c .drop_windows "$T/f.$f")"
 			expect_eq ":$port $f: drop windows" \
 				"$(jq -c '.drop_windows | del(.delivered, .most_drops)' "$T/f.$f")" \
 				"$(jq -c '.drop_windows | del(.delivered, .most_drops)' "$T/f.top")"
