@@ -175,9 +175,10 @@ $(SHOWIDS_BIN): tests/integration/showids.c | $(OUTPUT)/tests
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -static $< -o $@
 
 # The integration tests' trace reader: records as JSON lines.
-$(TRACECAT_BIN): tests/integration/tracecat.c src/trace/trace.c src/base/util.c src/trace/trace.h src/base/util.h include/udpdrop.h | $(OUTPUT)/tests
+TRACE_SRCS  := src/trace/trace.c src/trace/trace_blocks.c
+$(TRACECAT_BIN): tests/integration/tracecat.c $(TRACE_SRCS) src/base/util.c src/trace/trace.h src/trace/trace_internal.h src/base/util.h include/udpdrop.h | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) $(LDFLAGS) tests/integration/tracecat.c src/trace/trace.c src/base/util.c -lz -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) $(LDFLAGS) tests/integration/tracecat.c $(TRACE_SRCS) src/base/util.c -lz -pthread -o $@
 
 # The benchmark's floor: an empty tp_btf program on the same tracepoint.
 $(FLOOR_BIN): tools/bench/floor.c $(OUTPUT)/bench_floor.skel.h | $(OUTPUT)
@@ -299,7 +300,7 @@ FUZZ_BIN    := $(OUTPUT)/fuzz/fuzz_trace
 FUZZ_OFFLINE := src/cmd/report/report_load.c src/cmd/report/report_rows.c \
 		src/cmd/report/report_timeline.c src/cmd/report/report_format.c \
 		src/cmd/report/report_text.c src/cmd/report/report_advice.c \
-		src/cmd/report/report_json.c src/trace/trace.c src/base/util.c \
+		src/cmd/report/report_json.c $(TRACE_SRCS) src/base/util.c \
 		src/base/json.c src/base/units.c src/base/htab.c src/model/causes.c src/model/rows.c \
 		src/model/windows.c src/model/reconcile.c src/advice/advice.c \
 		src/advice/advice_text.c src/advice/advice_rcvbuf.c \
@@ -318,12 +319,12 @@ $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard src/*/*.h src/cmd/*/*.h) include/udpdrop.h
 	     $(CLANG) -x c -fsanitize=fuzzer,address,undefined - -o $@.probe >/dev/null 2>&1; then \
 		rm -f $@.probe; \
 		$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined \
-			$(FUZZ_SRCS) -lz -o $@; \
+			$(FUZZ_SRCS) -lz -pthread -o $@; \
 	else \
 		rm -f $@.probe; \
 		echo "  (no libFuzzer in $(CLANG): standalone driver, $(CC) -fsanitize=address,undefined)"; \
 		$(CC) $(FUZZ_CFLAGS) -DFUZZ_STANDALONE -fsanitize=address,undefined \
-			-fno-sanitize-recover=all $(FUZZ_SRCS) -lz -o $@; \
+			-fno-sanitize-recover=all $(FUZZ_SRCS) -lz -pthread -o $@; \
 	fi
 
 fuzz: $(FUZZ_BIN)
