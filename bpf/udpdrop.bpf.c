@@ -441,8 +441,8 @@ static __always_inline bool win_jiffies(void)
  * after jiffies moved to j, and that edge is the same for every program
  * on the kernel. Taken from a program's first call alone, two views'
  * windows would start up to a tick apart (the same drops counted into
- * neighbouring windows: top and doctor disagreed on a window's most by
- * 2 in a slow guest); the smallest converges to the edge for all (within
+ * neighbouring windows: top's and doctor's differed in a slow guest);
+ * the smallest converges to the edge for all (within
  * how soon after a tick a drop comes). The offset only shrinks: a window
  * may start a little later, never earlier than user space expects.
  */

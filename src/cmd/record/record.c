@@ -262,13 +262,12 @@ static int open_output(const char *path, bool force, const struct proc_user *u,
 
 /*
  * Threads that compress the trace's blocks besides the reader: none below
- * 8 CPUs, else a quarter of the CPUs, at most 4. A block handed to
- * another CPU costs that CPU about twice what compressing it in place
- * does (its 64 KiB cross between the CPUs' caches, measured on the 2-CPU
- * VM): one helper gained under 5 % in a drain of the rings, two 46 % for
- * 19 % more CPU. Where a storm can outrun one reader (8 CPUs and more),
- * that is worth it. UDPDROP_PACK_THREADS=N (0 to 8; tests and the
- * benchmark) sets it.
+ * 8 CPUs, else a quarter of the CPUs, at most 4. On the 2-CPU VM a block
+ * compressed on the other CPU took that CPU about twice as long as in
+ * place: one helper drained the rings 4 % faster for 25 % more CPU, two
+ * between 0 and 46 % faster (from run to run). Where a storm can outrun
+ * one reader (8 CPUs and more) the helpers' CPUs are there to spend.
+ * UDPDROP_PACK_THREADS=N (0 to 8; tests and the benchmark) sets it.
  */
 static int pack_threads(void)
 {
