@@ -147,6 +147,26 @@ uint64_t process_start_ns(void)
 	return started_ns;
 }
 
+int write_all(int fd, const void *p, size_t n, uint64_t *done)
+{
+	const char *s = p;
+
+	while (n) {
+		ssize_t k = write(fd, s, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		s += k;
+		n -= k;
+		if (done)
+			*done += k;
+	}
+	return 0;
+}
+
 uint64_t now_ns(void)
 {
 	struct timespec ts;

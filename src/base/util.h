@@ -35,6 +35,9 @@ const char *proto_name(int proto, char *buf, int len);
 void str_printable(char *s);
 
 uint64_t now_ns(void);      /* CLOCK_MONOTONIC */
+/* Write all n bytes to fd (EINTR retried): 0 or -errno. Adds the bytes
+ * written to *done where done is not NULL (a short write's part too). */
+int write_all(int fd, const void *p, size_t n, uint64_t *done);
 /* now_ns() when main() began (0 before): -v's start-up times count from it */
 void process_mark_start(void);
 uint64_t process_start_ns(void);

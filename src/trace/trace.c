@@ -786,7 +786,7 @@ int trace_writer__create(const char *path, bool force, struct trace_writer **out
 	hdr[11] = TRACE_VERSION_MINOR >> 8;
 	le32(hdr + 12, 0); /* flags: none defined */
 	le32(hdr + 16, crc32(0, hdr, 16));
-	err = trace_blocks__write_all(w->of.fd, hdr, sizeof(hdr), &w->offset);
+	err = write_all(w->of.fd, hdr, sizeof(hdr), &w->offset);
 	if (err) {
 		/* a full disk at the start: no empty or header-only file left */
 		snprintf(msg, msglen, "cannot write %s: %s", path, strerror(-err));
@@ -827,10 +827,41 @@ uint64_t trace_writer__offset(struct trace_writer *w)
 	return off;
 }
 
+/*
+ * Room for a record of len bytes at the end of the current block (*at),
+ * the block written first where it would not fit: records never span
+ * blocks, so each block decodes on its own. Then blk_filled.
+ */
+static int blk_room(struct trace_writer *w, size_t len, uint8_t **at)
+{
+	int err;
+
+	if (w->blk.len + len > TRACE_BLOCK_MAX) {
+		err = trace_blocks__put(w);
+		if (err)
+			return err;
+	}
+	buf_reserve(&w->blk, len);
+	if (w->blk.oom) {
+		w->blk.oom = false;
+		return -ENOMEM;
+	}
+	*at = w->blk.p + w->blk.len;
+	w->blk.len += len;
+	return 0;
+}
+
+/* The record is in: a block at its target size goes out. */
+static int blk_filled(struct trace_writer *w)
+{
+	return w->blk.len >= TRACE_BLOCK_TARGET ? trace_blocks__put(w) : 0;
+}
+
 /* Frame the encoded record in w->rec and add it to the block. */
 static int append_rec(struct trace_writer *w, uint16_t type)
 {
 	size_t plen = w->rec.len - TRACE_REC_HDR_LEN;
+	uint8_t *at;
 	int err;
 
 	if (w->rec.oom) {
@@ -842,20 +873,11 @@ static int append_rec(struct trace_writer *w, uint16_t type)
 	w->rec.p[0] = type;
 	w->rec.p[1] = type >> 8;
 	le32(w->rec.p + 2, plen);
-	/* records never span blocks, so each block decodes on its own */
-	if (w->blk.len + w->rec.len > TRACE_BLOCK_MAX) {
-		err = trace_blocks__put(w);
-		if (err)
-			return err;
-	}
-	put_bytes(&w->blk, w->rec.p, w->rec.len);
-	if (w->blk.oom) {
-		w->blk.oom = false;
-		return -ENOMEM;
-	}
-	if (w->blk.len >= TRACE_BLOCK_TARGET)
-		return trace_blocks__put(w);
-	return 0;
+	err = blk_room(w, w->rec.len, &at);
+	if (err)
+		return err;
+	memcpy(at, w->rec.p, w->rec.len);
+	return blk_filled(w);
 }
 
 /* Start a record: room for its header in w->rec. */
@@ -892,7 +914,7 @@ WRITE_REC(trace_writer__windows, TRACE_WINDOWS, enc_windows, struct trace_window
 /* An EVENT goes straight into the block (framed as append_rec frames). */
 int trace_writer__event(struct trace_writer *w, const struct trace_event *e)
 {
-	size_t plen = EVENT_ENC_LEN + e->caplen, len = TRACE_REC_HDR_LEN + plen;
+	size_t plen = EVENT_ENC_LEN + e->caplen;
 	uint8_t *p;
 	int err;
 
@@ -900,26 +922,14 @@ int trace_writer__event(struct trace_writer *w, const struct trace_event *e)
 		return w->err;
 	if (e->caplen > TRACE_CAP_MAX)
 		return -EINVAL;
-	/* records never span blocks, so each block decodes on its own */
-	if (w->blk.len + len > TRACE_BLOCK_MAX) {
-		err = trace_blocks__put(w);
-		if (err)
-			return err;
-	}
-	buf_reserve(&w->blk, len);
-	if (w->blk.oom) {
-		w->blk.oom = false;
-		return -ENOMEM;
-	}
-	p = w->blk.p + w->blk.len;
+	err = blk_room(w, TRACE_REC_HDR_LEN + plen, &p);
+	if (err)
+		return err;
 	le16_at(p, TRACE_EVENT);
 	le32(p + 2, (uint32_t)plen);
 	enc_event_at(p + TRACE_REC_HDR_LEN, e);
-	w->blk.len += len;
 	w->events++;
-	if (w->blk.len >= TRACE_BLOCK_TARGET)
-		return trace_blocks__put(w);
-	return 0;
+	return blk_filled(w);
 }
 
 int trace_writer__shed(struct trace_writer *w, const struct trace_shed *s)

@@ -10,25 +10,6 @@
 #include <unistd.h>
 #include "trace_internal.h"
 
-int trace_blocks__write_all(int fd, const void *p, size_t n, uint64_t *done)
-{
-	const char *s = p;
-
-	while (n) {
-		ssize_t k = write(fd, s, n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		s += k;
-		n -= k;
-		*done += k;
-	}
-	return 0;
-}
-
 void trace_blocks__packer_end(struct packer *pk)
 {
 	if (pk->ready)
@@ -92,7 +73,7 @@ static int pack_block(struct packer *pk, const struct buf *raw, struct buf *out,
  * the bytes written to *done. */
 static int emit_block(struct trace_writer *w, const struct buf *out, uint64_t *done)
 {
-	int err = trace_blocks__write_all(w->of.fd, out->p, out->len, done);
+	int err = write_all(w->of.fd, out->p, out->len, done);
 
 	/* a device or FIFO has no storage to sync (and fails with EINVAL) */
 	if (!err && w->fsync && w->of.kind != OUT_FILE_STREAM && fdatasync(w->of.fd) < 0)

@@ -110,8 +110,6 @@ struct trace_writer {
 
 /* trace_blocks.c */
 
-/* Write all n bytes to fd, adding what was written to *done. */
-int trace_blocks__write_all(int fd, const void *p, size_t n, uint64_t *done);
 /* Compress and write the current block (w->blk): here, or by the helpers
  * (then it waits only for a free slot). */
 int trace_blocks__put(struct trace_writer *w);

@@ -308,7 +308,9 @@ static int scan(const char *trace, struct ctx *c, enum trace_status *st,
 	return err;
 }
 
-static int write_all(int fd, const void *p, size_t n)
+/* write_all (base/util) but for Ctrl-C: a reader of a FIFO that stopped
+ * reading must not hold report forever */
+static int write_until_stopped(int fd, const void *p, size_t n)
 {
 	const uint8_t *b = p;
 
@@ -328,7 +330,7 @@ static int write_all(int fd, const void *p, size_t n)
 
 static int flush(int fd, struct pcapng_buf *b)
 {
-	int err = write_all(fd, b->p, b->len);
+	int err = write_until_stopped(fd, b->p, b->len);
 
 	pcapng_buf__reset(b);
 	return err;

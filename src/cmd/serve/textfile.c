@@ -37,22 +37,6 @@ int textfile__open(struct textfile *t, const char *dir, char *err, size_t errlen
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
 int textfile__write(struct textfile *t, const char *buf, size_t len)
 {
 	char tmp[64];
@@ -78,7 +62,7 @@ int textfile__write(struct textfile *t, const char *buf, size_t len)
 	if (fd < 0)
 		return -EEXIST;
 	/* 0644 whatever the umask: the collector is another user */
-	err = fchmod(fd, 0644) ? -errno : write_all(fd, buf, len);
+	err = fchmod(fd, 0644) ? -errno : write_all(fd, buf, len, NULL);
 	if (!err && fstat(fd, &st))
 		err = -errno;
 	if (close(fd) && !err)
