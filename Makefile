@@ -35,7 +35,9 @@ ALL_CFLAGS  := $(CFLAGS) -Wall -Wextra -Wno-unused-parameter \
 LAYERS      := base trace kernel model advice loadgen cmd
 SRC_DIRS    := $(LAYERS) $(patsubst src/%/,%,$(sort $(dir $(wildcard src/cmd/*/*.c))))
 INCLUDES    := -Iinclude $(addprefix -Isrc/,$(SRC_DIRS)) -I$(OUTPUT)
-LIBS        := -pthread -lbpf -lelf -lz $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo) -lm
+# the trace's blocks: LZ4 (and zlib, which also gives every CRC-32)
+TRACE_LIBS  := -llz4 -lz
+LIBS        := -pthread -lbpf -lelf $(TRACE_LIBS) $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo) -lm
 BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
                -Wno-unused-function -Wno-compare-distinct-pointer-types \
                -I$(VMLINUX_DIR) -Iinclude -Ibpf
@@ -136,7 +138,7 @@ udpdrop: $(MAIN_OBJ) $(CORE_OBJS)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
 # One file that needs no shared library on the target: libbpf, libelf,
-# zlib, ncursesw and glibc linked in (Debian ships every one as a .a), as
+# liblz4, zlib, ncursesw and glibc linked in (Debian ships every one as a .a), as
 # static-pie so that it still loads at a random address. The same objects
 # as ./udpdrop but main.o, which limits glibc's NSS to its built-in
 # services (src/cmd/main.c says why): the linker's "Using 'getaddrinfo' in
@@ -144,8 +146,8 @@ udpdrop: $(MAIN_OBJ) $(CORE_OBJS)
 # never loads. pkg-config --static names what libelf needs (libzstd where
 # it was built with it).
 STATIC_BIN  := udpdrop-static
-STATIC_LIBS := $(shell $(PKG_CONFIG) --static --libs libbpf ncursesw 2>/dev/null || \
-		 echo -lbpf -lelf -lz -lncursesw -ltinfo) -lm -pthread
+STATIC_LIBS := $(shell $(PKG_CONFIG) --static --libs libbpf liblz4 ncursesw 2>/dev/null || \
+		 echo -lbpf -lelf -llz4 -lz -lncursesw -ltinfo) -lm -pthread
 
 static: $(STATIC_BIN)
 
@@ -178,7 +180,7 @@ $(SHOWIDS_BIN): tests/integration/showids.c | $(OUTPUT)/tests
 TRACE_SRCS  := src/trace/trace.c src/trace/trace_blocks.c
 $(TRACECAT_BIN): tests/integration/tracecat.c $(TRACE_SRCS) src/base/util.c src/trace/trace.h src/trace/trace_internal.h src/base/util.h include/udpdrop.h | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) $(LDFLAGS) tests/integration/tracecat.c $(TRACE_SRCS) src/base/util.c -lz -pthread -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INCLUDES) $(LDFLAGS) tests/integration/tracecat.c $(TRACE_SRCS) src/base/util.c $(TRACE_LIBS) -pthread -o $@
 
 # The benchmark's floor: an empty tp_btf program on the same tracepoint.
 $(FLOOR_BIN): tools/bench/floor.c $(OUTPUT)/bench_floor.skel.h | $(OUTPUT)
@@ -319,12 +321,12 @@ $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard src/*/*.h src/cmd/*/*.h) include/udpdrop.h
 	     $(CLANG) -x c -fsanitize=fuzzer,address,undefined - -o $@.probe >/dev/null 2>&1; then \
 		rm -f $@.probe; \
 		$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined \
-			$(FUZZ_SRCS) -lz -pthread -o $@; \
+			$(FUZZ_SRCS) $(TRACE_LIBS) -pthread -o $@; \
 	else \
 		rm -f $@.probe; \
 		echo "  (no libFuzzer in $(CLANG): standalone driver, $(CC) -fsanitize=address,undefined)"; \
 		$(CC) $(FUZZ_CFLAGS) -DFUZZ_STANDALONE -fsanitize=address,undefined \
-			-fno-sanitize-recover=all $(FUZZ_SRCS) -lz -pthread -o $@; \
+			-fno-sanitize-recover=all $(FUZZ_SRCS) $(TRACE_LIBS) -pthread -o $@; \
 	fi
 
 fuzz: $(FUZZ_BIN)

@@ -27,8 +27,8 @@ TMP=$(mktemp -d /tmp/bench-report.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
 mkdir -p "$OUTPUT"
-${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc tools/bench/hostile.c \
-	src/trace/trace.c src/base/util.c -lz -o "$GEN"
+${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc/trace -Isrc/base tools/bench/hostile.c \
+	src/trace/trace.c src/trace/trace_blocks.c src/base/util.c -llz4 -lz -pthread -o "$GEN"
 
 # entries per kind: the 20k/40k/80k/200k META keys, and as many
 # of the rest as fit a record (a COUNTS entry is 96 bytes of a 16 MiB block)

@@ -6,7 +6,7 @@ set -euo pipefail
 
 pkgs=(
 	clang llvm gcc libc6-dev make pkg-config # build: BPF with clang, user space with cc
-	libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev # .so and .a: make static links the .a
+	libbpf-dev bpftool libelf-dev liblz4-dev zlib1g-dev libncurses-dev # .so and .a: make static links the .a
 	file binutils                        # the static test: file, readelf say no libraries
 	libcmocka-dev                        # unit tests
 	libclang-rt-14-dev                   # libFuzzer for make fuzz (the trace reader)

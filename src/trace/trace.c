@@ -757,9 +757,12 @@ const char *trace_type__name(uint16_t type)
 
 /* ---- writer ---- */
 
-int trace_writer__create(const char *path, bool force, struct trace_writer **out,
-			 char *msg, size_t msglen)
+int trace_writer__create(const char *path, bool force, enum trace_codec codec,
+			 struct trace_writer **out, char *msg, size_t msglen)
 {
+	/* zlib blocks alone are format 1.3: older readers read it */
+	uint16_t major = codec == TRACE_CODEC_ZLIB ? TRACE_VERSION_MAJOR_ZLIB
+						   : TRACE_VERSION_MAJOR;
 	struct trace_writer *w;
 	uint8_t hdr[TRACE_HDR_LEN];
 	int err;
@@ -778,10 +781,11 @@ int trace_writer__create(const char *path, bool force, struct trace_writer **out
 		free(w);
 		return err;
 	}
+	w->pk.codec = codec;
 	w->start_ns = now_ns();
 	memcpy(hdr, TRACE_MAGIC, 8);
-	hdr[8] = TRACE_VERSION_MAJOR & 0xff;
-	hdr[9] = TRACE_VERSION_MAJOR >> 8;
+	hdr[8] = major & 0xff;
+	hdr[9] = major >> 8;
 	hdr[10] = TRACE_VERSION_MINOR & 0xff;
 	hdr[11] = TRACE_VERSION_MINOR >> 8;
 	le32(hdr + 12, 0); /* flags: none defined */
@@ -802,7 +806,7 @@ int trace_writer__open(const char *path, bool force, struct trace_writer **out)
 {
 	char msg[64];
 
-	return trace_writer__create(path, force, out, msg, sizeof(msg));
+	return trace_writer__create(path, force, TRACE_CODEC_LZ4, out, msg, sizeof(msg));
 }
 
 void trace_writer__set_fsync(struct trace_writer *w, bool on)
@@ -1221,29 +1225,31 @@ static int read_header(struct trace_reader *r)
 	r->minor = get_le16(h + 10);
 	/* flags (h + 12): none defined yet; a minor version may add some
 	 * that older readers can ignore, so they are not checked */
-	if (r->major != TRACE_VERSION_MAJOR)
+	if (r->major != TRACE_VERSION_MAJOR && r->major != TRACE_VERSION_MAJOR_ZLIB)
 		return fail(r, TRACE_NEWER, -EPROTONOSUPPORT,
-			    "trace format %u.%u: this udpdrop reads %u.x",
-			    r->major, r->minor, TRACE_VERSION_MAJOR);
+			    "trace format %u.%u: this udpdrop reads %u.x and %u.x",
+			    r->major, r->minor, TRACE_VERSION_MAJOR_ZLIB,
+			    TRACE_VERSION_MAJOR);
 	r->off = TRACE_HDR_LEN;
 	r->started = true;
 	return 1;
 }
 
-/* Load, check and inflate the block at r->off: 1, 0 (end) or an error. */
+/* Load, check and decompress the block at r->off: 1, 0 (end) or an error. */
 static int read_block(struct trace_reader *r)
 {
 	uint8_t h[TRACE_BLK_HDR_LEN];
 	uint32_t seq, raw, comp;
 	ssize_t n = read_at(r, r->off, h, sizeof(h));
-	uLongf dlen;
-	uLong slen;
+	bool lz4;
 
 	if (n < 0)
 		return io_error(r, n);
 	if (n < TRACE_BLK_HDR_LEN)
 		return cut(r);
-	if (memcmp(h, TRACE_BLK_MAGIC, 4))
+	/* LZ4 blocks came with format 2: a 1.x file has zlib's alone */
+	lz4 = r->major != TRACE_VERSION_MAJOR_ZLIB && !memcmp(h, TRACE_BLK_MAGIC_LZ4, 4);
+	if (!lz4 && memcmp(h, TRACE_BLK_MAGIC, 4))
 		return corrupt(r, r->off, "no block magic");
 	if (get_le32(h + 20) != crc32(0, h, 20))
 		return corrupt(r, r->off, "block header checksum mismatch");
@@ -1253,7 +1259,7 @@ static int read_block(struct trace_reader *r)
 	if (seq != r->blocks)
 		return corrupt(r, r->off, "block out of sequence");
 	if (raw == 0 || raw > TRACE_BLOCK_MAX || comp == 0 ||
-	    comp > compressBound(TRACE_BLOCK_MAX))
+	    comp > trace_blocks__bound(lz4, TRACE_BLOCK_MAX))
 		return corrupt(r, r->off, "block length out of range");
 	if (comp > r->comp_cap) {
 		uint8_t *p = realloc(r->comp, comp);
@@ -1278,12 +1284,10 @@ static int read_block(struct trace_reader *r)
 		r->raw = p;
 		r->raw_cap = raw;
 	}
-	dlen = raw;
-	slen = comp;
 	/* exactly raw bytes out of exactly comp bytes in, or it is damaged */
-	if (uncompress2(r->raw, &dlen, r->comp, &slen) != Z_OK ||
-	    dlen != raw || slen != comp)
-		return corrupt(r, r->off, "block does not inflate");
+	if (!trace_blocks__unpack(lz4, r->comp, comp, r->raw, raw))
+		return corrupt(r, r->off, lz4 ? "block does not decompress"
+					      : "block does not inflate");
 	r->blk_off = r->off;
 	r->off += TRACE_BLK_HDR_LEN + (uint64_t)comp;
 	r->raw_len = raw;

@@ -1,14 +1,57 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The trace writer's blocks: compressed (zlib, level 1) and written out in
- * order, by the writer itself or by helper threads (trace_writer__set_threads)
- * while it encodes the next records. See trace_internal.h.
+ * The trace's blocks: compressed (LZ4, or zlib at level 1) and written out
+ * in order, by the writer itself or by helper threads
+ * (trace_writer__set_threads) while it encodes the next records; and
+ * decompressed for the reader. See trace_internal.h.
  */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
+#include <lz4.h>
 #include "trace_internal.h"
+
+const char *trace_codec_name(enum trace_codec c)
+{
+	switch (c) {
+	case TRACE_CODEC_LZ4: return "lz4";
+	case TRACE_CODEC_ZLIB: return "zlib";
+	}
+	return NULL;
+}
+
+int trace_codec_parse(const char *name, enum trace_codec *c)
+{
+	if (!strcmp(name, "lz4"))
+		*c = TRACE_CODEC_LZ4;
+	else if (!strcmp(name, "zlib"))
+		*c = TRACE_CODEC_ZLIB;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+uint32_t trace_blocks__bound(bool lz4, uint32_t raw)
+{
+	/* raw is at most TRACE_BLOCK_MAX, far below LZ4's input limit */
+	return lz4 ? (uint32_t)LZ4_compressBound((int)raw) : (uint32_t)compressBound(raw);
+}
+
+bool trace_blocks__unpack(bool lz4, const uint8_t *comp, uint32_t clen,
+			  uint8_t *raw, uint32_t rlen)
+{
+	uLongf dlen = rlen;
+	uLong slen = clen;
+
+	/* LZ4_decompress_safe never reads or writes past either buffer, and
+	 * fails unless the input ends exactly at a sequence's end */
+	if (lz4)
+		return LZ4_decompress_safe((const char *)comp, (char *)raw, (int)clen,
+					   (int)rlen) == (int)rlen;
+	return uncompress2(raw, &dlen, comp, &slen) == Z_OK && dlen == rlen &&
+	       slen == clen;
+}
 
 void trace_blocks__packer_end(struct packer *pk)
 {
@@ -17,16 +60,42 @@ void trace_blocks__packer_end(struct packer *pk)
 	pk->ready = false;
 }
 
+/* Deflate raw into dst (room for compressBound): its length, or 0. */
+static uLong pack_zlib(struct packer *pk, const struct buf *raw, uint8_t *dst, uLong room)
+{
+	if (!pk->ready) {
+		memset(&pk->zs, 0, sizeof(pk->zs));
+		/* level 1: a record run must keep up with a drop storm; the
+		 * bytes saved at higher levels are few on these repetitive
+		 * records */
+		if (deflateInit(&pk->zs, 1) != Z_OK)
+			return 0;
+		pk->ready = true;
+	} else if (deflateReset(&pk->zs) != Z_OK) {
+		trace_blocks__packer_end(pk);
+		return 0;
+	}
+	pk->zs.next_in = raw->p;
+	pk->zs.avail_in = (uInt)raw->len;
+	pk->zs.next_out = dst;
+	pk->zs.avail_out = (uInt)room;
+	if (deflate(&pk->zs, Z_FINISH) != Z_STREAM_END) {
+		trace_blocks__packer_end(pk); /* a stream left mid-block is no use */
+		return 0;
+	}
+	return pk->zs.total_out;
+}
+
 /*
  * Compress the block in raw into out, behind its header (number seq): 0,
  * or -ENOMEM (out keeps no block).
  */
 static int pack_block(struct packer *pk, const struct buf *raw, struct buf *out, uint32_t seq)
 {
-	uLong bound = compressBound(raw->len);
+	bool lz4 = pk->codec == TRACE_CODEC_LZ4;
+	uLong bound = trace_blocks__bound(lz4, raw->len);
 	uLong clen;
 	uint8_t *h;
-	int zerr;
 
 	out->len = 0;
 	buf_reserve(out, TRACE_BLK_HDR_LEN + bound);
@@ -34,30 +103,19 @@ static int pack_block(struct packer *pk, const struct buf *raw, struct buf *out,
 		out->oom = false;
 		return -ENOMEM;
 	}
-	if (!pk->ready) {
-		memset(&pk->zs, 0, sizeof(pk->zs));
-		/* level 1: a record run must keep up with a drop storm; the
-		 * bytes saved at higher levels are few on these repetitive
-		 * records */
-		if (deflateInit(&pk->zs, 1) != Z_OK)
-			return -ENOMEM;
-		pk->ready = true;
-	} else if (deflateReset(&pk->zs) != Z_OK) {
-		trace_blocks__packer_end(pk);
-		return -ENOMEM;
+	if (lz4) {
+		int n = LZ4_compress_default((const char *)raw->p,
+					     (char *)out->p + TRACE_BLK_HDR_LEN,
+					     (int)raw->len, (int)bound);
+
+		clen = n > 0 ? (uLong)n : 0;
+	} else {
+		clen = pack_zlib(pk, raw, out->p + TRACE_BLK_HDR_LEN, bound);
 	}
-	pk->zs.next_in = raw->p;
-	pk->zs.avail_in = (uInt)raw->len;
-	pk->zs.next_out = out->p + TRACE_BLK_HDR_LEN;
-	pk->zs.avail_out = (uInt)bound;
-	zerr = deflate(&pk->zs, Z_FINISH);
-	if (zerr != Z_STREAM_END) {
-		trace_blocks__packer_end(pk); /* a stream left mid-block is no use */
-		return -ENOMEM;
-	}
-	clen = pk->zs.total_out;
+	if (!clen)
+		return -ENOMEM; /* neither fails with room for its bound but for memory */
 	h = out->p;
-	memcpy(h, TRACE_BLK_MAGIC, 4);
+	memcpy(h, lz4 ? TRACE_BLK_MAGIC_LZ4 : TRACE_BLK_MAGIC, 4);
 	le32(h + 4, seq);
 	le32(h + 8, raw->len);
 	le32(h + 12, clen);
@@ -91,7 +149,7 @@ static int emit_block(struct trace_writer *w, const struct buf *out, uint64_t *d
 static void *blk_helper(void *arg)
 {
 	struct trace_writer *w = arg;
-	struct packer pk = { 0 };
+	struct packer pk = { .codec = w->pk.codec };
 
 	pthread_mutex_lock(&w->mu);
 	for (;;) {

@@ -49,8 +49,8 @@ static inline void le32(uint8_t *x, uint32_t v)
 }
 
 /*
- * Compressing a block is most of what writing a trace costs (zlib at level
- * 1 took 60 % of `udpdrop record`'s CPU in a drop storm). With
+ * Compressing a block is much of what writing a trace costs (zlib at level
+ * 1 took 60 % of `udpdrop record`'s CPU in a drop storm; LZ4 far less). With
  * trace_writer__set_threads, helper threads compress the blocks while the
  * caller encodes the next ones; a block is written once it and every block
  * before it are compressed, by one helper at a time, so the file is byte
@@ -61,11 +61,13 @@ static inline void le32(uint8_t *x, uint32_t v)
 enum blk_state { BLK_FREE, BLK_FILLED, BLK_PACKING, BLK_PACKED };
 
 /*
- * A deflate stream kept from block to block: deflateReset instead of
- * compress2's deflateInit and deflateEnd for each block (a 270 KiB state
- * allocated and freed every 64 KiB of records). The output is the same.
+ * A packer compresses blocks with its writer's codec. zlib's deflate
+ * stream is kept from block to block: deflateReset instead of compress2's
+ * deflateInit and deflateEnd for each block (a 270 KiB state allocated and
+ * freed every 64 KiB of records). The output is the same.
  */
 struct packer {
+	enum trace_codec codec;
 	z_stream zs;
 	bool ready;
 };
@@ -90,7 +92,7 @@ struct trace_writer {
 	struct buf blk;     /* the current block's records */
 	struct buf rec;     /* the record being encoded */
 	struct buf out;     /* block header + compressed bytes (no helpers) */
-	struct packer pk;   /* ... and its deflate stream */
+	struct packer pk;   /* ... and its codec and deflate stream */
 	/* the helpers (nthreads 0: the caller compresses and writes); what
 	 * follows is the helpers' and the caller's, under mu */
 	int nthreads;
@@ -118,5 +120,11 @@ int trace_blocks__wait(struct trace_writer *w);
 /* Let the helpers write what they were given, then end them. */
 void trace_blocks__stop(struct trace_writer *w);
 void trace_blocks__packer_end(struct packer *pk);
+/* The most compressed bytes raw bytes may take, in LZ4 or zlib. */
+uint32_t trace_blocks__bound(bool lz4, uint32_t raw);
+/* Decompress comp (clen bytes) into raw: true when it is exactly rlen
+ * bytes made of exactly clen bytes. */
+bool trace_blocks__unpack(bool lz4, const uint8_t *comp, uint32_t clen,
+			  uint8_t *raw, uint32_t rlen);
 
 #endif

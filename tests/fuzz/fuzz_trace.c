@@ -6,9 +6,10 @@
  * Each input is read three ways, because checksums guard the interesting
  * code: a mutated byte almost always fails a crc and stops there.
  *   1. as is: the file header, block framing and checksum paths;
- *   2. with every crc recomputed: the length checks and inflate;
+ *   2. with every crc recomputed: the length checks, inflate and LZ4's
+ *      decompression;
  *   3. (inputs without the trace magic) as the raw records of one valid
- *      block: the record decoders themselves.
+ *      block, zlib's and LZ4's: the record decoders themselves.
  * Each reading also goes through udpdrop report: report__load_mem, then
  * report__print as text and JSON for every --by value (the joins, the
  * timeline, the advice engine's arithmetic on hostile numbers). What they
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <lz4.h>
 #include <zlib.h>
 #include "report_model.h"
 #include "trace.h"
@@ -354,12 +356,14 @@ static void fix_crcs(uint8_t *b, size_t len)
 	}
 }
 
-/* A valid trace whose only block holds `data` as its records. */
-static void read_as_block(const uint8_t *data, size_t len)
+/* A valid trace whose only block holds `data` as its records, compressed
+ * with zlib (a 1.3 file) or LZ4 (2.3). */
+static void read_as_block(const uint8_t *data, size_t len, bool lz4)
 {
-	uLongf clen = compressBound(len);
+	uLongf clen = lz4 ? (uLongf)LZ4_compressBound((int)len) : compressBound(len);
 	size_t n = TRACE_HDR_LEN + TRACE_BLK_HDR_LEN + clen;
-	uint8_t *b;
+	uint8_t *b, *h;
+	int ok;
 
 	if (!len || len > TRACE_BLOCK_MAX)
 		return;
@@ -367,16 +371,23 @@ static void read_as_block(const uint8_t *data, size_t len)
 	if (!b)
 		return;
 	memcpy(b, TRACE_MAGIC, 8);
-	b[8] = TRACE_VERSION_MAJOR;
+	b[8] = lz4 ? TRACE_VERSION_MAJOR : TRACE_VERSION_MAJOR_ZLIB;
 	b[9] = 0;
 	b[10] = TRACE_VERSION_MINOR;
 	b[11] = 0;
 	put32(b + 12, 0);
-	if (compress2(b + TRACE_HDR_LEN + TRACE_BLK_HDR_LEN, &clen, data, len,
-		      1) == Z_OK) {
-		uint8_t *h = b + TRACE_HDR_LEN;
+	h = b + TRACE_HDR_LEN;
+	if (lz4) {
+		int c = LZ4_compress_default((const char *)data, (char *)h + TRACE_BLK_HDR_LEN,
+					     (int)len, (int)clen);
 
-		memcpy(h, TRACE_BLK_MAGIC, 4);
+		ok = c > 0;
+		clen = ok ? (uLongf)c : 0;
+	} else {
+		ok = compress2(h + TRACE_BLK_HDR_LEN, &clen, data, len, 1) == Z_OK;
+	}
+	if (ok) {
+		memcpy(h, lz4 ? TRACE_BLK_MAGIC_LZ4 : TRACE_BLK_MAGIC, 4);
 		put32(h + 4, 0);
 		put32(h + 8, len);
 		put32(h + 12, clen);
@@ -407,7 +418,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		report_all(copy, size);
 		free(copy);
 	} else {
-		read_as_block(data, size);
+		read_as_block(data, size, false);
+		read_as_block(data, size, true);
 	}
 	return 0;
 }

@@ -286,14 +286,15 @@ test_record_shed() {
 # (UDPDROP_LIBBPF_EVENT_ARRAY=1), not made by udpdrop and filled while the
 # verifier runs; and with three helper threads compressing the file's
 # blocks (UDPDROP_PACK_THREADS=3: more threads than CPUs here, blocks done
-# out of turn must still be written in order). The others without
-# helpers (the default below 8 CPUs, set so on any host).
+# out of turn must still be written in order); and the same helpers
+# with zlib's blocks (--compression zlib: a 1.3 file, not LZ4's 2.3). The
+# others without helpers (the default below 8 CPUs, set so on any host).
 test_record_cpu_rings() {
 	[[ -x $TRACECAT ]] || { fail "build first: make $TRACECAT"; return; }
 	(($(nproc) >= 2)) || { echo "    skip: needs 2 CPUs"; return; }
 	setup_hosts || return
 	local mode
-	for mode in per_cpu libbpf_array shared pack_threads; do
+	for mode in per_cpu libbpf_array shared pack_threads zlib; do
 		start_recv "$B" "$V4B:5033" --rcvbuf 4096 || return
 		local rpid=$RECV_PID rout=$RECV_OUT p0 s0 s1
 		if [[ $mode == shared ]]; then
@@ -302,6 +303,8 @@ test_record_cpu_rings() {
 			UDPDROP_PACK_THREADS=0 UDPDROP_LIBBPF_EVENT_ARRAY=1 start_record "$T/c.data" -f -N "$B" -d 3 -v || return
 		elif [[ $mode == pack_threads ]]; then
 			UDPDROP_PACK_THREADS=3 start_record "$T/c.data" -f -N "$B" -d 3 -v || return
+		elif [[ $mode == zlib ]]; then
+			UDPDROP_PACK_THREADS=3 start_record "$T/c.data" -f -N "$B" -d 3 -v --compression zlib || return
 		else
 			UDPDROP_PACK_THREADS=0 start_record "$T/c.data" -f -N "$B" -d 3 -v || return
 		fi
@@ -323,12 +326,17 @@ test_record_cpu_rings() {
 			grep -q 'per-drop events: a ring per CPU' "$T/rec.err" ||
 				fail "per_cpu: no per-CPU line: $(grep -v libbpf "$T/rec.err" | tail -n 3)"
 		fi
-		local packers="the reader compresses the trace's blocks itself"
-		[[ $mode == pack_threads ]] && packers="3 threads compress the trace's blocks"
+		local packers="the reader compresses the trace's blocks itself (lz4)" version=2.3
+		[[ $mode == pack_threads ]] && packers="3 threads compress the trace's blocks (lz4)"
+		[[ $mode == zlib ]] && packers="3 threads compress the trace's blocks (zlib)" version=1.3
 		grep -qF "$packers" "$T/rec.err" ||
 			fail "$mode: no '$packers': $(grep -v libbpf "$T/rec.err" | tail -n 3)"
 		tc_records "$T/c.data"
 		expect_eq "$mode: the file reads whole" "$(tq '[.[] | select(.type == "STATUS")][0].status')" complete
+		expect_eq "$mode: the file's format" "$(tq '[.[] | select(.type == "STATUS")][0].version')" "$version"
+		# the magic of the first block: LZ4's in 2.3, zlib's in 1.3
+		expect_eq "$mode: the first block's magic" "$(dd if="$T/c.data" bs=1 skip=20 count=4 status=none)" \
+			"$([[ $version == 2.3 ]] && echo UDTL || echo UDTB)"
 		local events=$(tq '[.[] | select(.type == "EVENT")] | length')
 		local rcvbuf=$(tq '[.[] | select(.type == "SHED") | .shed["0"] // empty] | add // 0')
 		expect_eq "$mode: events + shed rcvbuf = drops" "$((events + rcvbuf))" "$dropped"
@@ -647,6 +655,9 @@ test_record_bad_input() {
 	expect_eq "-N unknown: exit" "$?" 2
 	"$UDPDROP" record -o "$T/d.data" extra 2>/dev/null
 	expect_eq "stray argument: exit" "$?" 2
+	"$UDPDROP" record -o "$T/d.data" --compression zstd 2>"$T/err"
+	expect_eq "--compression zstd: exit" "$?" 2
+	grep -q "lz4 or zlib" "$T/err" || fail "--compression zstd: the message does not name lz4 and zlib: $(cat "$T/err")"
 	[[ -e $T/d.data ]] && fail "a usage error left a file"
 
 	# unwritable: a directory that does not exist, and one that is not

@@ -2,7 +2,8 @@
 /*
  * tracecat FILE: the records of a udpdrop trace as JSON lines, one per
  * record, for the integration tests (jq does the checking), then a last
- * line {"type":"STATUS","status":"complete"|"cut"|...,"message":...}.
+ * line {"type":"STATUS","status":"complete"|"cut"|...,"message":...,
+ * "version":"MAJOR.MINOR"} (the file header's; "0.0" when none was read).
  * Kernel addresses are hex strings (jq's numbers are doubles).
  * Exit 0 when the file reads to its end (complete or cut), 1 otherwise.
  */
@@ -187,6 +188,7 @@ int main(int argc, char **argv)
 		[TRACE_IO_ERROR] = "io_error",
 	};
 	struct trace_reader *r;
+	uint16_t major, minor;
 	struct trace_record rec;
 	enum trace_status st;
 	int err;
@@ -207,7 +209,8 @@ int main(int argc, char **argv)
 	jstr(st <= TRACE_IO_ERROR ? status[st] : "?");
 	printf(",\"message\":");
 	jstr(trace_reader__message(r) ? trace_reader__message(r) : "");
-	printf("}\n");
+	trace_reader__version(r, &major, &minor);
+	printf(",\"version\":\"%u.%u\"}\n", major, minor);
 	trace_reader__close(r);
 	return err < 0 ? 1 : 0;
 }
