@@ -70,7 +70,7 @@ TRACECAT_BIN := $(OUTPUT)/tests/tracecat
 SHOWIDS_BIN := $(OUTPUT)/tests/showids
 FLOOR_BIN   := $(OUTPUT)/bench-floor
 
-.PHONY: all static clean check check-layers check-kernels unit integration asan deps demo bench soak install uninstall vmlinux man check-man
+.PHONY: all static clean check check-layers check-kernels unit integration asan deps demo bench bench-bundle soak install uninstall vmlinux man check-man
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -264,6 +264,10 @@ bench: udpdrop $(HELPER_BIN) $(FLOOR_BIN) $(OUTPUT)/bench-sockets $(OUTPUT)/benc
 	$(Q)tools/bench.sh
 	$(Q)tools/bench-top.sh
 	$(Q)tools/bench-gen.sh
+
+# The benchmark as one folder (.devbench/) for a machine without the tools.
+bench-bundle:
+	$(Q)tools/bench-bundle.sh
 
 # Long: not part of check. RSS, CPU and table fill over time; fails on growth.
 SOAK_SECS ?= 600

@@ -18,6 +18,7 @@
 #   ROUNDS=5 SECS=3 SENDERS="1 2" STARTS=5 PORT=0 tools/bench.sh
 #   BASELINE=/path/to/old/udpdrop tools/bench.sh   (adds top@base, record@base:
 #                                                   the same rounds, an older build)
+#   BPFTRACE=none tools/bench.sh                   (leaves bpftrace out)
 #
 # `record` is udpdrop record writing every drop's event to a file: its
 # rounds give the storm's rate with it attached and the events it shed;
@@ -50,6 +51,7 @@ FLOOR=.output/bench-floor
 STORM=.output/bench-storm
 STORM_SRC=tools/bench/storm.c
 BPFTRACE=${BPFTRACE:-$(command -v bpftrace || true)}
+[[ $BPFTRACE == none ]] && BPFTRACE= # BPFTRACE=none: leave bpftrace out
 BT_PROG='tracepoint:skb:kfree_skb { @[args->reason] = count(); }'
 READY_TIMEOUT=${READY_TIMEOUT:-60} # seconds for a tool to attach (the verifier takes seconds on a busy machine)
 
