@@ -46,12 +46,19 @@ STARTS=${STARTS:-5}
 PORT=${PORT:-0}
 UDPDROP=${UDPDROP:-./udpdrop}
 BASELINE=${BASELINE:-}
-TRACECAT=.output/tests/tracecat
-FLOOR=.output/bench-floor
-STORM=.output/bench-storm
+# the benchmark's own programs (make bench builds them; a bundle made by
+# tools/bench-bundle.sh names its own)
+TRACECAT=${TRACECAT:-.output/tests/tracecat}
+FLOOR=${FLOOR:-.output/bench-floor}
+STORM_GIVEN=${STORM:+yes} # a storm named by the caller is used as it is
+STORM=${STORM:-.output/bench-storm}
 STORM_SRC=tools/bench/storm.c
 BPFTRACE=${BPFTRACE:-$(command -v bpftrace || true)}
-[[ $BPFTRACE == none ]] && BPFTRACE= # BPFTRACE=none: leave bpftrace out
+bpftrace_skipped="not installed (make deps)"
+if [[ $BPFTRACE == none ]]; then # BPFTRACE=none: leave bpftrace out
+	BPFTRACE=
+	bpftrace_skipped="BPFTRACE=none"
+fi
 BT_PROG='tracepoint:skb:kfree_skb { @[args->reason] = count(); }'
 READY_TIMEOUT=${READY_TIMEOUT:-60} # seconds for a tool to attach (the verifier takes seconds on a busy machine)
 
@@ -72,7 +79,9 @@ command -v jq >/dev/null || die "jq not found (make deps)"
 command -v perl >/dev/null || die "perl not found (the start-up clock)"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer"
 [[ $SECS =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "SECS must be a number of seconds"
-if [[ ! -x $STORM || $STORM_SRC -nt $STORM ]]; then
+if [[ -n $STORM_GIVEN ]]; then
+	[[ -x $STORM ]] || die "STORM=$STORM is not an executable"
+elif [[ ! -x $STORM || $STORM_SRC -nt $STORM ]]; then
 	mkdir -p "$(dirname "$STORM")"
 	cc -O2 -pthread -o "$STORM" "$STORM_SRC" || die "cannot build $STORM"
 fi
@@ -219,7 +228,7 @@ if [[ -n $BPFTRACE ]]; then
 		bpftrace_note="bpftrace skipped: tracefs is not mounted and cannot be mounted privately"
 	fi
 else
-	bpftrace_note="bpftrace skipped: not installed (make deps)"
+	bpftrace_note="bpftrace skipped: $bpftrace_skipped"
 fi
 
 configs=(none floor top record)

@@ -768,6 +768,10 @@ int trace_writer__create(const char *path, bool force, enum trace_codec codec,
 	int err;
 
 	*out = NULL;
+	if (!trace_codec_name(codec)) {
+		snprintf(msg, msglen, "no such codec: %d", (int)codec);
+		return -EINVAL;
+	}
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		snprintf(msg, msglen, "out of memory");

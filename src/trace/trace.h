@@ -22,7 +22,8 @@
 /*
  * Major 2 is major 1 with LZ4 blocks allowed; its minors go on from 1's
  * (2.3 holds every record 1.3 does). A writer with zlib blocks writes
- * 1.3, which every udpdrop since 1.3 reads; the reader reads both.
+ * 1.3, which every reader of major 1 reads (an older udpdrop refuses 2.x:
+ * "trace format 2.3: this udpdrop reads 1.x"); this reader reads both.
  */
 #define TRACE_VERSION_MAJOR 2
 #define TRACE_VERSION_MAJOR_ZLIB 1
@@ -246,16 +247,17 @@ struct trace_writer;
 /*
  * How a writer compresses its blocks. LZ4 by default: in a drop storm the
  * writer must keep up. On a 2-CPU VM, LZ4 compressed a real storm's blocks
- * in an eighth of zlib's time (23 against 181 ns per event), and the
- * writer's whole CPU per event fell from 201 to 56 ns, for files about
- * twice zlib's size (9 % of the records' bytes against 4 %).
+ * in an eighth of zlib's time (23 against 181 ns per event), and
+ * record's whole CPU per event, draining a storm's events, fell from 209
+ * to 56 ns (medians of 4), for files about twice zlib's size (9 % of the
+ * records' bytes against 4 %).
  */
 enum trace_codec {
 	TRACE_CODEC_LZ4,  /* format 2.3 */
-	TRACE_CODEC_ZLIB, /* format 1.3: older udpdrop reads it too */
+	TRACE_CODEC_ZLIB, /* format 1.3: an older udpdrop reads it too */
 };
 
-/* "lz4", "zlib"; NULL for no codec. */
+/* "lz4", "zlib"; NULL for a value that is no codec. */
 const char *trace_codec_name(enum trace_codec c);
 /* The codec of a name trace_codec_name gives: 0, or -EINVAL. */
 int trace_codec_parse(const char *name, enum trace_codec *c);
@@ -264,7 +266,8 @@ int trace_codec_parse(const char *name, enum trace_codec *c);
  * Open path as out_file__open does (created mode 0600; an existing regular
  * file only with force, else -EEXIST, then truncated with its mode and
  * owner kept; a character device or FIFO written through; other types
- * -EINVAL) and write the file header (the version codec's blocks need).
+ * -EINVAL; -EINVAL for a value that is no codec) and write the file
+ * header (the version codec's blocks need).
  * A header that cannot be written (a full disk) removes the file it
  * created. On error msg holds one line naming path. The file is written
  * in place, block by block, so whatever reached the disk reads back after

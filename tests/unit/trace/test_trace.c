@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <lz4.h>
 #include <zlib.h>
 #include "trace.h"
 #include "util.h"
@@ -502,6 +503,20 @@ static void test_bit_flips_later_block(void **state)
 	}
 	assert_true(nblk > 4);
 	free(b);
+}
+
+static uint32_t get_le32_t(const uint8_t *x)
+{
+	return x[0] | x[1] << 8 | x[2] << 16 | (uint32_t)x[3] << 24;
+}
+
+/* A block header's own CRC again (its data left as it is). */
+static void fix_block_crcs_hdr(uint8_t *h)
+{
+	uint32_t crc = crc32(0, h, 20);
+
+	for (int i = 0; i < 4; i++)
+		h[20 + i] = crc >> (8 * i);
 }
 
 static void set_version(uint8_t *b, uint16_t major, uint16_t minor)
@@ -1090,6 +1105,128 @@ static void test_lz4_damaged(void **state)
 	free(b);
 }
 
+/* Each block's CRCs again, after its header or data was changed. */
+static void fix_block_crcs(uint8_t *b, size_t off)
+{
+	uint8_t *h = b + off;
+	uint32_t comp = h[12] | h[13] << 8 | h[14] << 16 | (uint32_t)h[15] << 24;
+	uint32_t crc = crc32(0, h + TRACE_BLK_HDR_LEN, comp);
+
+	for (int i = 0; i < 4; i++)
+		h[16 + i] = crc >> (8 * i);
+	crc = crc32(0, h, 20);
+	for (int i = 0; i < 4; i++)
+		h[20 + i] = crc >> (8 * i);
+}
+
+/*
+ * An LZ4 block followed by one more byte (its length and CRCs made to
+ * match): LZ4 must end exactly at its data's end, so it is corrupt. And a
+ * zlib block in a 2.x file reads (the magic names each block's codec).
+ */
+static void test_lz4_trailing_byte(void **state)
+{
+	struct trace_reader *r;
+	size_t len, ends[64];
+	uint32_t comp;
+	uint8_t *b, *c;
+	int n, ret;
+
+	write_all_types(path, true);
+	b = slurp(path, &len);
+	block_ends(b, len, ends, 64);
+	c = malloc(len + 1);
+	memcpy(c, b, ends[1]);
+	c[ends[1]] = 0;
+	memcpy(c + ends[1] + 1, b + ends[1], len - ends[1]);
+	comp = get_le32_t(c + ends[0] + 12) + 1;
+	for (int i = 0; i < 4; i++)
+		c[ends[0] + 12 + i] = comp >> (8 * i);
+	fix_block_crcs(c, ends[0]);
+	assert_int_equal(trace_reader__open_mem(c, len + 1, &r), 0);
+	assert_int_equal(read_checked(r, &n, &ret), TRACE_CORRUPT);
+	assert_int_equal(n, 1);
+	assert_int_equal(trace_reader__error_offset(r), ends[0]);
+	assert_non_null(strstr(trace_reader__message(r), "does not decompress"));
+	trace_reader__close(r);
+	free(c);
+	free(b);
+
+	codec = TRACE_CODEC_ZLIB;
+	write_all_types(path, true);
+	codec = TRACE_CODEC_LZ4;
+	b = slurp(path, &len);
+	set_version(b, TRACE_VERSION_MAJOR, TRACE_VERSION_MINOR);
+	assert_int_equal(trace_reader__open_mem(b, len, &r), 0);
+	assert_int_equal(read_checked(r, &n, &ret), TRACE_COMPLETE);
+	assert_int_equal(n, ARRAY_SIZE(all_types));
+	trace_reader__close(r);
+	free(b);
+}
+
+/*
+ * Each codec has its own most compressed bytes for a block: a whole
+ * block of random bytes takes more in LZ4 (16 MiB + about 64 KiB) than
+ * zlib's bound (16 MiB + 5 KiB), and reads back; one byte over each
+ * codec's bound is refused, unread.
+ */
+static void test_codec_bounds(void **state)
+{
+	uint32_t n = TRACE_BLOCK_MAX - TRACE_REC_HDR_LEN, comp, x = 1;
+	uint8_t *junk = malloc(n), *b, h[TRACE_HDR_LEN + TRACE_BLK_HDR_LEN + 8] = { 0 };
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_record rec;
+	size_t len;
+	int got = 0, err;
+
+	for (uint32_t i = 0; i < n; i++) { /* xorshift: incompressible */
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		junk[i] = x;
+	}
+	assert_int_equal(open_w(path, true, &w), 0);
+	assert_int_equal(trace_writer__raw(w, 0x4242, junk, n), 0);
+	assert_int_equal(trace_writer__close(w), 0);
+	free(junk);
+	b = slurp(path, &len);
+	comp = get_le32_t(b + TRACE_HDR_LEN + 12);
+	assert_true(comp > compressBound(TRACE_BLOCK_MAX));
+	assert_true(comp <= (uint32_t)LZ4_COMPRESSBOUND(TRACE_BLOCK_MAX));
+	free(b);
+	assert_int_equal(trace_reader__open(path, &r), 0);
+	while ((err = trace_reader__next(r, &rec)) == 1)
+		got++;
+	assert_int_equal(err, 0);
+	assert_int_equal(got, 1); /* END; the unknown type skipped */
+	assert_int_equal(trace_reader__skipped(r), 1);
+	assert_int_equal(trace_reader__status(r), TRACE_COMPLETE);
+	trace_reader__close(r);
+
+	/* a header alone, claiming one byte over each bound */
+	const struct { const char *magic; uint32_t comp; const char *why; } over[] = {
+		{ TRACE_BLK_MAGIC, compressBound(TRACE_BLOCK_MAX) + 1, "out of range" },
+		{ TRACE_BLK_MAGIC_LZ4, LZ4_COMPRESSBOUND(TRACE_BLOCK_MAX) + 1, "out of range" },
+		/* within LZ4's bound, past zlib's: read on, and cut short */
+		{ TRACE_BLK_MAGIC_LZ4, compressBound(TRACE_BLOCK_MAX) + 1, "cut short" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(over); i++) {
+		memcpy(h, TRACE_MAGIC, 8);
+		set_version(h, TRACE_VERSION_MAJOR, TRACE_VERSION_MINOR);
+		memset(h + TRACE_HDR_LEN + 4, 0, 8);
+		h[TRACE_HDR_LEN + 8] = 1; /* raw: 1 byte */
+		for (int k = 0; k < 4; k++)
+			h[TRACE_HDR_LEN + 12 + k] = over[i].comp >> (8 * k);
+		memcpy(h + TRACE_HDR_LEN, over[i].magic, 4);
+		fix_block_crcs_hdr(h + TRACE_HDR_LEN);
+		assert_int_equal(trace_reader__open_mem(h, sizeof(h), &r), 0);
+		trace_reader__next(r, &rec);
+		assert_non_null(strstr(trace_reader__message(r), over[i].why));
+		trace_reader__close(r);
+	}
+}
+
 /* A valid-looking block header claiming a huge block: refused unread. */
 static void test_hostile_block(void **state)
 {
@@ -1232,8 +1369,10 @@ int main(void)
 		{ "test_bit_flips_zlib", test_bit_flips, zlib_on, zlib_off, NULL },
 		{ "test_bit_flips_later_block_zlib", test_bit_flips_later_block, zlib_on, zlib_off, NULL },
 		{ "test_threads_same_file_zlib", test_threads_same_file, zlib_on, zlib_off, NULL },
-		cmocka_unit_test(test_codecs),
-		cmocka_unit_test(test_lz4_damaged),
+		cmocka_unit_test_teardown(test_codecs, zlib_off),
+		cmocka_unit_test_teardown(test_lz4_damaged, zlib_off),
+		cmocka_unit_test_teardown(test_lz4_trailing_byte, zlib_off),
+		cmocka_unit_test_teardown(test_codec_bounds, zlib_off),
 		cmocka_unit_test(test_newer_major_refused),
 		cmocka_unit_test(test_newer_minor_unknown_skipped),
 		cmocka_unit_test(test_not_a_trace),
