@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Kubernetes pods from cgroup paths and the kubelet's logs: see pods.h. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "pods.h"
@@ -200,20 +201,24 @@ bool pods__names(const char *logs, const struct pod_ref *ref, struct pod_names *
 	return true;
 }
 
-bool pods__ref_of_pid(int pid, struct pod_ref *out)
+int pods__ref_of_pid(int pid, struct pod_ref *out)
 {
 	char path[64], text[4096];
 	FILE *f;
 	size_t n;
+	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
 	f = fopen(path, "re");
-	if (!f)
-		return false;
+	if (!f) /* gone, or (EMFILE, ENOMEM...) not now */
+		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
 	n = fread(text, 1, sizeof(text) - 1, f);
+	err = ferror(f) ? -(errno ? errno : EIO) : 0;
 	fclose(f);
+	if (err) /* a process that exits while read gives ESRCH */
+		return err == -ESRCH ? 0 : err;
 	text[n] = '\0';
-	return pods__parse_cgroup(text, out);
+	return pods__parse_cgroup(text, out) ? 1 : 0;
 }
 
 
@@ -239,10 +244,13 @@ enum pod_lookup pods__cache_of_pid(struct pod_cache *pc, int pid, uint64_t now_n
 {
 	struct pod_cache_val *v;
 	struct pod_ref ref;
-	int created;
+	int created, got;
 
 	memset(&ref, 0, sizeof(ref)); /* a hash key: every byte counts */
-	if (!pods__ref_of_pid(pid, &ref))
+	got = pods__ref_of_pid(pid, &ref);
+	if (got < 0) /* not read now: a transient error must not mean "no pod" for good */
+		return POD_LATER;
+	if (!got)
 		return POD_NONE;
 	v = htab__upsert(&pc->names, &ref, &created);
 	if (!v)

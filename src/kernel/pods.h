@@ -49,8 +49,13 @@ bool pods__parse_cgroup(const char *text, struct pod_ref *out);
  * True if the pod was found (the container's name may still be empty).
  */
 bool pods__names(const char *logs, const struct pod_ref *ref, struct pod_names *out);
-/* The pod and container of process pid (reads /proc/PID/cgroup). */
-bool pods__ref_of_pid(int pid, struct pod_ref *out);
+/*
+ * The pod and container of process pid (reads /proc/PID/cgroup): 1 (in
+ * out), 0 (in no pod, or the process is gone), or -errno when the file
+ * could not be read now (no file descriptor or memory left): asking
+ * again later may find it.
+ */
+int pods__ref_of_pid(int pid, struct pod_ref *out);
 
 /*
  * "pod NAMESPACE/POD (container NAME)" for the text views (a pod name cut
@@ -84,8 +89,9 @@ void pods__cache_free(struct pod_cache *pc);
 /*
  * The pod of pid at now_ns (the caller's clock): POD_FOUND (names in out);
  * POD_LATER: a pod's process whose names are not found yet (its logs may
- * come a moment after it: ask again after POD_MISS_NS); POD_NONE: not in a
- * pod, or gone: asking again about this pid would not help.
+ * come a moment after it: ask again after POD_MISS_NS), or one whose cgroup
+ * could not be read now; POD_NONE: not in a pod, or gone: asking again
+ * about this pid would not help.
  */
 enum pod_lookup { POD_NONE = -1, POD_LATER = 0, POD_FOUND = 1 };
 enum pod_lookup pods__cache_of_pid(struct pod_cache *pc, int pid, uint64_t now_ns,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Kubernetes pods from cgroup paths and the kubelet's logs (src/kernel/pods.c). */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "pods.h"
@@ -113,11 +116,55 @@ static void test_names(void **state)
 	assert_int_equal(system(p), 0);
 }
 
+/*
+ * A /proc/PID/cgroup that cannot be opened now (no file descriptor left)
+ * is "ask again later", never "in no pod" for good; a process that is
+ * gone is "in no pod".
+ */
+static void test_transient_error(void **state)
+{
+	struct pod_cache pc;
+	struct pod_names names;
+	struct pod_ref ref;
+	struct rlimit old, low;
+	pid_t gone = fork();
+	int fd;
+
+	if (!gone)
+		_exit(0);
+	assert_true(gone > 0);
+	assert_int_equal(waitpid(gone, NULL, 0), gone);
+	memset(&ref, 0, sizeof(ref));
+	assert_int_equal(pods__ref_of_pid(gone, &ref), 0);
+	assert_int_equal(pods__cache_init(&pc, "/nonexistent-logs"), 0);
+	assert_int_equal(pods__cache_of_pid(&pc, gone, 1, &names), POD_NONE);
+
+	/* the lowest free descriptor becomes the limit: the next open fails */
+	fd = dup(0);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = (rlim_t)fd;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	int at_limit = pods__ref_of_pid(getpid(), &ref);
+	enum pod_lookup cached = pods__cache_of_pid(&pc, getpid(), 2, &names);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(at_limit, -EMFILE);
+	assert_int_equal(cached, POD_LATER);
+	/* read again once it can be: no pod (or, run in a pod, its names
+	 * not in these logs: later) */
+	assert_int_equal(pods__cache_of_pid(&pc, getpid(), 3, &names),
+			 pods__ref_of_pid(getpid(), &ref) ? POD_LATER : POD_NONE);
+	pods__cache_free(&pc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cgroup_paths),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_transient_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
