@@ -510,13 +510,16 @@ static uint32_t get_le32_t(const uint8_t *x)
 	return x[0] | x[1] << 8 | x[2] << 16 | (uint32_t)x[3] << 24;
 }
 
+static void put_le32_t(uint8_t *x, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		x[i] = v >> (8 * i);
+}
+
 /* A block header's own CRC again (its data left as it is). */
 static void fix_block_crcs_hdr(uint8_t *h)
 {
-	uint32_t crc = crc32(0, h, 20);
-
-	for (int i = 0; i < 4; i++)
-		h[20 + i] = crc >> (8 * i);
+	put_le32_t(h + 20, crc32(0, h, 20));
 }
 
 static void set_version(uint8_t *b, uint16_t major, uint16_t minor)
@@ -1038,16 +1041,11 @@ static void test_codecs(void **state)
 static void set_block(uint8_t *b, size_t off, const char *magic, uint32_t raw, uint32_t comp)
 {
 	uint8_t *h = b + off;
-	uint32_t crc;
 
 	memcpy(h, magic, 4);
-	for (int i = 0; i < 4; i++) {
-		h[8 + i] = raw >> (8 * i);
-		h[12 + i] = comp >> (8 * i);
-	}
-	crc = crc32(0, h, 20);
-	for (int i = 0; i < 4; i++)
-		h[20 + i] = crc >> (8 * i);
+	put_le32_t(h + 8, raw);
+	put_le32_t(h + 12, comp);
+	fix_block_crcs_hdr(h);
 }
 
 /*
@@ -1109,14 +1107,9 @@ static void test_lz4_damaged(void **state)
 static void fix_block_crcs(uint8_t *b, size_t off)
 {
 	uint8_t *h = b + off;
-	uint32_t comp = h[12] | h[13] << 8 | h[14] << 16 | (uint32_t)h[15] << 24;
-	uint32_t crc = crc32(0, h + TRACE_BLK_HDR_LEN, comp);
 
-	for (int i = 0; i < 4; i++)
-		h[16 + i] = crc >> (8 * i);
-	crc = crc32(0, h, 20);
-	for (int i = 0; i < 4; i++)
-		h[20 + i] = crc >> (8 * i);
+	put_le32_t(h + 16, crc32(0, h + TRACE_BLK_HDR_LEN, get_le32_t(h + 12)));
+	fix_block_crcs_hdr(h);
 }
 
 /*
@@ -1140,8 +1133,7 @@ static void test_lz4_trailing_byte(void **state)
 	c[ends[1]] = 0;
 	memcpy(c + ends[1] + 1, b + ends[1], len - ends[1]);
 	comp = get_le32_t(c + ends[0] + 12) + 1;
-	for (int i = 0; i < 4; i++)
-		c[ends[0] + 12 + i] = comp >> (8 * i);
+	put_le32_t(c + ends[0] + 12, comp);
 	fix_block_crcs(c, ends[0]);
 	assert_int_equal(trace_reader__open_mem(c, len + 1, &r), 0);
 	assert_int_equal(read_checked(r, &n, &ret), TRACE_CORRUPT);
@@ -1216,8 +1208,7 @@ static void test_codec_bounds(void **state)
 		set_version(h, TRACE_VERSION_MAJOR, TRACE_VERSION_MINOR);
 		memset(h + TRACE_HDR_LEN + 4, 0, 8);
 		h[TRACE_HDR_LEN + 8] = 1; /* raw: 1 byte */
-		for (int k = 0; k < 4; k++)
-			h[TRACE_HDR_LEN + 12 + k] = over[i].comp >> (8 * k);
+		put_le32_t(h + TRACE_HDR_LEN + 12, over[i].comp);
 		memcpy(h + TRACE_HDR_LEN, over[i].magic, 4);
 		fix_block_crcs_hdr(h + TRACE_HDR_LEN);
 		assert_int_equal(trace_reader__open_mem(h, sizeof(h), &r), 0);
