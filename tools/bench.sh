@@ -19,6 +19,9 @@
 #   BASELINE=/path/to/old/udpdrop tools/bench.sh   (adds top@base, record@base:
 #                                                   the same rounds, an older build)
 #   BPFTRACE=none tools/bench.sh                   (leaves bpftrace out)
+#   RECORD_VARIANTS="zlib alone" tools/bench.sh    (adds record@zlib: --compression
+#                                                   zlib; record@alone: no helper
+#                                                   threads, UDPDROP_PACK_THREADS=0)
 #
 # `record` is udpdrop record writing every drop's event to a file: its
 # rounds give the storm's rate with it attached and the events it shed;
@@ -234,6 +237,12 @@ fi
 configs=(none floor top record)
 ((${#bpftrace_cmd[@]})) && configs+=(bpftrace)
 [[ -n $BASELINE ]] && configs+=(top@base record@base)
+for v in ${RECORD_VARIANTS:-}; do
+	case $v in
+	zlib | alone) configs+=("record@$v") ;;
+	*) die "RECORD_VARIANTS: '$v' is none of zlib, alone" ;;
+	esac
+done
 
 # SIGINT (a tracer's normal stop: udpdrop prints its summary), then wait;
 # SIGKILL if it is still there after 10 s.
@@ -286,8 +295,13 @@ run_one() {
 		wait_for_line "$pid" "$err" 'tracing UDP drops' ||
 			die "$cfg did not attach: $(tail -n 3 "$err")"
 		;;
-	record | record@base)
-		"$bin" record -f -o "$work/record.data" -i 1 --port "$PORT" >"$out" 2>"$err" &
+	record | record@*)
+		local variant=() envs=()
+		[[ $cfg == record@zlib ]] && variant=(--compression zlib)
+		[[ $cfg == record@alone ]] && envs=(UDPDROP_PACK_THREADS=0)
+		# env execs the tool: $! is its pid
+		env "${envs[@]}" "$bin" record -f -o "$work/record.data" -i 1 --port "$PORT" \
+			"${variant[@]}" >"$out" 2>"$err" &
 		pid=$!
 		started+=("$pid")
 		wait_for_line "$pid" "$err" 'recording UDP drops' ||
