@@ -194,7 +194,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case REC_PID: o->model.pid = p.u; break;
 		case REC_HEADERS: o->tracer.cap_len = p.u; break;
 		case REC_NO_EVENTS: o->tracer.events = false; break;
-		case REC_COMPRESSION: /* one of the table's values: parsed, never refused */
+		case REC_COMPRESSION: /* the table admits only names the parser knows */
 			if (trace_codec_parse(p.arg, &o->codec))
 				return cli__invalid(&p, NULL);
 			break;

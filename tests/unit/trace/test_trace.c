@@ -372,6 +372,17 @@ static void test_round_trip(void **state)
 	}
 }
 
+static uint32_t get_le32_t(const uint8_t *x)
+{
+	return x[0] | x[1] << 8 | x[2] << 16 | (uint32_t)x[3] << 24;
+}
+
+static void put_le32_t(uint8_t *x, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		x[i] = v >> (8 * i);
+}
+
 /* Block boundaries of a trace with one record per block. */
 static int block_ends(const uint8_t *b, size_t len, size_t *ends, int max)
 {
@@ -379,8 +390,7 @@ static int block_ends(const uint8_t *b, size_t len, size_t *ends, int max)
 	int n = 0;
 
 	while (off + TRACE_BLK_HDR_LEN <= len && n < max) {
-		uint32_t comp = b[off + 12] | b[off + 13] << 8 |
-				b[off + 14] << 16 | (uint32_t)b[off + 15] << 24;
+		uint32_t comp = get_le32_t(b + off + 12);
 
 		off += TRACE_BLK_HDR_LEN + comp;
 		ends[n++] = off;
@@ -503,17 +513,6 @@ static void test_bit_flips_later_block(void **state)
 	}
 	assert_true(nblk > 4);
 	free(b);
-}
-
-static uint32_t get_le32_t(const uint8_t *x)
-{
-	return x[0] | x[1] << 8 | x[2] << 16 | (uint32_t)x[3] << 24;
-}
-
-static void put_le32_t(uint8_t *x, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		x[i] = v >> (8 * i);
 }
 
 /* A block header's own CRC again (its data left as it is). */
@@ -1063,8 +1062,8 @@ static void test_lz4_damaged(void **state)
 	write_all_types(path, true);
 	b = slurp(path, &len);
 	block_ends(b, len, ends, 64);
-	raw = b[ends[0] + 8] | b[ends[0] + 9] << 8 | b[ends[0] + 10] << 16;
-	comp = b[ends[0] + 12] | b[ends[0] + 13] << 8 | b[ends[0] + 14] << 16;
+	raw = get_le32_t(b + ends[0] + 8);
+	comp = get_le32_t(b + ends[0] + 12);
 	/* the second block claims a byte more, then a byte less, than its
 	 * stream holds; then a length beyond LZ4's bound for 16 MiB */
 	const uint32_t raws[] = { raw + 1, raw - 1, raw };
