@@ -410,68 +410,49 @@ static __always_inline bool in_range(int r, __u64 addr)
 }
 
 /*
- * The drop and delivery windows' clock (UD_WIN_NS): jiffies in ns, plus
- * how far that runs from CLOCK_MONOTONIC (jiffies_off_ns, the smallest
- * seen: win_clock_at; any constant in the jiffies, their start included,
- * goes into it). A load and a multiply where bpf_ktime_get_ns reads the TSC and
- * scales it: about 20 ns less per drop on the project's VM, a third of
- * what the fast path cost over the floor. The result is CLOCK_MONOTONIC
- * within a tick (4 ms at 250 Hz); a window is 100 ms, and user space takes
- * a window only once its own clock is a whole window past it
- * (tracer_win_read_begin), so a program never counts into a window already
- * taken. (bpf_ktime_get_coarse_ns would say the same, but tracing programs
- * may not call it.) The loader sets win_tick_ns from the kernel's
- * CONFIG_HZ (/boot/config-*, /proc/config.gz) once the programs count; until
- * then, and without a config, the fine clock. (Not a __kconfig extern:
+ * The drop and delivery windows' index (UD_WIN_NS): jiffies / win_ticks,
+ * win_ticks = CONFIG_HZ / 10 jiffies in a 100 ms window. A load and a
+ * divide (once per tick and CPU: win_index's cache) where
+ * bpf_ktime_get_ns reads the TSC and scales it: about 20 ns less per
+ * drop on the project's VM, a third of what the fast path cost over the
+ * floor. The index is the counter's alone, nothing measured: every
+ * program on the kernel, whichever view loaded it, puts a drop in the
+ * same window (before, the index came from jiffies plus an offset to
+ * CLOCK_MONOTONIC each object measured for itself; where two views'
+ * offsets fell either side of a tick's edge their windows switched a tick
+ * apart, and a slow guest's doctor and top counted one burst into
+ * different windows). User space finds the window in progress from the
+ * same counter (times(2): tracer_win_now), and takes a window only once
+ * the counter is a whole window past it (tracer_win_read_begin), so a
+ * program never counts into a window already taken. The loader sets
+ * win_ticks before it loads the programs, from the kernel's CONFIG_HZ
+ * (/boot/config-*, /proc/config.gz), only where times(2) reports the
+ * jiffies exactly (tracer_win_ticks); otherwise, and without a config,
+ * the fine clock: CLOCK_MONOTONIC / UD_WIN_NS, for the whole run, so a
+ * socket's windows never mix the two scales. (Not a __kconfig extern:
  * libbpf refuses the whole object where it finds no config, as on most
  * distributions' container hosts.)
  */
-volatile __u64 win_tick_ns; /* 1e9 / CONFIG_HZ; 0: the fine clock */
-volatile __u64 jiffies_off_ns;
+volatile __u64 win_ticks; /* jiffies per window; 0: the fine clock */
 
 static __always_inline bool win_jiffies(void)
 {
-	return win_tick_ns && bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64);
+	return win_ticks && bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64);
+}
+
+/* The window in progress, uncached (a socket's first drop or delivery). */
+static __always_inline __u64 win_now(void)
+{
+	return win_jiffies() ? bpf_jiffies64() / win_ticks : bpf_ktime_get_ns() / UD_WIN_NS;
 }
 
 /*
- * The clock at jiffies j (win_jiffies() only). Called once per tick and
- * CPU (win_index's cache), so it can afford the fine clock to keep the
- * offset the smallest seen: CLOCK_MONOTONIC - j * tick is least right
- * after jiffies moved to j, and that edge is the same for every program
- * on the kernel. Taken from a program's first call alone, two views'
- * windows would start up to a tick apart (the same drops counted into
- * neighbouring windows: top's and doctor's differed in a slow guest);
- * the smallest converges to the edge for all (within
- * how soon after a tick a drop comes). The offset only shrinks: a window
- * may start a little later, never earlier than user space expects.
- */
-static __always_inline __u64 win_clock_at(__u64 j)
-{
-	__u64 t = j * win_tick_ns;
-	__u64 off = jiffies_off_ns;
-	/* modulo 2^64: right whichever clock is ahead */
-	__u64 now_off = bpf_ktime_get_ns() - t;
-
-	if (!off || (__s64)(now_off - off) < 0) {
-		off = now_off ?: 1;
-		jiffies_off_ns = off;
-	}
-	return t + off;
-}
-
-static __always_inline __u64 win_clock(void)
-{
-	return win_jiffies() ? win_clock_at(bpf_jiffies64()) : bpf_ktime_get_ns();
-}
-
-/*
- * The current window's index, win_clock() / UD_WIN_NS. On the jiffies
- * clock the index changes only with the tick, so the CPU's handover keeps
- * the last tick's: the 64-bit division (tens of cycles) is made once per
- * tick and CPU, not per drop. Tick (its low 32 bits) and index share one
- * word, so that a nested run cannot leave them torn; a stale word would
- * need this CPU to see no drop for exactly 2^32 ticks (198 days at 250 Hz).
+ * The window in progress, as win_now(). On the jiffies clock the index
+ * changes only with the tick, so the CPU's handover keeps the last tick's:
+ * the 64-bit division (tens of cycles) is made once per tick and CPU, not
+ * per drop. Tick (its low 32 bits) and index share one word, so that a
+ * nested run cannot leave them torn; a stale word would need this CPU to
+ * see no drop for exactly 2^32 ticks (198 days at 250 Hz).
  */
 static __always_inline __u64 win_index(struct handover *ho)
 {
@@ -479,7 +460,7 @@ static __always_inline __u64 win_index(struct handover *ho)
 	bool have_j = false;
 
 	/* the cache first: it is only filled on the jiffies clock, so a hit
-	 * needs no look at win_tick_ns (.bss, a page of its own); empty, it
+	 * needs no look at win_ticks (.bss, a page of its own); empty, it
 	 * costs the fine clock nothing */
 	if (c && bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64)) {
 		j = bpf_jiffies64();
@@ -491,7 +472,7 @@ static __always_inline __u64 win_index(struct handover *ho)
 		return bpf_ktime_get_ns() / UD_WIN_NS;
 	if (!have_j)
 		j = bpf_jiffies64();
-	idx = win_clock_at(j) / UD_WIN_NS;
+	idx = j / win_ticks;
 	ho->win_cache = (j << 32) | (__u32)idx;
 	return idx;
 }
@@ -2253,7 +2234,7 @@ static __always_inline void rx_win_count(__u64 id, struct ud_rx *v)
 	struct handover *ho = bpf_map_lookup_elem(&handover, &zero);
 	__u64 idx, word = v->win;
 
-	idx = ho ? win_index(ho) : win_clock() / UD_WIN_NS;
+	idx = ho ? win_index(ho) : win_now();
 	if ((word >> 32) == idx) {
 		v->win = word + 1;
 		return;
@@ -2326,7 +2307,7 @@ static __always_inline int count_rx(bool direct, struct sock *sk)
 		/* a new socket: this CPU's value set, the others' zeroed */
 		struct ud_rx first = {
 			.datagrams = 1,
-			.win = (win_clock() / UD_WIN_NS) << 32 | 1,
+			.win = win_now() << 32 | 1,
 			.peak = rmem,
 			.netns = sk_netns(direct, sk),
 			.lport = RD(direct, sk->__sk_common.skc_num, sk,

@@ -67,7 +67,8 @@ struct ud_val {
 	__u64 bytes;     /* skb->len summed over the events */
 	/*
 	 * A socket bucket's open drop window, this CPU's: the window's index
-	 * (CLOCK_MONOTONIC ns / UD_WIN_NS, within a tick: win_clock) in the high 32 bits, the datagrams
+	 * (jiffies / (CONFIG_HZ / 10), or CLOCK_MONOTONIC ns / UD_WIN_NS:
+	 * win_index in bpf/udpdrop.bpf.c) in the high 32 bits, the datagrams
 	 * dropped in it in the low 32, one word so that user space never
 	 * reads one without the other. Not a count: user space never adds it.
 	 */
@@ -75,9 +76,9 @@ struct ud_val {
 };
 
 /*
- * Drop windows: each socket's drops in aligned 100 ms windows of the
- * kernel's clock, the figures the advice judges a drop pattern by
- * (bursts or a steady overload, the worst burst). Measured here, not by
+ * Drop windows: each socket's drops in consecutive 100 ms windows of the
+ * kernel's tick counter (win_index), the figures the advice judges a drop
+ * pattern by (bursts or a steady overload, the worst burst). Measured here, not by
  * each view's refreshes, so that top, doctor and a recording of the same
  * run see the same windows. Each CPU counts its open window in the
  * bucket (ud_val.win); when it moves on, the window closed goes to the

@@ -196,7 +196,7 @@ static bool kernel_struct_has(const char *st, const char *member)
  * /proc/config.gz (gzread reads either, compressed or not), once; 0 where
  * neither is there (containers, most distributions' /proc).
  */
-static int kernel_config_hz(void)
+int tracer_config_hz(void)
 {
 	static int hz = -1;
 	char path[320], line[256];
@@ -224,6 +224,25 @@ static int kernel_config_hz(void)
 	if (hz < 0)
 		hz = 0;
 	return hz;
+}
+
+/*
+ * Jiffies per drop window (the programs' win_ticks), or 0 for the fine
+ * clock (CLOCK_MONOTONIC / UD_WIN_NS). The jiffies need whole windows
+ * (CONFIG_HZ a multiple of 10) and a times(2) that reports them exactly,
+ * so that user space reads the window in progress from the same counter
+ * (tracer_win_now): times(2) returns jiffies_64_to_clock_t(jiffies_64),
+ * exact (j * USER_HZ / HZ, rounded down) where USER_HZ is 100 and a tick
+ * a whole number of ns; with HZ 300 it scales by a rounded tick, which
+ * drifts by windows over days. Read from /boot or /proc/config.gz, a
+ * millisecond or so before the load (its .bss): a clock fixed for the
+ * run, so that no socket's windows mix two scales.
+ */
+uint64_t tracer_win_ticks(int hz)
+{
+	if (hz < 10 || hz > 10000 || hz % 10 || 1000000000 % hz || sysconf(_SC_CLK_TCK) != 100)
+		return 0;
+	return (uint64_t)hz / 10;
 }
 
 /* Is fn a function of this kernel (in its BTF: not inlined away)? */
@@ -520,6 +539,9 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 			bpf_program__set_log_level(vprog, 4 /* BPF_LOG_STATS */);
 		}
 	}
+	/* the windows' clock, fixed for the run (win_ticks in the programs) */
+	t->win_ticks = tracer_win_ticks(tracer_config_hz());
+	skel->bss->win_ticks = t->win_ticks;
 	uint64_t load_start = now_ns();
 
 	err = udpdrop_bpf__load(skel);
@@ -565,16 +587,6 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o,
 				 ? " (tracefs is not mounted at /sys/kernel/tracing)" : "");
 		goto fail;
 	}
-	/*
-	 * The windows' clock (win_clock): jiffies, where the kernel's config
-	 * gives CONFIG_HZ; until then, and without one, the fine clock (the
-	 * two agree within a tick, so a window spans the change). Read after
-	 * the attach: a config is a file to decompress.
-	 */
-	int hz = kernel_config_hz();
-
-	if (hz > 0 && hz <= 10000)
-		skel->bss->win_tick_ns = 1000000000u / hz;
 	if (need_fail && mode != ATTACH_TRACEPOINT) {
 		t->fail_link = bpf_program__attach(fail_prog);
 		if (!t->fail_link) {

@@ -67,7 +67,7 @@ struct tracer_fill {
  */
 struct tracer_win {
 	struct ud_key key;
-	uint32_t win;       /* index: CLOCK_MONOTONIC ns / UD_WIN_NS */
+	uint32_t win;       /* index: tracer_win_now's scale */
 	uint32_t cpu;
 	uint64_t datagrams;
 };
@@ -122,6 +122,8 @@ struct tracer {
 	bool win_reading;           /* a read is collecting open words */
 	bool win_read;              /* a read since tracer__windows_clear */
 	bool win_all;               /* the end: every open window is closed */
+	uint64_t win_ticks;         /* the programs' clock: jiffies per window,
+				       0: CLOCK_MONOTONIC (tracer_win_ticks) */
 	uint32_t win_before;        /* windows before it were closed by every CPU
 				       by the last read (0: none read yet) */
 	int win_err;                /* -ENOMEM while taking one */

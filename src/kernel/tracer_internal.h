@@ -70,6 +70,9 @@ int tracer_ensure_bufs(struct tracer *t, struct bpf_map *map);
 int tracer_win_record(void *ctx, void *data, size_t len);
 void tracer_win_take(struct tracer *t, const struct ud_key *k, uint32_t cpu, uint64_t word);
 void tracer_win_open(struct tracer *t, const struct ud_key *k, uint32_t cpu, uint64_t word);
+int tracer_config_hz(void);
+uint64_t tracer_win_ticks(int hz);
+uint64_t tracer_win_now(const struct tracer *t);
 int tracer_win_read_begin(struct tracer *t);
 int tracer_win_read_end(struct tracer *t);
 

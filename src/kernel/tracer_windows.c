@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/times.h>
 #include <bpf/libbpf.h>
 #include "tracer.h"
 #include "tracer_internal.h"
@@ -117,6 +118,18 @@ void tracer__windows_clear(struct tracer *t)
 }
 
 /*
+ * The window in progress, on the programs' scale (win_ticks): on the
+ * jiffies clock times(2)'s ticks (USER_HZ, 100 a second: 10 a window;
+ * tracer_win_ticks says when they are exact), else CLOCK_MONOTONIC's.
+ */
+uint64_t tracer_win_now(const struct tracer *t)
+{
+	struct tms tm;
+
+	return t->win_ticks ? (uint64_t)times(&tm) / (UD_WIN_NS / (1000000000 / 100)) : now_ns() / UD_WIN_NS;
+}
+
+/*
  * Before the maps are read: what the programs handed over so far, and
  * the window no CPU can still be adding to when the read ends (one before
  * the one in progress now: a program that read the clock in it may still
@@ -124,7 +137,7 @@ void tracer__windows_clear(struct tracer *t)
  */
 int tracer_win_read_begin(struct tracer *t)
 {
-	uint64_t idx = now_ns() / UD_WIN_NS;
+	uint64_t idx = tracer_win_now(t);
 	uint32_t before = t->win_all ? UINT32_MAX : (uint32_t)(idx ? idx - 1 : 0);
 
 	/* several reads between two hand-overs (counts, deliveries): the

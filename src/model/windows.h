@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Drop windows: each socket's drops of each cause in aligned 100 ms
- * windows of the kernel's clock (UD_WIN_NS), the figures the advice
+ * Drop windows: each socket's drops of each cause in consecutive 100 ms
+ * windows of the kernel's tick counter (UD_WIN_NS), the figures the advice
  * judges a drop pattern by: in how many windows of their stretch drops
  * came (a steady overload: nearly all; a bursty sender: few) and the most
  * in one (the burst a buffer must absorb).
@@ -25,7 +25,7 @@
 
 /* One socket's (or identity's) windows of one cause, in time order. */
 struct win_agg {
-	uint32_t first, last;      /* window indexes (monotonic ns / UD_WIN_NS) */
+	uint32_t first, last;      /* window indexes (the kernel's: win_index) */
 	uint64_t first_n, last_n;  /* datagrams in those two */
 	uint64_t dropping;         /* windows with drops */
 	uint64_t best;             /* the most datagrams in one window */

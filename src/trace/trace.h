@@ -206,7 +206,7 @@ struct trace_shed {
 struct trace_window {
 	uint64_t id;        /* socket identity: cookie, or UD_RX_INODE | inode */
 	uint16_t cause;     /* the writer's cause number (META causes) */
-	uint32_t win;       /* CLOCK_MONOTONIC ns / UD_WIN_NS */
+	uint32_t win;       /* the kernel's window index (docs/trace-format.md) */
 	uint64_t datagrams;
 };
 struct trace_windows {
