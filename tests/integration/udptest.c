@@ -7,6 +7,7 @@
  *   udptest send HOST:PORT [-c N] [-s BYTES] [--bad-csum] [--src ADDR]
  *                [--gap-us USEC] [--sport PORT] [--linger-ms MS]
  *                [--gso SEGSIZE] [--ports N] [--ip-options]
+ *                [--rounds K --every-ms MS] [--mid-window]
  *   udptest recv ADDR:PORT [--rcvbuf BYTES] [--read] [--filter-drop]
  *                [--share] [--gro] [--sockets N] [--read-gap-us USEC]
  *                [--reuseport N] [--peer HOST:PORT] [--connect ADDR:PORT]
@@ -37,6 +38,18 @@
  * --ip-options (IPv4): each datagram carries 8 bytes of IP options
  * (NOPs), so its UDP header starts 28 bytes in, not 20.
  *
+ * --rounds K --every-ms MS: K rounds of the -c N sends, one every MS ms
+ * (CLOCK_MONOTONIC deadlines, so a slow machine does not stretch the
+ * run); "sent" counts all. --mid-window: the first round starts where
+ * udpdrop's drop windows are far from an edge. udpdrop counts drops in
+ * 100 ms windows of the kernel's tick counter (jiffies, whose windows
+ * turn where times(2)'s tenth does) or of CLOCK_MONOTONIC, and views
+ * running at once each read that clock for themselves, so a drop within
+ * the microseconds between their reads of an edge may fall either side
+ * of it (on an emulated CPU, tens of microseconds). Rounds every whole
+ * 100 ms keep that place: their drops stay inside windows, and every
+ * view counts the same ones (tests of the views' agreement).
+ *
  * --ports N: the sends go round the N ports from PORT. --sockets N: N - 1
  * more sockets on the ports after PORT, held but never read (not counted).
  *
@@ -63,6 +76,7 @@
 #include <sys/ioctl.h>
 #include <linux/sock_diag.h>
 #include <linux/sockios.h>
+#include <sys/times.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,6 +188,66 @@ static int send_bad_csum(struct sockaddr_in *dst, const char *src, int count,
 	return 0;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#define WIN_NS 100000000ull /* udpdrop's drop window (UD_WIN_NS) */
+
+/*
+ * --mid-window: the next CLOCK_MONOTONIC instant at which both clocks'
+ * windows are well inside, not near an edge. The tick counter's windows
+ * turn where times(2)'s count (USER_HZ, 100 a second) passes a multiple
+ * of 10: waited for here, so its edges' place in CLOCK_MONOTONIC's 100 ms
+ * is known (within a poll). With edges at 0 and there, the larger gap is
+ * at least 50 ms; the rounds start a quarter into it, leaving room before
+ * its end for a round's drops.
+ */
+static uint64_t mid_window_start(void)
+{
+	struct tms tm;
+	clock_t c0 = times(&tm);
+	uint64_t now, edge, gap, at, start;
+
+	while (times(&tm) / 10 == c0 / 10)
+		usleep(100);
+	now = mono_ns();
+	edge = now % WIN_NS;
+	if (edge >= WIN_NS - edge) /* from 0 to edge */
+		gap = edge, at = gap / 4;
+	else /* from edge to 100 ms */
+		gap = WIN_NS - edge, at = edge + gap / 4;
+	start = now - now % WIN_NS + at;
+	while (start < now + 2000000) /* not one about to pass */
+		start += WIN_NS;
+	return start;
+}
+
+/* Round r's start (--rounds): its deadline, and a word if it came late. */
+static uint64_t round_wait(uint64_t start, int r, int every_ms)
+{
+	uint64_t at = start + (uint64_t)r * (uint64_t)every_ms * 1000000u;
+	struct timespec ts = { .tv_sec = at / 1000000000u, .tv_nsec = at % 1000000000u };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	if (mono_ns() > at + 10000000u)
+		fprintf(stderr, "send: round %d began %.1f ms late\n", r, (mono_ns() - at) / 1e6);
+	return at;
+}
+
+/* The longest round so far, with the one begun at `at` just ended. */
+static uint64_t round_end(uint64_t longest, uint64_t at)
+{
+	uint64_t took = mono_ns() - at;
+
+	return took > longest ? took : longest;
+}
+
 static int do_send(int argc, char **argv)
 {
 	struct sockaddr_storage dst;
@@ -182,7 +256,9 @@ static int do_send(int argc, char **argv)
 	bool bad = false, ip_options = false;
 	const char *src = NULL;
 	long gap_us = 0;
-	int linger_ms = 0, gso = 0, buffers = 0, ports = 1;
+	int linger_ms = 0, gso = 0, buffers = 0, ports = 1, rounds = 1, every_ms = 0;
+	bool mid_window = false;
+	uint64_t start = 0, round_at = 0, longest = 0;
 	uint16_t port0;
 
 	if (argc < 2 || parse_ep(argv[1], &dst, &dlen)) {
@@ -210,10 +286,20 @@ static int do_send(int argc, char **argv)
 			ports = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--ip-options"))
 			ip_options = true;
+		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+			rounds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--every-ms") && i + 1 < argc)
+			every_ms = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--mid-window"))
+			mid_window = true;
 		else {
 			fprintf(stderr, "send: unknown option %s\n", argv[i]);
 			return 2;
 		}
+	}
+	if (rounds < 1 || (rounds > 1 && every_ms <= 0)) {
+		fprintf(stderr, "send: --rounds K needs --every-ms MS\n");
+		return 2;
 	}
 	if (bad)
 		return send_bad_csum((void *)&dst, src, count, size, sport, gap_us) ? 1 : 0;
@@ -251,7 +337,13 @@ static int do_send(int argc, char **argv)
 	}
 	/* sin_port and sin6_port sit at the same offset */
 	port0 = ntohs(((struct sockaddr_in *)&dst)->sin_port);
-	for (int i = 0; i < count; i++) {
+	start = mid_window ? mid_window_start() : mono_ns();
+	for (int i = 0; i < rounds * count; i++) {
+		if (i % count == 0) {
+			if (i)
+				longest = round_end(longest, round_at);
+			round_at = round_wait(start, i / count, every_ms);
+		}
 		memcpy(buf, &i, size >= 4 ? 4 : size);
 		if (ports > 1)
 			((struct sockaddr_in *)&dst)->sin_port = htons(port0 + i % ports);
@@ -267,6 +359,9 @@ static int do_send(int argc, char **argv)
 		if (gap_us)
 			usleep(gap_us);
 	}
+	if (rounds > 1)
+		fprintf(stderr, "send: %d rounds, the longest %.1f ms\n", rounds,
+			round_end(longest, round_at) / 1e6);
 	/* sent = datagrams handed to the kernel without error; ENOBUFS is not
 	 * reported for UDP unless IP_RECVERR, so sender drops show in the tracer */
 	printf("sent %d errors %d buffers %d\n", sent, errors, buffers);
