@@ -613,7 +613,7 @@ windows_evidence() {
 }
 
 # One run seen by top, record + report and doctor at once: a bursty sender
-# (bursts of 200 once a second) and a steady one (100 every 100 ms to a
+# (bursts of 100 once a second) and a steady one (50 every 100 ms to a
 # reader that takes under 1000/s: drops in every window), both only while
 # all three watch. Each view's programs count the same drops in the same
 # kernel windows (UD_WIN_NS), so the figures the verdict judges by (JSON
@@ -650,10 +650,10 @@ test_advice_windows_one_run() {
 		sleep 0.1
 	done
 	((i < 600)) || fail "not all attached: $(cat "$T/top.err" "$T/doc.err" "$T/rec.err")"
-	ip netns exec "$A" "$UDPTEST" send "$V4B:6400" -c 200 -s 256 --rounds 5 --every-ms 1000 \
+	ip netns exec "$A" "$UDPTEST" send "$V4B:6400" -c 100 -s 256 --rounds 5 --every-ms 1000 \
 		--mid-window >"$T/send1.out" 2>&1 &
 	local send1=$!
-	ip netns exec "$A" "$UDPTEST" send "$V4B:6401" -c 100 -s 256 --rounds 50 --every-ms 100 \
+	ip netns exec "$A" "$UDPTEST" send "$V4B:6401" -c 50 -s 256 --rounds 50 --every-ms 100 \
 		--mid-window >"$T/send2.out" 2>&1
 	wait "$send1"
 	cat "$T/send1.out" "$T/send2.out" | sed 's/^/    /'
