@@ -573,19 +573,25 @@ static __always_inline __u64 sk_cookie_or_inode(bool direct, struct sock *sk,
  * (a socket with a file: sk_ino is its file's inode's number), and a
  * socket freed and its memory reused has another.
  */
+/* struct sock's sk_ino (6.18+), apart: a vmlinux.h from an older kernel
+ * has none */
+struct sock___ino {
+	unsigned long sk_ino;
+} __attribute__((preserve_access_index));
+
 static __always_inline bool fast_same_socket(struct handover *ho, bool direct,
 					     struct sock *sk)
 {
+	struct sock___ino *si = (struct sock___ino *)sk;
 	bool inode;
 	__u64 id;
 
-	if (bpf_core_field_exists(struct sock, sk_ino)) {
+	if (bpf_core_field_exists(si->sk_ino)) {
 		id = RD(direct, sk->__sk_common.skc_cookie.counter,
 			sk, __sk_common.skc_cookie.counter);
 		if (id)
 			return !ho->fast_inode && id == ho->fast_cookie;
-		return ho->fast_inode &&
-		       RD(direct, sk->sk_ino, sk, sk_ino) == ho->fast_cookie;
+		return ho->fast_inode && RD(direct, si->sk_ino, si, sk_ino) == ho->fast_cookie;
 	}
 	id = sk_cookie_or_inode(direct, sk, &inode);
 	return id == ho->fast_cookie && inode == ho->fast_inode;
@@ -2116,15 +2122,11 @@ int BPF_PROG(udpdrop_fail_raw_noatomic, int rc, struct sock *sk)
  * object whose own proto's slab is the cache it goes back to, a UDP
  * socket no one holds (sk_refcnt 0) on the purged datagrams' port. The
  * tracepoint fires before the free, so the memory is still the socket's:
- * it names the purge's socket by cookie (or, once the socket has no file,
- * the inode 6.18 keeps in sk_ino), netns and port. A socket without an
- * identity leaves the purge to its flow, as before. With no purge waiting,
- * a free costs one per-CPU lookup.
+ * it names the purge's socket by cookie, netns and port. (Not by inode:
+ * the socket lost its file when it was closed, and sock_orphan zeroed the
+ * sk_ino 6.18 keeps.) A socket without a cookie leaves the purge to its
+ * flow, as before. With no purge waiting, a free costs one per-CPU lookup.
  */
-struct sock___ino {
-	unsigned long sk_ino;
-} __attribute__((preserve_access_index));
-
 static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 					    bool have_cache)
 {
@@ -2171,11 +2173,6 @@ static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 	if (lport != ho->close_key.dport) {
 		close_flush(ho, ARGS_CLOSE);
 		return 0;
-	}
-	if (!k.cookie && bpf_core_field_exists(((struct sock___ino *)sk)->sk_ino)) {
-		k.cookie = BPF_CORE_READ((struct sock___ino *)sk, sk_ino);
-		if (k.cookie)
-			k.flags |= UD_KEY_INODE;
 	}
 	if (!k.cookie) {
 		close_flush(ho, ARGS_CLOSE);

@@ -77,8 +77,9 @@ struct ud_val {
 
 /*
  * Drop windows: each socket's drops in consecutive 100 ms windows of the
- * kernel's tick counter (win_index), the figures the advice judges a drop
- * pattern by (bursts or a steady overload, the worst burst). Measured here, not by
+ * kernel's tick counter, or of CLOCK_MONOTONIC without a usable CONFIG_HZ
+ * (win_index), the figures the advice judges a drop pattern by (bursts or
+ * a steady overload, the worst burst). Measured here, not by
  * each view's refreshes, so that top, doctor and a recording of the same
  * run see the same windows. Each CPU counts its open window in the
  * bucket (ud_val.win); when it moves on, the window closed goes to the

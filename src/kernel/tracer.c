@@ -810,6 +810,11 @@ int tracer__open(struct tracer *t, const struct tracer_opts *o,
 		t->rx ? "counted (sock:sk_data_ready)" : "not counted",
 		t->close_owner ? "matched by their flow, named by the socket's free (kmem:kmem_cache_free) once a port is shared"
 			       : "matched by their flow");
+	if (t->win_ticks)
+		pr_info("drop windows: 100 ms of the kernel's tick counter (%llu jiffies, CONFIG_HZ %llu)\n",
+			(unsigned long long)t->win_ticks, (unsigned long long)t->win_ticks * 10);
+	else
+		pr_info("drop windows: 100 ms of CLOCK_MONOTONIC (no CONFIG_HZ that times(2) reports exactly)\n");
 	if (o->events)
 		pr_info("per-drop events: %s of %u KiB\n",
 			t->ev_per_cpu ? "a ring per CPU" : "one ring shared by the CPUs",

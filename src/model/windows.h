@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Drop windows: each socket's drops of each cause in consecutive 100 ms
- * windows of the kernel's tick counter (UD_WIN_NS), the figures the advice
- * judges a drop pattern by: in how many windows of their stretch drops
- * came (a steady overload: nearly all; a bursty sender: few) and the most
- * in one (the burst a buffer must absorb).
+ * windows of the kernel's clock (UD_WIN_NS; win_index in the programs),
+ * the figures the advice judges a drop pattern by: in how many windows of
+ * their stretch drops came (a steady overload: nearly all; a bursty
+ * sender: few) and the most in one (the burst a buffer must absorb).
  *
  * The kernel counts them (bpf/udpdrop.bpf.c, win_count); the tracer hands
  * each CPU's closed windows over; this sums the CPUs' parts of a window

@@ -592,7 +592,9 @@ test_advice_bursty_sender() {
 # windows_evidence PORT: where the recording's drops to PORT fell, for a
 # view that counted other windows: the first and last events' times and
 # their place in a 100 ms window of CLOCK_MONOTONIC, and the windows the
-# recorder wrote (their indexes: the kernel's clock, which may be jiffies).
+# recorder wrote (how many, the first and last index: on the tick
+# counter's scale where the kernel's config gives CONFIG_HZ, so not
+# comparable with the events' CLOCK_MONOTONIC windows there).
 windows_evidence() {
 	local c ids=()
 	"$TRACECAT" "$T/rec.data" 2>/dev/null | sed -E 's/"id":([0-9]+)/"id":"\1"/' >"$T/rec.cat"
@@ -605,19 +607,18 @@ windows_evidence() {
 		([.[] | select(.type == "EVENT" and .dport == $p)] | sort_by(.time_ns)) as $e |
 		[.[] | select(.type == "WINDOWS") | .windows[]? |
 		 select(.cause != 65535 and (.id as $i | $ARGS.positional | index($i)))] as $w |
-		{events: ($e | length),
-		 first: ($e[0].time_ns | {window: (. / 1e8 | floor), ms: (. % 1e8 / 1e6)}),
-		 last: ($e[-1].time_ns | {window: (. / 1e8 | floor), ms: (. % 1e8 / 1e6)}),
+		def at: if . == null then null else {window: (. / 1e8 | floor), ms: (. % 1e8 / 1e6)} end;
+		{events: ($e | length), first: ($e[0].time_ns | at), last: ($e[-1].time_ns | at),
 		 recorded_windows: ($w | map(.win) | unique | {n: length, first: min, last: max})}' \
 		"${ids[@]}" <"$T/rec.cat" | sed 's/^/    evidence: /' >&2
 }
 
 # One run seen by top, record + report and doctor at once: a bursty sender
-# (bursts of 100 once a second) and a steady one (50 every 100 ms to a
-# reader that takes under 1000/s: drops in every window), both only while
-# all three watch. Each view's programs count the same drops in the same
-# kernel windows (UD_WIN_NS), so the figures the verdict judges by (JSON
-# drop_windows) are the same in every view, and so are the verdicts:
+# (bursts of 100 once a second) and a steady one (50 every 100 ms, 500/s,
+# to a reader that takes at most 100/s: drops in every window), both only
+# while all three watch. Each view's programs count the same drops in the
+# same kernel windows (UD_WIN_NS), so the figures the verdict judges by
+# (JSON drop_windows) are the same in every view, and so are the verdicts:
 # bursts for the first, a steady overload for the second. (Before: each
 # view judged its own intervals and looks at the queue, and their verdicts
 # on iperf3 -P 4 differed.) The sends come in rounds well inside the
@@ -627,11 +628,23 @@ windows_evidence() {
 # once put the last drop of a stretch in the next window in one view).
 test_advice_windows_one_run() {
 	setup_hosts || return
+	# the windows' clock -v names: the tick counter where the kernel's
+	# config gives a CONFIG_HZ times(2) reports exactly, else CLOCK_MONOTONIC
+	local hz want_clock
+	hz=$({ zcat -f "/boot/config-$(uname -r)" || zcat /proc/config.gz; } 2>/dev/null |
+		sed -n 's/^CONFIG_HZ=//p' | head -1)
+	case $hz in
+	100 | 200 | 250 | 500 | 1000)
+		want_clock="drop windows: 100 ms of the kernel's tick counter ($((hz / 10)) jiffies, CONFIG_HZ $hz)" ;;
+	*) want_clock="drop windows: 100 ms of CLOCK_MONOTONIC" ;;
+	esac
+	grep -qF "$want_clock" <("$UDPDROP" top -b -n 1 -i 0.1 -v 2>&1 >/dev/null) ||
+		fail "top -v does not say '$want_clock' (CONFIG_HZ '$hz')"
 	local burst_rx steady_rx
 	# small buffers: a round's drops begin with it, not once a queue fills
 	start_recv "$B" "$V4B:6400" --read-gap-us 1000 --rcvbuf 8192 || return
 	burst_rx=$RECV_PID
-	start_recv "$B" "$V4B:6401" --read-gap-us 1000 --rcvbuf 8192 || return
+	start_recv "$B" "$V4B:6401" --read-gap-us 10000 --rcvbuf 8192 || return
 	steady_rx=$RECV_PID
 	# each stopped by SIGINT once the traffic is over: on an emulated CPU
 	# three loads take tens of seconds, and a -d would count from each

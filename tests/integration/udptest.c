@@ -64,6 +64,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/filter.h>
 #include <netinet/ip.h>
 #include <netinet/udp.h>
@@ -188,6 +189,17 @@ static int send_bad_csum(struct sockaddr_in *dst, const char *src, int count,
 	return 0;
 }
 
+/* A whole number from 1 to max, or -1. */
+static int positive(const char *s, int max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || end == s || *end || v < 1 || v > max ? -1 : (int)v;
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -287,9 +299,9 @@ static int do_send(int argc, char **argv)
 		else if (!strcmp(argv[i], "--ip-options"))
 			ip_options = true;
 		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
-			rounds = atoi(argv[++i]);
+			rounds = positive(argv[++i], 1000000);
 		else if (!strcmp(argv[i], "--every-ms") && i + 1 < argc)
-			every_ms = atoi(argv[++i]);
+			every_ms = positive(argv[++i], 3600000);
 		else if (!strcmp(argv[i], "--mid-window"))
 			mid_window = true;
 		else {
@@ -297,8 +309,10 @@ static int do_send(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (rounds < 1 || (rounds > 1 && every_ms <= 0)) {
-		fprintf(stderr, "send: --rounds K needs --every-ms MS\n");
+	if (rounds < 1 || every_ms < 0 || (rounds > 1) != (every_ms > 0) ||
+	    (long long)rounds * count > INT_MAX || ((rounds > 1 || mid_window) && bad)) {
+		fprintf(stderr, "send: --rounds K (1 to 1000000) and --every-ms MS (1 to 3600000) "
+				"go together, K * -c N under 2^31, not with --bad-csum\n");
 		return 2;
 	}
 	if (bad)

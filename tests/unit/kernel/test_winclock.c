@@ -83,11 +83,14 @@ static void test_now_jiffies(void **state)
 	uint64_t idx;
 
 	(void)state;
+	/* a HZ the jiffies clock does not take: the fine clock's, tested above */
+	if (hz > 0 && !ticks)
+		skip();
 	/* CI runs as root on a kernel with its config */
 	if (!getenv("CI") && (geteuid() != 0 || !hz))
 		skip();
 	if (!ticks)
-		fail_msg("CONFIG_HZ %d: the jiffies clock takes none (no kernel config?)", hz);
+		fail_msg("no CONFIG_HZ in /boot/config-RELEASE or /proc/config.gz");
 	j0 = read_jiffies();
 	idx = tracer_win_now(&t);
 	j1 = read_jiffies();
