@@ -2123,10 +2123,12 @@ int BPF_PROG(udpdrop_fail_raw_noatomic, int rc, struct sock *sk)
  * object whose own proto's slab is the cache it goes back to, a UDP
  * socket no one holds (sk_refcnt 0) on the purged datagrams' port. The
  * tracepoint fires before the free, so the memory is still the socket's:
- * it names the purge's socket by cookie, netns and port. (Not by inode:
- * the socket lost its file when it was closed, and sock_orphan zeroed the
- * sk_ino 6.18 keeps.) A socket without a cookie leaves the purge to its
- * flow, as before. With no purge waiting, a free costs one per-CPU lookup.
+ * it names the purge's socket by cookie (or by the inode 6.18 keeps in
+ * sk_ino, where that is still set: a close zeroes it in sock_orphan, as
+ * bpftrace shows at this free for a socket closed by its process, so this
+ * is kept for a path that frees a socket not orphaned), netns and port. A
+ * socket without an identity leaves the purge to its flow, as before.
+ * With no purge waiting, a free costs one per-CPU lookup.
  */
 static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 					    bool have_cache)
@@ -2174,6 +2176,11 @@ static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 	if (lport != ho->close_key.dport) {
 		close_flush(ho, ARGS_CLOSE);
 		return 0;
+	}
+	if (!k.cookie && bpf_core_field_exists(((struct sock___ino *)sk)->sk_ino)) {
+		k.cookie = BPF_CORE_READ((struct sock___ino *)sk, sk_ino);
+		if (k.cookie)
+			k.flags |= UD_KEY_INODE;
 	}
 	if (!k.cookie) {
 		close_flush(ho, ARGS_CLOSE);
