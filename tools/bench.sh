@@ -266,7 +266,7 @@ stop_tool() {
 # cfg round senders rate ns_ev run_cnt tool_cpu_ms foreign dropped sk_drops ud_total events shed
 results=$work/results.tsv
 : >"$results"
-records=$work/records.tsv # round events shed file_bytes duration_s drops
+records=$work/records.tsv # round events shed file_bytes duration_s drops cpu_ms (during the storm)
 : >"$records"
 
 # the udpdrop binary of a configuration (top@base: BASELINE's top)
@@ -368,14 +368,17 @@ run_one() {
 		[[ -n $ud_total && -n $ev && -n $sh && -n $dur ]] ||
 			die "$cfg: no summary line: $(tail -n 3 "$err")"
 		[[ $cfg == record ]] &&
-			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$ev" "$sh" \
-				"$(stat -c %s "$work/record.data")" "$dur" "$ud_total" >>"$records"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$ev" "$sh" \
+				"$(stat -c %s "$work/record.data")" "$dur" "$ud_total" "$cpu_ms" >>"$records"
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cfg" "$round" "$k" "$rate" \
 		"$ns_ev" "$cnt" "$cpu_ms" "${foreign:--}" "$dropped" "$skd" "$ud_total" "$ev" "$sh" >>"$results"
-	printf '  round %-9s %2s senders %-12s %9s dgram/s %8s ns/event %10s events%s%s\n' \
+	# the tool's CPU too: a run cut short (a lent machine's time limit)
+	# still has it in these lines
+	printf '  round %-9s %2s senders %-12s %9s dgram/s %8s ns/event %10s events%s%s%s\n' \
 		"$round" "$k" "$cfg" "$rate" "$ns_ev" "$cnt" \
 		"$([[ $sh != - ]] && echo "  shed $sh")" \
+		"$([[ -n $pid ]] && echo "  cpu $cpu_ms ms")" \
 		"$([[ -n $foreign ]] && echo "  (foreign kfree_skb progs: $foreign)")"
 }
 
@@ -503,13 +506,14 @@ done
 
 echo
 echo "udpdrop record, events written (every kfree_skb of the storm's socket is one event):"
-printf '%10s %8s %12s %12s %10s %12s %10s %12s\n' round "secs" "drops" "events" "events/s" "shed" "shed %" "bytes/event"
+printf '%10s %8s %12s %12s %10s %12s %10s %12s %14s\n' round "secs" "drops" "events" "events/s" "shed" "shed %" "bytes/event" "CPU ns/event"
 awk -F'\t' '{
-	printf "%10s %8s %12s %12s %10.0f %12s %10.2f %12.1f\n", $1, $5, $6, $2,
+	printf "%10s %8s %12s %12s %10.0f %12s %10.2f %12.1f %14.1f\n", $1, $5, $6, $2,
 	       ($5 > 0 ? $2 / $5 : 0), $3, ($2 + $3 > 0 ? 100 * $3 / ($2 + $3) : 0),
-	       ($2 > 0 ? $4 / $2 : 0)
+	       ($2 > 0 ? $4 / $2 : 0), ($2 > 0 ? $7 * 1e6 / $2 : 0)
 }' "$records"
-echo "(events + shed = drops: every drop is either written or counted as shed; the counts stay exact)"
+echo "(events + shed = drops: every drop is either written or counted as shed; the counts stay exact;"
+echo " CPU ns/event = the record process's CPU during the storm, all its threads, per event written)"
 sus_rate=$(awk -F'\t' '$1 == "record" && $2 == "sustained" { print $4 }' "$results")
 echo "sustained storm rate while recorded ($NCPU senders): ${sus_rate:--} datagrams/s, $(ratio "${sus_rate:--}" "$(col none "$NCPU" 4 | median)") of the median without any tracer"
 
