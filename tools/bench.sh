@@ -513,7 +513,8 @@ awk -F'\t' '{
 	       ($2 > 0 ? $4 / $2 : 0), ($2 > 0 ? $7 * 1e6 / $2 : 0)
 }' "$records"
 echo "(events + shed = drops: every drop is either written or counted as shed; the counts stay exact;"
-echo " CPU ns/event = the record process's CPU during the storm, all its threads, per event written)"
+echo " CPU ns/event = the record process's CPU during the storm, all its threads, per event written;"
+echo " the drain after the storm is left out: a little low where the rings are full at the end)"
 sus_rate=$(awk -F'\t' '$1 == "record" && $2 == "sustained" { print $4 }' "$results")
 echo "sustained storm rate while recorded ($NCPU senders): ${sus_rate:--} datagrams/s, $(ratio "${sus_rate:--}" "$(col none "$NCPU" 4 | median)") of the median without any tracer"
 
