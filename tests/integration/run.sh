@@ -50,9 +50,10 @@ SELECTED=("$@")
 ((${#SELECTED[@]})) || read -r -a SELECTED <<<"$(echo $ALL)"
 
 # A test whose drops come from reassembly timers (TIMER_DROPS) that failed
-# runs again (up to twice: below). On the CI VM (6.18) a fragment queue's timer sometimes
-# fires in softirq on a thread of PID 1 (the VM's agent), and there the
-# kernel runs no BPF program on skb:kfree_skb and counts no recursion miss:
+# runs again (up to twice: below). On the CI VM (6.18) a fragment queue's
+# timer sometimes fires in softirq on a thread of PID 1 (the VM's agent),
+# and there the kernel runs no BPF program on skb:kfree_skb and counts no
+# recursion miss:
 # ftrace saw 200 FRAG_REASM_TIMEOUT frees, each of two udpdrop programs
 # 198, recursion_misses 0 (test_gen_sink_frag, about 1 run in 8). udpdrop
 # says it (reconciliation: "differ by 1" against IpReasmTimeout; the
