@@ -1518,6 +1518,42 @@ static __always_inline bool udp_header_pulled(bool direct, struct sk_buff *skb)
 	return data - head == th + 8;
 }
 
+#define RTCF_BROADCAST_ 0x10000000
+#define RTCF_MULTICAST_ 0x20000000
+
+/*
+ * Is the packet addressed to a group: a multicast destination (IPv4
+ * 224/4, IPv6 ff00::/8), or with route_flags an IPv4 broadcast too, as
+ * the skb's input route says (RTCF_BROADCAST or RTCF_MULTICAST: the test
+ * udp_rcv makes before it hands the datagram to every socket on the port,
+ * so a subnet's directed broadcast counts, whatever its address).
+ * Probe reads: only NOT_SPECIFIED drops at two sites come here.
+ */
+static __always_inline bool dst_is_group(struct sk_buff *skb, bool route_flags)
+{
+	unsigned char *head;
+	__u16 nh;
+	__u8 vihl, d0;
+
+	if (!net_header(false, skb, &head, &nh) ||
+	    bpf_probe_read_kernel(&vihl, 1, head + nh))
+		return false;
+	if (vihl >> 4 == 6)
+		return !bpf_probe_read_kernel(&d0, 1, head + nh + 24) && d0 == 0xff;
+	if (vihl >> 4 != 4 || bpf_probe_read_kernel(&d0, 1, head + nh + 16))
+		return false;
+	if ((d0 & 0xf0) == 0xe0)
+		return true;
+	if (route_flags) {
+		unsigned long refdst = BPF_CORE_READ(skb, _skb_refdst);
+		struct rtable *rt = (void *)(refdst & ~1UL);
+
+		return rt && (BPF_CORE_READ(rt, rt_flags) &
+			      (RTCF_BROADCAST_ | RTCF_MULTICAST_));
+	}
+	return false;
+}
+
 static __always_inline __u32 derive_site(bool direct, struct sk_buff *skb,
 					 __u64 location, __u32 flags)
 {
@@ -1535,7 +1571,15 @@ static __always_inline __u32 derive_site(bool direct, struct sk_buff *skb,
 		/* the no-socket path checks the checksum before it drops */
 		if (!udp_len_sane(direct, skb))
 			return UD_SITE_RCV_LENGTH;
-		return csum_bad(direct, skb) ? UD_SITE_RCV_CSUM : UD_SITE_NO_SOCKET;
+		if (csum_bad(direct, skb))
+			return UD_SITE_RCV_CSUM;
+		/* __udp{4,6}_lib_mcast_deliver found no socket: UdpIgnoredMulti */
+		return dst_is_group(skb, true) ? UD_SITE_MCAST_UNWANTED
+					       : UD_SITE_NO_SOCKET;
+	case UD_LOC_IP_RCV:
+		/* a group no socket joined on the interface; else not known */
+		return dst_is_group(skb, false) ? UD_SITE_MCAST_UNJOINED
+						: UD_SITE_UNKNOWN;
 	case UD_LOC_UDP_QUEUE:
 		/* the enqueue failed (rcvbuf, udp_mem): past the filter */
 		if (udp_header_pulled(direct, skb))

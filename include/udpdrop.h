@@ -191,6 +191,16 @@ enum ud_site {
 	UD_SITE_NEIGH,        /* neighbour resolution */
 	UD_SITE_UDP_QUEUE,    /* udp_queue_rcv_one_skb, header pulled, but no
 				 udp_fail_queue_rcv_skb followed (not expected) */
+	/*
+	 * Multicast and broadcast no socket wanted. UDP: __udp{4,6}_lib_rcv
+	 * with a broadcast or multicast route (IPv4: the route's
+	 * RTCF_BROADCAST or RTCF_MULTICAST, the kernel's own test; IPv6: a
+	 * multicast destination), the datagram UdpIgnoredMulti counts. IP: a
+	 * multicast datagram ip_rcv_finish_core or ip6_mc_input refuses,
+	 * because no socket joined its group on that interface (no counter).
+	 */
+	UD_SITE_MCAST_UNWANTED,
+	UD_SITE_MCAST_UNJOINED,
 	UD_SITE_MAX,
 };
 
@@ -206,10 +216,11 @@ enum ud_loc {
 	UD_LOC_QDISC,
 	UD_LOC_BACKLOG,
 	UD_LOC_NEIGH,
+	UD_LOC_IP_RCV,      /* ip_rcv_finish_core, ip6_mc_input: routing input */
 };
 
 /* Function ranges for the site classes (loader-filled, 0 when unknown). */
-#define UD_SITE_RANGES 32
+#define UD_SITE_RANGES 40
 
 /*
  * When the drops map is full, events land in the overflow array instead,

@@ -384,6 +384,15 @@ void advice__hint(const struct advice_input *in, char *buf, size_t len)
 	case CAUSE_TUNNEL:
 		snprintf(buf, len, "VNI/port: ip -d link");
 		return;
+	case CAUSE_MCAST_UNWANTED:
+		if (in->port.known)
+			snprintf(buf, len, "no group member on :%llu", (unsigned long long)in->port.v);
+		else
+			snprintf(buf, len, "no member on the port");
+		return;
+	case CAUSE_MCAST_UNJOINED:
+		snprintf(buf, len, "group not joined here");
+		return;
 	default:
 		snprintf(buf, len, "see detail (Enter)");
 		return;

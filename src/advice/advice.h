@@ -178,7 +178,7 @@ struct advice_input {
 
 	/* the kernel's counters over the same span (per netns) */
 	struct advice_u64 mib_rcvbuf_errors, mib_mem_errors, mib_sndbuf_errors;
-	struct advice_u64 mib_no_ports, mib_csum_errors;
+	struct advice_u64 mib_no_ports, mib_csum_errors, mib_ignored_multi;
 	struct advice_u64 mib_reasm_fails, mib_reasm_timeout;
 };
 

@@ -39,6 +39,7 @@ void advice_model__mibs(struct advice_input *in, const struct mib *base, const s
 	in->mib_mem_errors = mib_pair(base, cur, MIB_UdpMemErrors, MIB_Udp6MemErrors);
 	in->mib_sndbuf_errors = mib_pair(base, cur, MIB_UdpSndbufErrors, MIB_Udp6SndbufErrors);
 	in->mib_no_ports = mib_pair(base, cur, MIB_UdpNoPorts, MIB_Udp6NoPorts);
+	in->mib_ignored_multi = mib_pair(base, cur, MIB_UdpIgnoredMulti, MIB_Udp6IgnoredMulti);
 	in->mib_csum_errors = mib_pair(base, cur, MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors);
 	in->mib_reasm_fails = mib_pair(base, cur, MIB_IpReasmFails, MIB_Ip6ReasmFails);
 	in->mib_reasm_timeout = mib_pair(base, cur, MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout);

@@ -333,6 +333,44 @@ int advice_simple(const struct advice_input *in, struct advice_finding *out, int
 			 "UdpNoPorts Udp6NoPorts stays put, and udpdrop shows 0 no_socket drops for port %s.",
 			 port, port);
 		break;
+	case CAUSE_MCAST_UNWANTED:
+		if (in->mib_ignored_multi.known)
+			add(e, el, "The kernel counted UdpIgnoredMulti +%s in the namespace. ",
+			    N(in->mib_ignored_multi.v));
+		snprintf(f->what, sizeof(f->what), "multicast or broadcast to %s%s nobody here takes",
+			 in->port.known ? "port " : "ports", in->port.known ? port : "");
+		add(e, el, "Datagrams to a multicast group or a broadcast address%s%s%s found no socket "
+		    "bound to %s%s that would take them. The kernel drops them quietly: no ICMP is sent "
+		    "for multicast or broadcast, so the sender is never told.",
+		    in->who ? " (" : "", in->who ? in->who : "", in->who ? ")" : "",
+		    in->port.known ? "port " : "their port", in->port.known ? port : "");
+		snprintf(f->change, sizeof(f->change), "Often nothing is wrong: a broadcast or a group "
+			 "reaches every host on the link, wanted or not (discovery, DHCP, mDNS, a stream "
+			 "this host does not subscribe to). If a service here should take them, start it "
+			 "bound to the wildcard or the group's address on port %s (ss -ulpn 'sport = :%s'); "
+			 "else find the sender (tcpdump -ni any 'udp port %s and (multicast or broadcast)') "
+			 "and stop it or narrow its scope.",
+			 in->port.known ? port : "PORT", in->port.known ? port : "PORT",
+			 in->port.known ? port : "PORT");
+		snprintf(f->verify, sizeof(f->verify), "nstat -az UdpIgnoredMulti Udp6IgnoredMulti stays "
+			 "put, and udpdrop shows 0 mcast_unwanted drops%s%s.",
+			 in->port.known ? " for port " : "", in->port.known ? port : "");
+		break;
+	case CAUSE_MCAST_UNJOINED:
+		snprintf(f->what, sizeof(f->what), "multicast to a group no socket here joined");
+		add(e, el, "Datagrams to a multicast group%s%s%s arrived on an interface where no socket "
+		    "joined that group, so the IP layer dropped them before any socket was looked up "
+		    "(a socket bound to the port receives a group only once one joins it on that "
+		    "interface). The kernel counts these in no UDP counter.",
+		    in->who ? " (" : "", in->who ? in->who : "", in->who ? ")" : "");
+		snprintf(f->change, sizeof(f->change), "If this host should receive the group, the "
+			 "receiving application must join it on the interface the datagrams arrive on "
+			 "(IP_ADD_MEMBERSHIP or IPV6_JOIN_GROUP with that interface; ip maddr show dev IF "
+			 "lists what is joined, and a switch doing IGMP snooping needs the join to forward "
+			 "the group). If not, the sender or the network sends the group where nobody wants it.");
+		snprintf(f->verify, sizeof(f->verify), "ip maddr show lists the group on the interface, "
+			 "and udpdrop shows 0 mcast_unjoined drops.");
+		break;
 	case CAUSE_CHECKSUM:
 		if (in->mib_csum_errors.known)
 			add(e, el, "The kernel counted UdpInCsumErrors +%s. ", N(in->mib_csum_errors.v));

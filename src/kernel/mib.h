@@ -18,7 +18,8 @@
 	X(Udp6InCsumErrors) X(Udp6MemErrors) X(Udp6SndbufErrors)               \
 	X(UdpLiteRcvbufErrors) X(UdpLiteInCsumErrors)                         \
 	X(IpReasmFails) X(IpReasmTimeout) X(IpExtReasmOverlaps)                   \
-	X(Ip6ReasmFails) X(Ip6ReasmTimeout)
+	X(Ip6ReasmFails) X(Ip6ReasmTimeout)                                    \
+	X(UdpIgnoredMulti) X(Udp6IgnoredMulti)
 
 enum mib_id {
 #define X(n) MIB_##n,

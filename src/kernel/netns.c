@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
@@ -313,6 +314,64 @@ out:
 	return ret;
 }
 
+static void local_add(struct local_addrs *out, int family, const void *addr)
+{
+	int alen = family == AF_INET6 ? 16 : 4;
+
+	for (int i = 0; i < out->n; i++)
+		if (out->v[i].family == family && !memcmp(out->v[i].addr, addr, alen))
+			return;
+	if (out->n < LOCAL_ADDRS_MAX) {
+		out->v[out->n].family = family;
+		memset(out->v[out->n].addr, 0, sizeof(out->v[out->n].addr));
+		memcpy(out->v[out->n++].addr, addr, alen);
+	}
+}
+
+/*
+ * The groups joined on this netns's interfaces. /proc/net/igmp: a device
+ * line, then a line per group whose first field is the group as the
+ * kernel's __be32 printed with %08X (so its bytes, read back into a
+ * uint32_t on the same machine, are the address's). /proc/net/igmp6: one
+ * line per group, "IDX DEV GROUP(32 hex digits) ...". A line longer than
+ * the buffer is read on in pieces, none of which parses as a group.
+ */
+static void joined_groups(struct local_addrs *out)
+{
+	char line[256];
+	FILE *f = fopen("/proc/thread-self/net/igmp", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned int g;
+		char tail;
+
+		/* a group line starts with tabs; a device line with its index */
+		if (line[0] != '\t' || sscanf(line, " %8x%c", &g, &tail) != 2 ||
+		    (tail != ' ' && tail != '\t'))
+			continue;
+		local_add(out, AF_INET, &g);
+	}
+	if (f)
+		fclose(f);
+	f = fopen("/proc/thread-self/net/igmp6", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char hex[33];
+		uint8_t a[16];
+		int ok = sscanf(line, "%*d %*s %32[0-9a-fA-F]", hex) == 1 && strlen(hex) == 32;
+
+		for (int i = 0; ok && i < 16; i++) {
+			unsigned int b;
+
+			ok = sscanf(hex + 2 * i, "%2x", &b) == 1;
+			a[i] = b;
+		}
+		if (ok)
+			local_add(out, AF_INET6, a);
+	}
+	if (f)
+		fclose(f);
+}
+
 static int local_addrs_here(void *arg)
 {
 	struct local_addrs *out = arg;
@@ -321,20 +380,22 @@ static int local_addrs_here(void *arg)
 	out->n = 0;
 	if (getifaddrs(&ifa))
 		return -errno;
-	for (i = ifa; i && out->n < LOCAL_ADDRS_MAX; i = i->ifa_next) {
+	for (i = ifa; i; i = i->ifa_next) {
 		if (!i->ifa_addr)
 			continue;
 		if (i->ifa_addr->sa_family == AF_INET) {
-			out->v[out->n].family = AF_INET;
-			memcpy(out->v[out->n++].addr,
-			       &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
+			local_add(out, AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr);
+			/* the subnet's broadcast: delivered to sockets bound to the port */
+			if ((i->ifa_flags & IFF_BROADCAST) && i->ifa_broadaddr &&
+			    i->ifa_broadaddr->sa_family == AF_INET)
+				local_add(out, AF_INET,
+					  &((struct sockaddr_in *)i->ifa_broadaddr)->sin_addr);
 		} else if (i->ifa_addr->sa_family == AF_INET6) {
-			out->v[out->n].family = AF_INET6;
-			memcpy(out->v[out->n++].addr,
-			       &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, 16);
+			local_add(out, AF_INET6, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr);
 		}
 	}
 	freeifaddrs(ifa);
+	joined_groups(out);
 	return 0;
 }
 

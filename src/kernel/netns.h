@@ -73,7 +73,13 @@ struct local_addrs {
 	} v[LOCAL_ADDRS_MAX];
 };
 
-/* The addresses configured in netns `inode` (getifaddrs there). */
+/*
+ * The addresses a datagram in netns `inode` may be delivered to: those
+ * configured there (getifaddrs), each IPv4 subnet's broadcast address,
+ * and the multicast groups some socket or the kernel joined on one of its
+ * interfaces (/proc/net/igmp, /proc/net/igmp6 there). The list is cut at
+ * LOCAL_ADDRS_MAX (n == LOCAL_ADDRS_MAX: maybe more).
+ */
 int netns__local_addrs(const struct netns_table *t, uint32_t inode,
 		       struct local_addrs *out);
 

@@ -31,6 +31,8 @@ static const struct {
 	[CAUSE_CGROUP_BPF] = { "cgroup_bpf", "dropped by a cgroup BPF program" },
 	[CAUSE_OTHER] = { "other", "a kernel reason udpdrop has no cause for (see the raw reason)" },
 	[CAUSE_TUNNEL] = { "tunnel", "a kernel tunnel (VXLAN, GENEVE, ...) refused the encapsulated packet: unknown VNI, bad tunnel header or ECN" },
+	[CAUSE_MCAST_UNWANTED] = { "mcast_unwanted", "multicast or broadcast to a port no socket listens on there (no ICMP is sent)" },
+	[CAUSE_MCAST_UNJOINED] = { "mcast_unjoined", "multicast to a group no socket joined on the receiving interface" },
 };
 
 const char *cause__name(enum cause c)
@@ -140,6 +142,10 @@ static const struct {
 	[UD_SITE_NEIGH] = { "neigh", CAUSE_NEIGH, NULL },
 	[UD_SITE_UDP_QUEUE] = { "udp_enqueue", CAUSE_RCVBUF,
 				"udp_mem (IPv6 before 6.10 does not say which)" },
+	[UD_SITE_MCAST_UNWANTED] = { "udp_rcv:mcast_unwanted", CAUSE_MCAST_UNWANTED, NULL },
+	/* without reasons the route's other refusals of a group land here */
+	[UD_SITE_MCAST_UNJOINED] = { "ip_rcv:mcast_unjoined", CAUSE_MCAST_UNJOINED,
+				     "a multicast source the route refused (martian, rp_filter)" },
 };
 
 const char *cause__site_name(uint32_t site)

@@ -36,6 +36,13 @@ enum cause {
 	 * tallies name causes by number with their writer's list).
 	 */
 	CAUSE_TUNNEL,
+	/*
+	 * Multicast and broadcast nobody wanted (never a socket's drops):
+	 * to a port no socket on it listens on (UdpIgnoredMulti), or to a
+	 * group no socket joined on the receiving interface (no counter).
+	 */
+	CAUSE_MCAST_UNWANTED,
+	CAUSE_MCAST_UNJOINED,
 	CAUSE_MAX,
 };
 

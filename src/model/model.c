@@ -59,6 +59,11 @@ const struct model_site_sym model__site_syms[] = {
 	{ "__neigh_event_send", UD_LOC_NEIGH },
 	{ "neigh_invalidate", UD_LOC_NEIGH },
 	{ "neigh_destroy", UD_LOC_NEIGH },
+	/* multicast to a group the interface has not joined (every kernel) */
+	{ "ip_rcv_finish_core", UD_LOC_IP_RCV },
+	{ "ip_rcv_finish_core.cold", UD_LOC_IP_RCV },
+	{ "ip_rcv_finish", UD_LOC_IP_RCV },
+	{ "ip6_mc_input", UD_LOC_IP_RCV },
 };
 
 const int model__nsite_syms = ARRAY_SIZE(model__site_syms);

@@ -13,20 +13,23 @@
 #include "sockid.h"
 
 /*
- * Could a datagram to addr be for netns itself? Its own addresses, all of
- * 127/8, broadcast and multicast (delivered to bound sockets too). When
- * the address list cannot be read or was cut short, say yes: better a
- * match by port than no match at all.
+ * Could a datagram to addr be for netns itself, as the kernel would
+ * deliver it? Its own addresses, all of 127/8, the limited broadcast and
+ * each subnet's, and a multicast group only where some socket (or the
+ * kernel) joined it on one of the netns's interfaces: the IP layer drops
+ * a group nobody joined before any socket is looked up, so a socket bound
+ * to the port is not its receiver (netns__local_addrs). When the list
+ * cannot be read or was cut short, say yes: better a match by port than
+ * no match at all.
  */
 bool model_addr_is_local(struct model *m, uint32_t netns, int family,
 			 const uint8_t *addr)
 {
 	struct local_addrs *la = htab__find(&m->local_addrs, &netns);
+	static const uint8_t limited_bcast[4] = { 255, 255, 255, 255 };
 
 	if (family == AF_INET &&
-	    (addr[0] == 127 || addr[0] >= 224 /* multicast, class E, broadcast */))
-		return true;
-	if (family == AF_INET6 && addr[0] == 0xff)
+	    (addr[0] == 127 || !memcmp(addr, limited_bcast, 4)))
 		return true;
 	if (!la) {
 		la = htab__upsert(&m->local_addrs, &netns, NULL);

@@ -27,7 +27,8 @@ struct dump_plan {
 /* Causes whose drops are never a bound socket's, whatever is bound now. */
 static inline bool cause_is_socketless(enum cause c)
 {
-	return c == CAUSE_NO_SOCKET;
+	return c == CAUSE_NO_SOCKET || c == CAUSE_MCAST_UNWANTED ||
+	       c == CAUSE_MCAST_UNJOINED;
 }
 
 /* model_counters.c */

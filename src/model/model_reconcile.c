@@ -15,7 +15,7 @@
 /* Which causes reconcile with counters, in print order. */
 static const enum cause reconciled[] = { CAUSE_RCVBUF, CAUSE_UDP_MEM,
 					 CAUSE_NO_SOCKET, CAUSE_CHECKSUM,
-					 CAUSE_FRAG_TIMEOUT };
+					 CAUSE_FRAG_TIMEOUT, CAUSE_MCAST_UNWANTED };
 
 /*
  * The counters and the reconciliation cover every netns in view (the one
@@ -69,19 +69,28 @@ int reconcile__lines(struct model *m, struct reconcile_line *out, int max)
 			uint64_t kern = 0, ours = model__netns_cause(m, nc->netns, reconciled[j]);
 
 			uint64_t spread = 0;
+			char label[80] = "";
+			size_t used = 0;
 
 			for (k = 0; k < nids; k++) {
-				kern += mib__diff(&nc->base, &nc->cur, ids[k]);
+				uint64_t d = mib__diff(&nc->base, &nc->cur, ids[k]);
+
+				kern += d;
 				spread += model__counter_spread(nc, ids[k]);
+				if (d && used < sizeof(label))
+					used += snprintf(label + used, sizeof(label) - used, "%s%s",
+							 used ? "+" : "", mib__name(ids[k]));
 			}
 			if (!kern && !ours)
 				continue;
-			out[n++] = (struct reconcile_line){ .netns = nc->netns,
-							    .cause = reconciled[j],
-							    .counter = ids[0],
-							    .kernel = kern,
-							    .ours = ours,
-							    .spread = spread };
+			out[n] = (struct reconcile_line){ .netns = nc->netns,
+							  .cause = reconciled[j],
+							  .counter = ids[0],
+							  .kernel = kern,
+							  .ours = ours,
+							  .spread = spread };
+			snprintf(out[n++].label, sizeof(out->label), "%s",
+				 label[0] ? label : mib__name(ids[0]));
 		}
 	}
 	return n;

@@ -15,6 +15,7 @@ int cause__mibs(enum cause c, enum mib_id *ids, int n)
 		{ CAUSE_NO_SOCKET, { MIB_UdpNoPorts, MIB_Udp6NoPorts }, 2 },
 		{ CAUSE_CHECKSUM, { MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors, MIB_UdpLiteInCsumErrors }, 3 },
 		{ CAUSE_FRAG_TIMEOUT, { MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout }, 2 },
+		{ CAUSE_MCAST_UNWANTED, { MIB_UdpIgnoredMulti, MIB_Udp6IgnoredMulti }, 2 },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)

@@ -36,6 +36,13 @@ struct reconcile_line {
 	 * it, so a difference no larger is no disagreement.
 	 */
 	uint64_t spread;
+	/*
+	 * The counters behind `kernel`, as the text views name them: those
+	 * that moved, joined by '+' ("UdpRcvbufErrors+Udp6RcvbufErrors"), so
+	 * a sum is never shown under one counter's name; the first counter
+	 * when none moved.
+	 */
+	char label[80];
 };
 /*
  * The reconciliation for the netns in view: up to max lines, in netns

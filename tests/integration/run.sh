@@ -36,6 +36,7 @@ fi
 . tests/integration/serve.sh
 . tests/integration/deploy.sh
 . tests/integration/compat.sh
+. tests/integration/mcast.sh
 
 # a helper defined twice, in two files, silently takes the other's place
 # (it happened: apps.sh's views_stop replaced views.sh's): refuse to run
@@ -69,8 +70,14 @@ passed=0 failed=0 retried=()
 for t in "${SELECTED[@]}"; do
 	[[ $t == test_* ]] || t=test_$t
 	echo "--- $t"
-	run_one "$t"
-	rc=$?
+	if [[ $(type -t "$t") != function ]]; then
+		# a name no file defines must not pass (bash says "command not found", exit 127)
+		echo "    FAIL: no test $t in tests/integration/*.sh" >&2
+		rc=1
+	else
+		run_one "$t"
+		rc=$?
+	fi
 	# the skipped runs come in spells (two runs of test_demo_interrupt in
 	# a row, then none in 14): let one pass before each retry
 	for pause in 15 45; do

@@ -11,6 +11,7 @@
  *   udptest recv ADDR:PORT [--rcvbuf BYTES] [--read] [--filter-drop]
  *                [--share] [--gro] [--sockets N] [--read-gap-us USEC]
  *                [--reuseport N] [--peer HOST:PORT] [--connect ADDR:PORT]
+ *                [--join GROUP@IFNAME]
  *
  * recv prints "ready" once bound, then holds (or reads, with --read) until
  * SIGUSR1 or SIGTERM, drains what is queued and prints "received N".
@@ -31,6 +32,10 @@
  *
  * --connect ADDR:PORT: the socket is connected to that peer (it then takes
  * only that peer's datagrams), for the views' REMOTE column.
+ *
+ * --join GROUP@IFNAME: the socket (each --reuseport member) joins the
+ * multicast group GROUP (IPv4 or IPv6) on interface IFNAME. send sets
+ * SO_BROADCAST always, so a test may send to a broadcast address.
  *
  * --read-gap-us USEC: read, but sleep USEC after each datagram (a slow
  * reader, for the demo).
@@ -77,6 +82,7 @@
 #include <sys/ioctl.h>
 #include <linux/sock_diag.h>
 #include <linux/sockios.h>
+#include <net/if.h>
 #include <sys/times.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -325,6 +331,8 @@ static int do_send(int argc, char **argv)
 		perror("socket");
 		return 1;
 	}
+	/* a broadcast destination needs it; harmless for any other */
+	setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &(int){ 1 }, sizeof(int));
 	if (sport) {
 		struct sockaddr_storage b = { .ss_family = dst.ss_family };
 
@@ -419,6 +427,35 @@ static int drain(int fd, char *buf, size_t len, bool gro)
 	return n;
 }
 
+/* --join GROUP@IFNAME: fd joins GROUP on IFNAME (IPv4 or IPv6). */
+static int join_group(int fd, const char *spec)
+{
+	char group[INET6_ADDRSTRLEN];
+	const char *at = strchr(spec, '@');
+	unsigned int ifindex = at ? if_nametoindex(at + 1) : 0;
+	struct ip_mreqn m4 = { .imr_ifindex = (int)ifindex };
+	struct ipv6_mreq m6 = { .ipv6mr_interface = ifindex };
+
+	if (!at || at - spec >= (int)sizeof(group) || !ifindex) {
+		fprintf(stderr, "recv --join: need GROUP@IFNAME (an existing interface)\n");
+		return -1;
+	}
+	memcpy(group, spec, at - spec);
+	group[at - spec] = '\0';
+	if (inet_pton(AF_INET, group, &m4.imr_multiaddr) == 1) {
+		if (!setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m4, sizeof(m4)))
+			return 0;
+	} else if (inet_pton(AF_INET6, group, &m6.ipv6mr_multiaddr) == 1) {
+		if (!setsockopt(fd, IPPROTO_IPV6, IPV6_JOIN_GROUP, &m6, sizeof(m6)))
+			return 0;
+	} else {
+		fprintf(stderr, "recv --join: %s is not an address\n", group);
+		return -1;
+	}
+	perror("recv --join");
+	return -1;
+}
+
 static int do_recv(int argc, char **argv)
 {
 	struct sockaddr_storage a;
@@ -427,6 +464,7 @@ static int do_recv(int argc, char **argv)
 	bool reading = false, filter_drop = false, share = false, gro = false;
 	int nsock = 1, read_gap_us = 0, reuseport = 0;
 	const char *connect_to = NULL; /* --connect: a connected socket (REMOTE) */
+	const char *join = NULL;       /* --join GROUP@IFNAME */
 	struct sockaddr_storage peer;
 	socklen_t peer_len = 0;
 	static char buf[65536];
@@ -449,6 +487,8 @@ static int do_recv(int argc, char **argv)
 			gro = true;
 		else if (!strcmp(argv[i], "--connect") && i + 1 < argc)
 			connect_to = argv[++i];
+		else if (!strcmp(argv[i], "--join") && i + 1 < argc)
+			join = argv[++i];
 		else if (!strcmp(argv[i], "--sockets") && i + 1 < argc)
 			nsock = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--reuseport") && i + 1 < argc)
@@ -482,6 +522,8 @@ static int do_recv(int argc, char **argv)
 			perror("recv socket");
 			return 1;
 		}
+		if (join && join_group(fd, join))
+			return 1;
 		if (peer_len) {
 			struct sockaddr_storage p = peer;
 			int made = (reuseport > 1 ? reuseport - 1 : 0) - i;

@@ -34,6 +34,7 @@ CHECKS=(
 	"rcvbuf/raw_tp=rcvbuf_raw_tp_no_rx_sk"
 	"rcvbuf/tracepoint=rcvbuf_tracepoint"
 	"no_socket=no_socket"
+	"multicast=mcast_unjoined_group mcast_unwanted"
 	"checksum=checksum"
 	"frag_timeout=frag_timeout"
 	"reassembly=rcvbuf_fragmented"

@@ -195,6 +195,7 @@ static void adv_common(const struct report *rp, const struct htab *picks, uint32
 	static const enum mib_id mem_n[] = { MIB_UdpMemErrors, MIB_Udp6MemErrors, MIB_MAX };
 	static const enum mib_id sndbuf_n[] = { MIB_UdpSndbufErrors, MIB_Udp6SndbufErrors, MIB_MAX };
 	static const enum mib_id noports_n[] = { MIB_UdpNoPorts, MIB_Udp6NoPorts, MIB_MAX };
+	static const enum mib_id multi_n[] = { MIB_UdpIgnoredMulti, MIB_Udp6IgnoredMulti, MIB_MAX };
 	static const enum mib_id csum_n[] = { MIB_UdpInCsumErrors, MIB_Udp6InCsumErrors, MIB_MAX };
 	static const enum mib_id fails_n[] = { MIB_IpReasmFails, MIB_Ip6ReasmFails, MIB_MAX };
 	static const enum mib_id timeout_n[] = { MIB_IpReasmTimeout, MIB_Ip6ReasmTimeout, MIB_MAX };
@@ -231,6 +232,7 @@ static void adv_common(const struct report *rp, const struct htab *picks, uint32
 	in->mib_mem_errors = mib_delta(rp, netns, mem_n);
 	in->mib_sndbuf_errors = mib_delta(rp, netns, sndbuf_n);
 	in->mib_no_ports = mib_delta(rp, netns, noports_n);
+	in->mib_ignored_multi = mib_delta(rp, netns, multi_n);
 	in->mib_csum_errors = mib_delta(rp, netns, csum_n);
 	in->mib_reasm_fails = mib_delta(rp, netns, fails_n);
 	in->mib_reasm_timeout = mib_delta(rp, netns, timeout_n);

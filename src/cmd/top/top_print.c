@@ -287,7 +287,7 @@ static void plain_flows(struct model *m, struct strbuf *sb, bool final)
 {
 	char flow[128], ns[32], nsbuf[64], rate[24], total[24], skbs[24];
 
-	sb_printf(sb, "no socket:\n%-13s %-14s %-44s %9s %9s %9s\n", "CAUSE",
+	sb_printf(sb, "no socket:\n%-14s %-14s %-44s %9s %9s %9s\n", "CAUSE",
 		  "NETNS", "FLOW", final ? "AVG/s" : "DROPS/s", "DROPS", "SKBS");
 	for (int i = 0; i < m->nview_flows; i++) {
 		struct row *r = m->view_flows[i];
@@ -300,7 +300,7 @@ static void plain_flows(struct model *m, struct strbuf *sb, bool final)
 		snprintf(rate, sizeof(rate), "%.0f", row_rate(m, r, final));
 		fmt_count(total, sizeof(total), r->drops);
 		fmt_count(skbs, sizeof(skbs), r->skbs);
-		sb_printf(sb, "%-13s %-14.14s %-44s %9s %9s %9s\n",
+		sb_printf(sb, "%-14s %-14.14s %-44s %9s %9s %9s\n",
 			  cause__name(r->key.cause), ns, flow, rate, total, skbs);
 	}
 }
@@ -339,9 +339,8 @@ static void plain_reconcile(struct model *m, struct strbuf *sb)
 		fmt_count(a, sizeof(a), rl[i].kernel);
 		fmt_count(b, sizeof(b), rl[i].ours);
 		reconcile__verdict(&rl[i], verdict, sizeof(verdict));
-		sb_printf(sb, "  %-18s +%-10s udpdrop %-13s %-10s %s\n",
-			  mib__name(rl[i].counter), a, cause__name(rl[i].cause), b,
-			  verdict);
+		sb_printf(sb, "  %-18s +%-10s udpdrop %-14s %-10s %s\n",
+			  rl[i].label, a, cause__name(rl[i].cause), b, verdict);
 	}
 }
 

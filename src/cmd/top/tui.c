@@ -357,7 +357,7 @@ static int draw_header(struct tui *t)
 		last_ns = rl[i].netns;
 		fmt_count(a, sizeof(a), rl[i].kernel);
 		fmt_count(b, sizeof(b), rl[i].ours);
-		x = putf(y, x, A_NORMAL, " %s +%s / attributed %s", mib__name(rl[i].counter), a, b);
+		x = putf(y, x, A_NORMAL, " %s +%s / attributed %s", rl[i].label, a, b);
 		/* never round a disagreement to "100%" */
 		if (ok && rl[i].kernel == rl[i].ours)
 			x = putf(y, x, pair(t, PAIR_GOOD, A_NORMAL), " = 100%%");

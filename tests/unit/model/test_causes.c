@@ -227,6 +227,8 @@ static void test_names_pinned(void **state)
 		[CAUSE_CGROUP_BPF] = "cgroup_bpf",
 		[CAUSE_OTHER] = "other",
 		[CAUSE_TUNNEL] = "tunnel",
+		[CAUSE_MCAST_UNWANTED] = "mcast_unwanted",
+		[CAUSE_MCAST_UNJOINED] = "mcast_unjoined",
 	};
 
 	for (int c = 0; c < CAUSE_MAX; c++) {

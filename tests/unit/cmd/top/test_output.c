@@ -669,10 +669,10 @@ static void test_plain(void **state)
 		   "total 13 datagrams dropped (13 skb events), 5 attributed to sockets\n"
 		   "  by cause: rcvbuf 5, no_socket 8\n"
 		   "PROTO LOCAL");
-	snprintf(line, sizeof(line), "no socket:\n%-13s %-14s %-44s %9s %9s %9s\n",
+	snprintf(line, sizeof(line), "no socket:\n%-14s %-14s %-44s %9s %9s %9s\n",
 		 "CAUSE", "NETNS", "FLOW", "DROPS/s", "DROPS", "SKBS");
 	ASSERT_HAS(p, "%s", line);
-	snprintf(line, sizeof(line), "%-13s %-14.14s %-44s %9s %9s %9s\n",
+	snprintf(line, sizeof(line), "%-14s %-14.14s %-44s %9s %9s %9s\n",
 		 "no_socket", ns, "10.1.2.3 -> 10.1.2.4:9999", "4", "8", "8");
 	ASSERT_HAS(p, "%s", line);
 	/* the kernel counters are the summary's */
@@ -696,15 +696,15 @@ static void test_plain(void **state)
 	}
 	ASSERT_HAS(p, "AVG/s");
 	ASSERT_LACKS(p, "DROPS/s");
-	snprintf(line, sizeof(line), "%-13s %-14.14s %-44s %9s %9s %9s\n",
+	snprintf(line, sizeof(line), "%-14s %-14.14s %-44s %9s %9s %9s\n",
 		 "no_socket", ns, "10.1.2.3 -> 10.1.2.4:9999", "4", "8", "8");
 	ASSERT_HAS(p, "%s", line);
 	ASSERT_HAS(p, "?: SOCKET_RCVBUFF 5 (5 skbs)\n");
 	snprintf(line, sizeof(line), "kernel counters, netns %s (%u):\n", ns, f->x.netns);
 	ASSERT_HAS(p, "%s", line);
-	ASSERT_HAS(p, "  %-18s +%-10s udpdrop %-13s %-10s %s\n", "UdpRcvbufErrors",
+	ASSERT_HAS(p, "  %-18s +%-10s udpdrop %-14s %-10s %s\n", "UdpRcvbufErrors",
 		   "0", "rcvbuf", "5", "differ by 5");
-	ASSERT_HAS(p, "  %-18s +%-10s udpdrop %-13s %-10s %s\n", "UdpNoPorts",
+	ASSERT_HAS(p, "  %-18s +%-10s udpdrop %-14s %-10s %s\n", "UdpNoPorts",
 		   "0", "no_socket", "8", "differ by 8");
 }
 

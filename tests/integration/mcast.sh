@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Multicast and broadcast told right (issue 29): a socket bound to a port
+# is never blamed for a group its interface never joined, and datagrams
+# to a group or broadcast address that no socket on the port takes are
+# mcast_unwanted (the kernel's UdpIgnoredMulti, no ICMP), not no_socket.
+# Truth: what was sent, each socket's own sk_drops (ss -uam d), the
+# kernel's counters. Sourced by run.sh (record.sh's and doctor.sh's
+# helpers).
+
+# mcast_hosts: setup_hosts, with A sending multicast out of its veth (a
+# route for 224/4 and ff00::/8 there) and B's receivers in place:
+# *:5000 joins nothing, *:6000 joins 239.1.1.1 and [::]:6001 joins ff15::1,
+# both on veth0, so veth0 has joined those groups and no other.
+mcast_hosts() {
+	setup_hosts || return
+	ip -n "$A" route add 224.0.0.0/4 dev veth0 || { fail "multicast route"; return 1; }
+	start_recv "$B" 0.0.0.0:5000 || return
+	start_recv "$B" 0.0.0.0:6000 --join 239.1.1.1@veth0 || return
+	start_recv "$B" "[::]:6001" --join ff15::1@veth0 || return
+	MC_BCAST=${V4B%.*}.255
+}
+
+# unattributed_drops CAUSE FLOW: a socketless row's drops in top's summary
+# ("none" where there is no such row).
+unattributed_drops() {
+	final --arg c "$1" --arg f "$2" \
+		'[.unattributed[] | select(.cause == $c and .flow == $f)] | if length == 0 then "none" else (map(.drops) | add) end'
+}
+
+# A group nobody joined, to a port a socket is bound to: the IP layer
+# drops it (NOT_SPECIFIED in ip_rcv_finish_core / ip6_mc_input), the
+# socket's own counter stays 0, and so does udpdrop's count for it.
+# Likewise a netfilter drop of that group's datagrams before routing is
+# no socket's; a joined group's is the socket's on that port.
+test_mcast_unjoined_group() {
+	mcast_hosts || return
+	ip netns exec "$B" nft -f - <<-EOF || { fail "nft"; return; }
+	table inet udt {
+		chain pre {
+			type filter hook prerouting priority 0;
+			udp dport 5000 ip daddr 239.9.9.8 counter drop
+			udp dport 6000 ip daddr 239.1.1.1 counter drop
+		}
+	}
+	EOF
+	start_top -N "$B" || return
+	local s1=$(send "$A" 239.9.9.9:5000 -c 200)
+	local s2=$(send "$A" "[ff15::9]:5000" -c 50)
+	local s3=$(send "$A" 239.9.9.8:5000 -c 30)
+	local s4=$(send "$A" 239.1.1.1:6000 -c 20)
+	settle 1
+	local d5000=$(ss_drops "$B" 5000) d6000=$(ss_drops "$B" 6000)
+	stop_top || return
+	expect_eq "sent" "$s1 $s2 $s3 $s4" "200 50 30 20"
+	expect_eq "ss -uam d of *:5000" "$d5000" 0
+	expect_eq "ss -uam d of *:6000" "$d6000" 0
+	expect_eq "rows of *:5000" "$(final '[.sockets[] | select(.local == "*:5000")] | length')" 0
+	expect_eq "IPv4 group not joined: mcast_unjoined" \
+		"$(unattributed_drops mcast_unjoined "$V4A -> 239.9.9.9:5000")" 200
+	expect_eq "IPv6 group not joined: mcast_unjoined" \
+		"$(unattributed_drops mcast_unjoined "$V6A -> [ff15::9]:5000")" 50
+	expect_eq "netfilter, group not joined: no socket's" \
+		"$(unattributed_drops netfilter "$V4A -> 239.9.9.8:5000")" 30
+	expect_eq "netfilter, joined group: the socket's on its port" \
+		"$(socket_field "*:6000" .causes.netfilter)" 20
+	expect_eq "no other cause" "$(final '[.unattributed[] | select(.cause == "other" or .cause == "no_socket")] | length')" 0
+}
+
+# A joined group to a port nobody listens on, a subnet broadcast and an
+# IPv6 group likewise: UdpIgnoredMulti (+ Udp6), no ICMP, UdpNoPorts
+# still. top, record/report and doctor call them mcast_unwanted and
+# reconcile them with those counters.
+test_mcast_unwanted() {
+	mcast_hosts || return
+	local nop=$(mib "$B" Udp NoPorts) ign=$(mib "$B" Udp IgnoredMulti) ign6=$(mib "$B" Udp6 IgnoredMulti)
+	start_record "$T/m.data" -N "$B" -i "$TOP_INTERVAL" || return
+	start_top -N "$B" || return
+	start_doctor -N "$B" -d 600 || return
+	local s1=$(send "$A" 239.1.1.1:5999 -c 500)
+	local s2=$(send "$A" "$MC_BCAST:5998" -c 200)
+	local s3=$(send "$A" "[ff15::1]:5997" -c 40)
+	settle 1
+	kill -INT "$DOC_PID"
+	wait_doctor
+	kill -INT "$REC"
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	stop_top || return
+	expect_eq "sent" "$s1 $s2 $s3" "500 200 40"
+	local k4=$(($(mib "$B" Udp IgnoredMulti) - ign)) k6=$(($(mib "$B" Udp6 IgnoredMulti) - ign6))
+	expect_eq "UdpIgnoredMulti, Udp6IgnoredMulti deltas" "$k4 $k6" "700 40"
+	expect_eq "UdpNoPorts delta" "$(($(mib "$B" Udp NoPorts) - nop))" 0
+	expect_eq "top: group, no member on the port" \
+		"$(unattributed_drops mcast_unwanted "$V4A -> 239.1.1.1:5999")" 500
+	expect_eq "top: broadcast, nobody on the port" \
+		"$(unattributed_drops mcast_unwanted "$V4A -> $MC_BCAST:5998")" 200
+	expect_eq "top: IPv6 group, no member on the port" \
+		"$(unattributed_drops mcast_unwanted "$V6A -> [ff15::1]:5997")" 40
+	expect_eq "top: no no_socket drops" "$(final '[.unattributed[] | select(.cause == "no_socket")] | length')" 0
+	expect_eq "top: reconcile mcast_unwanted" \
+		"$(final '[.reconcile[] | select(.cause == "mcast_unwanted")][0] | "\(.kernel) \(.udpdrop) \(.match)"')" "740 740 true"
+	expect_eq "top: no no_socket reconcile line" \
+		"$(final '[.reconcile[] | select(.cause == "no_socket")] | length')" 0
+	"$UDPDROP" report --json "$T/m.data" >"$T/m.json" 2>"$T/m.err" || fail "report: $(cat "$T/m.err")"
+	expect_eq "report: mcast_unwanted drops" \
+		"$(jq -r '[.unattributed[] | select(.cause == "mcast_unwanted") | .drops] | add' "$T/m.json")" 740
+	expect_eq "report: reconcile mcast_unwanted" \
+		"$(jq -r '[.reconcile[] | select(.cause == "mcast_unwanted")][0] | "\(.kernel) \(.udpdrop) \(.status)"' "$T/m.json")" "740 740 match"
+	expect_eq "doctor: mcast_unwanted drops" \
+		"$(dq '[.findings[] | select(.cause == "mcast_unwanted") | .drops] | add')" 740
+	expect_eq "doctor: no ICMP claimed" \
+		"$(dq '[.findings[] | select(.cause == "mcast_unwanted") | .evidence | test("ICMP port unreachable")] | any')" false
+	expect_eq "doctor: no no_socket finding" "$(dq '[.findings[] | select(.cause == "no_socket")] | length')" 0
+}
