@@ -357,6 +357,8 @@ struct handover {
 	 */
 	struct ud_key pend_key;
 	__u64 pend_datagrams, pend_skbs, pend_bytes;
+	/* a waiting GRO skb's frag_list members (UD_KEY_CHILD: see UD_KEY_GRO) */
+	__u64 pend_child_skbs, pend_child_bytes;
 	/* record: the waiting drop's event (struct ud_event + its capture) */
 	__u8 pend_ev[sizeof(struct ud_event) + UD_CAP_MAX];
 	/*
@@ -1459,7 +1461,9 @@ static __always_inline __u8 loc_of(__u64 addr)
 	for (int i = 0; i < UD_SITE_RANGES; i++) {
 		__u64 start = site_start[i]; /* see in_range */
 
-		if (start && addr >= start && addr < site_end[i])
+		if (!start) /* filled from the first: the rest are empty */
+			break;
+		if (addr >= start && addr < site_end[i])
 			return site_loc[i];
 	}
 	return UD_LOC_NONE;
@@ -1622,11 +1626,29 @@ static __always_inline bool fail_tp_has_skb(void)
 				     sport);
 }
 
+/*
+ * The waiting drop, counted under k; a GRO skb's frag_list members apart,
+ * under k with UD_KEY_CHILD (see UD_KEY_GRO).
+ */
+static __always_inline void pend_account(struct handover *ho, int which,
+					 const struct ud_key *k, bool use_slots)
+{
+	struct ud_key ck;
+	__u64 slot_state;
+
+	account_n(ho, which, k, ho->pend_datagrams, ho->pend_skbs,
+		  ho->pend_bytes, &slot_state, use_slots);
+	if (!ho->pend_child_skbs)
+		return;
+	ck = *k;
+	ck.flags |= UD_KEY_CHILD;
+	account_n(ho, which, &ck, 0, ho->pend_child_skbs, ho->pend_child_bytes,
+		  &slot_state, use_slots);
+}
+
 /* A drop that waited for udp_fail_queue_rcv_skb and got none: count it. */
 static __always_inline void pend_flush(struct handover *ho, int which, bool use_slots)
 {
-	__u64 slot_state;
-
 	if (!pend_fail || !ho->pend_valid)
 		return;
 	ho->pend_valid = false;
@@ -1634,8 +1656,7 @@ static __always_inline void pend_flush(struct handover *ho, int which, bool use_
 		stat_inc(ho, UD_STAT_FILTERED);
 		return;
 	}
-	account_n(ho, which, &ho->pend_key, ho->pend_datagrams,
-		  ho->pend_skbs, ho->pend_bytes, &slot_state, use_slots);
+	pend_account(ho, which, &ho->pend_key, use_slots);
 	if (events_on)
 		emit_stashed(ho, which, &ho->pend_key, ho->pend_datagrams);
 }
@@ -1677,6 +1698,9 @@ static __always_inline bool fast_drop(struct handover *ho, int which, bool direc
 		/* still this key's: not retired or handed on since (see udpdrop.h) */
 		if (sl && sl->state == ho->fast_state) {
 			datagrams = skb_segments(direct, skb, &frag_list);
+			/* a GSO/GRO skb has a bucket of its own (UD_KEY_GRO) */
+			if (datagrams > 1)
+				return false;
 			add(&sl->val, datagrams, len);
 			/* armed for socket keys only: no need to read ho->key's flags */
 			win_count_sock(ho, which, &ho->key, &sl->val, datagrams);
@@ -1717,8 +1741,13 @@ static __always_inline int classify_run(struct handover *ho, int which,
 		if (pend_fail && ho->pend_valid) {
 			/* its parent waits for udp_fail_queue_rcv_skb (its
 			 * event names the parent's flow: it has no socket yet) */
-			ho->pend_skbs += 1;
-			ho->pend_bytes += len;
+			if (ho->pend_key.flags & UD_KEY_GRO) {
+				ho->pend_child_skbs += 1;
+				ho->pend_child_bytes += len;
+			} else {
+				ho->pend_skbs += 1;
+				ho->pend_bytes += len;
+			}
 			if (events_on)
 				emit_event(ho, which, direct, skb, &ho->pend_key, 0, len);
 			return 0;
@@ -1887,6 +1916,9 @@ static __always_inline int classify_run(struct handover *ho, int which,
 		ho->pend_datagrams = skb_segments(direct, skb, &frag_list);
 		ho->pend_skbs = 1;
 		ho->pend_bytes = len;
+		ho->pend_child_skbs = ho->pend_child_bytes = 0;
+		if (ho->pend_datagrams > 1)
+			k.flags |= UD_KEY_GRO;
 		ho->pend_key = k;
 		ho->pend_valid = true;
 		ho->next_child = frag_list;
@@ -1934,13 +1966,19 @@ static __always_inline int classify_run(struct handover *ho, int which,
 			__builtin_memset(k.daddr, 0, sizeof(k.daddr));
 		}
 	}
+	if (datagrams > 1)
+		k.flags |= UD_KEY_GRO; /* never arms the fast path (below) */
 	slot = account(ho, which, &k, datagrams, len, &slot_state, use_slots);
 	if (events_on)
 		emit_event(ho, which, direct, skb, &k, datagrams, len);
 	if (frag_list || slot >= 0)
 		ho->key = k;
-	if (frag_list)
+	if (frag_list) {
 		ho->next_child = frag_list;
+		/* a GRO skb's members: a bucket apart (UD_KEY_GRO) */
+		if (k.flags & UD_KEY_GRO)
+			ho->key.flags |= UD_KEY_CHILD;
+	}
 	/* arm the fast path for a repeat of this drop */
 	if (slot >= 0 && rx_sk && k.cookie &&
 	    (k.flags & ~UD_KEY_INODE) == (UD_KEY_SOCK | UD_KEY_RX_SK)) {
@@ -2092,7 +2130,6 @@ static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb,
 		/* the skb was freed just before (see struct handover) */
 		struct ud_key k;
 		__u16 lport = 0;
-		__u64 slot_state;
 
 		if (!ho->pend_valid)
 			return 0;
@@ -2114,8 +2151,7 @@ static __always_inline int fail_handover(int rc, struct sock *sk, __u64 skb,
 			stat_inc(ho, UD_STAT_FILTERED);
 			return 0;
 		}
-		account_n(ho, ARGS_FAIL, &k, ho->pend_datagrams, ho->pend_skbs,
-			  ho->pend_bytes, &slot_state, use_slots);
+		pend_account(ho, ARGS_FAIL, &k, use_slots);
 		/* the skb is gone: its event was made while it was there */
 		if (events_on)
 			emit_stashed(ho, ARGS_FAIL, &k, ho->pend_datagrams);

@@ -36,6 +36,15 @@
 				      5.17): reason holds a udpdrop site
 				      (enum ud_site), derived from the drop's
 				      location and the skb, not a kernel reason */
+/*
+ * The freed skb carried several datagrams (a GSO or GRO skb: its
+ * gso_segs): the bucket's datagrams are its segments, its skbs the skbs,
+ * one per such skb, which is what the kernel's own counters count
+ * (UdpRcvbufErrors, sk_drops, UdpNoPorts: one per skb). With UD_KEY_CHILD
+ * too: the frag_list members freed with such skbs (datagrams 0), kept
+ * apart so the first bucket's skbs are the kernel's count exactly.
+ */
+#define UD_KEY_GRO       (1u << 14)
 #define UD_KEY_FLOW_MATCHED (1u << 10) /* user space (trace COUNTS): a
 				      socketless bucket's share that its flow
 				      matched to a socket (record's live model):
@@ -220,7 +229,7 @@ enum ud_loc {
 };
 
 /* Function ranges for the site classes (loader-filled, 0 when unknown). */
-#define UD_SITE_RANGES 40
+#define UD_SITE_RANGES 48
 
 /*
  * When the drops map is full, events land in the overflow array instead,

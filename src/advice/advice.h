@@ -99,6 +99,9 @@ struct advice_input {
 	/* the drops */
 	uint64_t drops;           /* datagrams of this cause */
 	uint64_t skbs;            /* the kernel's skb events behind them */
+	/* drops in the kernel's own unit (rows.h, ud_kernel_units: a GSO/GRO
+	 * skb counts once); 0: not known, taken as drops */
+	uint64_t units;
 	double span_s;            /* the time they were counted over (0: unknown) */
 	struct advice_u64 burst;  /* the most datagrams dropped in one interval */
 	double burst_s;           /* that interval's length, s */

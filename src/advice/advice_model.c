@@ -87,6 +87,7 @@ void advice_model__input(struct advice_input *in, struct model *m, const struct 
 	in->sender_side = c == CAUSE_QDISC || c == CAUSE_NEIGH;
 	in->drops = r->cause[c];
 	in->skbs = r->cause_skbs[c];
+	in->units = r->cause_units[c];
 	in->span_s = span;
 	if (sock) {
 		if (r->have_sock) {

@@ -30,7 +30,11 @@ void advice_drops_line(const struct advice_input *in, char *e, size_t len)
 	add(e, len, "%s %s", N(in->drops), plural(in->drops, "datagram", "datagrams"));
 	if (in->avg_size.known)
 		add(e, len, " of ~%.0f B", in->avg_size.v);
-	if (in->skbs != in->drops)
+	if (in->units && in->units != in->drops)
+		/* why the kernel's own counters say less */
+		add(e, len, " (in %s skbs as the kernel counts them: a GSO/GRO skb carries several)",
+		    N(in->units));
+	else if (in->skbs != in->drops)
 		add(e, len, " (%s skb events)", N(in->skbs));
 	add(e, len, " dropped");
 	if (in->span_s > 0)

@@ -120,6 +120,9 @@ void vocab__socket_begin(struct json *j, const struct vocab_socket *s)
 		json_null(j);
 	key_u64(j, "drops", true, s->drops);
 	key_u64(j, "skb_events", true, s->skbs);
+	/* the kernel counts such an skb once (sk_drops, UdpRcvbufErrors) */
+	key_u64(j, "gro_datagrams", true, s->gro_datagrams);
+	key_u64(j, "gro_skbs", true, s->gro_skbs);
 	key_u64(j, "bytes", true, s->bytes);
 	json_key(j, "drops_per_s");
 	json_double(j, s->drops_per_s, 1);
@@ -156,6 +159,8 @@ void vocab__flow_begin(struct json *j, const struct vocab_flow *f)
 	key_u64(j, "dport", true, f->dport);
 	key_u64(j, "drops", true, f->drops);
 	key_u64(j, "skb_events", true, f->skbs);
+	key_u64(j, "gro_datagrams", true, f->gro_datagrams);
+	key_u64(j, "gro_skbs", true, f->gro_skbs);
 	json_key(j, "drops_per_s");
 	json_double(j, f->drops_per_s, 1);
 	if (!f->cause_drops && f->cause < CAUSE_MAX) {
@@ -239,6 +244,7 @@ void vocab__reconcile(struct json *j, const struct vocab_reconcile *r)
 	json_arr_end(j);
 	key_u64(j, "kernel", r->have_kernel, r->kernel);
 	key_u64(j, "udpdrop", true, r->udpdrop);
+	key_u64(j, "udpdrop_datagrams", true, r->udpdrop_datagrams);
 	/* the kernel's side is exact to within this (reconcile.h) */
 	key_u64(j, "kernel_spread", r->have_spread, r->spread);
 	json_key(j, "match");

@@ -54,6 +54,8 @@ struct vocab_socket {
 	uint64_t sk_drops, sk_drops_since_start;
 	bool sk_drops_stale;
 	uint64_t drops, skbs, bytes;
+	/* of drops: those that came in GSO/GRO skbs, and those skbs (rows.h) */
+	uint64_t gro_datagrams, gro_skbs;
 	double drops_per_s;
 	enum cause cause;            /* the main one; CAUSE_MAX: none (no drops) */
 	const uint64_t *cause_drops, *cause_skbs; /* [CAUSE_MAX] */
@@ -89,6 +91,7 @@ struct vocab_flow {
 	const char *flow;            /* "src -> dst:port" */
 	const char *why;
 	uint64_t drops, skbs;
+	uint64_t gro_datagrams, gro_skbs; /* as vocab_socket's */
 	double drops_per_s;
 	const uint64_t *cause_drops, *cause_skbs; /* [CAUSE_MAX], or NULL: all the cause's */
 };
@@ -124,12 +127,15 @@ struct vocab_reconcile {
 	const char *counters;  /* the counters summed, "+"-joined */
 	bool have_kernel;      /* false: the kernel has no such counter here */
 	uint64_t kernel, udpdrop;
+	/* udpdrop's datagrams; udpdrop is in the kernel's unit, skbs, which
+	 * differs for GSO/GRO skbs alone (rows.h, ud_kernel_units) */
+	uint64_t udpdrop_datagrams;
 	bool have_spread;      /* false: how far the counters moved is unknown */
 	uint64_t spread;       /* kernel is exact to within it */
 };
 /* {netns, netns_name, cause, counter (the first), counters [...], kernel,
- * udpdrop, kernel_spread, match, status ("match", "differ", "no_counter"),
- * diff (udpdrop - kernel)}. */
+ * udpdrop, udpdrop_datagrams, kernel_spread, match, status ("match",
+ * "differ", "no_counter"), diff (udpdrop - kernel)}. */
 void vocab__reconcile(struct json *j, const struct vocab_reconcile *r);
 /*
  * One netns's entry of `counters`: "NETNS": {name as nstat prints it:

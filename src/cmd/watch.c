@@ -21,7 +21,13 @@ static void site_ranges(struct ksyms *ks, struct tracer_opts *to)
 {
 	int n = 0;
 
+	const char *names[64] = { NULL };
+	struct ksyms_clone clones[UD_SITE_RANGES];
+	int nnames = 0, nclones;
+
 	for (int i = 0; i < model__nsite_syms && n < UD_SITE_RANGES; i++) {
+		if (nnames < (int)ARRAY_SIZE(names))
+			names[nnames++] = model__site_syms[i].name;
 		if (ksyms__range(ks, model__site_syms[i].name, &to->site_start[n],
 				 &to->site_end[n])) {
 			pr_debug("%s not in kallsyms: its drops are not named by site\n",
@@ -30,6 +36,15 @@ static void site_ranges(struct ksyms *ks, struct tracer_opts *to)
 		}
 		to->site_loc[n++] = model__site_syms[i].loc;
 	}
+	/* and their clones (.cold, .constprop.0, .isra.0: ksyms__clones) */
+	nclones = ksyms__clones(ks, names, nnames, clones, ARRAY_SIZE(clones));
+	for (int i = 0; i < nclones && n < UD_SITE_RANGES; i++) {
+		to->site_start[n] = clones[i].start;
+		to->site_end[n] = clones[i].end;
+		to->site_loc[n++] = model__site_syms[clones[i].name].loc;
+	}
+	if (nclones > 0 && n == UD_SITE_RANGES)
+		pr_debug("more drop-site functions than UD_SITE_RANGES: some not named by site\n");
 	if (to->derive_sites)
 		pr_info("no drop reasons: causes from drop locations (%d functions known)\n", n);
 	else

@@ -473,6 +473,34 @@ const char *ksyms__format(struct ksyms *ks, uint64_t addr, char *buf, int len)
 	return buf;
 }
 
+int ksyms__clones(struct ksyms *ks, const char *const *names, int nnames,
+		  struct ksyms_clone *out, int max)
+{
+	int n = 0;
+
+	if (!ks->loaded)
+		load(ks);
+	for (int i = 0; i < ks->n && n < max; i++) {
+		const char *dot = strchr(ks->v[i].name, '.');
+		size_t base = dot ? (size_t)(dot - ks->v[i].name) : 0;
+
+		if (!dot)
+			continue;
+		for (int k = 0; k < nnames; k++) {
+			if (strlen(names[k]) != base || strncmp(names[k], ks->v[i].name, base))
+				continue;
+			/* the next symbol up ends it (sorted; skip aliases) */
+			for (int j = i + 1; j < ks->n; j++)
+				if (ks->v[j].addr > ks->v[i].addr) {
+					out[n++] = (struct ksyms_clone){ k, ks->v[i].addr, ks->v[j].addr };
+					break;
+				}
+			break;
+		}
+	}
+	return n;
+}
+
 int ksyms__range(struct ksyms *ks, const char *name, uint64_t *start,
 		 uint64_t *end)
 {

@@ -63,6 +63,20 @@ void ksyms__free(struct ksyms *ks);
 /* [start, end) of a function's text; -ENOENT if unknown. */
 int ksyms__range(struct ksyms *ks, const char *name, uint64_t *start,
 		 uint64_t *end);
+/*
+ * The compiler's clones of functions: each symbol "NAME.SUFFIX" (.cold,
+ * .constprop.0, .isra.0, .part.0, ...) whose NAME is names[i], as
+ * {i, start, end} into out, in one pass over the whole table (loaded now
+ * if it was not). A kernel built with another compiler or options has
+ * its own (Debian's 5.10 to 6.12 have only ip_rcv_finish_core.constprop.0
+ * or .isra.0, no plain ip_rcv_finish_core). Returns how many (at most max).
+ */
+struct ksyms_clone {
+	int name;
+	uint64_t start, end;
+};
+int ksyms__clones(struct ksyms *ks, const char *const *names, int nnames,
+		  struct ksyms_clone *out, int max);
 /* "sk_skb_reason_drop+0x45"; "0x..." when unknown or hidden (kptr_restrict) */
 const char *ksyms__format(struct ksyms *ks, uint64_t addr, char *buf, int len);
 

@@ -27,7 +27,9 @@ const char *const model__range_syms[UD_RANGE_MAX] = {
  * Kernels without drop reasons: the functions whose drops the classifier
  * names by site (enum ud_loc), as 5.10 to 5.16 call them (one inlined
  * into another lends its drops to the caller's range; absent ones are
- * skipped). Their drop sites were read in the v5.10 and v5.15 sources.
+ * skipped; their compiler clones, NAME.cold, NAME.isra.0 and the like,
+ * count as NAME: ksyms__clones). Their drop sites were read in the v5.10
+ * and v5.15 sources.
  */
 const struct model_site_sym model__site_syms[] = {
 	{ "__udp4_lib_rcv", UD_LOC_UDP_RCV },
@@ -61,9 +63,11 @@ const struct model_site_sym model__site_syms[] = {
 	{ "neigh_destroy", UD_LOC_NEIGH },
 	/* multicast to a group the interface has not joined (every kernel) */
 	{ "ip_rcv_finish_core", UD_LOC_IP_RCV },
-	{ "ip_rcv_finish_core.cold", UD_LOC_IP_RCV },
 	{ "ip_rcv_finish", UD_LOC_IP_RCV },
 	{ "ip6_mc_input", UD_LOC_IP_RCV },
+	/* 7.2 folds __udp{4,6}_lib_rcv into these (Debian sid's kallsyms) */
+	{ "udp_rcv", UD_LOC_UDP_RCV },
+	{ "udpv6_rcv", UD_LOC_UDP_RCV },
 };
 
 const int model__nsite_syms = ARRAY_SIZE(model__site_syms);

@@ -66,6 +66,7 @@ struct netns_counters {
 	bool have_base;
 	struct mib base, cur;
 	uint64_t cause_base[CAUSE_MAX]; /* udpdrop's counts at the baseline */
+	uint64_t cause_units_base[CAUSE_MAX]; /* ... in the kernel's unit (rows.h) */
 	bool in_view;                   /* read each interval */
 	bool base_fresh;                /* base just read: take udpdrop's next */
 	/*
@@ -222,6 +223,8 @@ void model__read_counters_after(struct model *m, bool baseline);
 uint64_t model__counter_spread(const struct netns_counters *nc, int id);
 /* A cause's datagrams in one netns since the baseline, shown or not. */
 uint64_t model__netns_cause(struct model *m, uint32_t netns, enum cause c);
+/* The same in the kernel's unit (ud_kernel_units: a GRO skb is one). */
+uint64_t model__netns_cause_units(struct model *m, uint32_t netns, enum cause c);
 /* Why the reconciliation cannot be exact now, or NULL. */
 const char *model__reconcile_caveat(struct model *m);
 /*

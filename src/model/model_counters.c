@@ -98,8 +98,12 @@ void model__baseline_counts(struct model *m, struct htab *drops)
 		const struct ud_val *v = val;
 		struct netns_counters *nc = model_counters_for(m, k->netns);
 
-		if (nc)
-			nc->cause_base[model__cause(m, k->reason, k->flags)] += v->datagrams;
+		if (nc) {
+			enum cause c = model__cause(m, k->reason, k->flags);
+
+			nc->cause_base[c] += v->datagrams;
+			nc->cause_units_base[c] += ud_kernel_units(k, v);
+		}
 	}
 }
 
@@ -159,8 +163,12 @@ uint64_t model__counter_spread(const struct netns_counters *nc, int id)
 	return s;
 }
 
-/* A cause's datagrams in one netns, over every row (shown or not). */
-uint64_t model_netns_cause_all(struct model *m, uint32_t netns, enum cause c)
+/*
+ * A cause's datagrams in one netns, over every row (shown or not); with
+ * units, in the kernel's unit (ud_kernel_units).
+ */
+uint64_t model_netns_cause_all(struct model *m, uint32_t netns, enum cause c,
+			       bool units)
 {
 	size_t it = 0;
 	const void *key;
@@ -171,7 +179,7 @@ uint64_t model_netns_cause_all(struct model *m, uint32_t netns, enum cause c)
 		const struct row *r = val;
 
 		if (r->key.netns == netns)
-			n += r->cause[c];
+			n += units ? r->cause_units[c] : r->cause[c];
 	}
 	/* with --netns the overflow bucket is all this netns's */
 	if (m->opts.netns == netns)
@@ -181,15 +189,29 @@ uint64_t model_netns_cause_all(struct model *m, uint32_t netns, enum cause c)
 	return n;
 }
 
-uint64_t model__netns_cause(struct model *m, uint32_t netns, enum cause c)
+static uint64_t netns_cause_since(struct model *m, uint32_t netns, enum cause c,
+				  bool units)
 {
-	uint64_t n = model_netns_cause_all(m, netns, c);
+	uint64_t n = model_netns_cause_all(m, netns, c, units);
 
 	for (int i = 0; i < m->ncounters; i++)
-		if (m->counters[i].netns == netns)
-			return n >= m->counters[i].cause_base[c]
-				       ? n - m->counters[i].cause_base[c] : 0;
+		if (m->counters[i].netns == netns) {
+			uint64_t base = units ? m->counters[i].cause_units_base[c]
+					      : m->counters[i].cause_base[c];
+
+			return n >= base ? n - base : 0;
+		}
 	return n;
+}
+
+uint64_t model__netns_cause(struct model *m, uint32_t netns, enum cause c)
+{
+	return netns_cause_since(m, netns, c, false);
+}
+
+uint64_t model__netns_cause_units(struct model *m, uint32_t netns, enum cause c)
+{
+	return netns_cause_since(m, netns, c, true);
 }
 
 const char *model__reconcile_caveat(struct model *m)

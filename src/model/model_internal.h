@@ -33,7 +33,8 @@ static inline bool cause_is_socketless(enum cause c)
 
 /* model_counters.c */
 struct netns_counters *model_counters_for(struct model *m, uint32_t netns);
-uint64_t model_netns_cause_all(struct model *m, uint32_t netns, enum cause c);
+uint64_t model_netns_cause_all(struct model *m, uint32_t netns, enum cause c,
+			       bool units);
 
 /* model_sockets.c */
 void model_remember_sock(struct model *m, struct sock_info *si, bool baseline,

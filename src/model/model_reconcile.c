@@ -66,7 +66,8 @@ int reconcile__lines(struct model *m, struct reconcile_line *out, int max)
 		for (size_t j = 0; j < ARRAY_SIZE(reconciled) && n < max; j++) {
 			enum mib_id ids[3];
 			int k, nids = cause__mibs(reconciled[j], ids, 3);
-			uint64_t kern = 0, ours = model__netns_cause(m, nc->netns, reconciled[j]);
+			uint64_t kern = 0, ours = model__netns_cause_units(m, nc->netns, reconciled[j]);
+			uint64_t dgrams = model__netns_cause(m, nc->netns, reconciled[j]);
 
 			uint64_t spread = 0;
 			char label[80] = "";
@@ -81,13 +82,14 @@ int reconcile__lines(struct model *m, struct reconcile_line *out, int max)
 					used += snprintf(label + used, sizeof(label) - used, "%s%s",
 							 used ? "+" : "", mib__name(ids[k]));
 			}
-			if (!kern && !ours)
+			if (!kern && !ours && !dgrams)
 				continue;
 			out[n] = (struct reconcile_line){ .netns = nc->netns,
 							  .cause = reconciled[j],
 							  .counter = ids[0],
 							  .kernel = kern,
 							  .ours = ours,
+							  .ours_datagrams = dgrams,
 							  .spread = spread };
 			snprintf(out[n++].label, sizeof(out->label), "%s",
 				 label[0] ? label : mib__name(ids[0]));

@@ -596,8 +596,10 @@ int model__update(struct model *m, struct htab *drops,
 		 * order the start-up baseline has). Until then, no deltas.
 		 */
 		if (nc->base_fresh) {
-			for (int c = 0; c < CAUSE_MAX; c++)
-				nc->cause_base[c] = model_netns_cause_all(m, nc->netns, c);
+			for (int c = 0; c < CAUSE_MAX; c++) {
+				nc->cause_base[c] = model_netns_cause_all(m, nc->netns, c, false);
+				nc->cause_units_base[c] = model_netns_cause_all(m, nc->netns, c, true);
+			}
 			nc->base_fresh = false;
 		} else if (nc->have_base && !nc->in_view) {
 			mib__read(&m->nt, nc->netns, &nc->cur);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio.h>
 #include <string.h>
 #include "reconcile.h"
 #include "util.h"
@@ -26,6 +27,18 @@ int cause__mibs(enum cause c, enum mib_id *ids, int n)
 			return k;
 		}
 	return 0;
+}
+
+void reconcile__gro_note(uint64_t units, uint64_t datagrams, char *buf, size_t len)
+{
+	char d[24];
+
+	if (units == datagrams) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	fmt_count(d, sizeof(d), datagrams);
+	snprintf(buf, len, " (of %s datagrams: a GSO/GRO skb counted once, as the kernel counts)", d);
 }
 
 int64_t reconcile__diff(uint64_t udpdrop, uint64_t kernel)

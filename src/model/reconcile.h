@@ -29,7 +29,13 @@ struct reconcile_line {
 	uint32_t netns;
 	enum cause cause;
 	enum mib_id counter;   /* the first of the counters summed */
-	uint64_t kernel, ours; /* both since udpdrop started (or first saw the netns) */
+	/*
+	 * Both since udpdrop started (or first saw the netns). ours is in the
+	 * kernel's unit (rows.h, ud_kernel_units: a GSO/GRO skb counts once,
+	 * as the kernel's counters count it); ours_datagrams is udpdrop's
+	 * datagrams, the same but for GRO skbs.
+	 */
+	uint64_t kernel, ours, ours_datagrams;
 	/*
 	 * How far the kernel's counters moved while udpdrop read its maps
 	 * (the baseline's and the latest reading): kernel is exact to within
@@ -51,6 +57,13 @@ struct reconcile_line {
 int reconcile__lines(struct model *m, struct reconcile_line *out, int max);
 /* Does the line agree, to within the spread? */
 bool reconcile__ok(const struct reconcile_line *l);
+/*
+ * Where udpdrop's count in the kernel's unit (skbs) is not its datagrams
+ * (GSO/GRO skbs), the words every text view puts beside the line: "
+ * (of 133,119 datagrams: a GSO/GRO skb counted once, as the kernel
+ * counts)"; else "". Pure (report links it).
+ */
+void reconcile__gro_note(uint64_t units, uint64_t datagrams, char *buf, size_t len);
 /* udpdrop's count minus the kernel's, saturated at INT64_MIN/MAX (pure;
  * every view's "diff"). */
 int64_t reconcile__diff(uint64_t udpdrop, uint64_t kernel);

@@ -102,6 +102,11 @@ int row__add(struct row *r, const struct ud_key *k, const struct ud_val *v,
 	r->cause[c] += v->datagrams;
 	r->cause_skbs[c] += v->skbs;
 	r->cause_bytes[c] += v->bytes;
+	r->cause_units[c] += ud_kernel_units(k, v);
+	if ((k->flags & (UD_KEY_GRO | UD_KEY_CHILD)) == UD_KEY_GRO) {
+		r->gro_skbs += v->skbs;
+		r->gro_dgrams += v->datagrams;
+	}
 	/*
 	 * bytes are skb->len summed over the skb events: a GSO/GRO skb of n
 	 * datagrams carries all n (so per datagram, not per skb); a fragment
@@ -144,6 +149,8 @@ void row__reset(struct row *r)
 	memset(r->cause, 0, sizeof(r->cause));
 	memset(r->cause_skbs, 0, sizeof(r->cause_skbs));
 	memset(r->cause_bytes, 0, sizeof(r->cause_bytes));
+	memset(r->cause_units, 0, sizeof(r->cause_units));
+	r->gro_skbs = r->gro_dgrams = 0;
 	memset(r->size_bytes, 0, sizeof(r->size_bytes));
 	memset(r->size_dgrams, 0, sizeof(r->size_dgrams));
 	r->nreasons = 0;

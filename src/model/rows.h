@@ -60,6 +60,10 @@ struct row {
 	uint64_t cause[CAUSE_MAX];       /* datagrams */
 	uint64_t cause_skbs[CAUSE_MAX];  /* skb events */
 	uint64_t cause_bytes[CAUSE_MAX]; /* skb->len summed */
+	/* in the kernel's unit (ud_kernel_units): what its counters count */
+	uint64_t cause_units[CAUSE_MAX];
+	/* GSO/GRO skbs (UD_KEY_GRO) and the datagrams they carried, all causes */
+	uint64_t gro_skbs, gro_dgrams;
 	/* whole datagrams only (no fragment, no frag_list member freed with its
 	 * parent, whose bytes are its parent's): their average size */
 	uint64_t size_bytes[CAUSE_MAX], size_dgrams[CAUSE_MAX];
@@ -94,6 +98,19 @@ struct row {
 	uint16_t close_port;
 	uint8_t close_family, close_proto;
 };
+
+/*
+ * A bucket's count in the kernel's own unit, as UdpRcvbufErrors, sk_drops
+ * and UdpNoPorts count it: one per skb freed (a GSO or GRO skb of n
+ * datagrams is one; its frag_list members none), where udpdrop counts
+ * datagrams (n). The two differ only for UD_KEY_GRO buckets.
+ */
+static inline uint64_t ud_kernel_units(const struct ud_key *k, const struct ud_val *v)
+{
+	if (!(k->flags & UD_KEY_GRO))
+		return v->datagrams;
+	return k->flags & UD_KEY_CHILD ? 0 : v->skbs;
+}
 
 /*
  * The row a count goes to: the socket's (row_id, its sockid.h identity,

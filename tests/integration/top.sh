@@ -424,9 +424,48 @@ test_gso_gro_rcvbuf() {
 	# sk_drops and UdpRcvbufErrors count skbs, not datagrams
 	expect_eq "ss -uam d (per skb)" "$d" "$skbs"
 	expect_eq "UdpRcvbufErrors delta (per skb)" "$(($(mib "$B" Udp RcvbufErrors) - before))" "$skbs"
-	# so the reconciliation shows the difference: a kernel quirk, named
-	expect_eq "reconcile rcvbuf (kernel per skb, udpdrop per datagram)" \
-		"$(final '[.reconcile[] | select(.cause == "rcvbuf")][0] | "\(.kernel) \(.udpdrop)"')" "$skbs $drops"
+	# the row says its datagrams came in GRO skbs, and how many
+	expect_eq "gro_skbs, gro_datagrams" \
+		"$(socket_field "$V4B:5051" '| "\(.gro_skbs) \(.gro_datagrams)"')" "$skbs $drops"
+	# the reconciliation counts skbs as the kernel does: a match
+	expect_eq "reconcile rcvbuf (kernel, udpdrop per skb, udpdrop's datagrams, status)" \
+		"$(final '[.reconcile[] | select(.cause == "rcvbuf")][0] | "\(.kernel) \(.udpdrop) \(.udpdrop_datagrams) \(.match)"')" \
+		"$skbs $skbs $drops true"
+}
+
+# GSO skbs to a port nobody listens on: the kernel counts one UdpNoPorts
+# (and answers one ICMP) per skb, udpdrop its datagrams; the
+# reconciliation compares skbs and matches.
+test_gso_no_socket() {
+	setup_hosts || return
+	local before=$(mib "$B" Udp NoPorts)
+	start_record "$T/g.data" -N "$B" -i "$TOP_INTERVAL" || return
+	start_top -N "$B" || return
+	local sent=$(send "$A" "$V4B:5052" -c 30 -s 4000 --gso 1000)
+	settle
+	kill -INT "$REC"
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	stop_top || return
+	expect_eq "sent (datagrams, 4 per buffer)" "$sent" 120
+	local kernel=$(($(mib "$B" Udp NoPorts) - before))
+	expect_eq "UdpNoPorts delta (per skb)" "$kernel" 30
+	local sel='[.unattributed[] | select(.cause == "no_socket" and .dport == 5052)][0]'
+	expect_eq "no_socket flow: drops, skb_events, gro_skbs, gro_datagrams" \
+		"$(final "$sel"' | "\(.drops) \(.skb_events) \(.gro_skbs) \(.gro_datagrams)"')" "120 30 30 120"
+	expect_eq "reconcile no_socket" \
+		"$(final '[.reconcile[] | select(.cause == "no_socket")][0] | "\(.kernel) \(.udpdrop) \(.udpdrop_datagrams) \(.match)"')" \
+		"30 30 120 true"
+	# the recording says the same
+	"$UDPDROP" report --json "$T/g.data" >"$T/g.json" 2>"$T/g.err" || fail "report: $(cat "$T/g.err")"
+	expect_eq "report: no_socket flow" \
+		"$(jq -r "$sel"' | "\(.drops) \(.skb_events) \(.gro_skbs) \(.gro_datagrams)"' "$T/g.json")" "120 30 30 120"
+	expect_eq "report: reconcile no_socket" \
+		"$(jq -r '[.reconcile[] | select(.cause == "no_socket")][0] | "\(.kernel) \(.udpdrop) \(.udpdrop_datagrams) \(.status)"' "$T/g.json")" \
+		"30 30 120 match"
+	"$UDPDROP" report "$T/g.data" >"$T/g.txt" 2>>"$T/g.err"
+	grep -q "of 120 datagrams: a GSO/GRO skb counted once" "$T/g.txt" ||
+		fail "report text: no word on GSO/GRO skbs: $(grep -A3 Reconciliation "$T/g.txt")"
 }
 
 test_ipv6_rcvbuf() {

@@ -462,6 +462,7 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 			in.who = l;
 			in.drops = k->row.cause[c];
 			in.skbs = k->row.cause_skbs[c];
+			in.units = k->row.cause_units[c];
 			in.sender_side = c == CAUSE_QDISC || c == CAUSE_NEIGH;
 			if (ts) {
 				in.family = ts->family;
@@ -502,7 +503,7 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 	for (int c = 0; c < CAUSE_MAX; c++) {
 		struct advice_input in = { .cause = c };
 		const struct agg_flow *topf = NULL;
-		uint64_t drops = 0, skbs = 0, best = 0, dropping = 0;
+		uint64_t drops = 0, skbs = 0, units = 0, best = 0, dropping = 0;
 		int nflows = 0;
 		bool one_port = true;
 		struct adv_item *it;
@@ -519,6 +520,7 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 				one_port = false;
 			drops += fl->row.drops;
 			skbs += fl->row.skbs;
+			units += fl->row.cause_units[c];
 			nflows++;
 		}
 		if (!topf)
@@ -541,6 +543,7 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 		in.family = topf->family;
 		in.drops = drops;
 		in.skbs = skbs;
+		in.units = units;
 		if (topf->dport && one_port)
 			in.port = ADVICE_U64(topf->dport);
 		for (int i = 0; i < nrows; i++) {

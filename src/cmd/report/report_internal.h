@@ -134,7 +134,8 @@ struct agg_recon {
 	int cause;
 	char counters[160];    /* the names summed, "+"-joined */
 	bool have_kernel;
-	uint64_t kernel, udpdrop;
+	uint64_t kernel, udpdrop; /* udpdrop: in the kernel's unit (ud_kernel_units) */
+	uint64_t udpdrop_datagrams;
 };
 
 struct agg {

@@ -155,6 +155,8 @@ static void json_socket(const struct report *rp, struct json *j, const struct ag
 		.queued = ts ? ts->queued : 0,
 		.drops = k->row.drops,
 		.skbs = k->row.skbs,
+		.gro_datagrams = k->row.gro_dgrams,
+		.gro_skbs = k->row.gro_skbs,
 		.bytes = k->row.bytes,
 		.drops_per_s = secs > 0 ? k->row.drops / secs : 0,
 		.cause = row__main_cause(&k->row),
@@ -212,6 +214,8 @@ static void json_flow(const struct report *rp, struct json *j, const struct agg_
 				   : flow__why(false, f->cause, f->netns, f->dport),
 		.drops = f->row.drops,
 		.skbs = f->row.skbs,
+		.gro_datagrams = f->row.gro_dgrams,
+		.gro_skbs = f->row.gro_skbs,
 		.drops_per_s = secs > 0 ? f->row.drops / secs : 0,
 	};
 
@@ -345,6 +349,7 @@ static void print_json(const struct report *rp, const struct agg *a, uint64_t to
 			.have_kernel = r->have_kernel,
 			.kernel = r->kernel,
 			.udpdrop = r->udpdrop,
+			.udpdrop_datagrams = r->udpdrop_datagrams,
 		});
 	}
 	json_arr_end(&j);

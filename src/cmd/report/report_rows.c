@@ -521,24 +521,31 @@ struct ns_cause_key {
 	int32_t cause;
 };
 
+/* A netns's cause: datagrams, and the same in the kernel's unit (rows.h). */
+struct ns_cause_sum {
+	uint64_t dgrams, units;
+};
+
 static void counts_by_cause(const struct report *rp, const struct report_counts *c,
 			    struct htab *h)
 {
-	rp_xhtab_init(h, sizeof(struct ns_cause_key), sizeof(uint64_t));
+	rp_xhtab_init(h, sizeof(struct ns_cause_key), sizeof(struct ns_cause_sum));
 	for (uint32_t i = 0; i < c->n; i++) {
 		struct ns_cause_key k = { c->v[i].key.netns, rp_key_cause(rp, &c->v[i].key) };
-		uint64_t *n = rp_xupsert(h, &k, NULL);
+		struct ns_cause_sum *n = rp_xupsert(h, &k, NULL);
 
-		*n += c->v[i].val.datagrams; /* wraps as the sum it replaces did */
+		/* wraps as the sum it replaces did */
+		n->dgrams += c->v[i].val.datagrams;
+		n->units += ud_kernel_units(&c->v[i].key, &c->v[i].val);
 	}
 }
 
-static uint64_t counts_cause(const struct htab *h, uint32_t netns, int cause)
+static struct ns_cause_sum counts_cause(const struct htab *h, uint32_t netns, int cause)
 {
 	struct ns_cause_key k = { netns, cause };
-	const uint64_t *n = rp_xfind(h, &k);
+	const struct ns_cause_sum *n = rp_xfind(h, &k);
 
-	return n ? *n : 0;
+	return n ? *n : (struct ns_cause_sum){ 0, 0 };
 }
 
 bool rp_mib_value(const struct report_mib *m, enum mib_id id, uint64_t *v)
@@ -682,10 +689,13 @@ void rp_build(const struct report *rp, struct agg *a)
 						      "%s%s", o ? "+" : "", name);
 			}
 			{
-				uint64_t u1 = counts_cause(&sums_last, mf->netns, c);
-				uint64_t u0 = rp->first.have ? counts_cause(&sums_first, mf->netns, c) : 0;
+				struct ns_cause_sum u1 = counts_cause(&sums_last, mf->netns, c);
+				struct ns_cause_sum u0 = rp->first.have
+					? counts_cause(&sums_first, mf->netns, c)
+					: (struct ns_cause_sum){ 0, 0 };
 
-				r->udpdrop = u1 > u0 ? u1 - u0 : 0;
+				r->udpdrop = u1.units > u0.units ? u1.units - u0.units : 0;
+				r->udpdrop_datagrams = u1.dgrams > u0.dgrams ? u1.dgrams - u0.dgrams : 0;
 			}
 		}
 	}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "reconcile.h"
 #include "report_internal.h"
 
 /* ---- text -------------------------------------------------------------- */
@@ -240,13 +241,20 @@ static void text_detail(const struct report *rp, const struct agg *a, uint64_t t
 			fmt_count(s, sizeof(s), k->row.locs[j].skbs);
 			sb_printf(out, "    at       %-40s %10s drops %10s skbs\n", n, d, s);
 		}
+		if (k->row.gro_skbs) {
+			/* why the kernel's sk_drops and counters say less */
+			fmt_count(d, sizeof(d), k->row.gro_dgrams);
+			fmt_count(s, sizeof(s), k->row.gro_skbs);
+			sb_printf(out, "    gro      %s of the drops came in %s GSO/GRO skbs, which the kernel "
+				  "counts once each (sk_drops, UdpRcvbufErrors)\n", d, s);
+		}
 	}
 	sb_printf(out, "\n");
 }
 
 static void text_recon(const struct report *rp, const struct agg *a, struct strbuf *out)
 {
-	char k[32], u[32], ns[64], verdict[64];
+	char k[32], u[32], ns[64], verdict[64], gro[128];
 	int shown = 0, wn = 10;
 
 	sb_printf(out, "Reconciliation with the kernel's counters (last snapshot minus first, per netns):\n");
@@ -266,7 +274,7 @@ static void text_recon(const struct report *rp, const struct agg *a, struct strb
 		if (!r->kernel && !r->udpdrop)
 			continue;
 		if (!shown++)
-			sb_printf(out, "  %-*s  %-13s  %10s  %10s  %-12s  %s\n", wn, "NETNS", "CAUSE",
+			sb_printf(out, "  %-*s  %-14s  %10s  %10s  %-12s  %s\n", wn, "NETNS", "CAUSE",
 				  "KERNEL", "UDPDROP", "VERDICT", "COUNTERS");
 		rp_fmt_netns(rp, ns, sizeof(ns), r->netns);
 		if (r->have_kernel)
@@ -281,8 +289,9 @@ static void text_recon(const struct report *rp, const struct agg *a, struct strb
 		else
 			snprintf(verdict, sizeof(verdict), "differ by %llu",
 				 (unsigned long long)rp_recon_gap(r));
-		sb_printf(out, "  %-*s  %-13s  %10s  %10s  %-12s  %s\n", wn, ns, cause__name(r->cause),
-			  k, u, verdict, r->counters[0] ? r->counters : "-");
+		reconcile__gro_note(r->udpdrop, r->udpdrop_datagrams, gro, sizeof(gro));
+		sb_printf(out, "  %-*s  %-14s  %10s  %10s  %-12s  %s%s\n", wn, ns, cause__name(r->cause),
+			  k, u, verdict, r->counters[0] ? r->counters : "-", gro);
 	}
 	if (!shown)
 		sb_printf(out, "  no drops on either side (%u netns with counters)\n", rp->nmibs);

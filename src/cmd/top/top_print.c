@@ -38,6 +38,32 @@ static void sock_local(const struct row *r, char *buf, int len)
 		fmt_endpoint(buf, len, r->sock.family, r->sock.saddr, r->sock.sport);
 }
 
+/*
+ * A socket row as the summary's reason and advice lines head it: its
+ * address and who holds it ("*:5000 1234/unbound"), else a kernel
+ * device or its id ("*:5000 cookie 4242"), so that two sockets on one
+ * address (REUSEPORT members, a group's receivers) never read the same.
+ */
+static void sock_label(const struct row *r, char *buf, int len)
+{
+	char local[64], comm[sizeof(r->sock.comm)];
+
+	sock_local(r, local, sizeof(local));
+	if (row_folded(r)) {
+		snprintf(buf, len, "%s", local);
+	} else if (r->have_sock && r->sock.npids > 0) {
+		snprintf(comm, sizeof(comm), "%s", r->sock.comm);
+		str_printable(comm);
+		snprintf(buf, len, "%s %d/%s", local, r->sock.pids[0], comm);
+	} else if (r->have_sock && r->sock.kowner[0]) {
+		snprintf(buf, len, "%s %s", local, r->sock.kowner);
+	} else if (sockid__inode(r->key.cookie)) {
+		snprintf(buf, len, "%s inode %u", local, sockid__inode(r->key.cookie));
+	} else {
+		snprintf(buf, len, "%s cookie %llu", local, (unsigned long long)r->key.cookie);
+	}
+}
+
 static void sock_remote(const struct row *r, char *buf, int len)
 {
 	if (!r->have_sock)
@@ -157,7 +183,7 @@ static void plain_advice(struct model *m, const struct top_print_ctx *o, struct 
 			if (p)
 				row__flow(r, where, sizeof(where));
 			else
-				sock_local(r, where, sizeof(where));
+				sock_label(r, where, sizeof(where));
 			for (int k = 0; k < n; k++)
 				sb_printf(sb, "  %s %s: %s\n    change: %s\n", where, cause__name(f[k].cause),
 					  f[k].what, f[k].change);
@@ -330,7 +356,7 @@ static void plain_reconcile(struct model *m, struct strbuf *sb)
 	if (caveat)
 		sb_printf(sb, "kernel counters: %s\n", caveat);
 	for (int i = 0; i < n; i++) {
-		char nsbuf[64], a[24], b[24], verdict[96];
+		char nsbuf[64], a[24], b[24], verdict[96], gro[128];
 
 		if (!i || rl[i].netns != rl[i - 1].netns)
 			sb_printf(sb, "kernel counters, netns %s (%u):\n",
@@ -339,8 +365,9 @@ static void plain_reconcile(struct model *m, struct strbuf *sb)
 		fmt_count(a, sizeof(a), rl[i].kernel);
 		fmt_count(b, sizeof(b), rl[i].ours);
 		reconcile__verdict(&rl[i], verdict, sizeof(verdict));
-		sb_printf(sb, "  %-18s +%-10s udpdrop %-14s %-10s %s\n",
-			  rl[i].label, a, cause__name(rl[i].cause), b, verdict);
+		reconcile__gro_note(rl[i].ours, rl[i].ours_datagrams, gro, sizeof(gro));
+		sb_printf(sb, "  %-18s +%-10s udpdrop %-14s %-10s %s%s\n",
+			  rl[i].label, a, cause__name(rl[i].cause), b, verdict, gro);
 	}
 }
 
@@ -418,11 +445,11 @@ void top_print__plain(struct model *m, const struct top_print_ctx *o, struct str
 	if (o->final) {
 		for (int i = 0; i < m->nview_sockets; i++) {
 			struct row *r = m->view_sockets[i];
-			char local[64], reason[48];
+			char local[128], reason[48], a[24], b[24];
 
 			if (!r->skbs)
 				continue;
-			sock_local(r, local, sizeof(local));
+			sock_label(r, local, sizeof(local));
 			sb_printf(sb, "%s:", local);
 			for (int k = 0; k < r->nreasons; k++)
 				sb_printf(sb, " %s %" PRIu64 " (%" PRIu64 " skbs%s%s)",
@@ -435,6 +462,13 @@ void top_print__plain(struct model *m, const struct top_print_ctx *o, struct str
 					  r->sock.drops - r->sock.drops_base,
 					  r->sock_alive ? ""
 					  : " when last read (closed since: its later drops are not in it)");
+			if (r->gro_skbs) {
+				/* why sk_drops (per skb) is not the datagrams */
+				fmt_count(a, sizeof(a), r->gro_dgrams);
+				fmt_count(b, sizeof(b), r->gro_skbs);
+				sb_printf(sb, "; %s of its datagrams came in %s GSO/GRO skbs, which the "
+					  "kernel counts once each (sk_drops, UdpRcvbufErrors)", a, b);
+			}
 			sb_printf(sb, "\n");
 		}
 		plain_reconcile(m, sb);
@@ -545,6 +579,8 @@ static void json_socket(struct model *m, const struct top_print_ctx *o, struct e
 		.sk_drops_stale = !r->sock_alive,
 		.drops = r->drops,
 		.skbs = r->skbs,
+		.gro_datagrams = r->gro_dgrams,
+		.gro_skbs = r->gro_skbs,
 		.bytes = r->bytes,
 		.drops_per_s = row_rate(m, r, final),
 		.cause = r->skbs ? row__main_cause(r) : CAUSE_MAX,
@@ -591,6 +627,8 @@ static void json_flow(struct model *m, const struct top_print_ctx *o, struct env
 		.why = row__flow_why(r),
 		.drops = r->drops,
 		.skbs = r->skbs,
+		.gro_datagrams = r->gro_dgrams,
+		.gro_skbs = r->gro_skbs,
 		.drops_per_s = row_rate(m, r, o->final),
 		.cause_drops = r->cause,
 		.cause_skbs = r->cause_skbs,
@@ -766,6 +804,7 @@ void top_print__json(struct model *m, const struct top_print_ctx *o, struct strb
 			.have_kernel = true,
 			.kernel = rl[i].kernel,
 			.udpdrop = rl[i].ours,
+			.udpdrop_datagrams = rl[i].ours_datagrams,
 			.have_spread = true,
 			.spread = rl[i].spread,
 		});

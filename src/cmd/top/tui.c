@@ -358,6 +358,13 @@ static int draw_header(struct tui *t)
 		fmt_count(a, sizeof(a), rl[i].kernel);
 		fmt_count(b, sizeof(b), rl[i].ours);
 		x = putf(y, x, A_NORMAL, " %s +%s / attributed %s", rl[i].label, a, b);
+		if (rl[i].ours != rl[i].ours_datagrams) {
+			char d[24];
+
+			/* GSO/GRO skbs: each counted once, as the kernel counts */
+			fmt_count(d, sizeof(d), rl[i].ours_datagrams);
+			x = putf(y, x, A_NORMAL, " skbs (%s datagrams)", d);
+		}
 		/* never round a disagreement to "100%" */
 		if (ok && rl[i].kernel == rl[i].ours)
 			x = putf(y, x, pair(t, PAIR_GOOD, A_NORMAL), " = 100%%");
@@ -943,6 +950,13 @@ static void draw_detail(struct tui *t)
 		fmt_count(a, sizeof(a), r->locs[k].skbs);
 		dput(&d, A_NORMAL, "location", "%-32s %s skb events",
 		     ksyms__format(&m->ksyms, r->locs[k].addr, c, sizeof(c)), a);
+	}
+	if (r->gro_skbs) {
+		/* why the kernel's own count below says less */
+		fmt_count(a, sizeof(a), r->gro_dgrams);
+		fmt_count(b, sizeof(b), r->gro_skbs);
+		dput(&d, A_NORMAL, "gro", "%s datagrams came in %s GSO/GRO skbs: the kernel counts "
+		     "each skb once", a, b);
 	}
 	if (r->key.kind == ROW_SOCKET && r->have_sock && r->sock.have_mem) {
 		fmt_bytes(a, sizeof(a), r->sock.rcvbuf);

@@ -177,6 +177,56 @@ static void line(char *buf, size_t len, const char *counter, const char *kern,
 
 /* ---- tests ---------------------------------------------------------- */
 
+/*
+ * GSO/GRO: skbs of 16 datagrams dropped whole (a UDP_GRO socket's full
+ * buffer), 2 of them with frag_list members freed along (UD_KEY_CHILD).
+ * The kernel counts each skb once (UdpRcvbufErrors, sk_drops): the line
+ * compares skbs and matches, keeps the datagrams beside, and says so.
+ */
+static void test_gro_match(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct netns_counters *nc;
+	struct ud_key k;
+	struct ud_val *v;
+	const char *j, *p;
+
+	fx_init(f, &o);
+	put_sock(f, f->x.netns, 3); /* three plain datagrams too */
+	update_at(f, 1000);
+	nc = hand_counters(f, f->x.netns);
+	mib(nc, MIB_UdpRcvbufErrors, 100, 100 + 3 + 50);
+	memset(&k, 0, sizeof(k));
+	k.netns = f->x.netns;
+	k.reason = f->r_rcvbuff;
+	k.cookie = COOKIE;
+	k.flags = UD_KEY_SOCK | UD_KEY_RX_SK | UD_KEY_GRO;
+	v = htab__upsert(&f->x.drops, &k, NULL);
+	assert_non_null(v);
+	v->datagrams = 50 * 16;
+	v->skbs = 50;
+	v->bytes = 50 * 16 * 1200;
+	k.flags |= UD_KEY_CHILD;
+	v = htab__upsert(&f->x.drops, &k, NULL);
+	assert_non_null(v);
+	v->skbs = 2;
+	v->bytes = 2 * 1200;
+	update_at(f, 2000);
+
+	assert_int_equal(model__netns_cause(&f->x.m, f->x.netns, CAUSE_RCVBUF), 3 + 800);
+	assert_int_equal(model__netns_cause_units(&f->x.m, f->x.netns, CAUSE_RCVBUF), 3 + 50);
+	j = json(f);
+	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u) | [.cause, .kernel, .udpdrop, .udpdrop_datagrams, .status]]"
+		  " == [[\"rcvbuf\",53,53,803,\"match\"]]", f->x.netns);
+	ASSERT_JQ(j, ".sockets[0] | .drops == 803 and .skb_events == 55 and .gro_datagrams == 800 "
+		  "and .gro_skbs == 50");
+	p = plain(f);
+	ASSERT_HAS(p, "match (of 803 datagrams: a GSO/GRO skb counted once, as the kernel counts)");
+	ASSERT_HAS(p, "800 of its datagrams came in 50 GSO/GRO skbs");
+	ASSERT_LACKS(p, "differ");
+}
+
 /* The kernel's delta (IPv4 + IPv6 summed) equals udpdrop's count. */
 static void test_match(void **state)
 {
@@ -436,11 +486,12 @@ static void test_cause_base(void **state)
 	nc = nc_of(f, f->x.netns);
 	assert_false(nc->base_fresh);
 	assert_int_equal(nc->cause_base[CAUSE_RCVBUF], 4);
+	assert_int_equal(nc->cause_units_base[CAUSE_RCVBUF], 4);
 	assert_int_equal(model__netns_cause(&f->x.m, f->x.netns, CAUSE_RCVBUF), 0);
 
 	/* 3 more on both sides: they match, the first 4 are not counted */
 	nc = hand_counters(f, f->x.netns);
-	nc->cause_base[CAUSE_RCVBUF] = 4;
+	nc->cause_base[CAUSE_RCVBUF] = nc->cause_units_base[CAUSE_RCVBUF] = 4;
 	mib(nc, MIB_UdpRcvbufErrors, 20, 23);
 	put_sock(f, f->x.netns, 7);
 	update_at(f, 3000);
@@ -455,8 +506,9 @@ static void test_cause_base(void **state)
 
 	/* a base above the count never wraps: 0 */
 	nc = nc_of(f, f->x.netns);
-	nc->cause_base[CAUSE_RCVBUF] = 100;
+	nc->cause_base[CAUSE_RCVBUF] = nc->cause_units_base[CAUSE_RCVBUF] = 100;
 	assert_int_equal(model__netns_cause(&f->x.m, f->x.netns, CAUSE_RCVBUF), 0);
+	assert_int_equal(model__netns_cause_units(&f->x.m, f->x.netns, CAUSE_RCVBUF), 0);
 	ASSERT_JQ(json(f), "[.reconcile[] | select(.netns == %u) | [.cause, .kernel, .udpdrop]]"
 		  " == [[\"rcvbuf\",3,0]]", f->x.netns);
 }
@@ -534,6 +586,7 @@ int main(void)
 		T(test_every_netns_in_view),
 		T(test_caveat),
 		T(test_cause_base),
+		T(test_gro_match),
 		T(test_mib_no_wrap),
 		cmocka_unit_test(test_verdict_spread),
 	};

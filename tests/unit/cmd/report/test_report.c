@@ -196,8 +196,8 @@ static void test_complete(void **state)
 	ASSERT_HAS(t, "    reason   SOCKET_RCVBUFF                                  300 drops        301 skbs  (rcvbuf)\n");
 	ASSERT_HAS(t, "    at       __udp_queue_rcv_skb+0x1a4                       300 drops        301 skbs\n");
 	/* reconciliation: rcvbuf matches in NS1, no_socket differs in NS2 */
-	ASSERT_HAS(t, "  4026532001  rcvbuf                305         305  match         UdpRcvbufErrors+Udp6RcvbufErrors\n");
-	ASSERT_HAS(t, "  4026532002  no_socket               9           7  differ by 2   UdpNoPorts+Udp6NoPorts\n");
+	ASSERT_HAS(t, "  4026532001  rcvbuf                 305         305  match         UdpRcvbufErrors+Udp6RcvbufErrors\n");
+	ASSERT_HAS(t, "  4026532002  no_socket                9           7  differ by 2   UdpNoPorts+Udp6NoPorts\n");
 	/* advice, after the reconciliation: per socket shown and cause, then
 	 * per cause of the drops with no socket (src/advice/ has the rules) */
 	ASSERT_HAS(t, "\nAdvice (");

@@ -264,7 +264,7 @@ static void test_socketless_flow(void **state)
 		   "\"flow\":\"10.1.2.3 -> 10.1.2.4:9999\","
 		   "\"why\":\"no socket bound to the port\",\"saddr\":\"10.1.2.3\","
 		   "\"daddr\":\"10.1.2.4\",\"dport\":9999,\"drops\":7,"
-		   "\"skb_events\":7,\"drops_per_s\":3.5,"
+		   "\"skb_events\":7,\"gro_datagrams\":0,\"gro_skbs\":0,\"drops_per_s\":3.5,"
 		   "\"cause_list\":[{\"cause\":\"no_socket\",\"drops\":7,\"skb_events\":7}],"
 		   "\"reasons\":{\"NO_SOCKET\":7},\"locations\":{");
 	ASSERT_HAS(j, "\"reason_list\":[{\"reason\":%u,\"name\":\"NO_SOCKET\","
@@ -297,7 +297,7 @@ static void test_socketless_flow(void **state)
 	ASSERT_JQ(j, ".counters[\"%u\"] | length > 0 and all(.[]; . == 0)", f->x.netns);
 	ASSERT_JQ(j, ".reconcile == [{\"netns\":%u,\"netns_name\":null,\"cause\":\"no_socket\","
 		  "\"counter\":\"UdpNoPorts\",\"counters\":[\"UdpNoPorts\",\"Udp6NoPorts\"],"
-		  "\"kernel\":0,\"udpdrop\":2,\"kernel_spread\":0,\"match\":false,"
+		  "\"kernel\":0,\"udpdrop\":2,\"udpdrop_datagrams\":2,\"kernel_spread\":0,\"match\":false,"
 		  "\"status\":\"differ\",\"diff\":2}]", f->x.netns);
 }
 
@@ -340,7 +340,7 @@ static void test_socket_row_unknown_socket(void **state)
 		   "\"comm\":null,\"kernel_owner\":null,\"k8s_namespace\":null,\"k8s_pod\":null,\"k8s_container\":null,\"k8s_pod_uid\":null,\"nprocs\":0,\"pids\":[],\"alive\":false,"
 		   "\"attribution\":[\"rx_sk\"],\"rcvbuf\":null,\"queued\":null,\"sk_drops\":null,"
 		   "\"sk_drops_since_start\":null,\"sk_drops_stale\":null,\"drops\":5,\"skb_events\":5,"
-		   "\"bytes\":500,\"drops_per_s\":2.5,\"cause\":\"rcvbuf\","
+		   "\"gro_datagrams\":0,\"gro_skbs\":0,\"bytes\":500,\"drops_per_s\":2.5,\"cause\":\"rcvbuf\","
 		   "\"causes\":{\"rcvbuf\":5},"
 		   "\"cause_list\":[{\"cause\":\"rcvbuf\",\"drops\":5,\"skb_events\":5}],"
 		   "\"reasons\":{\"SOCKET_RCVBUFF\":5},\"locations\":{");
@@ -404,7 +404,7 @@ static void test_fragment_only(void **state)
 	ASSERT_HAS(j, "\"flow\":\"10.1.2.3 -> 10.1.2.4\","
 		   "\"why\":\"IP fragment without a UDP header\",\"saddr\":\"10.1.2.3\","
 		   "\"daddr\":\"10.1.2.4\",\"dport\":0,\"drops\":0,"
-		   "\"skb_events\":3,\"drops_per_s\":0.0,"
+		   "\"skb_events\":3,\"gro_datagrams\":0,\"gro_skbs\":0,\"drops_per_s\":0.0,"
 		   "\"cause_list\":[{\"cause\":\"frag_timeout\",\"drops\":0,\"skb_events\":3}],"
 		   "\"reasons\":{\"FRAG_REASM_TIMEOUT\":0},");
 	ASSERT_JQ(j, ".unattributed[1].cause == \"frag_timeout\"");
@@ -481,7 +481,7 @@ static void test_rates(void **state)
 	j = json(f, false);
 	assert_int_equal(jq_status(j, "."), 0);
 	ASSERT_HAS(j, "\"interval\":1.000,");
-	ASSERT_HAS(j, "\"drops\":15,\"skb_events\":4,\"bytes\":1500,\"drops_per_s\":10.0,");
+	ASSERT_HAS(j, "\"drops\":15,\"skb_events\":4,\"gro_datagrams\":0,\"gro_skbs\":0,\"bytes\":1500,\"drops_per_s\":10.0,");
 	/* an interval lists what moved in it: the quiet flow is counted, not listed */
 	ASSERT_JQ(j, ".unattributed | length == 0");
 	ASSERT_JQ(j, ".unchanged_rows == 1");
@@ -551,13 +551,13 @@ static void test_unknown_reason(void **state)
 		   "\"cause_list\":[{\"cause\":\"other\",\"drops\":2,\"skb_events\":2}],"
 		   "\"reasons\":{\"REASON_60000\":2},");
 	ASSERT_HAS(j, "\"unattributed\":[{\"cause\":\"other\",");
-	ASSERT_HAS(j, "\"drops\":4,\"skb_events\":4,\"drops_per_s\":2.0,"
+	ASSERT_HAS(j, "\"drops\":4,\"skb_events\":4,\"gro_datagrams\":0,\"gro_skbs\":0,\"drops_per_s\":2.0,"
 		   "\"cause_list\":[{\"cause\":\"other\",\"drops\":4,\"skb_events\":4}],"
 		   "\"reasons\":{\"REASON_60000\":4},");
 	ASSERT_JQ(j, ".totals.causes == {\"other\":6}");
 
 	p = plain(f, true);
-	ASSERT_HAS(p, "?: REASON_60000 2 (2 skbs)\n");
+	ASSERT_HAS(p, "? cookie %llu: REASON_60000 2 (2 skbs)\n", (unsigned long long)UNKNOWN_COOKIE2);
 	ASSERT_HAS(p, "  by cause: other 6\n");
 }
 
@@ -699,7 +699,7 @@ static void test_plain(void **state)
 	snprintf(line, sizeof(line), "%-14s %-14.14s %-44s %9s %9s %9s\n",
 		 "no_socket", ns, "10.1.2.3 -> 10.1.2.4:9999", "4", "8", "8");
 	ASSERT_HAS(p, "%s", line);
-	ASSERT_HAS(p, "?: SOCKET_RCVBUFF 5 (5 skbs)\n");
+	ASSERT_HAS(p, "? cookie 123456789: SOCKET_RCVBUFF 5 (5 skbs)\n");
 	snprintf(line, sizeof(line), "kernel counters, netns %s (%u):\n", ns, f->x.netns);
 	ASSERT_HAS(p, "%s", line);
 	ASSERT_HAS(p, "  %-18s +%-10s udpdrop %-14s %-10s %s\n", "UdpRcvbufErrors",
@@ -749,13 +749,14 @@ static void test_known_socket(void **state)
 		   "\"comm\":\"%s\",\"kernel_owner\":null,\"k8s_namespace\":null,\"k8s_pod\":null,\"k8s_container\":null,\"k8s_pod_uid\":null,\"nprocs\":1,\"pids\":[%d],\"alive\":true,"
 		   "\"attribution\":[\"rx_sk\"],\"rcvbuf\":%d,\"queued\":0,\"sk_drops\":0,"
 		   "\"sk_drops_since_start\":0,\"sk_drops_stale\":false,\"drops\":3,\"skb_events\":3,"
-		   "\"bytes\":300,\"drops_per_s\":1.5,\"cause\":\"rcvbuf\",",
+		   "\"gro_datagrams\":0,\"gro_skbs\":0,\"bytes\":300,\"drops_per_s\":1.5,\"cause\":\"rcvbuf\",",
 		   cookie, (unsigned long)st.st_ino, (int)getpid(), comm,
 		   (int)getpid(), rcvbuf);
 
 	p = plain(f, true);
-	ASSERT_HAS(p, "127.0.0.1:%u: SOCKET_RCVBUFF 3 (3 skbs); kernel sk_drops +0 since start\n",
-		   port);
+	/* the owner heads the line: two sockets on one address never read the same */
+	ASSERT_HAS(p, "127.0.0.1:%u %d/%s: SOCKET_RCVBUFF 3 (3 skbs); kernel sk_drops +0 since start\n",
+		   port, (int)getpid(), comm);
 	ASSERT_HAS(p, "%d/%s", (int)getpid(), comm);
 
 	/* closed: the row keeps its name, and says it is gone */
@@ -775,8 +776,9 @@ static void test_known_socket(void **state)
 	/* its sk_drops is the last read, before the close: said so */
 	ASSERT_JQ(j, ".sockets[0] | .sk_drops == 0 and .sk_drops_stale == true");
 	p = plain(f, true);
-	ASSERT_HAS(p, "127.0.0.1:%u: SOCKET_RCVBUFF 3 (3 skbs); kernel sk_drops +0 since start "
-		   "when last read (closed since: its later drops are not in it)\n", port);
+	ASSERT_HAS(p, "127.0.0.1:%u %d/%s: SOCKET_RCVBUFF 3 (3 skbs); kernel sk_drops +0 since start "
+		   "when last read (closed since: its later drops are not in it)\n", port,
+		   (int)getpid(), comm);
 }
 
 /*
@@ -1081,7 +1083,7 @@ static void test_summary_advice(void **state)
 	top_print__plain(&f->x.m, &oc, &f->x.sb);
 	p = f->x.sb.buf;
 	ASSERT_HAS(p, "advice (--json adds the evidence and how to verify):\n");
-	ASSERT_HAS(p, "  ? rcvbuf: the socket's receive buffer was full");
+	ASSERT_HAS(p, "  ? cookie 123456789 rcvbuf: the socket's receive buffer was full");
 	ASSERT_HAS(p, "  10.1.2.3 -> 10.1.2.4:9999 no_socket: nothing listens on port 9999\n"
 		   "    change: Start the service");
 	/* per interval: none */
