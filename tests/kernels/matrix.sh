@@ -35,6 +35,7 @@ CHECKS=(
 	"rcvbuf/tracepoint=rcvbuf_tracepoint"
 	"no_socket=no_socket"
 	"multicast=mcast_unjoined_group mcast_unwanted"
+	"gso/gro=gso_gro_rcvbuf gso_no_socket"
 	"checksum=checksum"
 	"frag_timeout=frag_timeout"
 	"reassembly=rcvbuf_fragmented"
