@@ -433,6 +433,10 @@ void advice__json_end(struct json *j, const struct advice_finding *f, bool setti
 	json_str(j, f->change);
 	json_key(j, "verify");
 	json_str(j, f->verify);
+	/* false: a second diagnosis of the finding before it (its drops are
+	 * there): sum the drops of those with true alone */
+	json_key(j, "carries_drops");
+	json_bool(j, !f->secondary);
 	if (setting) {
 		/* the change's setting and value (null: none) */
 		json_key(j, "setting");

@@ -237,6 +237,12 @@ void advice__kernel_windows(struct advice_input *in, uint64_t span, uint64_t dro
 
 struct advice_finding {
 	enum cause cause;
+	/*
+	 * Another diagnosis of the drops the finding before it (same cause,
+	 * same socket or flow) counts: JSON's carries_drops is false, so a
+	 * consumer summing findings' drops counts each drop once.
+	 */
+	bool secondary;
 	char what[ADVICE_WHAT];       /* one line */
 	char evidence[ADVICE_TEXT];   /* the numbers, with units */
 	char change[ADVICE_TEXT];     /* the exact command or call, value computed */

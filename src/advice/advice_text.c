@@ -73,6 +73,7 @@ struct advice_finding *advice_next(struct advice_finding *out, int max, int *n,
 	f = &out[(*n)++];
 	memset(f, 0, sizeof(*f));
 	f->cause = c;
+	f->secondary = *n > 1 && out[*n - 2].cause == c;
 	return f;
 }
 

@@ -1359,6 +1359,9 @@ static void test_not_reading_per_socket(void **state)
 	t = all(f, n);
 	assert_int_equal(n, 2);
 	assert_string_equal(f[1].verdict, "not_reading");
+	/* two diagnoses of the same drops: the first carries them (JSON carries_drops) */
+	assert_false(f[0].secondary);
+	assert_true(f[1].secondary);
 	ASSERT_HAS(t, "what: nothing read the socket while it dropped (sampled 3.00 s)");
 	ASSERT_HAS(t, "Nothing was delivered to it (its own deliveries, sock:sk_data_ready) in the intervals "
 		   "it dropped in (3.00 s)");

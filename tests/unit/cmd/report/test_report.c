@@ -237,7 +237,7 @@ static void test_complete(void **state)
 	ASSERT_JQ(j, ".totals.drops == 312 and .totals.skb_events == 313 and .totals.causes.rcvbuf.drops == 305");
 	ASSERT_JQ(j, ".reconcile[] | select(.netns == %u and .cause == \"rcvbuf\") | .status == \"match\" and .kernel == 305 and .udpdrop == 305", NS1);
 	ASSERT_JQ(j, ".reconcile[] | select(.netns == %u and .cause == \"no_socket\") | .status == \"differ\" and .diff == -2", NS2);
-	ASSERT_JQ(j, ".advice | all(keys == [\"cause\",\"change\",\"drop_windows\",\"evidence\",\"sampled_s\",\"setting\",\"setting_command\",\"setting_run_on\",\"setting_scope\",\"socket\",\"socket_id_kind\",\"value\",\"verdict\",\"verify\",\"what\"])");
+	ASSERT_JQ(j, ".advice | all(keys == [\"carries_drops\",\"cause\",\"change\",\"drop_windows\",\"evidence\",\"sampled_s\",\"setting\",\"setting_command\",\"setting_run_on\",\"setting_scope\",\"socket\",\"socket_id_kind\",\"value\",\"verdict\",\"verify\",\"what\"])");
 	ASSERT_JQ(j, "[.advice[] | select(.socket != null) | .socket_id_kind] | unique == [\"cookie\"]");
 	ASSERT_JQ(j, "[.advice[] | select(.socket == null) | .socket_id_kind] | unique == [null]");
 	ASSERT_JQ(j, "[.advice[] | select(.socket == 42)] | length == 1 and .[0].cause == \"rcvbuf\"");

@@ -1066,7 +1066,7 @@ static void test_summary_advice(void **state)
 	j = f->x.sb.buf;
 	assert_int_equal(jq_status(j, "."), 0);
 	ASSERT_JQ(j, ".sockets[0].advice | length >= 1");
-	ASSERT_JQ(j, ".sockets[0].advice[0] | keys == [\"cause\",\"change\",\"drop_windows\",\"evidence\",\"sampled_s\",\"setting\",\"setting_command\",\"setting_run_on\",\"setting_scope\",\"socket\",\"socket_id_kind\",\"value\",\"verdict\",\"verify\",\"what\"]");
+	ASSERT_JQ(j, ".sockets[0].advice[0] | keys == [\"carries_drops\",\"cause\",\"change\",\"drop_windows\",\"evidence\",\"sampled_s\",\"setting\",\"setting_command\",\"setting_run_on\",\"setting_scope\",\"socket\",\"socket_id_kind\",\"value\",\"verdict\",\"verify\",\"what\"]");
 	/* the socket's id, as report's and doctor's advice name it */
 	ASSERT_JQ(j, ".sockets[0] | .advice[0].socket == .cookie and .advice[0].socket_id_kind == \"cookie\"");
 	ASSERT_JQ(j, ".sockets[0].advice[0].cause == \"rcvbuf\"");
