@@ -343,7 +343,9 @@ void advice__hint(const struct advice_input *in, char *buf, size_t len)
 		snprintf(buf, len, "path duplicates frags");
 		return;
 	case CAUSE_NO_SOCKET:
-		if (in->port.known)
+		if (in->port.known && in->port_taken[0])
+			snprintf(buf, len, ":%llu taken, not for it", (unsigned long long)in->port.v);
+		else if (in->port.known)
 			snprintf(buf, len, "nothing on :%llu", (unsigned long long)in->port.v);
 		else
 			snprintf(buf, len, "nothing on the port");

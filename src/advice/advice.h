@@ -95,6 +95,14 @@ struct advice_input {
 	struct advice_u64 port;   /* the local (or destination) port */
 	bool sender_side;         /* drops of a local sender (egress), not a receiver */
 	bool has_socket;          /* the drops belong to a socket (not a bare flow) */
+	/*
+	 * no_socket: a socket that is bound to the port all the same but
+	 * would not take these datagrams (connected to another peer, bound
+	 * to another address), as "10.0.0.2:40000 connected to
+	 * 10.0.0.9:53, held by 1234/dig" (advice__port_taken); "" for none:
+	 * nothing listens on the port.
+	 */
+	char port_taken[192];
 
 	/* the drops */
 	uint64_t drops;           /* datagrams of this cause */
@@ -313,6 +321,15 @@ void advice__hint(const struct advice_input *in, char *buf, size_t len);
  * and "sampled_s" (null: unknown).
  * advice__json_begin opens the object, advice__json_end closes it.
  */
+/*
+ * Fill in->port_taken from a socket bound to the destination port of a
+ * no_socket flow (laddr:lport, its peer raddr:rport or rport 0, its owner
+ * pid/comm or pid 0): the words the advice names it with.
+ */
+void advice__port_taken(struct advice_input *in, int family, const uint8_t *laddr,
+			uint16_t lport, const uint8_t *raddr, uint16_t rport, int pid,
+			const char *comm);
+
 struct json;
 struct advice_json_socket {
 	bool known;        /* false: the finding has no socket (both null) */

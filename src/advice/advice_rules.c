@@ -323,6 +323,23 @@ int advice_simple(const struct advice_input *in, struct advice_finding *out, int
 				 "and udpdrop shows 0 no_socket drops.");
 			break;
 		}
+		if (in->port_taken[0]) {
+			/* a socket is there, but not for these (not "nothing listens") */
+			snprintf(f->what, sizeof(f->what), "no socket on port %s takes datagrams from this sender",
+				 port);
+			add(e, el, "A socket is bound to port %s (%s), but it does not take these datagrams%s%s%s: "
+			    "a connected socket takes only its peer's, and one bound to an address only those "
+			    "sent to it. The kernel answers each with an ICMP port unreachable (rate-limited).",
+			    port, in->port_taken, in->who ? " (" : "", in->who ? in->who : "", in->who ? ")" : "");
+			snprintf(f->change, sizeof(f->change), "Usually a stray sender: a reply that came after "
+				 "its query's socket moved on, a scan, a peer with a stale address. If this sender "
+				 "should reach port %s, have the service accept it (an unconnected socket, or one "
+				 "bound to the wildcard: ss -uapn 'sport = :%s' shows each socket's peer); else fix "
+				 "or stop the sender.", port, port);
+			snprintf(f->verify, sizeof(f->verify), "nstat -az UdpNoPorts Udp6NoPorts stays put, and "
+				 "udpdrop shows 0 no_socket drops for port %s.", port);
+			break;
+		}
 		snprintf(f->what, sizeof(f->what), "nothing listens on port %s", port);
 		add(e, el, "No socket was bound to port %s%s%s; the kernel answers each with an ICMP port "
 		    "unreachable (rate-limited).", port, in->who ? " for " : "", in->who ? in->who : "");

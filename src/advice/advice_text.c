@@ -55,6 +55,27 @@ void advice_drops_line(const struct advice_input *in, char *e, size_t len)
 	add(e, len, ". ");
 }
 
+void advice__port_taken(struct advice_input *in, int family, const uint8_t *laddr,
+			uint16_t lport, const uint8_t *raddr, uint16_t rport, int pid,
+			const char *comm)
+{
+	char l[64], r[64], c[16];
+	size_t len = sizeof(in->port_taken);
+
+	fmt_endpoint(l, sizeof(l), family, laddr, lport);
+	in->port_taken[0] = '\0';
+	add(in->port_taken, len, "%s", l);
+	if (rport) {
+		fmt_endpoint(r, sizeof(r), family, raddr, rport);
+		add(in->port_taken, len, " connected to %s", r);
+	}
+	if (pid > 0) {
+		snprintf(c, sizeof(c), "%s", comm ? comm : "");
+		str_printable(c);
+		add(in->port_taken, len, ", held by %d/%s", pid, c);
+	}
+}
+
 /* The change's setting and value, for scripts (advice_finding). */
 void advice_set_value(struct advice_finding *f, const char *setting, uint64_t v)
 {

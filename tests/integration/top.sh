@@ -247,6 +247,41 @@ test_no_socket() {
 		"$(final '[.reconcile[] | select(.cause == "no_socket")][0] | "\(.kernel) \(.udpdrop)"')" "50 50"
 }
 
+# A stray sender to a port a connected socket holds: the kernel counts
+# UdpNoPorts (the socket takes only its peer's datagrams), and every view
+# says the port is taken, never "nothing listens on port 40000".
+test_no_socket_port_connected() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:40000" --connect "$V4A:53" || return
+	local before=$(mib "$B" Udp NoPorts)
+	start_record "$T/c.data" -N "$B" -i "$TOP_INTERVAL" || return
+	start_top -N "$B" || return
+	start_doctor -N "$B" -d 600 || return
+	local sent=$(send "$A" "$V4B:40000" -c 20 --sport 5353)
+	settle
+	kill -INT "$DOC_PID"
+	wait_doctor
+	kill -INT "$REC"
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	stop_top || return
+	expect_eq sent "$sent" 20
+	expect_eq "UdpNoPorts delta" "$(($(mib "$B" Udp NoPorts) - before))" 20
+	local sel='[.unattributed[] | select(.cause == "no_socket" and .dport == 40000)][0]'
+	expect_eq "top: no_socket drops" "$(final "$sel.drops")" 20
+	local want="no socket on port 40000 takes datagrams from this sender"
+	expect_eq "top: advice" "$(final "$sel.advice[0].what")" "$want"
+	final "$sel.advice[0].evidence" | grep -q "connected to $V4A:53" ||
+		fail "top: the evidence does not name the socket's peer: $(final "$sel.advice[0].evidence")"
+	expect_eq "doctor: finding" "$(dq '[.findings[] | select(.cause == "no_socket")][0].what')" "$want"
+	"$UDPDROP" report --json "$T/c.data" >"$T/c.json" 2>"$T/c.err" || fail "report: $(cat "$T/c.err")"
+	expect_eq "report: advice" \
+		"$(jq -r '[.advice[] | select(.cause == "no_socket")][0].what' "$T/c.json")" "$want"
+	grep -rq "nothing listens on port 40000" "$T/c.json" "$T/doc.json" "$T/final.json" &&
+		fail "a view says nothing listens on port 40000"
+	return 0
+}
+
 test_checksum() {
 	setup_hosts || return
 	start_recv "$B" "$V4B:5003" --read || return

@@ -454,10 +454,61 @@ static int write_mibs(struct recorder *rc, uint64_t t)
 	return 0;
 }
 
+/* sock_info as a SOCKETS entry (without deliveries). */
+static void trace_sock_of(struct trace_socket *ts, const struct sock_info *si,
+			  uint64_t cookie, uint32_t netns)
+{
+	ts->cookie = si->cookie ? si->cookie : cookie;
+	ts->netns = si->netns ? si->netns : netns;
+	ts->inode = si->inode;
+	ts->pid = si->npids ? (uint32_t)si->pids[0] : 0;
+	ts->family = si->family;
+	ts->proto = si->proto;
+	memcpy(ts->laddr, si->saddr, 16);
+	memcpy(ts->raddr, si->daddr, 16);
+	ts->lport = si->sport;
+	ts->rport = si->dport;
+	memcpy(ts->comm, si->comm, sizeof(ts->comm));
+	ts->comm[sizeof(ts->comm) - 1] = 0;
+	if (si->have_mem) {
+		ts->rcvbuf = si->rcvbuf;
+		ts->queued = si->rmem;
+	}
+}
+
+/*
+ * A socket bound to a no_socket flow's port all the same (connected to
+ * another peer, bound to another address): written beside the sockets
+ * with drops, so that report's advice says the port is taken, as top's
+ * does, not that nothing listens. One per flow, the latest seen.
+ */
+static void add_port_holder(struct model *m, const struct row *r, struct trace_sockets *s,
+			    struct trace_socket *v)
+{
+	struct port_key pk = { .netns = r->key.netns, .port = r->key.dport, .proto = r->key.proto };
+	const struct port_socks *ps = htab__find(&m->by_port, &pk);
+	const struct sock_info *best = NULL;
+
+	for (int i = 0; ps && i < ps->n; i++) {
+		const struct sock_info *si = socktab__by_cookie(&m->st, ps->cookies[i]);
+
+		if (si && si->sport == r->key.dport && si->proto == r->key.proto &&
+		    (!best || si->last_seen_ns > best->last_seen_ns))
+			best = si;
+	}
+	if (!best)
+		return;
+	for (uint32_t i = 0; i < s->n; i++)
+		if (v[i].cookie == best->cookie)
+			return;
+	trace_sock_of(&v[s->n++], best, best->cookie, r->key.netns);
+}
+
 static int write_sockets(struct recorder *rc, uint64_t t)
 {
 	struct model *m = &rc->w->m;
-	struct trace_socket *v = calloc(m->rows.n + 1, sizeof(*v));
+	/* a row each, and a port holder per no_socket flow */
+	struct trace_socket *v = calloc(2 * m->rows.n + 1, sizeof(*v));
 	struct trace_sockets s = { .time_ns = t, .v = v };
 	size_t it = 0;
 	const void *key;
@@ -474,26 +525,17 @@ static int write_sockets(struct recorder *rc, uint64_t t)
 		if (r->key.kind != ROW_SOCKET || !r->have_sock ||
 		    (m->opts.pid && !r->owned_by_pid))
 			continue;
-		ts->cookie = si->cookie ? si->cookie : r->key.cookie;
-		ts->netns = si->netns ? si->netns : r->key.netns;
-		ts->inode = si->inode;
-		ts->pid = si->npids ? (uint32_t)si->pids[0] : 0;
-		ts->family = si->family;
-		ts->proto = si->proto;
-		memcpy(ts->laddr, si->saddr, 16);
-		memcpy(ts->raddr, si->daddr, 16);
-		ts->lport = si->sport;
-		ts->rport = si->dport;
-		memcpy(ts->comm, si->comm, sizeof(ts->comm));
-		ts->comm[sizeof(ts->comm) - 1] = 0;
-		if (si->have_mem) {
-			ts->rcvbuf = si->rcvbuf;
-			ts->queued = si->rmem;
-		}
+		trace_sock_of(ts, si, r->key.cookie, r->key.netns);
 		/* the socket's own deliveries: the advice judges "not reading"
 		 * and the pacing rate by them, in report as in top */
 		ts->delivered = r->rx;
 		s.n++;
+	}
+	for (it = 0; !m->opts.pid && htab__next(&m->rows, &it, &key, &val);) {
+		const struct row *r = val;
+
+		if (r->key.kind == ROW_FLOW && r->key.cause == CAUSE_NO_SOCKET && r->key.dport)
+			add_port_holder(m, r, &s, v);
 	}
 	s.have_rx = m->have_rx;
 	err = trace_writer__sockets(rc->tw, &s);

@@ -546,6 +546,19 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 		in.units = units;
 		if (topf->dport && one_port)
 			in.port = ADVICE_U64(topf->dport);
+		/* a socket on the port all the same (connected elsewhere): the
+		 * recording's last look at it */
+		for (uint32_t s = 0; c == CAUSE_NO_SOCKET && topf->dport && one_port &&
+				     s < rp->nsockets; s++) {
+			const struct trace_socket *ts = &rp->sockets[s];
+
+			if (ts->netns == topf->netns && ts->lport == topf->dport &&
+			    ts->proto == topf->proto) {
+				advice__port_taken(&in, ts->family, ts->laddr, ts->lport, ts->raddr,
+						   ts->rport, (int)ts->pid, ts->comm);
+				break;
+			}
+		}
 		for (int i = 0; i < nrows; i++) {
 			if (rows[i].cause[c] > best) {
 				best = rows[i].cause[c];
