@@ -437,6 +437,12 @@ test_gso_qdisc() {
 
 # Receiver side with GSO and GRO: the UDP_GRO receiver takes the 4-datagram
 # buffers whole, so a full receive buffer drops them whole too.
+# GSO into a UDP_GRO socket with a small buffer. Where the skbs reach
+# the socket whole (veth passes UDP_SEGMENT skbs on since 5.18 or so;
+# 5.10's cuts them first), the kernel counts one drop per skb (sk_drops,
+# UdpRcvbufErrors) and udpdrop one per datagram, and says how many came
+# in how many such skbs: drops - gro_datagrams + gro_skbs is the kernel's
+# count on every kernel, and the reconciliation compares that.
 test_gso_gro_rcvbuf() {
 	setup_hosts || return
 	start_recv "$B" "$V4B:5051" --rcvbuf 16384 --gro || return
@@ -449,28 +455,32 @@ test_gso_gro_rcvbuf() {
 	stop_top || return
 	local got=$(stop_recv "$rpid" "$rout")
 	local dropped=$((sent - got))
-	local drops=$(socket_field "$V4B:5051" .drops) skbs=$(socket_field "$V4B:5051" .skb_events)
+	local drops=$(socket_field "$V4B:5051" .drops)
+	local kernel=$(($(mib "$B" Udp RcvbufErrors) - before))
 	expect_eq "sent (datagrams, 4 per buffer)" "$sent" 200
 	expect_gt "dropped" "$dropped" 0
 	expect_eq "socket drops (datagrams)" "$drops" "$dropped"
 	expect_eq "socket cause rcvbuf" "$(socket_field "$V4B:5051" .causes.rcvbuf)" "$dropped"
-	expect_gt "fewer skb events than drops" "$drops" "$skbs"
-	expect_eq "skb events (one per buffer)" "$((skbs * 4))" "$drops"
-	# sk_drops and UdpRcvbufErrors count skbs, not datagrams
-	expect_eq "ss -uam d (per skb)" "$d" "$skbs"
-	expect_eq "UdpRcvbufErrors delta (per skb)" "$(($(mib "$B" Udp RcvbufErrors) - before))" "$skbs"
-	# the row says its datagrams came in GRO skbs, and how many
-	expect_eq "gro_skbs, gro_datagrams" \
-		"$(socket_field "$V4B:5051" '| "\(.gro_skbs) \(.gro_datagrams)"')" "$skbs $drops"
-	# the reconciliation counts skbs as the kernel does: a match
-	expect_eq "reconcile rcvbuf (kernel, udpdrop per skb, udpdrop's datagrams, status)" \
+	expect_eq "ss -uam d = UdpRcvbufErrors delta" "$d" "$kernel"
+	# the row says how many of its datagrams came in how many GRO skbs
+	local gd=$(socket_field "$V4B:5051" .gro_datagrams) gs=$(socket_field "$V4B:5051" .gro_skbs)
+	expect_eq "drops - gro_datagrams + gro_skbs = the kernel's count" "$((drops - gd + gs))" "$kernel"
+	if ((kernel < dropped)); then
+		# whole skbs (this kernel's veth passes them on): 4 datagrams each
+		expect_eq "gro_skbs, gro_datagrams (4 each)" "$gs $gd" "$kernel $((kernel * 4))"
+	else
+		echo "    (this kernel cut the skbs into datagrams before the socket: no GRO skbs)"
+		expect_eq "gro_skbs, gro_datagrams" "$gs $gd" "0 0"
+	fi
+	expect_eq "reconcile rcvbuf (kernel, udpdrop per skb, udpdrop's datagrams, match)" \
 		"$(final '[.reconcile[] | select(.cause == "rcvbuf")][0] | "\(.kernel) \(.udpdrop) \(.udpdrop_datagrams) \(.match)"')" \
-		"$skbs $skbs $drops true"
+		"$kernel $kernel $dropped true"
 }
 
-# GSO skbs to a port nobody listens on: the kernel counts one UdpNoPorts
-# (and answers one ICMP) per skb, udpdrop its datagrams; the
-# reconciliation compares skbs and matches.
+# GSO skbs to a port nobody listens on: where they arrive whole, the
+# kernel counts one UdpNoPorts (and answers one ICMP) per skb, udpdrop
+# its datagrams; the reconciliation compares the kernel's unit and
+# matches, in top and in report.
 test_gso_no_socket() {
 	setup_hosts || return
 	local before=$(mib "$B" Udp NoPorts)
@@ -483,24 +493,32 @@ test_gso_no_socket() {
 	expect_eq "record exit code" "$?" 0
 	stop_top || return
 	expect_eq "sent (datagrams, 4 per buffer)" "$sent" 120
-	local kernel=$(($(mib "$B" Udp NoPorts) - before))
-	expect_eq "UdpNoPorts delta (per skb)" "$kernel" 30
+	local kernel=$(($(mib "$B" Udp NoPorts) - before)) gs=30 gd=120
+	if ((kernel == 120)); then
+		echo "    (this kernel cut the skbs into datagrams before UDP: no GRO skbs)"
+		gs=0 gd=0
+	else
+		expect_eq "UdpNoPorts delta (per skb)" "$kernel" 30
+	fi
 	local sel='[.unattributed[] | select(.cause == "no_socket" and .dport == 5052)][0]'
+	local want="120 $kernel $gs $gd"
 	expect_eq "no_socket flow: drops, skb_events, gro_skbs, gro_datagrams" \
-		"$(final "$sel"' | "\(.drops) \(.skb_events) \(.gro_skbs) \(.gro_datagrams)"')" "120 30 30 120"
+		"$(final "$sel"' | "\(.drops) \(.skb_events) \(.gro_skbs) \(.gro_datagrams)"')" "$want"
 	expect_eq "reconcile no_socket" \
 		"$(final '[.reconcile[] | select(.cause == "no_socket")][0] | "\(.kernel) \(.udpdrop) \(.udpdrop_datagrams) \(.match)"')" \
-		"30 30 120 true"
+		"$kernel $kernel 120 true"
 	# the recording says the same
 	"$UDPDROP" report --json "$T/g.data" >"$T/g.json" 2>"$T/g.err" || fail "report: $(cat "$T/g.err")"
 	expect_eq "report: no_socket flow" \
-		"$(jq -r "$sel"' | "\(.drops) \(.skb_events) \(.gro_skbs) \(.gro_datagrams)"' "$T/g.json")" "120 30 30 120"
+		"$(jq -r "$sel"' | "\(.drops) \(.skb_events) \(.gro_skbs) \(.gro_datagrams)"' "$T/g.json")" "$want"
 	expect_eq "report: reconcile no_socket" \
 		"$(jq -r '[.reconcile[] | select(.cause == "no_socket")][0] | "\(.kernel) \(.udpdrop) \(.udpdrop_datagrams) \(.status)"' "$T/g.json")" \
-		"30 30 120 match"
+		"$kernel $kernel 120 match"
 	"$UDPDROP" report "$T/g.data" >"$T/g.txt" 2>>"$T/g.err"
-	grep -q "of 120 datagrams: a GSO/GRO skb counted once" "$T/g.txt" ||
+	if ((gs)) && ! grep -q "of 120 datagrams: a GSO/GRO skb counted once" "$T/g.txt"; then
 		fail "report text: no word on GSO/GRO skbs: $(grep -A3 Reconciliation "$T/g.txt")"
+	fi
+	return 0
 }
 
 test_ipv6_rcvbuf() {

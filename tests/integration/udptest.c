@@ -66,6 +66,18 @@
  * queued datagrams: socket_close drops). Prints "churned N" (sockets),
  * "dropped D" (N * K filter drops) and "closed C" (N * Q queued at close)
  * once every socket has closed.
+ *
+ *   udptest churn ADDR [-n SOCKETS] [--rate PER_S] --rcvbuf-drops K
+ *                 [--seconds S]
+ *
+ * The same churn with receive-buffer drops instead: each socket has the
+ * smallest SO_RCVBUF, gets 1 + K datagrams of 3000 B (one fits), reads
+ * until nothing is queued, and closes with an empty queue (no
+ * socket_close drop). --seconds S: churn for S seconds (-n is then a
+ * bound). Prints "churned N", "rcvbuf_dropped D" (the sockets' own
+ * sk_drops, SO_MEMINFO, summed), "read R" and "queued_at_close 0" (or
+ * how many were found queued: the run is then no test of "nothing
+ * queued").
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -611,7 +623,8 @@ static int do_churn(int argc, char **argv)
 {
 	struct sockaddr_storage a;
 	socklen_t alen;
-	int n = 100, rate = 60, drops = 4, queued = 0, made = 0;
+	int n = 100, rate = 60, drops = 4, queued = 0, made = 0, rcvbuf_drops = -1, seconds = 0;
+	uint64_t sk_dropped = 0, was_read = 0, left = 0, until = 0;
 	struct sock_filter drop_all = BPF_STMT(BPF_RET | BPF_K, 0);
 	struct sock_fprog prog = { .len = 1, .filter = &drop_all };
 	char buf[64] = "churn";
@@ -630,6 +643,10 @@ static int do_churn(int argc, char **argv)
 			drops = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--queued") && i + 1 < argc)
 			queued = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--rcvbuf-drops") && i + 1 < argc)
+			rcvbuf_drops = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+			seconds = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "churn: unknown option %s\n", argv[i]);
 			return 2;
@@ -641,6 +658,48 @@ static int do_churn(int argc, char **argv)
 		return 1;
 	}
 	signal(SIGTERM, on_sig);
+	if (rcvbuf_drops >= 0) {
+		static char big[3000];
+
+		if (seconds > 0)
+			until = mono_ns() + (uint64_t)seconds * 1000000000ull;
+		for (; (seconds > 0 ? mono_ns() < until : made < n) && !done; made++) {
+			struct sockaddr_storage bound;
+			socklen_t blen = sizeof(bound);
+			int fd = socket(a.ss_family, SOCK_DGRAM, 0), one = 1;
+			uint32_t mi[SK_MEMINFO_VARS];
+			socklen_t mlen = sizeof(mi);
+
+			/* the smallest buffer: one 3000 B datagram's truesize fills it */
+			if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &one, sizeof(one)) ||
+			    bind(fd, (void *)&a, alen) || getsockname(fd, (void *)&bound, &blen)) {
+				perror("churn socket");
+				return 1;
+			}
+			for (int j = 0; j < 1 + rcvbuf_drops; j++)
+				if (sendto(tx, big, sizeof(big), 0, (void *)&bound, blen) < 0) {
+					perror("sendto");
+					return 1;
+				}
+			/* loopback delivers in the send: read what was queued, to the end */
+			while (recv(fd, big, sizeof(big), MSG_DONTWAIT) >= 0)
+				was_read++;
+			if (!getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mi, &mlen))
+				sk_dropped += mi[SK_MEMINFO_DROPS];
+			int q = 0;
+
+			if (ioctl(fd, SIOCINQ, &q) == 0 && q > 0)
+				left++;
+			close(fd);
+			if (rate > 0)
+				usleep(1000000 / rate);
+		}
+		usleep(200000);
+		printf("churned %d\nrcvbuf_dropped %llu\nread %llu\nqueued_at_close %llu\n", made,
+		       (unsigned long long)sk_dropped, (unsigned long long)was_read,
+		       (unsigned long long)left);
+		return 0;
+	}
 	for (; made < n && !done; made++) {
 		struct sockaddr_storage bound;
 		socklen_t blen = sizeof(bound);
