@@ -19,18 +19,33 @@
 # when it lands after the close) and the sockets' own drop counters
 # (SO_MEMINFO), which UdpRcvbufErrors of the base netns must match.
 #
+# SOAK_MODE=clients (`make soak` runs it first): the churn short-lived
+# clients make, as a DNS client or a metrics library does, in a netns of
+# its own that top and record watch (-N): SOAK_RATE (here 200) sockets a
+# second, each bound to a port of its own (ADDR:0), sent 1 + SOAK_DROPS
+# datagrams of which the smallest buffer takes one (SOAK_DROPS rcvbuf
+# drops, its sk_drops), read to the end and closed with nothing queued:
+# any socket_close drop is a phantom. Ground truth: the sockets' own drop
+# counters, UdpRcvbufErrors of the netns.
+#
 # Fails (exit 1) when, after the first SOAK_WARMUP seconds, the last
 # third's maximum RSS, CPU, table fill or JSON line size is above 1.5 x the
 # first third's (+ 1 MiB, 2 %, 64 entries, 4 KiB: noise), when fewer than
-# 99 % of the drops are attributed to a socket, or when a count is not
-# exact.
+# 99 % of the drops are attributed to a socket, when a count is not
+# exact, or when top's RSS exceeds SOAK_MAX_RSS_MIB (64), its CPU over the
+# run SOAK_MAX_CPU % of a core (3) or its final JSON line SOAK_MAX_JSON_MIB
+# (4).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
 SECS=${1:-${SOAK_SECS:-600}}
+MODE=${SOAK_MODE:-port}
 SAMPLE=${SOAK_SAMPLE:-10}
 WARMUP=${SOAK_WARMUP:-20}
-RATE=${SOAK_RATE:-60}
+if [[ $MODE == clients ]]; then RATE=${SOAK_RATE:-200}; else RATE=${SOAK_RATE:-60}; fi
+MAX_RSS_MIB=${SOAK_MAX_RSS_MIB:-64}
+MAX_CPU=${SOAK_MAX_CPU:-3}
+MAX_JSON_MIB=${SOAK_MAX_JSON_MIB:-4}
 DROPS=${SOAK_DROPS:-4}
 NETNS_EVERY=${SOAK_NETNS_EVERY:-5}
 UDPDROP=${UDPDROP:-./udpdrop}
@@ -38,6 +53,7 @@ UDPDROP=${UDPDROP:-./udpdrop}
 [[ $(id -u) -eq 0 ]] || { echo "soak: needs root (BPF, namespaces)" >&2; exit 3; }
 [[ -x $UDPDROP ]] || { echo "soak: build first: make udpdrop" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "soak: needs python3 (the churner)" >&2; exit 2; }
+[[ $MODE == port || $MODE == clients ]] || { echo "soak: SOAK_MODE is port or clients" >&2; exit 2; }
 [[ $SECS =~ ^[0-9]+$ ]] && ((SECS >= 3 * SAMPLE)) ||
 	{ echo "soak: SECONDS must be a whole number, at least 3 samples ($((3 * SAMPLE)) s)" >&2; exit 2; }
 
@@ -105,6 +121,55 @@ while not stop and time.monotonic() - start < secs:
 save()
 EOF
 
+# The clients' churner (SOAK_MODE=clients): RATE sockets a second on
+# ports of their own, each sent 1 + DROPS datagrams of 3000 B (the smallest
+# buffer takes one), read to the end, closed with nothing queued.
+cat >"$D/clients.py" <<'EOF'
+import json, os, signal, socket, struct, sys, time
+rate, secs, drops_per, out = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+SO_MEMINFO, SK_MEMINFO_DROPS = 55, 8
+stop = False
+def on_term(*_):
+    global stop
+    stop = True
+signal.signal(signal.SIGTERM, on_term)
+tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+payload = b"x" * 3000
+t = {"sent": 0, "sk_drops": 0, "sockets": 0, "read": 0, "queued_at_close": 0}
+def save():
+    with open(out + ".tmp", "w") as f:
+        json.dump(t, f)
+    os.replace(out + ".tmp", out)
+start = due = last = time.monotonic()
+while not stop and time.monotonic() - start < secs:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)   # the kernel's minimum
+    s.bind(("127.0.0.1", 0))
+    for _ in range(1 + drops_per):
+        tx.sendto(payload, s.getsockname())
+        t["sent"] += 1
+    s.setblocking(False)
+    try:
+        while True:
+            s.recv(4096)
+            t["read"] += 1
+    except BlockingIOError:
+        pass
+    t["sk_drops"] += struct.unpack("9I", s.getsockopt(socket.SOL_SOCKET, SO_MEMINFO, 36))[SK_MEMINFO_DROPS]
+    t["sockets"] += 1
+    s.close()
+    now = time.monotonic()
+    if now - last >= 1:
+        save()
+        last = now
+    due += 1 / rate
+    if due > now:
+        time.sleep(due - now)
+    else:
+        due = now
+save()
+EOF
+
 udp_mib() { # NETNS NAME: a Udp: counter
 	ip netns exec "$1" awk -v k="$2" '$1 == "Udp:" && !h { for (i = 2; i <= NF; i++) c[$i] = i; h = 1; next }
 		$1 == "Udp:" && h { print $(c[k]); exit }' /proc/net/snmp
@@ -113,9 +178,14 @@ udp_mib() { # NETNS NAME: a Udp: counter
 ip netns add "$BASE" && ip -n "$BASE" link set lo up || { echo "soak: cannot make netns $BASE" >&2; exit 1; }
 MIB0=$(udp_mib "$BASE" RcvbufErrors)
 
-"$UDPDROP" top --batch --json -i 1 --port "$PORT" >"$D/top.jsonl" 2>"$D/top.err" &
+if [[ $MODE == clients ]]; then
+	WATCH=(-N "$BASE")
+else
+	WATCH=(--port "$PORT")
+fi
+"$UDPDROP" top --batch --json -i 1 "${WATCH[@]}" >"$D/top.jsonl" 2>"$D/top.err" &
 TOP=$!
-"$UDPDROP" record -i 1 --port "$PORT" -o "$D/soak.data" 2>"$D/record.err" &
+"$UDPDROP" record -i 1 "${WATCH[@]}" -o "$D/soak.data" 2>"$D/record.err" &
 REC=$!
 PIDS+=("$TOP" "$REC")
 for ((i = 0; i < 100; i++)); do
@@ -125,6 +195,10 @@ done
 grep -q 'tracing UDP drops' "$D/top.err" && grep -q 'recording UDP drops' "$D/record.err" ||
 	{ echo "soak: top or record did not start: $(cat "$D/top.err" "$D/record.err")" >&2; exit 1; }
 
+if [[ $MODE == clients ]]; then
+	ip netns exec "$BASE" python3 "$D/clients.py" "$RATE" "$SECS" "$DROPS" "$D/base.json" &
+	PIDS+=($!)
+else
 ip netns exec "$BASE" python3 "$D/churn.py" "$PORT" "$RATE" "$SECS" "$DROPS" "$D/base.json" &
 PIDS+=($!)
 # netns churn: one netns at a time, made, churned for 2 s, destroyed
@@ -141,6 +215,7 @@ PIDS+=($!)
 	done
 ) &
 PIDS+=($!)
+fi
 
 # ---- sampling -------------------------------------------------------------------
 
@@ -218,16 +293,28 @@ verdict() { # OK? WHAT
 eq() { [[ $1 == "$2" ]] && echo yes || echo no; }
 
 echo
-echo "totals ($SECS s; churn: $(jq -r .sockets "$D/base.json") sockets in $BASE, $(ls "$D"/ns-*.json 2>/dev/null | wc -l) netns churned):"
-echo "  sent (every one dropped)            $sent"
+echo "totals ($SECS s, $MODE; churn: $(jq -r .sockets "$D/base.json") sockets in $BASE, $(ls "$D"/ns-*.json 2>/dev/null | wc -l) netns churned):"
+if [[ $MODE == clients ]]; then
+	echo "  sent                                $sent (read $(jq -r .read "$D/base.json"))"
+else
+	echo "  sent (every one dropped)            $sent"
+fi
 echo "  their sockets' drop counters        $skd (base netns: $base_skd, UdpRcvbufErrors there: $mib)"
 echo "  top:    drops $(jq -r .totals.drops <<<"$final"), attributed $(jq -r .totals.attributed <<<"$final"), rcvbuf $(jq -r '.totals.causes.rcvbuf // 0' <<<"$final"), causes $(jq -c .totals.causes <<<"$final")"
 echo "  record: drops $(jq -r .totals.drops "$D/report.json" 2>/dev/null), causes $(jq -c .totals.causes "$D/report.json" 2>/dev/null)"
 verdict "$(eq "$top_rc$rec_rc$rep_rc" 000)" "exit codes: top $top_rc, record $rec_rc, report $rep_rc"
 verdict "$(eq "$mib" "$base_skd")" "UdpRcvbufErrors of $BASE = its sockets' drop counters ($mib, $base_skd)"
-verdict "$(eq "$(jq -r .totals.drops <<<"$final")" "$sent")" "top: drops = sent"
+if [[ $MODE == clients ]]; then
+	# nothing queued at close: every drop is rcvbuf, none socket_close
+	verdict "$(eq "$(jq -r .totals.drops <<<"$final")" "$skd")" "top: drops = the sockets' drop counters"
+	verdict "$(eq "$(jq -r '.totals.causes.socket_close // 0' <<<"$final")" 0)" "top: no socket_close drops (nothing was queued at a close)"
+	verdict "$(eq "$(jq -r .totals.drops "$D/report.json" 2>/dev/null)" "$skd")" "record: drops = the sockets' drop counters"
+	verdict "$(eq "$(jq -r '.totals.causes.socket_close.drops // 0' "$D/report.json" 2>/dev/null)" 0)" "record: no socket_close drops"
+else
+	verdict "$(eq "$(jq -r .totals.drops <<<"$final")" "$sent")" "top: drops = sent"
+	verdict "$(eq "$(jq -r .totals.drops "$D/report.json" 2>/dev/null)" "$sent")" "record: drops = sent"
+fi
 verdict "$(eq "$(jq -r '.totals.causes.rcvbuf // 0' <<<"$final")" "$skd")" "top: rcvbuf = the sockets' drop counters"
-verdict "$(eq "$(jq -r .totals.drops "$D/report.json" 2>/dev/null)" "$sent")" "record: drops = sent"
 attr=$(jq -r 'if .totals.drops > 0 then .totals.attributed * 100 / .totals.drops else 100 end' <<<"$final")
 verdict "$(awk -v a="$attr" 'BEGIN { print (a >= 99) ? "yes" : "no" }')" "top: attributed to a socket $(printf '%.2f' "$attr") % (>= 99 %)"
 
@@ -253,5 +340,15 @@ bounded "record CPU (%)" 2 "${R_CPU[@]}"
 bounded "top drop table (entries)" 64 "${T_TBL[@]}"
 bounded "record drop table (entries)" 64 "${R_TBL[@]}"
 bounded "top JSON line (bytes)" 4096 "${JSZ[@]}"
+
+# the targets: top's footprint at this churn, whatever the trend
+below() { # NAME VALUE LIMIT UNIT
+	verdict "$(awk -v v="$2" -v l="$3" 'BEGIN { print (v <= l) ? "yes" : "no" }')" "$1: $2 $4 <= $3 $4"
+}
+max_rss=$(printf '%s\n' "${T_RSS[@]:-0}" | sort -n | tail -n 1)
+mean_cpu=$(printf '%s\n' "${T_CPU[@]:-0}" | awk '{ s += $1; n++ } END { printf "%.1f", n ? s / n : 0 }')
+below "top RSS, the most after warm-up" "$(awk -v k="$max_rss" 'BEGIN { printf "%.1f", k / 1024 }')" "$MAX_RSS_MIB" MiB
+below "top CPU, the mean after warm-up" "$mean_cpu" "$MAX_CPU" "% of a core"
+below "top's final JSON line" "$(awk -v b="${#final}" 'BEGIN { printf "%.2f", b / 1048576 }')" "$MAX_JSON_MIB" MiB
 echo "soak: $([[ $status == 0 ]] && echo passed || echo FAILED)"
 exit $status

@@ -251,8 +251,9 @@ static int fold_long_closed(struct watch *w, uint64_t now)
 	struct htab ids, flows;
 	int err;
 
-	uint64_t every = w->m.fold_after_ns < FOLD_EVERY_NS ? FOLD_EVERY_MIN_NS
-							     : FOLD_EVERY_NS;
+	/* a short fold age (tests), or more closed rows than the cap: soon */
+	uint64_t every = w->m.fold_after_ns < FOLD_EVERY_NS || w->m.closed_over
+				 ? FOLD_EVERY_MIN_NS : FOLD_EVERY_NS;
 
 	if (now - w->fold_ns < every)
 		return 0;

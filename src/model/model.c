@@ -151,6 +151,19 @@ int model__init(struct model *m, const struct model_opts *o)
 		pr_warn("ignoring UDPDROP_FOLD_AFTER_S='%s': give whole seconds, 1 to 86400 (120 is used)\n",
 			shown);
 	}
+	const char *cm = getenv("UDPDROP_CLOSED_ROWS_MAX");
+
+	m->closed_rows_max = MODEL_CLOSED_ROWS_MAX;
+	if (cm && !parse_u64(cm, 1, 1u << 24, &secs)) {
+		m->closed_rows_max = (uint32_t)secs;
+	} else if (cm) {
+		char shown[64];
+
+		snprintf(shown, sizeof(shown), "%s", cm);
+		str_printable(shown);
+		pr_warn("ignoring UDPDROP_CLOSED_ROWS_MAX='%s': give a count, 1 to 16777216 (%d is used)\n",
+			shown, MODEL_CLOSED_ROWS_MAX);
+	}
 	m->nst_netns = -1;
 	m->start_wall = wall_time();
 	return 0;

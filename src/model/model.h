@@ -169,6 +169,10 @@ struct model {
 	} sock_stats;            /* how the socket table was kept (-vv, tests) */
 	uint64_t forget_ns;      /* last pruning of long-closed sockets */
 	uint64_t fold_after_ns;  /* MODEL_FOLD_AFTER_NS, or the environment's */
+	uint32_t closed_rows_max; /* MODEL_CLOSED_ROWS_MAX, or the environment's */
+	/* more closed sockets had rows of their own than that at the last
+	 * model__foldable: fold again soon (watch.c) */
+	bool closed_over;
 	double interval;         /* seconds covered by the last update */
 	bool have_rx;            /* rows carry rx, rx_rate, queue_peak */
 	double start_wall;       /* start_ns as wall-clock time (s): when counting began */
@@ -281,6 +285,15 @@ void model__flow_restart(struct model *m, const struct ud_key *k);
  * no count names them. 0 or -ENOMEM.
  */
 #define MODEL_FOLD_AFTER_NS (120 * 1000000000ull) /* UDPDROP_FOLD_AFTER_S overrides */
+/*
+ * ... and, while more closed sockets than MODEL_CLOSED_ROWS_MAX keep rows
+ * of their own (churn: 200 sockets a second is 24,000 in 120 s), the
+ * longest quiet of them too, once quiet MODEL_FOLD_QUIET_MIN_NS (their
+ * closing queues are long purged then), so memory and the summary stay
+ * bounded at any rate. UDPDROP_CLOSED_ROWS_MAX overrides (tests).
+ */
+#define MODEL_CLOSED_ROWS_MAX 512
+#define MODEL_FOLD_QUIET_MIN_NS (2 * 1000000000ull)
 int model__foldable(struct model *m, uint64_t now, struct htab *ids,
 		    struct htab *flows);
 /*

@@ -264,6 +264,21 @@ fail:
 	htab__free(&ports);
 }
 
+/* A closed socket's row that may fold early (over the cap): when it last moved. */
+struct fold_early {
+	uint64_t moved_ns;
+	const struct row *r;
+};
+
+static int cmp_moved(const void *a, const void *b)
+{
+	const struct fold_early *x = a, *y = b;
+
+	if (x->moved_ns != y->moved_ns)
+		return x->moved_ns < y->moved_ns ? -1 : 1;
+	return memcmp(&x->r->key, &y->r->key, sizeof(x->r->key));
+}
+
 /* A fold candidate: its netns, and the row's cookie (for an inode alias). */
 struct fold_cand {
 	uint32_t netns;
@@ -291,6 +306,48 @@ int model__foldable(struct model *m, uint64_t now, struct htab *ids,
 		htab__free(&cand);
 		return -ENOMEM;
 	}
+	/*
+	 * Closed sockets with rows of their own: those quiet for the fold
+	 * age fold; of the rest, while more than closed_rows_max remain, the
+	 * longest quiet (at least MODEL_FOLD_QUIET_MIN_NS) fold too.
+	 */
+	struct fold_early *early = NULL;
+	size_t nearly = 0, cap_early = 0, closed = 0, folding = 0;
+
+	while (htab__next(&m->rows, &it, &key, &val)) {
+		const struct row *r = val;
+
+		if (r->key.kind != ROW_SOCKET || !r->key.cookie ||
+		    (r->key.cookie & UD_COOKIE_FOLDED) || r->sock_alive || !r->skbs)
+			continue;
+		closed++;
+		if (now - r->moved_ns >= m->fold_after_ns) {
+			folding++;
+			continue;
+		}
+		if (now - r->moved_ns < MODEL_FOLD_QUIET_MIN_NS)
+			continue;
+		if (nearly == cap_early) {
+			size_t nc = cap_early ? 2 * cap_early : 256;
+			struct fold_early *ne = realloc(early, nc * sizeof(*ne));
+
+			if (!ne)
+				goto out;
+			early = ne;
+			cap_early = nc;
+		}
+		early[nearly++] = (struct fold_early){ r->moved_ns, r };
+	}
+	m->closed_over = closed - folding > m->closed_rows_max;
+	size_t take = 0;
+
+	if (m->closed_over) {
+		take = closed - folding - m->closed_rows_max;
+		if (take > nearly)
+			take = nearly;
+		qsort(early, nearly, sizeof(*early), cmp_moved);
+	}
+	it = 0;
 	while (htab__next(&m->rows, &it, &key, &val)) {
 		const struct row *r = val;
 		const struct sock_info *k;
@@ -305,6 +362,25 @@ int model__foldable(struct model *m, uint64_t now, struct htab *ids,
 			goto out;
 		*c = (struct fold_cand){ r->key.netns, r->key.cookie };
 		/* counted by its inode before a dump named it: that too */
+		k = htab__find(&m->known, &r->key.cookie);
+		if (k && k->inode && !k->partial) {
+			uint64_t id = UD_RX_INODE | k->inode;
+
+			c = htab__upsert(&cand, &id, NULL);
+			if (!c)
+				goto out;
+			*c = (struct fold_cand){ r->key.netns, r->key.cookie };
+		}
+	}
+	/* over the cap: the longest quiet, oldest first */
+	for (size_t i = 0; i < take; i++) {
+		const struct row *r = early[i].r;
+		const struct sock_info *k;
+		struct fold_cand *c = htab__upsert(&cand, &r->key.cookie, NULL);
+
+		if (!c)
+			goto out;
+		*c = (struct fold_cand){ r->key.netns, r->key.cookie };
 		k = htab__find(&m->known, &r->key.cookie);
 		if (k && k->inode && !k->partial) {
 			uint64_t id = UD_RX_INODE | k->inode;
@@ -359,6 +435,7 @@ int model__foldable(struct model *m, uint64_t now, struct htab *ids,
 	}
 	err = 0;
 out:
+	free(early);
 	htab__free(&cand);
 	htab__free(&blocked);
 	return err;
