@@ -252,10 +252,11 @@ static int fold_long_closed(struct watch *w, uint64_t now)
 	int err;
 
 	/* a short fold age (tests), or more closed rows than the cap: soon */
-	uint64_t every = w->m.fold_after_ns < FOLD_EVERY_NS || w->m.closed_over
-				 ? FOLD_EVERY_MIN_NS : FOLD_EVERY_NS;
+	uint64_t every = w->m.fold_after_ns < FOLD_EVERY_NS ? FOLD_EVERY_MIN_NS
+							     : FOLD_EVERY_NS;
 
-	if (now - w->fold_ns < every)
+	if (now - w->fold_ns < FOLD_EVERY_MIN_NS ||
+	    (now - w->fold_ns < every && !model__closed_over(&w->m)))
 		return 0;
 	w->fold_ns = now;
 	if (htab__init(&ids, sizeof(uint64_t), sizeof(uint32_t)))
@@ -281,7 +282,8 @@ static int fold_long_closed(struct watch *w, uint64_t now)
  * sockets keeps every drop's socket: the counts stay in the tracer, so no
  * view changes. What was seen this interval is checked against a dump of
  * its netns, every LIFETIMES_CHECK_NS, or every interval while a table
- * is a quarter full.
+ * is a quarter full or more closed sockets have rows than the model's cap
+ * (MODEL_CLOSED_ROWS_MAX).
  */
 static int give_back_closed(struct watch *w, uint64_t now)
 {
@@ -293,7 +295,10 @@ static int give_back_closed(struct watch *w, uint64_t now)
 	err = lifetimes__note(&w->life, &w->drops, w->t.rx ? &w->rx : NULL, now);
 	if (err)
 		return err;
-	n = lifetimes__closed(&w->life, &w->m.nt, tracer__filling(&w->t), now,
+	/* every interval while a table fills, or closed rows pass the cap
+	 * (churn: folding them waits for their kernel entries to go) */
+	n = lifetimes__closed(&w->life, &w->m.nt,
+			      tracer__filling(&w->t) || model__closed_over(&w->m), now,
 			      &ids, &had);
 	if (n <= 0) {
 		err = n;

@@ -170,9 +170,6 @@ struct model {
 	uint64_t forget_ns;      /* last pruning of long-closed sockets */
 	uint64_t fold_after_ns;  /* MODEL_FOLD_AFTER_NS, or the environment's */
 	uint32_t closed_rows_max; /* MODEL_CLOSED_ROWS_MAX, or the environment's */
-	/* more closed sockets had rows of their own than that at the last
-	 * model__foldable: fold again soon (watch.c) */
-	bool closed_over;
 	double interval;         /* seconds covered by the last update */
 	bool have_rx;            /* rows carry rx, rx_rate, queue_peak */
 	double start_wall;       /* start_ns as wall-clock time (s): when counting began */
@@ -296,6 +293,8 @@ void model__flow_restart(struct model *m, const struct ud_key *k);
 #define MODEL_FOLD_QUIET_MIN_NS (2 * 1000000000ull)
 int model__foldable(struct model *m, uint64_t now, struct htab *ids,
 		    struct htab *flows);
+/* Do more closed sockets than closed_rows_max have rows of their own? */
+bool model__closed_over(const struct model *m);
 /*
  * Is a local port (netns, proto) known to more than one socket: a
  * REUSEPORT group, connected sockets on one port, a port bound again and

@@ -279,6 +279,25 @@ static int cmp_moved(const void *a, const void *b)
 	return memcmp(&x->r->key, &y->r->key, sizeof(x->r->key));
 }
 
+/* A closed socket's own row, with counts to fold. */
+static bool closed_row(const struct row *r)
+{
+	return r->key.kind == ROW_SOCKET && r->key.cookie &&
+	       !(r->key.cookie & UD_COOKIE_FOLDED) && !r->sock_alive && r->skbs;
+}
+
+bool model__closed_over(const struct model *m)
+{
+	size_t it = 0, closed = 0;
+	const void *key;
+	void *val;
+
+	while (htab__next(&m->rows, &it, &key, &val))
+		if (closed_row(val) && ++closed > m->closed_rows_max)
+			return true;
+	return false;
+}
+
 /* A fold candidate: its netns, and the row's cookie (for an inode alias). */
 struct fold_cand {
 	uint32_t netns;
@@ -317,8 +336,7 @@ int model__foldable(struct model *m, uint64_t now, struct htab *ids,
 	while (htab__next(&m->rows, &it, &key, &val)) {
 		const struct row *r = val;
 
-		if (r->key.kind != ROW_SOCKET || !r->key.cookie ||
-		    (r->key.cookie & UD_COOKIE_FOLDED) || r->sock_alive || !r->skbs)
+		if (!closed_row(r))
 			continue;
 		closed++;
 		if (now - r->moved_ns >= m->fold_after_ns) {
@@ -338,10 +356,9 @@ int model__foldable(struct model *m, uint64_t now, struct htab *ids,
 		}
 		early[nearly++] = (struct fold_early){ r->moved_ns, r };
 	}
-	m->closed_over = closed - folding > m->closed_rows_max;
 	size_t take = 0;
 
-	if (m->closed_over) {
+	if (closed - folding > m->closed_rows_max) {
 		take = closed - folding - m->closed_rows_max;
 		if (take > nearly)
 			take = nearly;

@@ -266,6 +266,53 @@ test_closed_sockets_fold() {
 	fi
 }
 
+# Churn at any rate keeps memory bounded: past UDPDROP_CLOSED_ROWS_MAX
+# (here 40) closed sockets with rows of their own, the longest quiet fold
+# early, long before the fold age (120 s). Short-lived sockets on ports of
+# their own, each with receive-buffer drops and nothing queued at close:
+# top and record count every drop as rcvbuf (the sockets' own counters,
+# UdpRcvbufErrors) and none as socket_close, folded or not.
+test_closed_sockets_fold_early() {
+	setup_hosts || return
+	local before=$(mib "$B" Udp RcvbufErrors)
+	export UDPDROP_CLOSED_ROWS_MAX=40
+	start_record "$T/f.data" -N "$B" -i "$TOP_INTERVAL" || return
+	start_top -N "$B" || return
+	unset UDPDROP_CLOSED_ROWS_MAX
+	ip netns exec "$B" "$UDPTEST" churn 127.0.0.1:0 -n 400 --rate 100 --rcvbuf-drops 4 >"$T/churn.out"
+	cat "$T/churn.out" | sed 's/^/    churn: /'
+	local skd=$(awk '/^rcvbuf_dropped/ { print $2 }' "$T/churn.out")
+	expect_eq "queued at any close" "$(awk '/^queued_at_close/ { print $2 }' "$T/churn.out")" 0
+	# their kernel entries given back (checked every interval while over
+	# the cap), quiet 2 s, then a fold pass (every second while over it)
+	local i
+	for ((i = 0; i < 150; i++)); do
+		[[ $(tail -n 1 "$TOP_OUT" | jq -r '.tables.given_back // 0') -ge 360 ]] && break
+		sleep 0.1
+	done
+	sleep 4
+	kill -INT "$REC"
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	stop_top || return
+	expect_eq "UdpRcvbufErrors delta = the sockets' own drops" "$(($(mib "$B" Udp RcvbufErrors) - before))" "$skd"
+	expect_eq "top: rcvbuf" "$(final '.totals.causes.rcvbuf')" "$skd"
+	expect_eq "top: drops (no socket_close: nothing was queued)" "$(final '.totals.drops')" "$skd"
+	expect_eq "top: all attributed" "$(final '.totals.attributed')" "$skd"
+	local rows=$(final '[.sockets[] | select(.local != "(closed sockets)")] | length')
+	if ((rows > 40)); then
+		fail "top: $rows closed sockets kept rows of their own, past the cap of 40"
+	else
+		echo "    ok: top: $rows rows of their own for 400 closed sockets (cap 40)"
+	fi
+	expect_eq "top: the (closed sockets) row and the rest hold them all" \
+		"$(final '[.sockets[] | .causes.rcvbuf // 0] | add')" "$skd"
+	"$UDPDROP" report --json "$T/f.data" >"$T/f.json" 2>"$T/f.err" || fail "report: $(cat "$T/f.err")"
+	expect_eq "report: drops, rcvbuf, socket_close" \
+		"$(jq -r '"\(.totals.drops) \(.totals.causes.rcvbuf.drops) \(.totals.causes.socket_close.drops // 0)"' "$T/f.json")" \
+		"$skd $skd 0"
+}
+
 # member_queues PORT: "PEER_PORT RECVQ_BYTES COOKIE INODE" per socket on
 # local PORT in netns B, from ss (its dump also gives each a cookie).
 member_queues() {
