@@ -322,10 +322,12 @@ struct handover {
 	 * even if the struct sock was freed and its memory reused. A socket
 	 * no one has asked the cookie of yet (new since user space's last
 	 * socket dump: its key names it by inode, UD_KEY_INODE) is proved by
-	 * having still none and the same inode (fast_inode).
+	 * having still none and the same inode (FAST_INODE). A group's
+	 * datagrams (UD_KEY_GROUP) have a bucket apart: FAST_GROUP says
+	 * which the slot is.
 	 */
 	__u8 fast_valid;     /* FAST_* */
-	bool fast_inode;     /* fast_cookie holds the socket's inode */
+	__u8 fast_bits;      /* FAST_INODE: fast_cookie holds the inode; FAST_GROUP */
 	/* a drop waiting for udp_fail_queue_rcv_skb (pend_*, below) */
 	bool pend_valid;
 	/* a closing socket's purge waiting for its socket (close_*, below) */
@@ -582,6 +584,23 @@ struct sock___ino {
  * its file's inode's number), and a socket freed and its memory reused
  * has another.
  */
+#define FAST_INODE 1
+#define FAST_GROUP 2
+#define PACKET_BROADCAST_ 1
+#define PACKET_MULTICAST_ 2
+
+/* Came it to the host as a multicast or broadcast (UD_KEY_GROUP)? */
+static __always_inline bool skb_group(bool direct, struct sk_buff *skb)
+{
+	__u8 t;
+
+	if (direct)
+		t = BPF_CORE_READ_BITFIELD(skb, pkt_type);
+	else
+		t = BPF_CORE_READ_BITFIELD_PROBED(skb, pkt_type);
+	return t == PACKET_BROADCAST_ || t == PACKET_MULTICAST_;
+}
+
 static __always_inline bool fast_same_socket(struct handover *ho, bool direct,
 					     struct sock *sk)
 {
@@ -593,11 +612,12 @@ static __always_inline bool fast_same_socket(struct handover *ho, bool direct,
 		id = RD(direct, sk->__sk_common.skc_cookie.counter,
 			sk, __sk_common.skc_cookie.counter);
 		if (id)
-			return !ho->fast_inode && id == ho->fast_cookie;
-		return ho->fast_inode && RD(direct, si->sk_ino, si, sk_ino) == ho->fast_cookie;
+			return !(ho->fast_bits & FAST_INODE) && id == ho->fast_cookie;
+		return (ho->fast_bits & FAST_INODE) &&
+		       RD(direct, si->sk_ino, si, sk_ino) == ho->fast_cookie;
 	}
 	id = sk_cookie_or_inode(direct, sk, &inode);
-	return id == ho->fast_cookie && inode == ho->fast_inode;
+	return id == ho->fast_cookie && inode == !!(ho->fast_bits & FAST_INODE);
 }
 
 static __always_inline void sk_identity(bool direct, struct sock *sk,
@@ -1691,6 +1711,7 @@ static __always_inline bool fast_drop(struct handover *ho, int which, bool direc
 
 	if (rx_sk && ho->fast_valid && ho->fast_sk == (__u64)rx_sk &&
 	    ho->fast_reason == reason && ho->fast_location == (__u64)location &&
+	    skb_group(direct, skb) == !!(ho->fast_bits & FAST_GROUP) &&
 	    fast_same_socket(ho, direct, rx_sk)) {
 		__u32 idx = ho->fast_slot;
 		struct ud_slot *sl = bpf_map_lookup_elem(&slots, &idx);
@@ -1919,6 +1940,8 @@ static __always_inline int classify_run(struct handover *ho, int which,
 		ho->pend_child_skbs = ho->pend_child_bytes = 0;
 		if (ho->pend_datagrams > 1)
 			k.flags |= UD_KEY_GRO;
+		if (skb_group(direct, skb))
+			k.flags |= UD_KEY_GROUP;
 		ho->pend_key = k;
 		ho->pend_valid = true;
 		ho->next_child = frag_list;
@@ -1968,6 +1991,8 @@ static __always_inline int classify_run(struct handover *ho, int which,
 	}
 	if (datagrams > 1)
 		k.flags |= UD_KEY_GRO; /* never arms the fast path (below) */
+	if (skb_group(direct, skb))
+		k.flags |= UD_KEY_GROUP;
 	slot = account(ho, which, &k, datagrams, len, &slot_state, use_slots);
 	if (events_on)
 		emit_event(ho, which, direct, skb, &k, datagrams, len);
@@ -1981,12 +2006,13 @@ static __always_inline int classify_run(struct handover *ho, int which,
 	}
 	/* arm the fast path for a repeat of this drop */
 	if (slot >= 0 && rx_sk && k.cookie &&
-	    (k.flags & ~UD_KEY_INODE) == (UD_KEY_SOCK | UD_KEY_RX_SK)) {
+	    (k.flags & ~(UD_KEY_INODE | UD_KEY_GROUP)) == (UD_KEY_SOCK | UD_KEY_RX_SK)) {
 		ho->fast_valid = events_on ? FAST_ARMED : FAST_ARMED_EARLY;
 		ho->fast_slot = slot;
 		ho->fast_sk = (__u64)rx_sk;
 		ho->fast_cookie = k.cookie;
-		ho->fast_inode = k.flags & UD_KEY_INODE;
+		ho->fast_bits = (k.flags & UD_KEY_INODE ? FAST_INODE : 0) |
+				(k.flags & UD_KEY_GROUP ? FAST_GROUP : 0);
 		ho->fast_reason = reason;
 		ho->fast_location = (__u64)location;
 		ho->fast_state = slot_state;

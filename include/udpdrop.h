@@ -45,6 +45,14 @@
  * apart so the first bucket's skbs are the kernel's count exactly.
  */
 #define UD_KEY_GRO       (1u << 14)
+/*
+ * The datagram came to the host as a multicast or broadcast (skb
+ * pkt_type PACKET_MULTICAST or PACKET_BROADCAST): a socket row with such
+ * drops is one receiver of a group, whose sender every receiver shares
+ * (the advice never paces it). One a local sender loops back carries
+ * PACKET_LOOPBACK and is not marked.
+ */
+#define UD_KEY_GROUP     (1u << 15)
 #define UD_KEY_FLOW_MATCHED (1u << 10) /* user space (trace COUNTS): a
 				      socketless bucket's share that its flow
 				      matched to a socket (record's live model):

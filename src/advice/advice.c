@@ -282,6 +282,8 @@ static void hint_rcvbuf(const struct advice_input *in, char *buf, size_t len)
 
 	if (p.not_reading) {
 		snprintf(buf, len, "not reading");
+	} else if (p.pace && in->group) {
+		snprintf(buf, len, "member: read faster"); /* never pace a group's sender */
 	} else if (p.pace && p.pace_dgps) {
 		snprintf(buf, len, "pace <= %llu/s", (unsigned long long)p.pace_dgps);
 	} else if (p.pace) {

@@ -95,6 +95,9 @@ struct advice_input {
 	struct advice_u64 port;   /* the local (or destination) port */
 	bool sender_side;         /* drops of a local sender (egress), not a receiver */
 	bool has_socket;          /* the drops belong to a socket (not a bare flow) */
+	/* the socket receives a multicast group or broadcasts (UD_KEY_GROUP):
+	 * its sender is every receiver's, never one to pace for this one */
+	bool group;
 	/*
 	 * no_socket: a socket that is bound to the port all the same but
 	 * would not take these datagrams (connected to another peer, bound

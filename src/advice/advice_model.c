@@ -112,6 +112,7 @@ void advice_model__input(struct advice_input *in, struct model *m, const struct 
 	in->drops = r->cause[c];
 	in->skbs = r->cause_skbs[c];
 	in->units = r->cause_units[c];
+	in->group = sock && (r->flags & UD_KEY_GROUP);
 	in->span_s = span;
 	if (sock) {
 		if (r->have_sock) {

@@ -348,7 +348,16 @@ int advice_rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 		else
 			add(c, cl, "A bigger buffer would only postpone the drops: when arrivals outpace "
 			    "reads for good, any buffer fills. ");
-		if (p.pace_dgps) {
+		if (in->group) {
+			/* every receiver of the group shares the sender */
+			add(c, cl, "This socket is one receiver of a multicast group (or of broadcasts): "
+			    "pacing the sender would slow every receiver, and its others may keep up. Make "
+			    "this one keep up: read faster (recvmmsg() batches, a reader pinned to its own "
+			    "CPU, less work per datagram before the next read; more SO_REUSEPORT sockets do "
+			    "not share a group's load, each gets every datagram)%s, or, if its drops come in "
+			    "bursts, a buffer for them.",
+			    p.drained_dgps ? " so that it takes the group's rate" : "");
+		} else if (p.pace_dgps) {
 			advice_set_value(f, "sender_pps", p.pace_dgps);
 			add(c, cl, "Pace the sender to at most %llu datagrams/s", (unsigned long long)p.pace_dgps);
 			if (payload > 0)

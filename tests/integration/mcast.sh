@@ -112,3 +112,72 @@ test_mcast_unwanted() {
 		"$(dq '[.findings[] | select(.cause == "mcast_unwanted") | .evidence | test("ICMP port unreachable")] | any')" false
 	expect_eq "doctor: no no_socket finding" "$(dq '[.findings[] | select(.cause == "no_socket")] | length')" 0
 }
+
+# member_drops PORT PID: the sk_drops (ss -uam d) and inode of the socket
+# process PID holds on local PORT in netns B: "D INODE".
+member_drops() {
+	ip netns exec "$B" ss -uamnepH "sport = :$1" 2>/dev/null |
+		awk -v pid="pid=$2," '
+			/^UNCONN/ { mine = index($0, pid) > 0; ino = ""
+				    for (f = 1; f <= NF; f++) if ($f ~ /^ino:/) ino = substr($f, 5) }
+			mine && /skmem:/ { match($0, /,d[0-9]+\)/); print substr($0, RSTART + 2, RLENGTH - 3), ino; exit }'
+}
+
+# Three receivers of one group on one port (SO_REUSEPORT: each gets every
+# datagram): a slow one with a small buffer, one stalled once, a fast
+# one. Each member's drops are its own, exact against its sk_drops in top
+# and in record + report; the slow member's advice never paces the
+# sender (every receiver shares it), and the fast one has no drops.
+test_mcast_members() {
+	mcast_hosts || return
+	local g=239.7.7.7 port=7000 before=$(mib "$B" Udp RcvbufErrors)
+	start_recv "$B" "0.0.0.0:$port" --reuseport 1 --join "$g@veth0" --rcvbuf 4096 --read-gap-us 2000 || return
+	local slow=$RECV_PID
+	start_recv "$B" "0.0.0.0:$port" --reuseport 1 --join "$g@veth0" --rcvbuf 8192 --read || return
+	local stalled=$RECV_PID
+	start_recv "$B" "0.0.0.0:$port" --reuseport 1 --join "$g@veth0" --rcvbuf 4000000 --read || return
+	local fast=$RECV_PID
+	start_record "$T/mm.data" -N "$B" -i "$TOP_INTERVAL" || return
+	start_top -N "$B" || return
+	# the stalled member stops reading for a stretch in the middle
+	(sleep 0.8; kill -STOP "$stalled"; sleep 0.6; kill -CONT "$stalled") &
+	BG_PIDS+=($!)
+	local sent=$(send "$A" "$g:$port" -c 3000 -s 500 --gap-us 600)
+	settle 1
+	local ds ds_i dt dt_i df df_i
+	read -r ds ds_i <<<"$(member_drops $port "$slow")"
+	read -r dt dt_i <<<"$(member_drops $port "$stalled")"
+	read -r df df_i <<<"$(member_drops $port "$fast")"
+	kill -INT "$REC"
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+	stop_top || return
+	expect_eq "sent" "$sent" 3000
+	expect_gt "slow member's sk_drops" "$ds" 0
+	expect_gt "stalled member's sk_drops" "$dt" 0
+	expect_eq "fast member's sk_drops" "$df" 0
+	expect_eq "UdpRcvbufErrors delta = the members' sk_drops" \
+		"$(($(mib "$B" Udp RcvbufErrors) - before))" "$((ds + dt + df))"
+	local m
+	for m in "slow $ds $ds_i" "stalled $dt $dt_i"; do
+		set -- $m
+		expect_eq "top: the $1 member's drops (inode $3)" \
+			"$(final --argjson i "$3" '[.sockets[] | select(.inode == $i) | .drops] | add // 0')" "$2"
+	done
+	expect_eq "top: the fast member has no row" \
+		"$(final --argjson i "$df_i" '[.sockets[] | select(.inode == $i)] | length')" 0
+	local adv
+	adv=$(final --argjson i "$ds_i" '[.sockets[] | select(.inode == $i) | .advice[]] | map(.change) | join(" ")')
+	grep -q "one receiver of a multicast group" <<<"$adv" ||
+		fail "top: the slow member's advice does not say it is one receiver of a group: $adv"
+	expect_eq "top: no member's advice paces the sender" \
+		"$(final '[.sockets[] | .advice[]? | select(.setting == "sender_pps")] | length')" 0
+	"$UDPDROP" report --json "$T/mm.data" >"$T/mm.json" 2>"$T/mm.err" || fail "report: $(cat "$T/mm.err")"
+	for m in "slow $ds $ds_i" "stalled $dt $dt_i"; do
+		set -- $m
+		expect_eq "report: the $1 member's drops" \
+			"$(jq -r --argjson i "$3" '[.sockets[] | select(.inode == $i) | .drops] | add // 0' "$T/mm.json")" "$2"
+	done
+	expect_eq "report: no advice paces the sender" \
+		"$(jq -r '[.advice[] | select(.setting == "sender_pps")] | length' "$T/mm.json")" 0
+}

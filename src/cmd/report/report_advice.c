@@ -463,6 +463,7 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 			in.drops = k->row.cause[c];
 			in.skbs = k->row.cause_skbs[c];
 			in.units = k->row.cause_units[c];
+			in.group = (k->row.flags & UD_KEY_GROUP) != 0;
 			in.sender_side = c == CAUSE_QDISC || c == CAUSE_NEIGH;
 			if (ts) {
 				in.family = ts->family;

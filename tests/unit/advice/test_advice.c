@@ -1340,6 +1340,33 @@ static void test_pace_rate(void **state)
 	free(t);
 }
 
+/*
+ * A group's receiver (multicast or broadcast): its sender is every
+ * receiver's, so the same steady overload is never "pace the sender" for
+ * it, no sender_pps, and the hint says so.
+ */
+static void test_group_member_never_paces(void **state)
+{
+	struct advice_finding f[ADVICE_MAX];
+	struct advice_input in = steady(10, 10);
+	char h[ADVICE_HINT], *t;
+	int n;
+
+	(void)state;
+	in.group = true;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	assert_string_equal(f[0].verdict, "steady_overload");
+	ASSERT_HAS(t, "This socket is one receiver of a multicast group (or of broadcasts): pacing the "
+		   "sender would slow every receiver");
+	ASSERT_LACKS(t, "Pace the sender");
+	assert_false(f[0].has_value);
+	assert_string_equal(f[0].setting, "");
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "member: read faster");
+	free(t);
+}
+
 /* Not reading, from the socket's own deliveries: a stopped member of a
  * SO_REUSEPORT group while its siblings read (netns UdpInDatagrams grows);
  * and a slow reader in a netns where nothing else reads is not one. */
@@ -1425,6 +1452,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_bursty_windows),
 		cmocka_unit_test(test_track),
 		cmocka_unit_test(test_pace_rate),
+		cmocka_unit_test(test_group_member_never_paces),
 		cmocka_unit_test(test_not_reading_per_socket),
 	};
 
