@@ -568,22 +568,6 @@ struct sock___ino {
 	unsigned long sk_ino;
 } __attribute__((preserve_access_index));
 
-/*
- * Is sk still the socket the fast path was armed for (the same cookie, or
- * still none and the same inode)? Its identity read as sk_identity does,
- * so the key it proves is the one the slow path would make. (Armed only
- * for a socket with one: fast_cookie is never 0.)
- *
- * Without a cookie, 6.18+ keeps the socket's inode number in struct sock
- * (sk_ino: set with its struct socket, 0 once orphaned): one load from
- * the socket, where the walk to the inode (sk_socket, file, f_inode,
- * i_ino) is four dependent loads, three of them from lines nothing else
- * on the path reads: a quarter of the fast path's perf samples on the
- * project's VM, about 1.5 ns per drop in make bench. It names the armed
- * socket only where that walk named it (a socket with a file: sk_ino is
- * its file's inode's number), and a socket freed and its memory reused
- * has another.
- */
 #define FAST_INODE 1
 #define FAST_GROUP 2
 #define PACKET_BROADCAST_ 1
@@ -601,6 +585,22 @@ static __always_inline bool skb_group(bool direct, struct sk_buff *skb)
 	return t == PACKET_BROADCAST_ || t == PACKET_MULTICAST_;
 }
 
+/*
+ * Is sk still the socket the fast path was armed for (the same cookie, or
+ * still none and the same inode)? Its identity read as sk_identity does,
+ * so the key it proves is the one the slow path would make. (Armed only
+ * for a socket with one: fast_cookie is never 0.)
+ *
+ * Without a cookie, 6.18+ keeps the socket's inode number in struct sock
+ * (sk_ino: set with its struct socket, 0 once orphaned): one load from
+ * the socket, where the walk to the inode (sk_socket, file, f_inode,
+ * i_ino) is four dependent loads, three of them from lines nothing else
+ * on the path reads: a quarter of the fast path's perf samples on the
+ * project's VM, about 1.5 ns per drop in make bench. It names the armed
+ * socket only where that walk named it (a socket with a file: sk_ino is
+ * its file's inode's number), and a socket freed and its memory reused
+ * has another.
+ */
 static __always_inline bool fast_same_socket(struct handover *ho, bool direct,
 					     struct sock *sk)
 {
