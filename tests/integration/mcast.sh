@@ -181,3 +181,36 @@ test_mcast_members() {
 	expect_eq "report: no advice paces the sender" \
 		"$(jq -r '[.advice[] | select(.setting == "sender_pps")] | length' "$T/mm.json")" 0
 }
+
+# serve under multicast and broadcast, scraped by a real Prometheus: the
+# unwanted group and broadcast datagrams are mcast_unwanted, the kernel
+# counted them in UdpIgnoredMulti (+ Udp6), and coverage (traced /
+# kernel_counted) is 1 for every cause, never 600 % of UdpNoPorts; the
+# unjoined group is mcast_unjoined, in no socket's series.
+test_mcast_serve() {
+	command -v prometheus >/dev/null || { fail "no prometheus (make deps installs it)"; return; }
+	mcast_hosts || return
+	local ns=$(ns_inode "$B")
+	start_serve -N "$B" -i 0.3 || return
+	local s1=$(send "$A" 239.1.1.1:5999 -c 500)
+	local s2=$(send "$A" "$MC_BCAST:5998" -c 200)
+	local s3=$(send "$A" 239.9.9.9:5000 -c 100)
+	expect_eq "sent" "$s1 $s2 $s3" "500 200 100"
+	settle 1
+	serve_scraped || return
+	expect_eq "Prometheus: mcast_unwanted drops" \
+		"$(serve_prom_wait "sum(udpdrop_drops_total{netns=\"$ns\",cause=\"mcast_unwanted\"})" 700)" 700
+	expect_eq "Prometheus: mcast_unjoined drops" \
+		"$(serve_prom_wait "sum(udpdrop_drops_total{netns=\"$ns\",cause=\"mcast_unjoined\"})" 100)" 100
+	expect_eq "Prometheus: kernel_counted mcast_unwanted (UdpIgnoredMulti)" \
+		"$(serve_prom_wait "udpdrop_kernel_counted_drops_total{netns=\"$ns\",cause=\"mcast_unwanted\"}" 700)" 700
+	local q="udpdrop_traced_drops_total{netns=\"$ns\"} / udpdrop_kernel_counted_drops_total{netns=\"$ns\"}"
+	expect_eq "Prometheus: coverage (traced / kernel_counted), every cause" \
+		"$(curl -s --get --data-urlencode "query=$q" "$SERVE_PROM/api/v1/query" |
+			jq -r '[.data.result[].value[1]] | unique | join(",")')" 1
+	expect_eq "Prometheus: no no_socket drops" \
+		"$(serve_prom_wait "sum(udpdrop_drops_total{netns=\"$ns\",cause=\"no_socket\"})" none 10)" none
+	expect_eq "Prometheus: no socket's series" \
+		"$(serve_prom_wait "count(udpdrop_socket_drops_total{netns=\"$ns\"})" none 10)" none
+	stop_serve
+}
