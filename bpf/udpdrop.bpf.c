@@ -371,6 +371,7 @@ struct handover {
 	bool close_child; /* next_child is a frag_list member of a purged skb */
 	struct ud_key close_key;
 	__u64 close_datagrams, close_skbs, close_bytes;
+	__u64 close_ns; /* when the purge began (bpf_ktime_get_ns): CLOSE_WAIT_NS */
 	/*
 	 * A closed window on its way to the ring (udpdrop_win_flush): one
 	 * per ARGS_* for drops (kfree_skb, its nested run, udp_fail,
@@ -1966,6 +1967,7 @@ static __always_inline int classify_run(struct handover *ho, int which,
 		if (!ho->close_valid) {
 			ho->close_key = k;
 			ho->close_datagrams = ho->close_skbs = ho->close_bytes = 0;
+			ho->close_ns = bpf_ktime_get_ns();
 			ho->close_valid = true;
 		}
 		ho->close_datagrams += datagrams;
@@ -2236,6 +2238,8 @@ int BPF_PROG(udpdrop_fail_raw_noatomic, int rc, struct sock *sk)
  * socket without an identity leaves the purge to its flow, as before.
  * With no purge waiting, a free costs one per-CPU lookup.
  */
+#define CLOSE_WAIT_NS (20 * 1000000ull)
+
 static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 					    bool have_cache)
 {
@@ -2248,6 +2252,18 @@ static __always_inline int close_owner_seen(struct sock *sk, __u64 cache,
 	ho = bpf_map_lookup_elem(&handover, &zero);
 	if (!ho || !ho->close_valid)
 		return 0;
+	/*
+	 * The socket's own free comes microseconds after its purge, in the
+	 * same destructor. Long past that, it was missed: the program skipped
+	 * it (it may run nested in itself when a softirq's RCU callback
+	 * interrupts it, and the kernel then counts a miss and runs nothing),
+	 * and the purge would wait for the next drop on this CPU, maybe for
+	 * ever. Count it by its flow now, as without close_owner.
+	 */
+	if (bpf_ktime_get_ns() - ho->close_ns > CLOSE_WAIT_NS) {
+		close_flush(ho, ARGS_CLOSE);
+		return 0;
+	}
 	/*
 	 * Is it a socket going back to its own proto's slab (where the
 	 * tracepoint names the cache), unheld, of a proto named UDP...
