@@ -73,9 +73,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The churner: sockets bound to 127.0.0.1:PORT one after another, RATE a
-# second, for SECS; each gets datagrams until the kernel dropped DROPS of
-# them, then is closed. Its totals (JSON) go to OUT every second and at the end.
+# The churner, RATE sockets a second for SECS, its totals (JSON) to OUT
+# every second and at the end. PORT > 0 (SOAK_MODE=port): each bound to
+# 127.0.0.1:PORT, sent 1000 B datagrams until the kernel dropped DROPS of
+# them, closed with the rest queued. PORT 0 (clients): each on a port of
+# its own, sent 1 + DROPS datagrams of 3000 B (the smallest buffer takes
+# one), read to the end, closed with nothing queued.
 cat >"$D/churn.py" <<'EOF'
 import json, os, signal, socket, struct, sys, time
 port, rate, secs, drops_per, out = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
@@ -86,26 +89,39 @@ def on_term(*_):
     stop = True
 signal.signal(signal.SIGTERM, on_term)
 tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-payload = b"x" * 1000
-t = {"sent": 0, "sk_drops": 0, "sockets": 0}
+payload = b"x" * (1000 if port else 3000)
+t = {"sent": 0, "sk_drops": 0, "sockets": 0, "read": 0}
 def save():
     with open(out + ".tmp", "w") as f:
         json.dump(t, f)
     os.replace(out + ".tmp", out)
-start = time.monotonic()
-due = start
-last = start
+def sk_drops(s):
+    return struct.unpack("9I", s.getsockopt(socket.SOL_SOCKET, SO_MEMINFO, 36))[SK_MEMINFO_DROPS]
+start = due = last = time.monotonic()
 while not stop and time.monotonic() - start < secs:
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)   # the kernel's minimum
     s.bind(("127.0.0.1", port))
-    d = 0
-    for _ in range(200):
-        tx.sendto(payload, ("127.0.0.1", port))
-        t["sent"] += 1
-        d = struct.unpack("9I", s.getsockopt(socket.SOL_SOCKET, SO_MEMINFO, 36))[SK_MEMINFO_DROPS]
-        if d >= drops_per:
-            break
+    if port:
+        d = 0
+        for _ in range(200):
+            tx.sendto(payload, ("127.0.0.1", port))
+            t["sent"] += 1
+            d = sk_drops(s)
+            if d >= drops_per:
+                break
+    else:
+        for _ in range(1 + drops_per):
+            tx.sendto(payload, s.getsockname())
+            t["sent"] += 1
+        s.setblocking(False)
+        try:
+            while True:
+                s.recv(4096)
+                t["read"] += 1
+        except BlockingIOError:
+            pass
+        d = sk_drops(s)
     t["sk_drops"] += d
     t["sockets"] += 1
     s.close()
@@ -118,55 +134,6 @@ while not stop and time.monotonic() - start < secs:
         time.sleep(due - now)
     else:
         due = now   # behind: no catch-up burst
-save()
-EOF
-
-# The clients' churner (SOAK_MODE=clients): RATE sockets a second on
-# ports of their own, each sent 1 + DROPS datagrams of 3000 B (the smallest
-# buffer takes one), read to the end, closed with nothing queued.
-cat >"$D/clients.py" <<'EOF'
-import json, os, signal, socket, struct, sys, time
-rate, secs, drops_per, out = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-SO_MEMINFO, SK_MEMINFO_DROPS = 55, 8
-stop = False
-def on_term(*_):
-    global stop
-    stop = True
-signal.signal(signal.SIGTERM, on_term)
-tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-payload = b"x" * 3000
-t = {"sent": 0, "sk_drops": 0, "sockets": 0, "read": 0, "queued_at_close": 0}
-def save():
-    with open(out + ".tmp", "w") as f:
-        json.dump(t, f)
-    os.replace(out + ".tmp", out)
-start = due = last = time.monotonic()
-while not stop and time.monotonic() - start < secs:
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)   # the kernel's minimum
-    s.bind(("127.0.0.1", 0))
-    for _ in range(1 + drops_per):
-        tx.sendto(payload, s.getsockname())
-        t["sent"] += 1
-    s.setblocking(False)
-    try:
-        while True:
-            s.recv(4096)
-            t["read"] += 1
-    except BlockingIOError:
-        pass
-    t["sk_drops"] += struct.unpack("9I", s.getsockopt(socket.SOL_SOCKET, SO_MEMINFO, 36))[SK_MEMINFO_DROPS]
-    t["sockets"] += 1
-    s.close()
-    now = time.monotonic()
-    if now - last >= 1:
-        save()
-        last = now
-    due += 1 / rate
-    if due > now:
-        time.sleep(due - now)
-    else:
-        due = now
 save()
 EOF
 
@@ -196,7 +163,7 @@ grep -q 'tracing UDP drops' "$D/top.err" && grep -q 'recording UDP drops' "$D/re
 	{ echo "soak: top or record did not start: $(cat "$D/top.err" "$D/record.err")" >&2; exit 1; }
 
 if [[ $MODE == clients ]]; then
-	ip netns exec "$BASE" python3 "$D/clients.py" "$RATE" "$SECS" "$DROPS" "$D/base.json" &
+	ip netns exec "$BASE" python3 "$D/churn.py" 0 "$RATE" "$SECS" "$DROPS" "$D/base.json" &
 	PIDS+=($!)
 else
 ip netns exec "$BASE" python3 "$D/churn.py" "$PORT" "$RATE" "$SECS" "$DROPS" "$D/base.json" &

@@ -69,23 +69,13 @@ void advice_model__env(struct advice_input *in, const struct live_env *e)
 
 /*
  * A no_socket flow's port with a socket on it all the same (connected to
- * another peer, bound to another address): the live ones the model
- * knows on the port, the latest seen first. Words in in->port_taken.
+ * another peer, bound to another address): words in in->port_taken.
  */
 static void port_taken(struct advice_input *in, struct model *m, const struct row *r)
 {
-	struct port_key pk = { .netns = r->key.netns, .port = r->key.dport,
-			       .proto = r->key.proto };
-	const struct port_socks *ps = htab__find(&m->by_port, &pk);
-	const struct sock_info *best = NULL;
+	const struct sock_info *best = model__port_holder(m, r->key.netns, r->key.dport,
+							  r->key.proto);
 
-	for (int i = 0; ps && i < ps->n; i++) {
-		const struct sock_info *si = socktab__by_cookie(&m->st, ps->cookies[i]);
-
-		if (si && si->sport == r->key.dport && si->proto == r->key.proto &&
-		    (!best || si->last_seen_ns > best->last_seen_ns))
-			best = si;
-	}
 	if (best)
 		advice__port_taken(in, best->family, best->saddr, best->sport, best->daddr,
 				   best->dport, best->npids > 0 ? best->pids[0] : 0, best->comm);

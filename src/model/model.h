@@ -293,6 +293,13 @@ void model__flow_restart(struct model *m, const struct ud_key *k);
 #define MODEL_FOLD_QUIET_MIN_NS (2 * 1000000000ull)
 int model__foldable(struct model *m, uint64_t now, struct htab *ids,
 		    struct htab *flows);
+/*
+ * A live socket bound to (netns, port, proto) all the same, the latest
+ * seen, or NULL: what a no_socket flow to that port found there (connected
+ * to another peer, bound to another address).
+ */
+const struct sock_info *model__port_holder(struct model *m, uint32_t netns,
+					   uint16_t port, uint8_t proto);
 /* Do more closed sockets than closed_rows_max have rows of their own? */
 bool model__closed_over(const struct model *m);
 /*

@@ -279,6 +279,23 @@ static int cmp_moved(const void *a, const void *b)
 	return memcmp(&x->r->key, &y->r->key, sizeof(x->r->key));
 }
 
+const struct sock_info *model__port_holder(struct model *m, uint32_t netns,
+					   uint16_t port, uint8_t proto)
+{
+	struct port_key pk = { .netns = netns, .port = port, .proto = proto };
+	const struct port_socks *ps = htab__find(&m->by_port, &pk);
+	const struct sock_info *best = NULL;
+
+	for (int i = 0; ps && i < ps->n; i++) {
+		const struct sock_info *si = socktab__by_cookie(&m->st, ps->cookies[i]);
+
+		if (si && si->sport == port && si->proto == proto &&
+		    (!best || si->last_seen_ns > best->last_seen_ns))
+			best = si;
+	}
+	return best;
+}
+
 /* A closed socket's own row, with counts to fold. */
 static bool closed_row(const struct row *r)
 {
@@ -303,6 +320,28 @@ struct fold_cand {
 	uint32_t netns;
 	uint64_t row;
 };
+
+/* r's socket into cand, and its inode when it was counted by that before
+ * a dump named it; -ENOMEM. */
+static int add_fold_cand(struct model *m, struct htab *cand, const struct row *r)
+{
+	struct fold_cand *c = htab__upsert(cand, &r->key.cookie, NULL);
+	const struct sock_info *k;
+
+	if (!c)
+		return -ENOMEM;
+	*c = (struct fold_cand){ r->key.netns, r->key.cookie };
+	k = htab__find(&m->known, &r->key.cookie);
+	if (k && k->inode && !k->partial) {
+		uint64_t id = UD_RX_INODE | k->inode;
+
+		c = htab__upsert(cand, &id, NULL);
+		if (!c)
+			return -ENOMEM;
+		*c = (struct fold_cand){ r->key.netns, r->key.cookie };
+	}
+	return 0;
+}
 
 int model__foldable(struct model *m, uint64_t now, struct htab *ids,
 		    struct htab *flows)
@@ -367,47 +406,15 @@ int model__foldable(struct model *m, uint64_t now, struct htab *ids,
 	it = 0;
 	while (htab__next(&m->rows, &it, &key, &val)) {
 		const struct row *r = val;
-		const struct sock_info *k;
-		struct fold_cand *c;
 
-		if (r->key.kind != ROW_SOCKET || !r->key.cookie ||
-		    (r->key.cookie & UD_COOKIE_FOLDED) || r->sock_alive ||
-		    !r->skbs || now - r->moved_ns < m->fold_after_ns)
-			continue;
-		c = htab__upsert(&cand, &r->key.cookie, NULL);
-		if (!c)
+		if (closed_row(r) && now - r->moved_ns >= m->fold_after_ns &&
+		    add_fold_cand(m, &cand, r))
 			goto out;
-		*c = (struct fold_cand){ r->key.netns, r->key.cookie };
-		/* counted by its inode before a dump named it: that too */
-		k = htab__find(&m->known, &r->key.cookie);
-		if (k && k->inode && !k->partial) {
-			uint64_t id = UD_RX_INODE | k->inode;
-
-			c = htab__upsert(&cand, &id, NULL);
-			if (!c)
-				goto out;
-			*c = (struct fold_cand){ r->key.netns, r->key.cookie };
-		}
 	}
 	/* over the cap: the longest quiet, oldest first */
-	for (size_t i = 0; i < take; i++) {
-		const struct row *r = early[i].r;
-		const struct sock_info *k;
-		struct fold_cand *c = htab__upsert(&cand, &r->key.cookie, NULL);
-
-		if (!c)
+	for (size_t i = 0; i < take; i++)
+		if (add_fold_cand(m, &cand, early[i].r))
 			goto out;
-		*c = (struct fold_cand){ r->key.netns, r->key.cookie };
-		k = htab__find(&m->known, &r->key.cookie);
-		if (k && k->inode && !k->partial) {
-			uint64_t id = UD_RX_INODE | k->inode;
-
-			c = htab__upsert(&cand, &id, NULL);
-			if (!c)
-				goto out;
-			*c = (struct fold_cand){ r->key.netns, r->key.cookie };
-		}
-	}
 	/*
 	 * A flow that went to several sockets in turn cannot go to one
 	 * folded row: its sockets stay as they are (their rows keep it).

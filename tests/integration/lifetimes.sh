@@ -291,9 +291,7 @@ test_closed_sockets_fold_early() {
 		sleep 0.1
 	done
 	sleep 4
-	kill -INT "$REC"
-	wait "$REC"
-	expect_eq "record exit code" "$?" 0
+	stop_record
 	stop_top || return
 	expect_eq "UdpRcvbufErrors delta = the sockets' own drops" "$(($(mib "$B" Udp RcvbufErrors) - before))" "$skd"
 	expect_eq "top: rcvbuf" "$(final '.totals.causes.rcvbuf')" "$skd"

@@ -82,9 +82,7 @@ test_mcast_unwanted() {
 	settle 1
 	kill -INT "$DOC_PID"
 	wait_doctor
-	kill -INT "$REC"
-	wait "$REC"
-	expect_eq "record exit code" "$?" 0
+	stop_record
 	stop_top || return
 	expect_eq "sent" "$s1 $s2 $s3" "500 200 40"
 	local k4=$(($(mib "$B" Udp IgnoredMulti) - ign)) k6=$(($(mib "$B" Udp6 IgnoredMulti) - ign6))
@@ -148,9 +146,7 @@ test_mcast_members() {
 	read -r ds ds_i <<<"$(member_drops $port "$slow")"
 	read -r dt dt_i <<<"$(member_drops $port "$stalled")"
 	read -r df df_i <<<"$(member_drops $port "$fast")"
-	kill -INT "$REC"
-	wait "$REC"
-	expect_eq "record exit code" "$?" 0
+	stop_record
 	stop_top || return
 	expect_eq "sent" "$sent" 3000
 	expect_gt "slow member's sk_drops" "$ds" 0

@@ -239,6 +239,13 @@ start_record() {
 	return 1
 }
 
+# stop_record: SIGINT to the recorder start_record began; its exit code must be 0.
+stop_record() {
+	kill -INT "$REC"
+	wait "$REC"
+	expect_eq "record exit code" "$?" 0
+}
+
 # Shedding: the recorder stopped (SIGSTOP) while 2,000 datagrams drop
 # into a one-page ring. The counts stay exact; the events that did not
 # fit are shed, counted per cause, and events + shed = counted skbs, per

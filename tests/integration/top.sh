@@ -261,9 +261,7 @@ test_no_socket_port_connected() {
 	settle
 	kill -INT "$DOC_PID"
 	wait_doctor
-	kill -INT "$REC"
-	wait "$REC"
-	expect_eq "record exit code" "$?" 0
+	stop_record
 	stop_top || return
 	expect_eq sent "$sent" 20
 	expect_eq "UdpNoPorts delta" "$(($(mib "$B" Udp NoPorts) - before))" 20
@@ -488,9 +486,7 @@ test_gso_no_socket() {
 	start_top -N "$B" || return
 	local sent=$(send "$A" "$V4B:5052" -c 30 -s 4000 --gso 1000)
 	settle
-	kill -INT "$REC"
-	wait "$REC"
-	expect_eq "record exit code" "$?" 0
+	stop_record
 	stop_top || return
 	expect_eq "sent (datagrams, 4 per buffer)" "$sent" 120
 	local kernel=$(($(mib "$B" Udp NoPorts) - before)) gs=30 gd=120

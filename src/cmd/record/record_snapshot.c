@@ -485,17 +485,9 @@ static void trace_sock_of(struct trace_socket *ts, const struct sock_info *si,
 static void add_port_holder(struct model *m, const struct row *r, struct trace_sockets *s,
 			    struct trace_socket *v)
 {
-	struct port_key pk = { .netns = r->key.netns, .port = r->key.dport, .proto = r->key.proto };
-	const struct port_socks *ps = htab__find(&m->by_port, &pk);
-	const struct sock_info *best = NULL;
+	const struct sock_info *best = model__port_holder(m, r->key.netns, r->key.dport,
+							  r->key.proto);
 
-	for (int i = 0; ps && i < ps->n; i++) {
-		const struct sock_info *si = socktab__by_cookie(&m->st, ps->cookies[i]);
-
-		if (si && si->sport == r->key.dport && si->proto == r->key.proto &&
-		    (!best || si->last_seen_ns > best->last_seen_ns))
-			best = si;
-	}
 	if (!best)
 		return;
 	for (uint32_t i = 0; i < s->n; i++)
