@@ -98,6 +98,11 @@ struct advice_input {
 	/* the socket receives a multicast group or broadcasts (UD_KEY_GROUP):
 	 * its sender is every receiver's, never one to pace for this one */
 	bool group;
+	/* the socket's owner: its comm (well-known servers have their own
+	 * setting for the buffer: advice_rcvbuf.c), and whether it holds
+	 * CAP_NET_ADMIN (SO_RCVBUFFORCE passes net.core.rmem_max) */
+	const char *owner_comm;
+	struct advice_u64 owner_net_admin; /* 1 or 0; unknown offline */
 	/*
 	 * no_socket: a socket that is bound to the port all the same but
 	 * would not take these datagrams (connected to another peer, bound

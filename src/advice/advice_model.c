@@ -6,6 +6,7 @@
  */
 #include <string.h>
 #include "advice_model.h"
+#include "caps.h"
 #include "bursts.h"
 #include "util.h"
 #include "windows.h"
@@ -103,6 +104,13 @@ void advice_model__input(struct advice_input *in, struct model *m, const struct 
 	in->skbs = r->cause_skbs[c];
 	in->units = r->cause_units[c];
 	in->group = sock && (r->flags & UD_KEY_GROUP);
+	if (sock && r->have_sock && r->sock.npids > 0) {
+		int na = caps__of_pid(r->sock.pids[0], 12 /* CAP_NET_ADMIN */);
+
+		in->owner_comm = r->sock.comm;
+		if (na >= 0)
+			in->owner_net_admin = ADVICE_U64(na);
+	}
 	in->span_s = span;
 	if (sock) {
 		if (r->have_sock) {

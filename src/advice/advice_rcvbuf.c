@@ -156,9 +156,36 @@ struct rcvbuf_plan advice_rcvbuf_plan(const struct advice_input *in)
  * application sets SO_RCVBUF or may, net.core.rmem_default (not doubled:
  * the same size) when it sets none or may; `why` says what the size is for.
  */
+/*
+ * Servers whose own configuration sets the buffer (each asks for it with
+ * SO_RCVBUF, which the kernel doubles, and with SO_RCVBUFFORCE where it
+ * may, so net.core.rmem_max does not cap it then), named by their
+ * owner's comm, from their documentation: unbound.conf(5) so-rcvbuf;
+ * rsyslog's imudp RcvBufSize. (BIND, Knot, dnsmasq, CoreDNS and
+ * memcached: none found documented yet; they get the setsockopt call.)
+ */
+static const struct server_rcvbuf {
+	const char *comm, *product, *how, *doc;
+} servers[] = {
+	{ "unbound", "Unbound", "so-rcvbuf: %llu in the server: clause of unbound.conf",
+	  "unbound.conf(5), so-rcvbuf" },
+	{ "rsyslogd", "rsyslog", "rcvbufSize=\"%llu\" on its imudp input (input(type=\"imudp\" "
+	  "port=\"...\" rcvbufSize=\"...\"))", "rsyslog's imudp documentation, RcvBufSize" },
+};
+
+static const struct server_rcvbuf *server_of(const struct advice_input *in)
+{
+	for (size_t i = 0; in->owner_comm && i < ARRAY_SIZE(servers); i++)
+		if (!strcmp(in->owner_comm, servers[i].comm))
+			return &servers[i];
+	return NULL;
+}
+
 static void rcvbuf_change(const struct advice_input *in, struct advice_finding *f, uint64_t need,
 			  int set, bool not_reading, const char *why)
 {
+	const struct server_rcvbuf *srv = server_of(in);
+	bool forces = in->owner_net_admin.known && in->owner_net_admin.v;
 	char *c = f->change;
 	size_t cl = sizeof(f->change);
 	uint64_t req = need / 2;
@@ -173,7 +200,18 @@ static void rcvbuf_change(const struct advice_input *in, struct advice_finding *
 		add(c, cl, "%s", not_reading ? "have" : "Have");
 		add(c, cl, " the application call setsockopt(fd, SOL_SOCKET, SO_RCVBUF, %llu): the kernel "
 		    "doubles it to %s, %s", (unsigned long long)req, B(need), why);
-		if (in->rmem_max.known && req > in->rmem_max.v) {
+		if (srv) {
+			char how[200];
+
+			snprintf(how, sizeof(how), srv->how, (unsigned long long)req);
+			add(c, cl, " (%s sets it itself: %s, from %s)", srv->product, how, srv->doc);
+		}
+		if (in->rmem_max.known && req > in->rmem_max.v && forces) {
+			/* it may pass the cap: no host setting needed */
+			add(c, cl, "; it holds CAP_NET_ADMIN, so SO_RCVBUFFORCE (the same value) passes "
+			    "net.core.rmem_max (now %s)%s", B(in->rmem_max.v),
+			    srv ? ", as it asks when it can" : "");
+		} else if (in->rmem_max.known && req > in->rmem_max.v) {
 			add(c, cl, "; allow it first: ");
 			advice_add_sysctl(in, c, cl, "net.core.rmem_max", req);
 			add(c, cl, " (now %s: a larger request is silently cut to it)", B(in->rmem_max.v));
@@ -193,6 +231,13 @@ static void rcvbuf_change(const struct advice_input *in, struct advice_finding *
 		add(c, cl, "%s ", not_reading ? "run" : "Run");
 		advice_add_sysctl(in, c, cl, "net.core.rmem_default", need);
 		add(c, cl, ": every new socket that sets no SO_RCVBUF gets %s, %s. ", B(need), why);
+		if (srv) {
+			char how[200];
+
+			snprintf(how, sizeof(how), srv->how, (unsigned long long)req);
+			add(c, cl, "Or for %s alone: %s (from %s; the kernel doubles it to %s). ",
+			    srv->product, how, srv->doc, B(need));
+		}
 	} else if (set == -1) {
 		add(c, cl, "Or, if it sets none: ");
 		advice_add_sysctl(in, c, cl, "net.core.rmem_default", need);

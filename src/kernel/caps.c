@@ -42,6 +42,27 @@ bool caps__have(int cap)
 	return in(effective(&ok), cap);
 }
 
+int caps__of_pid(int pid, int cap)
+{
+	char path[48], line[128];
+	unsigned long long eff;
+	int ret = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	/* one line at a time; a longer one is read on in pieces, none CapEff */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+			ret = cap >= 0 && cap < 64 && (eff >> cap & 1);
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
 int caps__check_bpf(char *missing, size_t len)
 {
 	bool ok;

@@ -23,6 +23,9 @@ int caps__check_bpf(char *missing, size_t len);
 int caps__check_xdp(char *missing, size_t len);
 /* Is cap (CAP_*) in the effective set? */
 bool caps__have(int cap);
+/* Does process pid hold cap in its effective set (/proc/PID/status
+ * CapEff)? 1 or 0; -1 when it cannot be read (gone, no permission). */
+int caps__of_pid(int pid, int cap);
 
 /* What a tracing run may lack beyond caps__check_bpf. */
 enum caps_part {

@@ -464,6 +464,8 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 			in.skbs = k->row.cause_skbs[c];
 			in.units = k->row.cause_units[c];
 			in.group = (k->row.flags & UD_KEY_GROUP) != 0;
+			/* a recording keeps the owner's comm, not its capabilities */
+			in.owner_comm = ts && ts->comm[0] ? ts->comm : NULL;
 			in.sender_side = c == CAUSE_QDISC || c == CAUSE_NEIGH;
 			if (ts) {
 				in.family = ts->family;

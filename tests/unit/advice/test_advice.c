@@ -222,6 +222,56 @@ static char *all(const struct advice_finding *f, int n)
 
 /* The fixture's case: SO_RCVBUF 4096 (kernel 8192), 297 of 1000 B dropped
  * in one 0.502 s interval, nothing read. */
+/*
+ * A well-known server sets its buffer in its own configuration: the
+ * advice names that setting with the value (unbound's so-rcvbuf,
+ * rsyslog's imudp rcvbufSize); an owner with CAP_NET_ADMIN passes
+ * net.core.rmem_max with SO_RCVBUFFORCE, so no host setting is asked.
+ */
+static void test_rcvbuf_known_servers(void **state)
+{
+	struct advice_input in = sysctls(CAUSE_RCVBUF);
+	struct advice_finding f[ADVICE_MAX];
+	char *t;
+	int n;
+
+	(void)state;
+	in.port = ADVICE_U64(53);
+	in.has_socket = true;
+	in.drops = in.skbs = 297;
+	in.span_s = 3.001;
+	in.burst = ADVICE_U64(297);
+	in.burst_s = 0.502;
+	in.avg_size = ADVICE_DBL(1000);
+	in.rcvbuf = ADVICE_U64(8192);
+	in.rmem_max = ADVICE_U64(212992);
+	in.owner_comm = "unbound";
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "(Unbound sets it itself: so-rcvbuf: 690176 in the server: clause of unbound.conf, "
+		   "from unbound.conf(5), so-rcvbuf)");
+	ASSERT_HAS(t, "allow it first:");
+	free(t);
+	in.owner_net_admin = ADVICE_U64(1);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "it holds CAP_NET_ADMIN, so SO_RCVBUFFORCE (the same value) passes net.core.rmem_max "
+		   "(now 212992 B (208 KiB)), as it asks when it can");
+	ASSERT_LACKS(t, "allow it first:");
+	free(t);
+	in.owner_net_admin = ADVICE_U64(0);
+	in.owner_comm = "rsyslogd";
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "(rsyslog sets it itself: rcvbufSize=\"690176\" on its imudp input");
+	free(t);
+	in.owner_comm = "myserver";
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_LACKS(t, "sets it itself");
+	free(t);
+}
+
 static void test_rcvbuf_app_set(void **state)
 {
 	struct advice_input in = sysctls(CAUSE_RCVBUF);
@@ -1453,6 +1503,7 @@ int main(void)
 		cmocka_unit_test(test_track),
 		cmocka_unit_test(test_pace_rate),
 		cmocka_unit_test(test_group_member_never_paces),
+		cmocka_unit_test(test_rcvbuf_known_servers),
 		cmocka_unit_test(test_not_reading_per_socket),
 	};
 
