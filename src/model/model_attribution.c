@@ -47,6 +47,12 @@ bool model_addr_is_local(struct model *m, uint32_t netns, int family,
 	return false;
 }
 
+/* A multicast or broadcast destination (IPv4 224/4 and above, IPv6 ff00::/8). */
+static bool addr_is_group(int family, const uint8_t *addr)
+{
+	return family == AF_INET ? addr[0] >= 224 : family == AF_INET6 && addr[0] == 0xff;
+}
+
 static int cmp_last_seen(const void *a, const void *b)
 {
 	const struct sock_info *x = a, *y = b;
@@ -196,8 +202,13 @@ static uint64_t attribute_flow(struct model *m, const struct ud_key *k,
 		for (int i = 0; i < one.n; i++) {
 			struct sock_info *si;
 
-			/* a closing queue: only a netns the datagram was for */
-			if (closing && !model_addr_is_local(m, cand[i].netns, k->family, k->daddr))
+			/*
+			 * a closing queue: only a netns the datagram was for (a
+			 * group's, queued, was delivered: its socket joined it,
+			 * and may have been its last member, gone with it)
+			 */
+			if (closing && !addr_is_group(k->family, k->daddr) &&
+			    !model_addr_is_local(m, cand[i].netns, k->family, k->daddr))
 				continue;
 			/* each candidate in its own netns (one netns if not closing) */
 			si = socktab__lookup(&one, cand[i].netns, k->family, k->proto,
