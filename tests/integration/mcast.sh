@@ -210,3 +210,27 @@ test_mcast_serve() {
 		"$(serve_prom_wait "count(udpdrop_socket_drops_total{netns=\"$ns\"})" none 10)" none
 	stop_serve
 }
+
+# The group's only receiver closes with datagrams queued: the kernel
+# purges them naming no socket, and the group is no longer joined then;
+# they are still its socket_close drops (ss showed them queued).
+test_mcast_member_closes() {
+	mcast_hosts || return
+	local g=239.8.8.8 port=7100
+	start_recv "$B" "0.0.0.0:$port" --join "$g@veth0" --rcvbuf 1000000 || return
+	local rpid=$RECV_PID
+	start_top -N "$B" || return
+	local sent=$(send "$A" "$g:$port" -c 40 -s 200)
+	settle
+	local q=$(ip netns exec "$B" ss -uanH "sport = :$port" | awk '{ print $2 }')
+	local ino=$(ip netns exec "$B" ss -uaneH "sport = :$port" | grep -o 'ino:[0-9]*' | cut -d: -f2)
+	expect_eq sent "$sent" 40
+	expect_gt "queued at the receiver (bytes)" "$q" 0
+	{ kill -KILL "$rpid"; wait "$rpid"; } 2>/dev/null
+	settle 1.5
+	stop_top || return
+	expect_eq "socket_close of the group's receiver (inode $ino)" \
+		"$(final --argjson i "$ino" '[.sockets[] | select(.inode == $i) | .causes.socket_close // 0] | add // "none"')" 40
+	expect_eq "no socketless socket_close" \
+		"$(final '[.unattributed[] | select(.cause == "socket_close") | .drops] | add // 0')" 0
+}
