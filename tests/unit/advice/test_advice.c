@@ -223,20 +223,14 @@ static char *all(const struct advice_finding *f, int n)
 /* The fixture's case: SO_RCVBUF 4096 (kernel 8192), 297 of 1000 B dropped
  * in one 0.502 s interval, nothing read. */
 /*
- * A well-known server sets its buffer in its own configuration: the
- * advice names that setting with the value (unbound's so-rcvbuf,
- * rsyslog's imudp rcvbufSize); an owner with CAP_NET_ADMIN passes
- * net.core.rmem_max with SO_RCVBUFFORCE, so no host setting is asked.
+ * A socket on port whose application set SO_RCVBUF to 4096 (8 KiB
+ * granted), 297 datagrams of 1000 B dropped in one 502 ms interval.
  */
-static void test_rcvbuf_known_servers(void **state)
+static struct advice_input app_burst(uint64_t port)
 {
 	struct advice_input in = sysctls(CAUSE_RCVBUF);
-	struct advice_finding f[ADVICE_MAX];
-	char *t;
-	int n;
 
-	(void)state;
-	in.port = ADVICE_U64(53);
+	in.port = ADVICE_U64(port);
 	in.has_socket = true;
 	in.drops = in.skbs = 297;
 	in.span_s = 3.001;
@@ -244,6 +238,23 @@ static void test_rcvbuf_known_servers(void **state)
 	in.burst_s = 0.502;
 	in.avg_size = ADVICE_DBL(1000);
 	in.rcvbuf = ADVICE_U64(8192);
+	return in;
+}
+
+/*
+ * A well-known server sets its buffer in its own configuration: the
+ * advice names that setting with the value (unbound's so-rcvbuf,
+ * rsyslog's imudp rcvbufSize); an owner with CAP_NET_ADMIN passes
+ * net.core.rmem_max with SO_RCVBUFFORCE, so no host setting is asked.
+ */
+static void test_rcvbuf_known_servers(void **state)
+{
+	struct advice_input in = app_burst(53);
+	struct advice_finding f[ADVICE_MAX];
+	char *t;
+	int n;
+
+	(void)state;
 	in.rmem_max = ADVICE_U64(212992);
 	in.owner_comm = "unbound";
 	n = advice__build(&in, f, ADVICE_MAX);
@@ -274,19 +285,11 @@ static void test_rcvbuf_known_servers(void **state)
 
 static void test_rcvbuf_app_set(void **state)
 {
-	struct advice_input in = sysctls(CAUSE_RCVBUF);
+	struct advice_input in = app_burst(5031);
 	struct advice_finding f[ADVICE_MAX];
 	int n;
 	char *t;
 
-	in.port = ADVICE_U64(5031);
-	in.has_socket = true;
-	in.drops = in.skbs = 297;
-	in.span_s = 3.001;
-	in.burst = ADVICE_U64(297);
-	in.burst_s = 0.502;
-	in.avg_size = ADVICE_DBL(1000);
-	in.rcvbuf = ADVICE_U64(8192);
 	in.reads = ADVICE_U64(0);
 	in.queued = in.queue_peak = in.queue_low = ADVICE_U64(6912);
 	in.queue_looks = ADVICE_U64(7);
