@@ -82,11 +82,6 @@ static void port_taken(struct advice_input *in, struct model *m, const struct ro
 				   best->dport, best->npids > 0 ? best->pids[0] : 0, best->comm);
 }
 
-static bool frag_cause(enum cause c)
-{
-	return c == CAUSE_FRAG_TIMEOUT || c == CAUSE_FRAG_TOO_FAR || c == CAUSE_FRAG_DUP;
-}
-
 void advice_model__input(struct advice_input *in, struct model *m, const struct row *r,
 			 enum cause c, const struct live_burst *b, const struct live_env *e,
 			 char *who, size_t wholen)
@@ -138,11 +133,11 @@ void advice_model__input(struct advice_input *in, struct model *m, const struct 
 		if (c == CAUSE_NO_SOCKET && r->key.dport)
 			port_taken(in, m, r);
 	}
-	/* skb->len per datagram (GRO skbs hold several); the row's, not the
-	 * cause's: the model keeps bytes per row. A fragment's size says
-	 * nothing of its datagram's. */
-	if (r->bytes && r->drops && !frag_cause(c))
-		in->avg_size = ADVICE_DBL((double)r->bytes / r->drops);
+	/* the cause's own datagrams' size, as every view takes it */
+	double size;
+
+	if (row__avg_size(r, c, &size))
+		in->avg_size = ADVICE_DBL(size);
 	/* arrivals over the last interval, when it dropped then: delivered
 	 * (queued to the socket) + dropped; else unknown, and the advice
 	 * bounds them by the worst interval's drops and says so */

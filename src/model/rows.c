@@ -188,6 +188,15 @@ int row__cmp_total(const struct row *x, const struct row *y)
 	return memcmp(&x->key, &y->key, sizeof(x->key));
 }
 
+bool row__avg_size(const struct row *r, enum cause c, double *out)
+{
+	if (c < 0 || c >= CAUSE_MAX || !r->size_dgrams[c] || !r->size_bytes[c] ||
+	    c == CAUSE_FRAG_TIMEOUT || c == CAUSE_FRAG_TOO_FAR || c == CAUSE_FRAG_DUP)
+		return false;
+	*out = (double)r->size_bytes[c] / r->size_dgrams[c];
+	return true;
+}
+
 enum cause row__main_cause(const struct row *r)
 {
 	int best = CAUSE_OTHER;

@@ -137,6 +137,14 @@ void rows__free(struct htab *rows);
 int row__cmp_total(const struct row *x, const struct row *y);
 /* The row's main cause: the most datagrams, then the most skb events. */
 enum cause row__main_cause(const struct row *r);
+/*
+ * The average size of a datagram of cause c (skb->len of whole datagrams
+ * only, see size_bytes): the figure every view sizes buffers by, so one
+ * socket gets one size in top, doctor and report. False where none is
+ * known (no whole datagram, or a reassembly cause: a fragment's size says
+ * nothing of its datagram's).
+ */
+bool row__avg_size(const struct row *r, enum cause c, double *out);
 /* "10.0.0.1 -> 10.0.0.2:5001" for a socketless row */
 void row__flow(const struct row *r, char *buf, int len);
 /* Why a socketless row has no socket, in a few words. */

@@ -195,3 +195,39 @@ test_views_pod() {
 	expect_eq "doctor: the other has none" \
 		"$(dq "[.findings[] | select(.local == \"$o\")][0] | $pod")" "$none"
 }
+
+# A socket with two causes gets the same advice in every view: 300
+# datagrams of 1000 B into a 4 KiB buffer nobody reads (rcvbuf drops, and
+# a few queued), then the receiver is killed (its queue: socket_close
+# drops). Each view sizes the buffer from the average datagram of the
+# rcvbuf drops alone: top and doctor once took the row's average, or
+# none for a row of two causes, and told the socket two sizes (CI, an
+# iperf3 server that closed with 2 datagrams queued).
+test_views_two_causes_one_advice() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:5303" --rcvbuf 4096 || return
+	local rpid=$RECV_PID
+	local r0=$(mib "$B" Udp RcvbufErrors)
+	apps_start "$B" || return
+	local sent=$(send "$A" "$V4B:5303" -c 300 -s 1000)
+	settle 0.5
+	local queued=$(ip netns exec "$B" ss -uamnH "sport = :5303" |
+		sed -n 's/.*skmem:(r\([0-9]*\),.*/\1/p')
+	{ kill -KILL "$rpid" && wait "$rpid"; } 2>/dev/null
+	settle 1.5
+	apps_stop || return
+	local kernel=$(($(mib "$B" Udp RcvbufErrors) - r0))
+	expect_eq sent "$sent" 300
+	expect_gt "kernel rcvbuf drops" "$kernel" 0
+	expect_gt "bytes queued at the kill" "${queued:-0}" 0
+	for v in top report doctor; do
+		expect_eq "$v's rcvbuf drops on port 5303 = the kernel's" "$(apps_rcvbuf 5303 "$v")" "$kernel"
+	done
+	expect_eq "top: socket_close drops = sent - rcvbuf drops" \
+		"$(final '[.sockets[] | select(.local | endswith(":5303")) | .causes.socket_close // 0] | add')" \
+		"$((sent - kernel))"
+	expect_eq "top: the rcvbuf finding's verdict" \
+		"$(final -r '[.sockets[] | select(.local | endswith(":5303")) | .advice[] | select(.cause == "rcvbuf") | .verdict] | join(",")')" \
+		bursts
+	views_agree 5303
+}

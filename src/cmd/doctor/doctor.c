@@ -427,13 +427,10 @@ static void bpf_item(struct doctor *d, const struct row *r, int c, struct item *
 	ns_env(d, r->key.netns, !sock || r->have_sock, sock && r->have_sock ? r->sock.ifindex : 0,
 	       live_env__row_loopback(r), &env);
 	advice_model__input(&in, m, r, c, htab__find(&d->bursts, &r->key), &env, who, sizeof(who));
-	/* and what doctor knows differently: the sample's span; bytes are
-	 * per row, not per cause, so an average only for a row of one cause;
-	 * the arrivals of the sample's busiest tick (not the last interval's,
+	/* and what doctor knows differently: the sample's span; the
+	 * arrivals of the sample's busiest tick (not the last interval's,
 	 * nor an average over the span, which counts its idle time) */
 	in.span_s = d->span_s;
-	if (r->cause[c] != r->drops)
-		in.avg_size = (struct advice_dbl){ false, 0 };
 	in.rate_dgps = in.rate_Bps = (struct advice_dbl){ false, 0 };
 	if (sock && m->have_rx && peak_dgps(d, r) > 0) {
 		double rate = peak_dgps(d, r);

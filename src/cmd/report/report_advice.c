@@ -239,11 +239,6 @@ static void adv_common(const struct report *rp, const struct htab *picks, uint32
 	in->reads = mib_delta(rp, netns, reads_n);
 }
 
-static bool frag_cause(int c)
-{
-	return c == CAUSE_FRAG_TIMEOUT || c == CAUSE_FRAG_TOO_FAR || c == CAUSE_FRAG_DUP;
-}
-
 /*
  * Each (socket, cause)'s worst interval between snapshots, and in how many
  * intervals it dropped: one pass over every snapshot's socket entries,
@@ -483,8 +478,10 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 				}
 			}
 			/* bytes per datagram, not per skb (GSO/GRO skbs hold several) */
-			if (k->row.size_dgrams[c] && k->row.size_bytes[c] && !frag_cause(c))
-				in.avg_size = ADVICE_DBL((double)k->row.size_bytes[c] / k->row.size_dgrams[c]);
+			double size;
+
+			if (row__avg_size(&k->row, c, &size))
+				in.avg_size = ADVICE_DBL(size);
 			if (rp->ncounts >= 2) {
 				struct ev_key key = { sockid__of(k->cookie, k->by_inode),
 						      (uint32_t)c, 0 };

@@ -144,6 +144,35 @@ static void test_size_whole_datagrams(void **state)
 	rows__free(&rows);
 }
 
+/*
+ * The size the advice takes is the cause's own: a socket of 100 B
+ * rcvbuf drops and 1400 B closing-queue drops sizes its buffer by 100 B
+ * (every view: top, doctor and report once took the row's average, or
+ * none), and a reassembly cause has none.
+ */
+static void test_avg_size_per_cause(void **state)
+{
+	struct htab rows;
+	struct ud_key k = key(1, 1, UD_KEY_SOCK), close_k = key(1, 2, UD_KEY_SOCK | UD_KEY_CLOSE);
+	struct ud_val big = { .datagrams = 2, .skbs = 2, .bytes = 2800 };
+	struct row *r;
+	double size = -1;
+
+	assert_int_equal(rows__init(&rows), 0);
+	assert_int_equal(rows__add(&rows, &k, &val1, CAUSE_RCVBUF, 5, 1, &r), 0);
+	assert_false(row__avg_size(r, CAUSE_SOCKET_CLOSE, &size));
+	assert_int_equal(rows__add(&rows, &close_k, &big, CAUSE_SOCKET_CLOSE, 5, 1, &r), 0);
+	assert_true(row__avg_size(r, CAUSE_RCVBUF, &size));
+	assert_true(size == 100);
+	assert_true(row__avg_size(r, CAUSE_SOCKET_CLOSE, &size));
+	assert_true(size == 1400);
+	r->size_bytes[CAUSE_FRAG_TIMEOUT] = 1000;
+	r->size_dgrams[CAUSE_FRAG_TIMEOUT] = 1;
+	assert_false(row__avg_size(r, CAUSE_FRAG_TIMEOUT, &size));
+	assert_false(row__avg_size(r, CAUSE_MAX, &size));
+	rows__free(&rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_flows),
 		cmocka_unit_test(test_every_reason_kept),
 		cmocka_unit_test(test_size_whole_datagrams),
+		cmocka_unit_test(test_avg_size_per_cause),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

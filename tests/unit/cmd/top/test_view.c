@@ -38,6 +38,9 @@ static struct row sock_row(uint64_t cookie, const char *ip, uint16_t port,
 	r.skbs = drops;
 	r.bytes = drops * 1000;
 	r.cause[CAUSE_RCVBUF] = drops;
+	/* whole datagrams of 1000 B: the size the advice takes (rows.c) */
+	r.size_bytes[CAUSE_RCVBUF] = r.bytes;
+	r.size_dgrams[CAUSE_RCVBUF] = drops;
 	r.have_sock = true;
 	r.sock_alive = true;
 	r.sock.cookie = cookie;
@@ -785,7 +788,8 @@ static void test_advice_input(void **state)
 	fx_tick(f, 1, 0);                   /* 10 drops in the first interval */
 	f->rows[0].drops = f->rows[0].skbs = f->rows[0].cause[CAUSE_RCVBUF] = 14;
 	f->rows[0].cause_skbs[CAUSE_RCVBUF] = 7;
-	f->rows[0].bytes = 14000;
+	f->rows[0].bytes = f->rows[0].size_bytes[CAUSE_RCVBUF] = 14000;
+	f->rows[0].size_dgrams[CAUSE_RCVBUF] = 14;
 	f->rows[0].rate = 4;
 	fx_tick(f, 1, 0);                   /* 4 more in the second */
 
@@ -908,7 +912,8 @@ static void test_hint(void **state)
 	/* dropping in (nearly) every interval: a steady overload */
 	for (int i = 2; i <= 5; i++) {
 		f->rows[0].drops = f->rows[0].skbs = f->rows[0].cause[CAUSE_RCVBUF] = 100 * i;
-		f->rows[0].bytes = 100000ull * i;
+		f->rows[0].bytes = f->rows[0].size_bytes[CAUSE_RCVBUF] = 100000ull * i;
+		f->rows[0].size_dgrams[CAUSE_RCVBUF] = 100 * i;
 		f->rows[0].rx = 50 * i; /* it reads, 50 a second */
 		fx_tick(f, 1, 1);
 	}
