@@ -288,7 +288,7 @@ static void hint_rcvbuf(const struct advice_input *in, char *buf, size_t len)
 		snprintf(buf, len, "pace <= %llu/s", (unsigned long long)p.pace_dgps);
 	} else if (p.pace) {
 		snprintf(buf, len, "pace the sender");
-	} else if (p.have_burst) {
+	} else if (p.need) {
 		if (p.set == 1) {
 			bytes_up(h, sizeof(h), p.need / 2);
 			snprintf(buf, len, "SO_RCVBUF >= %s", h);

@@ -104,6 +104,16 @@ struct advice_input {
 	const char *owner_comm;
 	struct advice_u64 owner_net_admin; /* 1 or 0; unknown offline */
 	/*
+	 * The sockets of the same process on the same port (REUSEPORT
+	 * threads, an IPv4 and an IPv6 one), which one setting of the
+	 * application sizes (unbound's so-rcvbuf): how many there are, this
+	 * one included (0 or 1: none other), and the most buffer any of them
+	 * needs (advice__rcvbuf_need of each). The rcvbuf advice gives each
+	 * that one value: a process's two sockets never get two.
+	 */
+	int siblings;
+	uint64_t sibling_need;
+	/*
 	 * no_socket: a socket that is bound to the port all the same but
 	 * would not take these datagrams (connected to another peer, bound
 	 * to another address), as "10.0.0.2:40000 connected to
@@ -304,6 +314,12 @@ struct advice_finding {
  * least 1 for any input with drops or skb events, at most ADVICE_MAX).
  */
 int advice__build(const struct advice_input *in, struct advice_finding *out, int max);
+/*
+ * The receive buffer the rcvbuf advice gives the socket on its own (its
+ * sibling_need aside), 0 where it paces the sender instead: what a view
+ * gathers over a process's sockets on one port into sibling_need.
+ */
+uint64_t advice__rcvbuf_need(const struct advice_input *in);
 
 /*
  * The first change advice__build proposes for the input, in a few words

@@ -151,6 +151,9 @@ struct rcvbuf_plan {
 	uint64_t fallback; /* !have_burst && !pace: the buffer to raise to, no
 			      burst known to size it by: 8 MiB (Jones and
 			      Zhu's starting point), 16 MiB from 8 MiB on */
+	uint64_t own;     /* this socket's own need (0: none sized), before a
+			     sibling's larger one replaced it (shared) */
+	bool shared;      /* need is a sibling's (advice_input.sibling_need) */
 };
 
 /*

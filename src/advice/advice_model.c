@@ -82,9 +82,52 @@ static void port_taken(struct advice_input *in, struct model *m, const struct ro
 				   best->dport, best->npids > 0 ? best->pids[0] : 0, best->comm);
 }
 
+static void input_one(struct advice_input *in, struct model *m, const struct row *r,
+		      enum cause c, const struct live_burst *b, const struct live_env *e,
+		      char *who, size_t wholen, bool sibling);
+
+/*
+ * One buffer value for a process's sockets on one port (its REUSEPORT
+ * threads take one setting): the most any of the others needs. Each is
+ * judged as its own row would be, with r's environment (the same netns
+ * and port) and the kernel's drop windows (the same in every view); a
+ * view's own bursts are r's alone, so without the windows a sibling's
+ * need is not known here.
+ */
+static void sibling_needs(struct advice_input *in, struct model *m, const struct row *r,
+			  enum cause c, const struct live_env *e)
+{
+	struct row *const *v;
+	int n = c == CAUSE_RCVBUF ? model__owner_port_rows(m, r, &v) : 0;
+
+	if (n < 2)
+		return;
+	in->siblings = n;
+	for (int i = 0; i < n; i++) {
+		struct advice_input s;
+		char who[128];
+		uint64_t need;
+
+		if (v[i] == r || !v[i]->cause[c])
+			continue;
+		input_one(&s, m, v[i], c, NULL, e, who, sizeof(who), true);
+		need = advice__rcvbuf_need(&s);
+		if (need > in->sibling_need)
+			in->sibling_need = need;
+	}
+}
+
 void advice_model__input(struct advice_input *in, struct model *m, const struct row *r,
 			 enum cause c, const struct live_burst *b, const struct live_env *e,
 			 char *who, size_t wholen)
+{
+	input_one(in, m, r, c, b, e, who, wholen, false);
+	sibling_needs(in, m, r, c, e);
+}
+
+static void input_one(struct advice_input *in, struct model *m, const struct row *r,
+		      enum cause c, const struct live_burst *b, const struct live_env *e,
+		      char *who, size_t wholen, bool sibling)
 {
 	const struct netns_counters *nc = counters_of(m, r->key.netns);
 	bool sock = r->key.kind == ROW_SOCKET;
@@ -100,7 +143,8 @@ void advice_model__input(struct advice_input *in, struct model *m, const struct 
 	in->units = r->cause_units[c];
 	in->group = sock && (r->flags & UD_KEY_GROUP);
 	if (sock && r->have_sock && r->sock.npids > 0) {
-		int na = caps__of_pid(r->sock.pids[0], 12 /* CAP_NET_ADMIN */);
+		/* a sibling's need does not read its owner's (the same) */
+		int na = sibling ? -1 : caps__of_pid(r->sock.pids[0], 12 /* CAP_NET_ADMIN */);
 
 		in->owner_comm = r->sock.comm;
 		if (na >= 0)

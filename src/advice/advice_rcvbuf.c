@@ -147,7 +147,22 @@ struct rcvbuf_plan advice_rcvbuf_plan(const struct advice_input *in)
 	p.fallback = !p.pace && !p.have_burst
 			     ? (p.rb >= ADVICE_FALLBACK_RCVBUF ? 2 * ADVICE_FALLBACK_RCVBUF : ADVICE_FALLBACK_RCVBUF)
 			     : 0;
+	/* one setting sizes the process's sockets on the port: the most any
+	 * of them needs, for each (a fallback gives way to a sized need) */
+	p.own = p.need;
+	p.shared = !p.pace && in->siblings > 1 && in->sibling_need > p.own;
+	if (p.shared) {
+		p.need = in->sibling_need;
+		p.fallback = 0;
+	}
 	return p;
+}
+
+uint64_t advice__rcvbuf_need(const struct advice_input *in)
+{
+	const struct rcvbuf_plan p = advice_rcvbuf_plan(in);
+
+	return p.own;
 }
 
 /*
@@ -157,20 +172,31 @@ struct rcvbuf_plan advice_rcvbuf_plan(const struct advice_input *in)
  * the same size) when it sets none or may; `why` says what the size is for.
  */
 /*
- * Servers whose own configuration sets the buffer (each asks for it with
- * SO_RCVBUF, which the kernel doubles, and with SO_RCVBUFFORCE where it
- * may, so net.core.rmem_max does not cap it then), named by their
- * owner's comm, from their documentation: unbound.conf(5) so-rcvbuf;
- * rsyslog's imudp RcvBufSize. (BIND, Knot, dnsmasq, CoreDNS and
- * memcached: none found documented yet; they get the setsockopt call.)
+ * Well-known servers, named by their owner's comm, and what their own
+ * documentation gives for the buffer. Those with a setting ask for it
+ * with SO_RCVBUF, which the kernel doubles; `forces`: also with
+ * SO_RCVBUFFORCE where they may, so net.core.rmem_max does not cap them
+ * then (unbound.conf(5) so-rcvbuf: "needs root permission to bypass the
+ * limit"; rsyslog's imudp RcvBufSize: "and SO_RCVBUFFORCE if it is
+ * available"); BIND's ARM, udp-receive-buffer: "values exceeding the
+ * maximum are silently reduced". No `how`: the documentation names no
+ * such setting (dnsmasq(8); memcached(1) and memcached -h; the Knot DNS
+ * reference manual, 3.2), so the host's default is the way. CoreDNS: not
+ * checked yet (no documentation at hand); it gets the generic advice.
  */
 static const struct server_rcvbuf {
 	const char *comm, *product, *how, *doc;
+	bool forces;
 } servers[] = {
 	{ "unbound", "Unbound", "so-rcvbuf: %llu in the server: clause of unbound.conf",
-	  "unbound.conf(5), so-rcvbuf" },
+	  "unbound.conf(5), so-rcvbuf", true },
 	{ "rsyslogd", "rsyslog", "rcvbufSize=\"%llu\" on its imudp input (input(type=\"imudp\" "
-	  "port=\"...\" rcvbufSize=\"...\"))", "rsyslog's imudp documentation, RcvBufSize" },
+	  "port=\"...\" rcvbufSize=\"...\"))", "rsyslog's imudp documentation, RcvBufSize", true },
+	{ "named", "BIND", "udp-receive-buffer %llu; in the options block of named.conf (BIND 9.18 "
+	  "and later)", "the BIND 9 Administrator Reference Manual, udp-receive-buffer", false },
+	{ "dnsmasq", "dnsmasq", NULL, "dnsmasq(8)", false },
+	{ "memcached", "memcached", NULL, "memcached(1)", false },
+	{ "knotd", "Knot DNS", NULL, "the Knot DNS reference manual", false },
 };
 
 static const struct server_rcvbuf *server_of(const struct advice_input *in)
@@ -200,13 +226,16 @@ static void rcvbuf_change(const struct advice_input *in, struct advice_finding *
 		add(c, cl, "%s", not_reading ? "have" : "Have");
 		add(c, cl, " the application call setsockopt(fd, SOL_SOCKET, SO_RCVBUF, %llu): the kernel "
 		    "doubles it to %s, %s", (unsigned long long)req, B(need), why);
-		if (srv) {
+		if (srv && srv->how) {
 			char how[200];
 
 			snprintf(how, sizeof(how), srv->how, (unsigned long long)req);
 			add(c, cl, " (%s sets it itself: %s, from %s)", srv->product, how, srv->doc);
+		} else if (srv) {
+			add(c, cl, " (%s has no setting for it that %s names: this takes a change to its "
+			    "code)", srv->product, srv->doc);
 		}
-		if (in->rmem_max.known && req > in->rmem_max.v && forces) {
+		if (in->rmem_max.known && req > in->rmem_max.v && forces && (!srv || srv->forces)) {
 			/* it may pass the cap: no host setting needed */
 			add(c, cl, "; it holds CAP_NET_ADMIN, so SO_RCVBUFFORCE (the same value) passes "
 			    "net.core.rmem_max (now %s)%s", B(in->rmem_max.v),
@@ -231,12 +260,18 @@ static void rcvbuf_change(const struct advice_input *in, struct advice_finding *
 		add(c, cl, "%s ", not_reading ? "run" : "Run");
 		advice_add_sysctl(in, c, cl, "net.core.rmem_default", need);
 		add(c, cl, ": every new socket that sets no SO_RCVBUF gets %s, %s. ", B(need), why);
-		if (srv) {
+		if (srv && srv->how) {
 			char how[200];
 
 			snprintf(how, sizeof(how), srv->how, (unsigned long long)req);
-			add(c, cl, "Or for %s alone: %s (from %s; the kernel doubles it to %s). ",
-			    srv->product, how, srv->doc, B(need));
+			add(c, cl, "Or for %s alone: %s (from %s; the kernel doubles it to %s)%s. ",
+			    srv->product, how, srv->doc, B(need),
+			    !srv->forces && in->rmem_max.known && req > in->rmem_max.v
+			    ? ", with net.core.rmem_max raised to it first: it asks with SO_RCVBUF alone, "
+			      "which the cap silently cuts" : "");
+		} else if (srv) {
+			add(c, cl, "%s has no setting of its own for it (%s names none): this sysctl is "
+			    "the way. ", srv->product, srv->doc);
 		}
 	} else if (set == -1) {
 		add(c, cl, "Or, if it sets none: ");
@@ -420,7 +455,15 @@ int advice_rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 	} else {
 		char why[256];
 
-		if (have_burst)
+		if (p.shared && p.own)
+			snprintf(why, sizeof(why), "the most that any of its owner's %d sockets on this "
+				 "port needs (one setting sizes them all; this one alone needs %s)",
+				 in->siblings, B(p.own));
+		else if (p.shared)
+			snprintf(why, sizeof(why), "the most that any of its owner's %d sockets on this "
+				 "port needs (one setting sizes them all; this one's own bursts are not known)",
+				 in->siblings);
+		else if (have_burst)
 			snprintf(why, sizeof(why), "room for twice the worst %s's %s datagrams (bursts vary) at "
 				 "%s%.0f B each on top of today's %s, even if it read nothing meanwhile",
 				 in->burst_window ? "window" : in->burst_episode ? "burst" : "interval",
@@ -430,7 +473,7 @@ int advice_rcvbuf(const struct advice_input *in, struct advice_finding *out, int
 				 p.fallback > ADVICE_FALLBACK_RCVBUF ? "a step up from today's"
 				 : "the usual starting point (Jones and Zhu, \"Considerations When Benchmarking UDP Bulk Flows\")",
 				 rb ? "the worst burst's size in bytes" : "today's buffer");
-		rcvbuf_change(in, f, have_burst ? p.need : p.fallback, set, not_reading, why);
+		rcvbuf_change(in, f, p.need ? p.need : p.fallback, set, not_reading, why);
 	}
 	if (in->port.known)
 		snprintf(flt, sizeof(flt), " 'sport = :%llu'", (unsigned long long)in->port.v);

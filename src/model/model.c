@@ -197,6 +197,7 @@ void model__free(struct model *m)
 	free(m->counters);
 	free(m->view_sockets);
 	free(m->view_flows);
+	free(m->op_rows);
 	memset(m, 0, sizeof(*m));
 }
 

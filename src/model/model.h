@@ -176,6 +176,12 @@ struct model {
 	/* the sorted view of the last update */
 	struct row **view_sockets, **view_flows;
 	int nview_sockets, nview_flows;
+	uint64_t view_gen;       /* bumped each time the view is made anew */
+	/* the view's socket rows with an owner and a port, by (netns, first
+	 * pid, port), made at the first model__owner_port_rows of a view */
+	struct row **op_rows;
+	int nop_rows;
+	uint64_t op_gen;         /* the view_gen op_rows was made for (0: none) */
 };
 
 /* The kernel functions the classifier names drops by: enum ud_range's,
@@ -300,6 +306,14 @@ int model__foldable(struct model *m, uint64_t now, struct htab *ids,
  */
 const struct sock_info *model__port_holder(struct model *m, uint32_t netns,
 					   uint16_t port, uint8_t proto);
+/*
+ * The socket rows in view of r's process (its first pid) on r's port in
+ * its netns, r among them: REUSEPORT threads, an IPv4 and an IPv6 socket,
+ * which one setting of the application sizes (a server's receive
+ * buffer). *out points into the model's index, valid until the next
+ * update. Returns how many (0: r has no owner or port known).
+ */
+int model__owner_port_rows(struct model *m, const struct row *r, struct row *const **out);
 /* Do more closed sockets than closed_rows_max have rows of their own? */
 bool model__closed_over(const struct model *m);
 /*

@@ -160,6 +160,76 @@ void model__sort_by_total(struct model *m)
 	qsort(m->view_flows, m->nview_flows, sizeof(*m->view_flows), cmp_rows_total);
 }
 
+/* A socket row's owner and port, the key of model__owner_port_rows. */
+static bool owner_port(const struct row *r, uint32_t *pid, uint16_t *port)
+{
+	if (r->key.kind != ROW_SOCKET || !r->have_sock || r->sock.npids < 1 || !r->sock.sport)
+		return false;
+	*pid = (uint32_t)r->sock.pids[0];
+	*port = r->sock.sport;
+	return true;
+}
+
+static int cmp_owner_port(const struct row *x, uint32_t netns, uint32_t pid, uint16_t port)
+{
+	uint32_t xpid = 0;
+	uint16_t xport = 0;
+
+	owner_port(x, &xpid, &xport);
+	if (x->key.netns != netns)
+		return x->key.netns < netns ? -1 : 1;
+	if (xpid != pid)
+		return xpid < pid ? -1 : 1;
+	return xport == port ? 0 : xport < port ? -1 : 1;
+}
+
+static int cmp_op_rows(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row **)a, *y = *(const struct row **)b;
+	uint32_t pid = 0;
+	uint16_t port = 0;
+
+	owner_port(y, &pid, &port);
+	return cmp_owner_port(x, y->key.netns, pid, port);
+}
+
+int model__owner_port_rows(struct model *m, const struct row *r, struct row *const **out)
+{
+	uint32_t pid;
+	uint16_t port;
+	int lo = 0, hi, first;
+
+	if (!owner_port(r, &pid, &port))
+		return 0;
+	if (m->op_gen != m->view_gen || !m->op_rows) {
+		free(m->op_rows);
+		m->nop_rows = 0;
+		m->op_rows = calloc(m->nview_sockets + 1, sizeof(*m->op_rows));
+		if (!m->op_rows)
+			return 0;
+		for (int i = 0; i < m->nview_sockets; i++)
+			if (owner_port(m->view_sockets[i], &(uint32_t){ 0 }, &(uint16_t){ 0 }))
+				m->op_rows[m->nop_rows++] = m->view_sockets[i];
+		qsort(m->op_rows, m->nop_rows, sizeof(*m->op_rows), cmp_op_rows);
+		m->op_gen = m->view_gen;
+	}
+	/* the first of the key, then its run */
+	hi = m->nop_rows;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (cmp_owner_port(m->op_rows[mid], r->key.netns, pid, port) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	while (lo < m->nop_rows && !cmp_owner_port(m->op_rows[lo], r->key.netns, pid, port))
+		lo++;
+	*out = m->op_rows + first;
+	return lo - first;
+}
+
 /* Busiest in the last interval first, then the summary's order. */
 static int cmp_rows(const void *a, const void *b)
 {
@@ -480,6 +550,7 @@ int model__update(struct model *m, struct htab *drops,
 	}
 	m->nview_sockets = nsock;
 	m->nview_flows = nflow;
+	m->view_gen++;
 	/*
 	 * And the owners of sockets a dump has just learnt, in view or not:
 	 * one that drops and closes between two refreshes is gone before it

@@ -231,3 +231,34 @@ test_views_two_causes_one_advice() {
 		bursts
 	views_agree 5303
 }
+
+# A process's two sockets on one port (SO_REUSEPORT, each connected to its
+# own peer), each dropping its own burst: one setting of the application
+# sizes both (unbound's so-rcvbuf), so every view gives both sockets the
+# one buffer the larger burst needs, and says why on the smaller's.
+test_views_one_buffer_per_process_port() {
+	setup_hosts || return
+	start_recv "$B" "$V4B:5304" --rcvbuf 4096 --reuseport 2 --peer "$V4A:41000" || return
+	local rpid=$RECV_PID
+	local r0=$(mib "$B" Udp RcvbufErrors)
+	apps_start "$B" || return
+	local s1=$(send "$A" "$V4B:5304" -c 300 -s 1000 --sport 41000)
+	local s2=$(send "$A" "$V4B:5304" -c 60 -s 1000 --sport 41001)
+	settle 1.5
+	apps_stop || return
+	local kernel=$(($(mib "$B" Udp RcvbufErrors) - r0))
+	expect_eq sent "$s1 $s2" "300 60"
+	for v in top report doctor; do
+		expect_eq "$v's rcvbuf drops on port 5304 = the kernel's" "$(apps_rcvbuf 5304 "$v")" "$kernel"
+	done
+	local sel='[.sockets[] | select(.local | endswith(":5304")) | {drops, f: (.advice[] | select(.cause == "rcvbuf"))}] | sort_by(.drops)'
+	expect_eq "top: rcvbuf findings on port 5304" "$(final "$sel | length")" 2
+	expect_eq "top: the two sockets' drops differ" "$(final "$sel | (.[0].drops < .[1].drops)")" true
+	expect_eq "top: one buffer value for both" "$(final -c "$sel | map([.f.setting, .f.value]) | unique | length")" 1
+	final -r "$sel | .[0].f.change" | grep -q "one setting sizes them all" ||
+		fail "top: the smaller socket's change does not say why: $(final -r "$sel | .[0].f.change")"
+	if final -r "$sel | .[1].f.change" | grep -q "one setting sizes them all"; then
+		fail "top: the larger socket's own need is the value, not a sibling's: $(final -r "$sel | .[1].f.change")"
+	fi
+	views_agree 5304
+}

@@ -414,6 +414,132 @@ static void set_kernel_windows(const struct report *rp, const struct agg_sock *k
 				       a.delivered, a.stalled);
 }
 
+/*
+ * A socket row's input for cause c, as every view gives it (its who
+ * aside): the engine's facts from the recording. ifname and where
+ * outlive it.
+ */
+static void sock_input(const struct report *rp, const struct htab *picks, const struct htab *ivb,
+		       const struct agg_sock *k, int c, struct advice_input *in,
+		       char *ifname, struct advice_where *where)
+{
+	const struct trace_socket *ts = k->sock;
+
+	memset(in, 0, sizeof(*in));
+	in->cause = c;
+	in->has_socket = true;
+	adv_common(rp, picks, k->netns, ts && is_loopback(ts), in, ifname, where);
+	in->drops = k->row.cause[c];
+	in->skbs = k->row.cause_skbs[c];
+	in->units = k->row.cause_units[c];
+	in->group = (k->row.flags & UD_KEY_GROUP) != 0;
+	/* a recording keeps the owner's comm, not its capabilities */
+	in->owner_comm = ts && ts->comm[0] ? ts->comm : NULL;
+	in->sender_side = c == CAUSE_QDISC || c == CAUSE_NEIGH;
+	if (ts) {
+		in->family = ts->family;
+		if (ts->lport)
+			in->port = ADVICE_U64(ts->lport);
+		if (ts->rcvbuf)
+			in->rcvbuf = ADVICE_U64(ts->rcvbuf);
+		in->queued = ADVICE_U64(ts->queued);
+		const uint32_t *q = rp_xfind(&rp->queue_idx, &ts->cookie);
+
+		if (q) {
+			in->queue_low = ADVICE_U64(rp->queues[*q].low);
+			in->queue_peak = ADVICE_U64(rp->queues[*q].peak);
+			in->queue_looks = ADVICE_U64(rp->queues[*q].looks);
+		}
+	}
+	/* bytes per datagram, not per skb (GSO/GRO skbs hold several) */
+	double size;
+
+	if (row__avg_size(&k->row, c, &size))
+		in->avg_size = ADVICE_DBL(size);
+	if (rp->ncounts >= 2) {
+		struct ev_key key = { sockid__of(k->cookie, k->by_inode), (uint32_t)c, 0 };
+		const struct iv_burst *b = rp_xfind(ivb, &key);
+
+		/* the burst, and the socket's own deliveries (recorded
+		 * from minor 2 on), as top and doctor give them */
+		advice__track_input(in, b ? &b->track : &(struct advice_track){ 0 }, rp->ncounts - 1);
+	}
+	set_burst(rp, k, c, k->row.cause[c], in);
+	set_kernel_windows(rp, k, c, in);
+}
+
+/* A socket's process and port (model__owner_port_rows' key), and the
+ * most buffer any socket of them needs. */
+struct sib {
+	int n;
+	uint64_t need;
+};
+
+/* a socket's (netns, pid, port), sortable, with its index */
+struct sib_key {
+	uint32_t netns, pid;
+	uint16_t port;
+	int i;
+};
+
+static int sib_cmp(const void *x, const void *y)
+{
+	const struct sib_key *a = x, *b = y;
+
+	if (a->netns != b->netns)
+		return a->netns < b->netns ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->port == b->port ? 0 : a->port < b->port ? -1 : 1;
+}
+
+/*
+ * One buffer value for a process's sockets on one port (REUSEPORT
+ * threads take one setting), as the live views give it
+ * (advice_model.c): per socket, how many of its process's sockets share
+ * its port and the most rcvbuf any of them needs alone.
+ */
+static struct sib *siblings(const struct report *rp, const struct agg *a, const struct htab *picks,
+			    const struct htab *ivb)
+{
+	struct sib *sib = calloc(a->nsocks + 1, sizeof(*sib));
+	struct sib_key *v = calloc(a->nsocks + 1, sizeof(*v));
+	char ifname[ADV_IFNAME];
+	struct advice_where where;
+	int n = 0;
+
+	if (!sib || !v) {
+		free(v);
+		return sib;
+	}
+	for (int i = 0; i < a->nsocks; i++) {
+		const struct trace_socket *ts = a->socks[i].sock;
+
+		if (ts && ts->pid && ts->lport)
+			v[n++] = (struct sib_key){ a->socks[i].netns, ts->pid, ts->lport, i };
+	}
+	qsort(v, n, sizeof(*v), sib_cmp);
+	for (int first = 0, last; first < n; first = last) {
+		uint64_t most = 0;
+
+		for (last = first; last < n && !sib_cmp(&v[first], &v[last]); last++) {
+			const struct agg_sock *k = &a->socks[v[last].i];
+			struct advice_input in;
+			uint64_t need;
+
+			if (!k->row.cause[CAUSE_RCVBUF])
+				continue;
+			sock_input(rp, picks, ivb, k, CAUSE_RCVBUF, &in, ifname, &where);
+			need = advice__rcvbuf_need(&in);
+			most = need > most ? need : most;
+		}
+		for (int j = first; j < last; j++)
+			sib[v[j].i] = (struct sib){ last - first, most };
+	}
+	free(v);
+	return sib;
+}
+
 int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 		    struct adv_item **out)
 {
@@ -424,16 +550,17 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 	struct htab ivb, picks;
 	char ifname[ADV_IFNAME];
 	struct advice_where where; /* outlives each in, as ifname */
+	struct sib *sib;
 
 	interval_bursts(rp, &ivb);
 	iface_picks(rp, &picks);
+	sib = siblings(rp, a, &picks, &ivb);
 
 	for (int i = 0; i < shown; i++) {
 		const struct agg_sock *k = &a->socks[i];
-		const struct trace_socket *ts = k->sock;
 
 		for (int c = 0; c < CAUSE_MAX; c++) {
-			struct advice_input in = { .cause = c, .has_socket = true };
+			struct advice_input in;
 			struct adv_item *it;
 			char l[96], o[64], ns[64], podl[256] = "";
 			struct pod_names pod;
@@ -453,48 +580,12 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 				pods__label(&pod, podl, sizeof(podl));
 			snprintf(it->who, sizeof(it->who), "%s  netns %s  %s%s%s", l, ns, o,
 				 podl[0] ? "  " : "", podl);
-			adv_common(rp, &picks, k->netns, ts && is_loopback(ts), &in, ifname, &where);
+			sock_input(rp, &picks, &ivb, k, c, &in, ifname, &where);
 			in.who = l;
-			in.drops = k->row.cause[c];
-			in.skbs = k->row.cause_skbs[c];
-			in.units = k->row.cause_units[c];
-			in.group = (k->row.flags & UD_KEY_GROUP) != 0;
-			/* a recording keeps the owner's comm, not its capabilities */
-			in.owner_comm = ts && ts->comm[0] ? ts->comm : NULL;
-			in.sender_side = c == CAUSE_QDISC || c == CAUSE_NEIGH;
-			if (ts) {
-				in.family = ts->family;
-				if (ts->lport)
-					in.port = ADVICE_U64(ts->lport);
-				if (ts->rcvbuf)
-					in.rcvbuf = ADVICE_U64(ts->rcvbuf);
-				in.queued = ADVICE_U64(ts->queued);
-				const uint32_t *q = rp_xfind(&rp->queue_idx, &ts->cookie);
-
-				if (q) {
-					in.queue_low = ADVICE_U64(rp->queues[*q].low);
-					in.queue_peak = ADVICE_U64(rp->queues[*q].peak);
-					in.queue_looks = ADVICE_U64(rp->queues[*q].looks);
-				}
+			if (c == CAUSE_RCVBUF && sib) {
+				in.siblings = sib[i].n;
+				in.sibling_need = sib[i].need;
 			}
-			/* bytes per datagram, not per skb (GSO/GRO skbs hold several) */
-			double size;
-
-			if (row__avg_size(&k->row, c, &size))
-				in.avg_size = ADVICE_DBL(size);
-			if (rp->ncounts >= 2) {
-				struct ev_key key = { sockid__of(k->cookie, k->by_inode),
-						      (uint32_t)c, 0 };
-				const struct iv_burst *b = rp_xfind(&ivb, &key);
-
-				/* the burst, and the socket's own deliveries
-				 * (recorded from minor 2 on), as top and doctor
-				 * give them */
-				advice__track_input(&in, b ? &b->track : &(struct advice_track){ 0 },
-						    rp->ncounts - 1);
-			}
-			set_burst(rp, k, c, k->row.cause[c], &in);
-			set_kernel_windows(rp, k, c, &in);
 			it->nf = advice__build(&in, it->f, ADVICE_MAX);
 			n++;
 		}
@@ -576,6 +667,7 @@ int rp_advice_items(const struct report *rp, const struct agg *a, uint64_t top,
 		n++;
 	}
 	free(rows);
+	free(sib);
 	htab__free(&ivb);
 	htab__free(&picks);
 	*out = v;

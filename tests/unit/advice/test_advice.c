@@ -281,6 +281,84 @@ static void test_rcvbuf_known_servers(void **state)
 	t = all(f, n);
 	ASSERT_LACKS(t, "sets it itself");
 	free(t);
+	/* BIND asks with SO_RCVBUF alone (its ARM: values above the maximum
+	 * are silently reduced): CAP_NET_ADMIN does not pass the cap for it */
+	in.owner_comm = "named";
+	in.owner_net_admin = ADVICE_U64(1);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "(BIND sets it itself: udp-receive-buffer 690176; in the options block of named.conf");
+	ASSERT_HAS(t, "allow it first:");
+	ASSERT_LACKS(t, "SO_RCVBUFFORCE (the same value) passes");
+	free(t);
+	/* the default buffer: BIND's own setting, with the cap raised first */
+	in.rcvbuf = ADVICE_U64(212992);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "Or for BIND alone: udp-receive-buffer");
+	ASSERT_HAS(t, "with net.core.rmem_max raised to it first: it asks with SO_RCVBUF alone");
+	free(t);
+	/* a server whose manual names no setting: the sysctl is the way */
+	in.owner_comm = "dnsmasq";
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "dnsmasq has no setting of its own for it (dnsmasq(8) names none): this sysctl is the way.");
+	ASSERT_LACKS(t, "Or for dnsmasq alone");
+	free(t);
+	in.rcvbuf = ADVICE_U64(8192);
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	ASSERT_HAS(t, "(dnsmasq has no setting for it that dnsmasq(8) names: this takes a change to its code)");
+	free(t);
+}
+
+/*
+ * A process's sockets on one port take one setting (unbound's so-rcvbuf
+ * for all its threads): each gets the most any of them needs, and the
+ * one whose own need is smaller says why; the largest states its own.
+ */
+static void test_rcvbuf_one_value_per_process_port(void **state)
+{
+	struct advice_input in = app_burst(53);
+	struct advice_finding f[ADVICE_MAX];
+	uint64_t own = advice__rcvbuf_need(&in);
+	char *t;
+	int n;
+
+	(void)state;
+	/* 8192 + 2 x 297 x ~2304, to pages: 1380352 (as test_rcvbuf_app_set) */
+	assert_int_equal(own, 1380352);
+	in.siblings = 2;
+	in.sibling_need = 4 * own;
+	assert_int_equal(advice__rcvbuf_need(&in), own); /* its own, always */
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	assert_int_equal(f[0].value, 2 * own); /* the request: half */
+	ASSERT_HAS(t, "the most that any of its owner's 2 sockets on this port needs (one setting sizes them "
+		   "all; this one alone needs 1380352 B (1.3 MiB))");
+	free(t);
+	char h[ADVICE_HINT];
+	advice__hint(&in, h, sizeof(h));
+	assert_string_equal(h, "SO_RCVBUF >= 2.7 MiB"); /* 2760704 B, rounded up */
+	/* a smaller sibling: its own value */
+	in.sibling_need = own / 2;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	assert_int_equal(f[0].value, own / 2);
+	ASSERT_LACKS(t, "one setting sizes them all");
+	free(t);
+	/* no burst of its own: a sibling's sized need over the fallback */
+	in.burst = (struct advice_u64){ false, 0 };
+	in.sibling_need = 4 * own;
+	n = advice__build(&in, f, ADVICE_MAX);
+	t = all(f, n);
+	assert_int_equal(f[0].value, 2 * own);
+	ASSERT_HAS(t, "this one's own bursts are not known");
+	free(t);
+	/* alone (siblings 1): the sibling figure is not used */
+	in.siblings = 1;
+	n = advice__build(&in, f, ADVICE_MAX);
+	assert_true(f[0].value != 2 * own);
 }
 
 static void test_rcvbuf_app_set(void **state)
@@ -1507,6 +1585,7 @@ int main(void)
 		cmocka_unit_test(test_pace_rate),
 		cmocka_unit_test(test_group_member_never_paces),
 		cmocka_unit_test(test_rcvbuf_known_servers),
+		cmocka_unit_test(test_rcvbuf_one_value_per_process_port),
 		cmocka_unit_test(test_not_reading_per_socket),
 	};
 
