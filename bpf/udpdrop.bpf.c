@@ -216,7 +216,7 @@ struct frag_id {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
+	__uint(max_entries, 16384); /* 8192 datagrams: each under its netns and 0 */
 	__type(key, struct frag_id);
 	__type(value, __u64); /* last time a fragment of it was freed */
 } frags SEC(".maps");
@@ -906,6 +906,15 @@ static __always_inline __u64 frag_datagrams(struct ud_key *k,
 	if (seen && now - *seen < frag_window_ns)
 		return 0;
 	bpf_map_update_elem(&frags, &id, &now, BPF_ANY);
+	/*
+	 * and under netns 0 too: a reassembly failure whose netns is not
+	 * known here (UD_KEY_NETNS_ADDR: the datagram's first fragment was
+	 * dropped, so no head is freed) looks it up there
+	 */
+	if (id.netns) {
+		id.netns = 0;
+		bpf_map_update_elem(&frags, &id, &now, BPF_ANY);
+	}
 	return 1;
 }
 
@@ -1195,7 +1204,8 @@ static __always_inline bool filtered_out(struct ud_key *k, __u16 lport)
 	 * it), unless its socket was named (close_owner)
 	 */
 	if (filter_netns && k->netns != filter_netns &&
-	    (k->flags & (UD_KEY_CLOSE | UD_KEY_SOCK)) != UD_KEY_CLOSE)
+	    (k->flags & (UD_KEY_CLOSE | UD_KEY_SOCK)) != UD_KEY_CLOSE &&
+	    !(!k->netns && (k->flags & UD_KEY_NETNS_ADDR)))
 		return true;
 	if (filter_port && lport != filter_port && k->dport != filter_port)
 		return true;
@@ -1901,6 +1911,8 @@ static __always_inline int classify_run(struct handover *ho, int which,
 			a->key = k;
 			a->pi = pi;
 			k.netns = udpdrop_frag_netns(which);
+			if (!k.netns)
+				k.flags |= UD_KEY_NETNS_ADDR;
 		} else if (in_range(UD_RANGE_UDP_DESTRUCT, k.location) ||
 			   in_range(UD_RANGE_INET_DESTRUCT, k.location)) {
 			/*

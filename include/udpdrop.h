@@ -53,6 +53,17 @@
  * PACKET_LOOPBACK and is not marked.
  */
 #define UD_KEY_GROUP     (1u << 15)
+/*
+ * A reassembly failure's fragment whose netns the program could not know
+ * (netns 0): one freed by the queue's purge when no head was freed just
+ * before on this CPU (the datagram's first fragment never came: lost on
+ * the way, or dropped here), or a head whose device had gone. Fragments
+ * in a queue have no device (skb->dev shares its place with the queue's
+ * rb-tree node) and the timer runs in any task. It passes a netns filter,
+ * and user space gives it the netns its destination address is local to
+ * (model__key_netns).
+ */
+#define UD_KEY_NETNS_ADDR (1u << 16)
 #define UD_KEY_FLOW_MATCHED (1u << 10) /* user space (trace COUNTS): a
 				      socketless bucket's share that its flow
 				      matched to a socket (record's live model):

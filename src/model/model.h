@@ -314,6 +314,13 @@ const struct sock_info *model__port_holder(struct model *m, uint32_t netns,
  * update. Returns how many (0: r has no owner or port known).
  */
 int model__owner_port_rows(struct model *m, const struct row *r, struct row *const **out);
+/*
+ * A key's netns: its own, or for one the program could not place
+ * (UD_KEY_NETNS_ADDR, netns 0) the netns in view its destination address
+ * is local to: --netns's if local there, else the one netns that has it;
+ * 0 where none or several do (or, under --netns, another netns's).
+ */
+uint32_t model__key_netns(struct model *m, const struct ud_key *k);
 /* Do more closed sockets than closed_rows_max have rows of their own? */
 bool model__closed_over(const struct model *m);
 /*

@@ -47,6 +47,26 @@ bool model_addr_is_local(struct model *m, uint32_t netns, int family,
 	return false;
 }
 
+uint32_t model__key_netns(struct model *m, const struct ud_key *k)
+{
+	uint32_t found = 0;
+
+	if (k->netns || !(k->flags & UD_KEY_NETNS_ADDR))
+		return k->netns;
+	if (m->opts.netns)
+		return model_addr_is_local(m, m->opts.netns, k->family, k->daddr) ? m->opts.netns : 0;
+	for (int i = 0; i < m->nt.n; i++) {
+		uint32_t ns = m->nt.v[i].inode;
+
+		if (!model_addr_is_local(m, ns, k->family, k->daddr))
+			continue;
+		if (found)
+			return 0; /* local in two: not told apart (loopback, say) */
+		found = ns;
+	}
+	return found;
+}
+
 /* A multicast or broadcast destination (IPv4 224/4 and above, IPv6 ff00::/8). */
 static bool addr_is_group(int family, const uint8_t *addr)
 {

@@ -96,7 +96,7 @@ void model__baseline_counts(struct model *m, struct htab *drops)
 	while (htab__next(drops, &it, &key, &val)) {
 		const struct ud_key *k = key;
 		const struct ud_val *v = val;
-		struct netns_counters *nc = model_counters_for(m, k->netns);
+		struct netns_counters *nc = model_counters_for(m, model__key_netns(m, k));
 
 		if (nc) {
 			enum cause c = model__cause(m, k->reason, k->flags);

@@ -421,7 +421,14 @@ int model__update(struct model *m, struct htab *drops,
 		const struct ud_key *k = key;
 		const struct ud_val *v = val;
 		enum cause c = model__cause(m, k->reason, k->flags);
+		struct ud_key placed;
 
+		/* a fragment's netns by its address, where the program had none */
+		if (!k->netns && (k->flags & UD_KEY_NETNS_ADDR)) {
+			placed = *k;
+			placed.netns = model__key_netns(m, k);
+			k = &placed;
+		}
 		if (k->flags & UD_KEY_SOCK) {
 			/* not dumped yet: stays keyed by inode */
 			uint64_t cookie = sockid__row(&m->inode2cookie, sockid__of_key(k));

@@ -163,3 +163,7 @@ test_sites_kernel_too_old() {
 	[[ $out == *"Linux 5.10 or later needed, this is 5.4.0-150-generic"* ]] ||
 		fail "5.4: message does not name the minimum: '$out'"
 }
+
+# The first fragment never came, without drop reasons (the timer's purge
+# told by its site): top and record, each one datagram in netns B.
+test_sites_frag_timeout_no_head() { UDPDROP_NO_DROP_REASONS=1 test_frag_timeout_no_head; }

@@ -353,6 +353,83 @@ frag_timeout_case() {
 
 test_frag_timeout() { frag_timeout_case 5005 start_top; }
 
+# no_head_case WHERE PORT: each datagram's first fragment lost, so the
+# kernel's reassembly timer has no head to free, only the queue's other
+# fragments (inet_frag_destroy's purge: no device on them, any task's
+# netns) and still counts the datagram in IpReasmTimeout. WHERE: "sender"
+# (A sends each datagram's fragments but the first: B never sees it) or
+# "here" (B's nft drops them before reassembly: a netfilter drop, which
+# counts the datagram). top -N B counts each datagram once, in netns B,
+# and every fragment skb.
+no_head_case() {
+	local where=$1 port=$2
+	setup_hosts || return
+	TIMER_DROPS=1
+	ip netns exec "$B" sysctl -qw net.ipv4.ipfrag_time=1 || return 1
+	if [[ $where == here ]]; then
+		ip netns exec "$B" nft -f - <<-EOF || { fail "nft"; return 1; }
+		table ip udt {
+			chain pre {
+				type filter hook prerouting priority -450;
+				ip frag-off & 0x1fff == 0 ip frag-off & 0x2000 != 0 counter drop
+			}
+		}
+		EOF
+	fi
+	start_recv "$B" "$V4B:$port" --read || return
+	local rpid=$RECV_PID rout=$RECV_OUT
+	local fails=$(mib "$B" Ip ReasmFails) tmo=$(mib "$B" Ip ReasmTimeout)
+	start_top -N "$B" || return
+	start_record "$T/nh.data" -N "$B" -i 0.5 || return
+	if [[ $where == sender ]]; then
+		expect_eq sent "$(send "$A" "$V4B:$port" -c 30 -s 3000 --no-first-frag --src "$V4A")" 30
+	else
+		send "$A" "$V4B:$port" -c 30 -s 3000 >/dev/null
+	fi
+	settle 3 # ipfrag_time plus the timer's slack
+	stop_record
+	stop_top || return
+	"$UDPDROP" report -j "$T/nh.data" >"$T/nh.json" || fail "report of the recording"
+	local got=$(stop_recv "$rpid" "$rout")
+	expect_eq "read by the app" "$got" 0
+	expect_eq "IpReasmFails delta" "$(($(mib "$B" Ip ReasmFails) - fails))" 30
+	expect_eq "IpReasmTimeout delta" "$(($(mib "$B" Ip ReasmTimeout) - tmo))" 30
+	expect_eq "totals.drops (one per datagram)" "$(final .totals.drops)" 30
+}
+
+# Lost on the sender's side: the timeout is each datagram's only trace
+# here, a frag_timeout flow to B's address (no port: its fragments after
+# the first have none), in netns B, as the kernel counts it.
+test_frag_timeout_no_head() {
+	no_head_case sender 5007 || return
+	local ns=$(ns_inode "$B")
+	expect_eq "totals.causes.frag_timeout" "$(final .totals.causes.frag_timeout)" 30
+	expect_eq "fragment skb events (the 2 after the first, each)" "$(final .totals.skb_events)" 60
+	expect_eq "the flow: netns B, to B's address" \
+		"$(final -c "[.unattributed[] | select(.cause == \"frag_timeout\") | {netns, daddr, drops}]")" \
+		"[{\"netns\":$ns,\"daddr\":\"$V4B\",\"drops\":30}]"
+	expect_eq "reconcile frag_timeout" \
+		"$(final '[.reconcile[] | select(.cause == "frag_timeout")][0] | "\(.kernel) \(.udpdrop)"')" "30 30"
+	# the recording has them where top has them
+	expect_eq "report: the flow" \
+		"$(jq -c "[.unattributed[] | select(.cause == \"frag_timeout\") | {netns, daddr, drops}]" "$T/nh.json")" \
+		"[{\"netns\":$ns,\"daddr\":\"$V4B\",\"drops\":30}]"
+	expect_eq "report: reconcile frag_timeout" \
+		"$(jq -r '[.reconcile[] | select(.cause == "frag_timeout")][0] | "\(.kernel) \(.udpdrop) \(.status)"' "$T/nh.json")" \
+		"30 30 match"
+}
+
+# Dropped here: the netfilter drop counts the datagram (on the socket, by
+# its first fragment's ports); the timeout that follows is the same
+# datagram's, counted once.
+test_frag_timeout_first_dropped() {
+	no_head_case here 5008 || return
+	expect_eq "socket cause netfilter" "$(socket_field "$V4B:5008" .causes.netfilter)" 30
+	expect_eq "fragment skb events (1 by nft + 2 timed out, each)" "$(final .totals.skb_events)" 90
+	expect_eq "frag_timeout skb events, netns B" \
+		"$(final '[.unattributed[] | select(.cause == "frag_timeout") | .skb_events] | add')" 60
+}
+
 test_socket_filter() {
 	setup_hosts || return
 	start_recv "$B" "$V4B:5006" --filter-drop || return

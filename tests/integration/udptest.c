@@ -8,6 +8,7 @@
  *                [--gap-us USEC] [--sport PORT] [--linger-ms MS]
  *                [--gso SEGSIZE] [--ports N] [--ip-options]
  *                [--rounds K --every-ms MS] [--mid-window]
+ *                [--no-first-frag --src ADDR]
  *   udptest recv ADDR:PORT [--rcvbuf BYTES] [--read] [--filter-drop]
  *                [--share] [--gro] [--sockets N] [--read-gap-us USEC]
  *                [--reuseport N] [--peer HOST:PORT] [--connect ADDR:PORT]
@@ -207,6 +208,59 @@ static int send_bad_csum(struct sockaddr_in *dst, const char *src, int count,
 	return 0;
 }
 
+/*
+ * --no-first-frag (IPv4): each datagram of 8 + size UDP bytes as the
+ * fragments a 1500-byte MTU makes, but for its first: a raw socket sends
+ * the fragments from offset 1480 on, so the receiver queues them and its
+ * reassembly timer finds no head (as when the first fragment was lost on
+ * the way). IP IDs from a random base. Prints "sent N" (datagrams).
+ */
+static uint64_t mono_ns(void);
+
+static int send_no_first_frag(struct sockaddr_in *dst, const char *src, int count, int size,
+			      long gap_us)
+{
+	int fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW), ulen = 8 + size, sent = 0;
+	uint8_t *pkt = calloc(1, 20 + 1480);
+	struct iphdr *ip = (void *)pkt;
+	uint16_t id0;
+
+	if (fd < 0 || !pkt) {
+		perror("raw socket");
+		return -1;
+	}
+	if (!src || inet_pton(AF_INET, src, &ip->saddr) != 1 || ulen <= 1480) {
+		fprintf(stderr, "send --no-first-frag needs --src ADDR and -s over 1472\n");
+		return -1;
+	}
+	srand((unsigned)mono_ns());
+	id0 = (uint16_t)rand();
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->ttl = 64;
+	ip->protocol = IPPROTO_UDP;
+	ip->daddr = dst->sin_addr.s_addr;
+	for (int i = 0; i < count; i++) {
+		bool all = true;
+
+		ip->id = htons((uint16_t)(id0 + i));
+		for (int off = 1480; off < ulen; off += 1480) {
+			int len = ulen - off < 1480 ? ulen - off : 1480;
+
+			ip->frag_off = htons((off / 8) | (off + len < ulen ? IP_MF : 0));
+			ip->tot_len = htons(20 + len);
+			memset(pkt + 20, 0xab, len);
+			if (sendto(fd, pkt, 20 + len, 0, (void *)dst, sizeof(*dst)) != 20 + len)
+				all = false;
+		}
+		sent += all;
+		if (gap_us)
+			usleep(gap_us);
+	}
+	printf("sent %d\n", sent);
+	return 0;
+}
+
 /* A whole number from 1 to max, or -1. */
 static int positive(const char *s, int max)
 {
@@ -287,7 +341,7 @@ static int do_send(int argc, char **argv)
 	const char *src = NULL;
 	long gap_us = 0;
 	int linger_ms = 0, gso = 0, buffers = 0, ports = 1, rounds = 1, every_ms = 0;
-	bool mid_window = false;
+	bool mid_window = false, no_first = false;
 	uint64_t start = 0, round_at = 0, longest = 0;
 	uint16_t port0;
 
@@ -322,6 +376,8 @@ static int do_send(int argc, char **argv)
 			every_ms = positive(argv[++i], 3600000);
 		else if (!strcmp(argv[i], "--mid-window"))
 			mid_window = true;
+		else if (!strcmp(argv[i], "--no-first-frag"))
+			no_first = true;
 		else {
 			fprintf(stderr, "send: unknown option %s\n", argv[i]);
 			return 2;
@@ -335,6 +391,8 @@ static int do_send(int argc, char **argv)
 	}
 	if (bad)
 		return send_bad_csum((void *)&dst, src, count, size, sport, gap_us) ? 1 : 0;
+	if (no_first)
+		return send_no_first_frag((void *)&dst, src, count, size, gap_us) ? 1 : 0;
 
 	int fd = socket(dst.ss_family, SOCK_DGRAM, 0);
 	char *buf = calloc(1, size ?: 1);

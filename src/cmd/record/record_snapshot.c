@@ -360,6 +360,13 @@ static int write_counts(struct recorder *rc, uint64_t t)
 		}
 		memcpy(&v[c.n].key, key, sizeof(struct ud_key));
 		memcpy(&v[c.n].val, val, sizeof(struct ud_val));
+		/* a fragment the program could not place: the netns the live
+		 * model gives it (as top shows it); -N: only if it is that one */
+		if (!k->netns && (k->flags & UD_KEY_NETNS_ADDR)) {
+			v[c.n].key.netns = model__key_netns(&rc->w->m, k);
+			if (rc->w->m.opts.netns && v[c.n].key.netns != rc->w->m.opts.netns)
+				continue;
+		}
 		sum += v[c.n].val.datagrams;
 		c.n++;
 		/* -p: a socket kept here has its drop windows kept too */
