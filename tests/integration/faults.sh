@@ -227,14 +227,16 @@ test_fault_kill() {
 	start_recv "$B" "$V4B:5106" --rcvbuf 4096 || return
 	local pid ids who child
 	for who in top record doctor; do
+		# a file each: the one before may still hold a ready line when
+		# wait_line first reads, before the new process truncates it
 		case $who in
-		top) "$UDPDROP" top -b -i 0.3 -N "$B" >/dev/null 2>"$T/k.err" & ;;
-		record) "$UDPDROP" record -o "$T/k.data" -i 0.3 -N "$B" 2>"$T/k.err" & ;;
-		doctor) "$UDPDROP" doctor -d 30 -N "$B" >/dev/null 2>"$T/k.err" & ;;
+		top) "$UDPDROP" top -b -i 0.3 -N "$B" >/dev/null 2>"$T/k-$who.err" & ;;
+		record) "$UDPDROP" record -o "$T/k.data" -i 0.3 -N "$B" 2>"$T/k-$who.err" & ;;
+		doctor) "$UDPDROP" doctor -d 30 -N "$B" >/dev/null 2>"$T/k-$who.err" & ;;
 		esac
 		pid=$!
 		BG_PIDS+=("$pid")
-		wait_line "$T/k.err" 'tracing|recording|sampling' "$pid" || continue
+		wait_line "$T/k-$who.err" 'tracing|recording|sampling' "$pid" || continue
 		ids=$(prog_ids_held "$pid")
 		storm_start 5106 2000
 		sleep 0.6
