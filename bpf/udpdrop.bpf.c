@@ -879,7 +879,12 @@ static __always_inline __u32 frag_netns(struct handover *ho,
  * fragment (offset 0) or a local sender's fragment, because a non-first
  * fragment dropped on the receive path is followed by the reassembly
  * failure that names the datagram's loss (and matches IpReasmFails).
+ * Returns 1: the datagram; 0: none; FRAG_REASM_UNIT: none, but the first
+ * skb of a reassembly failure of a datagram counted before (its first
+ * fragment dropped here): the kernel's unit (UD_KEY_REASM_UNIT). The map's
+ * value is the time with its lowest bit set once a failure of it counted.
  */
+#define FRAG_REASM_UNIT 2
 static __always_inline __u64 frag_datagrams(struct ud_key *k,
 					    struct pkt_info *pi, __u32 reason)
 {
@@ -903,8 +908,13 @@ static __always_inline __u64 frag_datagrams(struct ud_key *k,
 	 * fragment queued (the loader sets it to ipfrag_time plus slack).
 	 */
 	seen = bpf_map_lookup_elem(&frags, &id);
-	if (seen && now - *seen < frag_window_ns)
-		return 0;
+	if (seen && now - (*seen & ~1ull) < frag_window_ns) {
+		if (!reasm_fail || (*seen & 1))
+			return 0;
+		*seen |= 1;
+		return FRAG_REASM_UNIT;
+	}
+	now = (now & ~1ull) | reasm_fail;
 	bpf_map_update_elem(&frags, &id, &now, BPF_ANY);
 	/*
 	 * and under netns 0 too: a reassembly failure whose netns is not
@@ -1147,7 +1157,8 @@ static __always_inline int account_body(struct handover *ho, int which,
 		if (!v)
 			return -1;
 		stat_inc(ho, UD_STAT_OVERFLOW);
-		add_n(v, datagrams, skbs, len);
+		/* the overflow bucket keeps drops only: a unit is none */
+		add_n(v, k->flags & UD_KEY_REASM_UNIT ? 0 : datagrams, skbs, len);
 		return -1; /* no socket left to hold a window */
 	}
 	add_n(v, datagrams, skbs, len);
@@ -1997,6 +2008,10 @@ static __always_inline int classify_run(struct handover *ho, int which,
 		ARGS_OF(ho, which)->key = k;
 		ARGS_OF(ho, which)->pi = pi;
 		datagrams = udpdrop_frag_datagrams(which, reason);
+		if (datagrams == FRAG_REASM_UNIT) {
+			k.flags |= UD_KEY_REASM_UNIT;
+			datagrams = 1;
+		}
 		/* the fragment's addresses were only needed for the identity */
 		if (k.flags & UD_KEY_SOCK) {
 			__builtin_memset(k.saddr, 0, sizeof(k.saddr));
@@ -2008,8 +2023,9 @@ static __always_inline int classify_run(struct handover *ho, int which,
 	if (skb_group(direct, skb))
 		k.flags |= UD_KEY_GROUP;
 	slot = account(ho, which, &k, datagrams, len, &slot_state, use_slots);
+	/* an event's datagrams are its drops: a unit is none */
 	if (events_on)
-		emit_event(ho, which, direct, skb, &k, datagrams, len);
+		emit_event(ho, which, direct, skb, &k, k.flags & UD_KEY_REASM_UNIT ? 0 : datagrams, len);
 	if (frag_list || slot >= 0)
 		ho->key = k;
 	if (frag_list) {

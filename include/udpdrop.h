@@ -64,6 +64,16 @@
  * (model__key_netns).
  */
 #define UD_KEY_NETNS_ADDR (1u << 16)
+/*
+ * A reassembly failure of a datagram counted already under another cause
+ * (its first fragment was dropped here, say by a rule on ports, which only
+ * the first fragment carries): its first skb's bucket. The datagram is
+ * not lost twice, but the kernel counts the failure (IpReasmFails,
+ * IpReasmTimeout): the bucket's datagrams are that unit, never drops
+ * (ud_drops, ud_kernel_units in src/model/rows.h); skbs and bytes are its
+ * fragments' as anywhere.
+ */
+#define UD_KEY_REASM_UNIT (1u << 17)
 #define UD_KEY_FLOW_MATCHED (1u << 10) /* user space (trace COUNTS): a
 				      socketless bucket's share that its flow
 				      matched to a socket (record's live model):

@@ -178,6 +178,29 @@ int advice_frag(const struct advice_input *in, struct advice_finding *out, int m
 	size_t el = sizeof(f->evidence), cl = sizeof(f->change);
 	uint64_t maxpl = in->mtu.known ? advice__max_unfragmented(in->mtu.v, fam) : 0;
 
+	/*
+	 * Reassembly failures whose datagrams another cause counted (their
+	 * first fragment dropped here: UD_KEY_REASM_UNIT): no loss of their
+	 * own, and nothing to tune here; the first fragment's drop is.
+	 */
+	if (!in->drops && in->units && in->cause != CAUSE_FRAG_DUP) {
+		f->secondary = true;
+		snprintf(f->what, sizeof(f->what), "IP reassembly %s for datagrams whose first fragment "
+			 "was dropped here (each counted as that drop)",
+			 in->cause == CAUSE_FRAG_TIMEOUT ? "timed out" : "gave up");
+		add(e, el, "%s reassembly %s (the kernel counts each: IpReasmFails",
+		    N(in->units), plural(in->units, "failure", "failures"));
+		if (in->cause == CAUSE_FRAG_TIMEOUT)
+			add(e, el, ", IpReasmTimeout");
+		add(e, el, "), %s fragment skbs freed with them, of datagrams already counted: their "
+		    "first fragment was dropped on this host before reassembly.", N(in->skbs));
+		add(c, cl, "Nothing to tune for these: fix what dropped the first fragments (its own "
+		    "finding; a rule that matches ports sees only a datagram's first fragment, and the "
+		    "rest then wait for reassembly until they time out).");
+		snprintf(f->verify, sizeof(f->verify), "The first fragments' drops stop, and with them "
+			 "these: nstat -az IpReasmFails stays put.");
+		return n;
+	}
 	if (in->cause == CAUSE_FRAG_TIMEOUT)
 		snprintf(f->what, sizeof(f->what), "IP reassembly timed out: a fragment of each datagram never "
 			 "arrived");

@@ -30,7 +30,12 @@ void advice_drops_line(const struct advice_input *in, char *e, size_t len)
 	add(e, len, "%s %s", N(in->drops), plural(in->drops, "datagram", "datagrams"));
 	if (in->avg_size.known)
 		add(e, len, " of ~%.0f B", in->avg_size.v);
-	if (in->units && in->units != in->drops)
+	if (in->units > in->drops &&
+	    (in->cause == CAUSE_FRAG_TIMEOUT || in->cause == CAUSE_FRAG_TOO_FAR))
+		/* why the kernel's own counters say more (UD_KEY_REASM_UNIT) */
+		add(e, len, " (the kernel counts %s failures: %s of them are datagrams counted as another "
+		    "cause's, their first fragment dropped here)", N(in->units), N(in->units - in->drops));
+	else if (in->units && in->units != in->drops)
 		/* why the kernel's own counters say less */
 		add(e, len, " (in %s skbs as the kernel counts them: a GSO/GRO skb carries several)",
 		    N(in->units));

@@ -56,6 +56,10 @@ const struct model_site_sym model__site_syms[] = {
 	{ "nf_ct_frag6_queue", UD_LOC_FRAG_QUEUE },
 	{ "nf_ct_frag6_gather", UD_LOC_FRAG_QUEUE },
 	{ "nf_hook_slow", UD_LOC_NETFILTER },
+	/* where nftables frees a dropped packet itself (6.18 does, in
+	 * nft_do_chain, with NETFILTER_DROP): the same site, for a
+	 * NOT_SPECIFIED drop there and for UDPDROP_NO_DROP_REASONS */
+	{ "nft_do_chain", UD_LOC_NETFILTER },
 	{ "kfree_skb_list", UD_LOC_QDISC },
 	{ "enqueue_to_backlog", UD_LOC_BACKLOG },
 	{ "__neigh_event_send", UD_LOC_NEIGH },

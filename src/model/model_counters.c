@@ -101,7 +101,7 @@ void model__baseline_counts(struct model *m, struct htab *drops)
 		if (nc) {
 			enum cause c = model__cause(m, k->reason, k->flags);
 
-			nc->cause_base[c] += v->datagrams;
+			nc->cause_base[c] += ud_drops(k, v);
 			nc->cause_units_base[c] += ud_kernel_units(k, v);
 		}
 	}

@@ -41,6 +41,20 @@ void reconcile__gro_note(uint64_t units, uint64_t datagrams, char *buf, size_t l
 	snprintf(buf, len, " (of %s datagrams: a GSO/GRO skb counted once, as the kernel counts)", d);
 }
 
+void reconcile__units_note(enum cause c, uint64_t units, uint64_t datagrams, char *buf,
+			   size_t len)
+{
+	char d[24];
+
+	if ((c != CAUSE_FRAG_TIMEOUT && c != CAUSE_FRAG_TOO_FAR) || units <= datagrams) {
+		reconcile__gro_note(units, datagrams, buf, len);
+		return;
+	}
+	fmt_count(d, sizeof(d), units - datagrams);
+	snprintf(buf, len, " (%s of them are datagrams counted as another cause's: their first "
+		 "fragment was dropped here)", d);
+}
+
 int64_t reconcile__diff(uint64_t udpdrop, uint64_t kernel)
 {
 	if (udpdrop >= kernel)

@@ -64,6 +64,14 @@ bool reconcile__ok(const struct reconcile_line *l);
  * counts)"; else "". Pure (report links it).
  */
 void reconcile__gro_note(uint64_t units, uint64_t datagrams, char *buf, size_t len);
+/*
+ * The note for any cause: a reassembly cause's units past its datagrams
+ * are failures of datagrams counted under another cause (UD_KEY_REASM_UNIT:
+ * " (12 of them are datagrams counted as another cause's: their first
+ * fragment was dropped here)"); else reconcile__gro_note's.
+ */
+void reconcile__units_note(enum cause c, uint64_t units, uint64_t datagrams, char *buf,
+			   size_t len);
 /* udpdrop's count minus the kernel's, saturated at INT64_MIN/MAX (pure;
  * every view's "diff"). */
 int64_t reconcile__diff(uint64_t udpdrop, uint64_t kernel);

@@ -81,7 +81,7 @@ int row__add(struct row *r, const struct ud_key *k, const struct ud_val *v,
 		r->reasons[i] = (struct row_reason){ .reason = k->reason, .cause = c };
 		r->nreasons++;
 	}
-	r->reasons[i].drops += v->datagrams;
+	r->reasons[i].drops += ud_drops(k, v);
 	r->reasons[i].skbs += v->skbs;
 	for (i = 0; i < r->nlocs; i++)
 		if (r->locs[i].addr == k->location)
@@ -92,14 +92,14 @@ int row__add(struct row *r, const struct ud_key *k, const struct ud_val *v,
 		r->locs[i] = (struct row_loc){ .addr = k->location };
 		r->nlocs++;
 	}
-	r->locs[i].drops += v->datagrams;
+	r->locs[i].drops += ud_drops(k, v);
 	r->locs[i].skbs += v->skbs;
 
 	r->dirty = true;
-	r->drops += v->datagrams;
+	r->drops += ud_drops(k, v);
 	r->skbs += v->skbs;
 	r->bytes += v->bytes;
-	r->cause[c] += v->datagrams;
+	r->cause[c] += ud_drops(k, v);
 	r->cause_skbs[c] += v->skbs;
 	r->cause_bytes[c] += v->bytes;
 	r->cause_units[c] += ud_kernel_units(k, v);

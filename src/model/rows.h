@@ -108,8 +108,15 @@ struct row {
 static inline uint64_t ud_kernel_units(const struct ud_key *k, const struct ud_val *v)
 {
 	if (!(k->flags & UD_KEY_GRO))
-		return v->datagrams;
+		return v->datagrams; /* a UD_KEY_REASM_UNIT bucket's too: its units */
 	return k->flags & UD_KEY_CHILD ? 0 : v->skbs;
+}
+
+/* The datagrams a bucket lost: its datagrams, but for a UD_KEY_REASM_UNIT
+ * bucket's (the kernel's units of a loss counted elsewhere). */
+static inline uint64_t ud_drops(const struct ud_key *k, const struct ud_val *v)
+{
+	return k->flags & UD_KEY_REASM_UNIT ? 0 : v->datagrams;
 }
 
 /*

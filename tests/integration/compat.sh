@@ -47,6 +47,7 @@ test_compat_no_socket() { UDPDROP_COMPAT_OBJECT=1 test_no_socket; }
 test_compat_ipv6_no_socket() { UDPDROP_COMPAT_OBJECT=1 test_ipv6_no_socket; }
 test_compat_frag_timeout() { UDPDROP_COMPAT_OBJECT=1 test_frag_timeout; }
 test_compat_frag_timeout_no_head() { UDPDROP_COMPAT_OBJECT=1 test_frag_timeout_no_head; }
+test_compat_frag_timeout_first_dropped() { UDPDROP_COMPAT_OBJECT=1 test_frag_timeout_first_dropped; }
 test_compat_rcvbuf_fragmented() { UDPDROP_COMPAT_OBJECT=1 test_rcvbuf_fragmented; }
 
 # A kernel that names the kfunc in its BTF but refuses the object that

@@ -167,3 +167,4 @@ test_sites_kernel_too_old() {
 # The first fragment never came, without drop reasons (the timer's purge
 # told by its site): top and record, each one datagram in netns B.
 test_sites_frag_timeout_no_head() { UDPDROP_NO_DROP_REASONS=1 test_frag_timeout_no_head; }
+test_sites_frag_timeout_first_dropped() { UDPDROP_NO_DROP_REASONS=1 test_frag_timeout_first_dropped; }

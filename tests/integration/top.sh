@@ -428,6 +428,19 @@ test_frag_timeout_first_dropped() {
 	expect_eq "fragment skb events (1 by nft + 2 timed out, each)" "$(final .totals.skb_events)" 90
 	expect_eq "frag_timeout skb events, netns B" \
 		"$(final '[.unattributed[] | select(.cause == "frag_timeout") | .skb_events] | add')" 60
+	expect_eq "frag_timeout drops (the datagrams are netfilter's)" \
+		"$(final '[.unattributed[] | select(.cause == "frag_timeout") | .drops] | add')" 0
+	# the kernel counts each timeout: udpdrop counts them as its unit
+	expect_eq "reconcile frag_timeout (kernel, udpdrop, its datagrams)" \
+		"$(final '[.reconcile[] | select(.cause == "frag_timeout")][0] | "\(.kernel) \(.udpdrop) \(.udpdrop_datagrams)"')" \
+		"30 30 0"
+	expect_eq "report: reconcile frag_timeout" \
+		"$(jq -r '[.reconcile[] | select(.cause == "frag_timeout")][0] | "\(.kernel) \(.udpdrop) \(.status)"' "$T/nh.json")" \
+		"30 30 match"
+	expect_eq "report: drops (one per datagram)" "$(jq .totals.drops "$T/nh.json")" 30
+	"$UDPDROP" report "$T/nh.data" >"$T/nh.txt" 2>&1
+	grep -q "30 of them are datagrams counted as another cause's: their first fragment was dropped here" "$T/nh.txt" ||
+		fail "report text: no note on the timeouts' datagrams: $(grep -i frag_timeout "$T/nh.txt")"
 }
 
 test_socket_filter() {

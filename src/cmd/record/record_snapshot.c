@@ -353,7 +353,7 @@ static int write_counts(struct recorder *rc, uint64_t t)
 					continue;
 				flow_part_key(k, &parts[i], &v[c.n].key);
 				v[c.n].val = parts[i].val;
-				sum += v[c.n].val.datagrams;
+				sum += ud_drops(&v[c.n].key, &v[c.n].val);
 				c.n++;
 			}
 			continue;
@@ -367,7 +367,7 @@ static int write_counts(struct recorder *rc, uint64_t t)
 			if (rc->w->m.opts.netns && v[c.n].key.netns != rc->w->m.opts.netns)
 				continue;
 		}
-		sum += v[c.n].val.datagrams;
+		sum += ud_drops(&v[c.n].key, &v[c.n].val);
 		c.n++;
 		/* -p: a socket kept here has its drop windows kept too */
 		uint64_t id = sockid__of_key(k);
@@ -390,7 +390,7 @@ static int write_counts(struct recorder *rc, uint64_t t)
 		v[c.n].key.reason = r;
 		v[c.n].key.flags = UD_KEY_OVERFLOW;
 		v[c.n].val = rc->w->overflow[r];
-		sum += v[c.n].val.datagrams;
+		sum += ud_drops(&v[c.n].key, &v[c.n].val);
 		c.n++;
 	}
 	err = write_symbols(rc);

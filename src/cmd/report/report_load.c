@@ -337,7 +337,7 @@ static void add_snap(struct report *rp, const struct trace_counts *tc)
 			sn->n++;
 		}
 		j = *slot;
-		sn->v[j].datagrams += c->val.datagrams;
+		sn->v[j].datagrams += c->val.datagrams; /* units too: flags tell (snap_causes) */
 		sn->v[j].skbs += c->val.skbs;
 		if (!c->key.cookie)
 			continue;
@@ -353,7 +353,7 @@ static void add_snap(struct report *rp, const struct trace_counts *tc)
 			sn->sk[j].flags = c->key.flags;
 			sn->nsk++;
 		}
-		sn->sk[*slot].datagrams += c->val.datagrams;
+		sn->sk[*slot].datagrams += ud_drops(&c->key, &c->val);
 	}
 	htab__free(&idx);
 }

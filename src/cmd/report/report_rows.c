@@ -535,7 +535,7 @@ static void counts_by_cause(const struct report *rp, const struct report_counts 
 		struct ns_cause_sum *n = rp_xupsert(h, &k, NULL);
 
 		/* wraps as the sum it replaces did */
-		n->dgrams += c->v[i].val.datagrams;
+		n->dgrams += ud_drops(&c->v[i].key, &c->v[i].val);
 		n->units += ud_kernel_units(&c->v[i].key, &c->v[i].val);
 	}
 }
@@ -623,9 +623,9 @@ void rp_build(const struct report *rp, struct agg *a)
 		uint64_t id = k->cookie
 			? rp_report_row(rp, sockid__of(k->cookie, k->flags & UD_KEY_INODE)) : 0;
 
-		a->drops += tc->val.datagrams;
+		a->drops += ud_drops(k, &tc->val);
 		a->skbs += tc->val.skbs;
-		a->cause[cause] += tc->val.datagrams;
+		a->cause[cause] += ud_drops(k, &tc->val);
 		a->cause_skbs[cause] += tc->val.skbs;
 		if (rows__add(&rows, k, &tc->val, cause, id, k->netns, NULL))
 			abort();

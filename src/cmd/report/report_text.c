@@ -289,7 +289,7 @@ static void text_recon(const struct report *rp, const struct agg *a, struct strb
 		else
 			snprintf(verdict, sizeof(verdict), "differ by %llu",
 				 (unsigned long long)rp_recon_gap(r));
-		reconcile__gro_note(r->udpdrop, r->udpdrop_datagrams, gro, sizeof(gro));
+		reconcile__units_note(r->cause, r->udpdrop, r->udpdrop_datagrams, gro, sizeof(gro));
 		sb_printf(out, "  %-*s  %-14s  %10s  %10s  %-12s  %s%s\n", wn, ns, cause__name(r->cause),
 			  k, u, verdict, r->counters[0] ? r->counters : "-", gro);
 	}

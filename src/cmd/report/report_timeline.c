@@ -39,7 +39,9 @@ static void snap_causes(const struct report *rp, const struct report_snap *sn,
 	for (uint32_t i = 0; i < sn->n; i++) {
 		const char *name = rp_reason_name(rp, sn->v[i].reason);
 
-		cause[cause__classify(name ? name : "", sn->v[i].flags)] += sn->v[i].datagrams;
+		/* a reassembly failure's unit is no drop (UD_KEY_REASM_UNIT) */
+		if (!(sn->v[i].flags & UD_KEY_REASM_UNIT))
+			cause[cause__classify(name ? name : "", sn->v[i].flags)] += sn->v[i].datagrams;
 	}
 }
 
@@ -205,7 +207,7 @@ int rp_by_reason(const struct report *rp, struct row_reason **out)
 			n++;
 		}
 		j = *slot;
-		v[j].drops += tc->val.datagrams;
+		v[j].drops += ud_drops(&tc->key, &tc->val);
 		v[j].skbs += tc->val.skbs;
 	}
 	htab__free(&idx);
@@ -245,7 +247,7 @@ int rp_by_location(const struct report *rp, struct row_loc **out)
 			n++;
 		}
 		j = *slot;
-		v[j].drops += tc->val.datagrams;
+		v[j].drops += ud_drops(&tc->key, &tc->val);
 		v[j].skbs += tc->val.skbs;
 	}
 	htab__free(&idx);

@@ -365,7 +365,7 @@ static void plain_reconcile(struct model *m, struct strbuf *sb)
 		fmt_count(a, sizeof(a), rl[i].kernel);
 		fmt_count(b, sizeof(b), rl[i].ours);
 		reconcile__verdict(&rl[i], verdict, sizeof(verdict));
-		reconcile__gro_note(rl[i].ours, rl[i].ours_datagrams, gro, sizeof(gro));
+		reconcile__units_note(rl[i].cause, rl[i].ours, rl[i].ours_datagrams, gro, sizeof(gro));
 		sb_printf(sb, "  %-18s +%-10s udpdrop %-14s %-10s %s%s\n",
 			  rl[i].label, a, cause__name(rl[i].cause), b, verdict, gro);
 	}

@@ -956,6 +956,37 @@ static void test_frag(void **state)
 	ASSERT_LACKS(t, "not known");
 	free(t);
 
+	/* timeouts of datagrams counted as another cause's (their first
+	 * fragment dropped here): the kernel's units, no drops, nothing to
+	 * tune here, and no share of the drops (carries_drops false) */
+	{
+		struct advice_input u = in;
+
+		u.drops = 0;
+		u.units = 30;
+		u.skbs = 90;
+		n = advice__build(&u, f, ADVICE_MAX);
+		assert_int_equal(n, 1);
+		assert_true(f[0].secondary);
+		t = all(f, n);
+		ASSERT_HAS(t, "IP reassembly timed out for datagrams whose first fragment was dropped here "
+			   "(each counted as that drop)");
+		ASSERT_HAS(t, "30 reassembly failures (the kernel counts each: IpReasmFails, IpReasmTimeout), "
+			   "90 fragment skbs freed with them");
+		ASSERT_HAS(t, "Nothing to tune for these");
+		ASSERT_LACKS(t, "GSO/GRO");
+		free(t);
+		/* some of each: the drops line says what the kernel counts more */
+		u.drops = 10;
+		u.units = 30;
+		n = advice__build(&u, f, ADVICE_MAX);
+		t = all(f, n);
+		ASSERT_HAS(t, "10 datagrams (the kernel counts 30 failures: 20 of them are datagrams counted as "
+			   "another cause's, their first fragment dropped here) dropped");
+		ASSERT_LACKS(t, "GSO/GRO");
+		free(t);
+	}
+
 	/* the interface not known: its MTU is not stated, but asked for */
 	in.mtu.known = false;
 	in.ifname = NULL;

@@ -227,6 +227,57 @@ static void test_gro_match(void **state)
 	ASSERT_LACKS(p, "differ");
 }
 
+/*
+ * Reassembly timeouts of datagrams whose first fragment was dropped here
+ * (a netfilter drop counted each): the kernel counts the timeouts, udpdrop
+ * their units (UD_KEY_REASM_UNIT: no drops of their own), so the two
+ * match, the datagrams are not counted twice, and the note says why.
+ */
+static void test_reasm_units_match(void **state)
+{
+	struct fx *f = *state;
+	struct model_opts o = {};
+	struct netns_counters *nc;
+	struct ud_key k;
+	struct ud_val *v;
+	const char *j, *p;
+
+	fx_init(f, &o);
+	update_at(f, 1000);
+	nc = hand_counters(f, f->x.netns);
+	mib(nc, MIB_IpReasmTimeout, 7, 7 + 30);
+	memset(&k, 0, sizeof(k));
+	k.netns = f->x.netns;
+	k.reason = model_fx__reason(&f->x, "FRAG_REASM_TIMEOUT");
+	k.family = AF_INET;
+	k.proto = IPPROTO_UDP;
+	k.flags = UD_KEY_FRAG;
+	inet_pton(AF_INET, "10.1.2.3", k.saddr);
+	inet_pton(AF_INET, "10.1.2.4", k.daddr);
+	v = htab__upsert(&f->x.drops, &k, NULL); /* each failure's other skb */
+	assert_non_null(v);
+	v->skbs = 30;
+	v->bytes = 30 * 1480;
+	k.flags |= UD_KEY_REASM_UNIT; /* each failure's first skb: the unit */
+	v = htab__upsert(&f->x.drops, &k, NULL);
+	assert_non_null(v);
+	v->datagrams = v->skbs = 30;
+	v->bytes = 30 * 1480;
+	update_at(f, 2000);
+
+	assert_int_equal(model__netns_cause(&f->x.m, f->x.netns, CAUSE_FRAG_TIMEOUT), 0);
+	assert_int_equal(model__netns_cause_units(&f->x.m, f->x.netns, CAUSE_FRAG_TIMEOUT), 30);
+	j = json(f);
+	ASSERT_JQ(j, "[.reconcile[] | select(.netns == %u) | [.cause, .kernel, .udpdrop, .udpdrop_datagrams, .status]]"
+		  " == [[\"frag_timeout\",30,30,0,\"match\"]]", f->x.netns);
+	ASSERT_JQ(j, ".totals.drops == 0 and .totals.skb_events == 60");
+	ASSERT_JQ(j, "[.unattributed[] | [.cause, .drops, .skb_events]] == [[\"frag_timeout\",0,60]]");
+	p = plain(f);
+	ASSERT_HAS(p, "match (30 of them are datagrams counted as another cause's: their first fragment was "
+		   "dropped here)");
+	ASSERT_LACKS(p, "GSO/GRO");
+}
+
 /* The kernel's delta (IPv4 + IPv6 summed) equals udpdrop's count. */
 static void test_match(void **state)
 {
@@ -587,6 +638,7 @@ int main(void)
 		T(test_caveat),
 		T(test_cause_base),
 		T(test_gro_match),
+		T(test_reasm_units_match),
 		T(test_mib_no_wrap),
 		cmocka_unit_test(test_verdict_spread),
 	};
