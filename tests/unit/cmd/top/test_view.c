@@ -94,6 +94,7 @@ static void fx_view(struct fx *f, int nsock, int nflow)
 	f->m.nview_sockets = nsock;
 	f->m.nview_flows = nflow;
 	f->m.interval = 1;
+	f->m.view_gen++; /* a new view, as model__update makes */
 	assert_int_equal(view__refresh(&f->v, &f->m), 0);
 }
 
@@ -112,6 +113,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 
 	view__free(&f->v);
+	free(f->m.op_rows); /* the model's index (model__owner_port_rows) */
 	free(f);
 	return 0;
 }
