@@ -162,10 +162,24 @@ test_mcast_members() {
 	done
 	expect_eq "top: the fast member has no row" \
 		"$(final --argjson i "$df_i" '[.sockets[] | select(.inode == $i)] | length')" 0
-	local adv
+	local adv verdict
 	adv=$(final --argjson i "$ds_i" '[.sockets[] | select(.inode == $i) | .advice[]] | map(.change) | join(" ")')
-	grep -q "one receiver of a multicast group" <<<"$adv" ||
-		fail "top: the slow member's advice does not say it is one receiver of a group: $adv"
+	verdict=$(final -r --argjson i "$ds_i" \
+		'[.sockets[] | select(.inode == $i) | .advice[] | select(.cause == "rcvbuf") | .verdict][0]')
+	# steady (the host): it is told to keep up itself, as one receiver of
+	# the group; in bursts (an emulated CPU's reader catches up between
+	# them: Debian's 6.12 under QEMU): a buffer of its own. Never to pace
+	# the sender every member shares.
+	case $verdict in
+	steady_overload)
+		grep -q "one receiver of a multicast group" <<<"$adv" ||
+			fail "top: the slow member's advice does not say it is one receiver of a group: $adv" ;;
+	bursts)
+		grep -qE "SO_RCVBUF|rmem_default" <<<"$adv" ||
+			fail "top: the slow member's bursts get no buffer of its own: $adv" ;;
+	*) fail "top: the slow member's rcvbuf verdict: $verdict ($adv)" ;;
+	esac
+	grep -q "Pace the sender" <<<"$adv" && fail "top: the slow member's advice paces the group's sender: $adv"
 	expect_eq "top: no member's advice paces the sender" \
 		"$(final '[.sockets[] | .advice[]? | select(.setting == "sender_pps")] | length')" 0
 	"$UDPDROP" report --json "$T/mm.data" >"$T/mm.json" 2>"$T/mm.err" || fail "report: $(cat "$T/mm.err")"
